@@ -1,0 +1,55 @@
+//! # dpcert — certified differential-privacy accounting
+//!
+//! **The guarantee.** Every reported quantity is an enclosure `[lower, upper]` of the exact
+//! value defined by the named theorem: `upper` is a rigorous upper bound and `lower` a rigorous
+//! lower bound (absent where none is claimed). Inputs are exact rationals as written; all
+//! arithmetic is interval arithmetic with outward rounding ([`num`]); printed upper bounds are
+//! rounded up in decimal and lower bounds down. Searches (bisection, best order `t`) may use
+//! `f64`, but only ever choose *where* a certified evaluation happens.
+//!
+//! The mathematics is T. Steinke, *Composition of Differential Privacy & Privacy
+//! Amplification by Subsampling* (2022). Each theorem function names its result and has a
+//! proof note `proofs-notes/<function>.md`.
+//!
+//! ## Adaptive composition (Proposition 19, Corollary 21)
+//! The composition theorems here hold for *adaptively chosen* mechanisms: mechanism `j` may be
+//! picked after seeing the outputs of mechanisms `1..j`, as long as each is, for every fixed
+//! earlier output, a mechanism with the stated guarantee. [`theorems::zcdp::ZcdpLedger`]
+//! records such a sequence one mechanism at a time; any post-processing of the outputs keeps
+//! the guarantee (Corollary 21), so no accounting entry is needed for it.
+
+pub mod num;
+pub mod search;
+pub mod theorems;
+
+use std::fmt;
+
+/// Errors: bad input (naming the argument) or a numerical failure. Never a number.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Error {
+    /// An input is outside the theorem's domain or unparseable.
+    InvalidArgument { name: String, reason: String },
+    /// The certified evaluation could not produce a finite, valid enclosure.
+    Numerical(String),
+}
+
+impl Error {
+    pub fn arg(name: &str, reason: impl Into<String>) -> Error {
+        Error::InvalidArgument { name: name.to_string(), reason: reason.into() }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidArgument { name, reason } => write!(f, "invalid {name}: {reason}"),
+            Error::Numerical(m) => write!(f, "numerical failure: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+pub use num::{Enclosure, Lower, Precision, Upper};

@@ -1,0 +1,101 @@
+//! `f64` interval backend on `inari` (IEEE 1788, outward rounding in hardware).
+//!
+//! inari has no `expm1`, `ln1p` or `erfc`; `expm1`/`ln1p` are evaluated at 53 bits by MPFR
+//! with directed rounding, and Φ by [`super::normal::phi_enclosure`].
+use super::{normal, Arithmetic, Real};
+use inari::Interval;
+use rug::float::Round;
+use rug::{Float, Rational};
+
+/// An `f64` interval.
+#[derive(Clone, Copy, Debug)]
+pub struct Fi(pub Interval);
+
+/// Interval from endpoints already rounded outward; NaN or reversed endpoints give ENTIRE
+/// (sound, and rejected later as too wide).
+pub(crate) fn iv(lo: f64, hi: f64) -> Interval {
+    Interval::try_from((lo, hi)).unwrap_or(Interval::ENTIRE)
+}
+
+/// Apply a non-decreasing MPFR function to both endpoints at 53 bits, rounding outward.
+fn mono53(x: Interval, f: impl Fn(&mut Float, Round) -> std::cmp::Ordering) -> Interval {
+    if x.is_empty() {
+        return x;
+    }
+    let mut lo = Float::with_val(53, x.inf());
+    let mut hi = Float::with_val(53, x.sup());
+    f(&mut lo, Round::Down);
+    f(&mut hi, Round::Up);
+    iv(lo.to_f64_round(Round::Down), hi.to_f64_round(Round::Up))
+}
+
+impl Real for Fi {
+    fn from_rational(r: &Rational, _prec: u32) -> Fi {
+        let lo = Float::with_val_round(53, r, Round::Down).0.to_f64_round(Round::Down);
+        let hi = Float::with_val_round(53, r, Round::Up).0.to_f64_round(Round::Up);
+        Fi(iv(lo, hi))
+    }
+    fn add(&self, o: &Fi) -> Fi {
+        Fi(self.0 + o.0)
+    }
+    fn sub(&self, o: &Fi) -> Fi {
+        Fi(self.0 - o.0)
+    }
+    fn mul(&self, o: &Fi) -> Fi {
+        Fi(self.0 * o.0)
+    }
+    fn div(&self, o: &Fi) -> Fi {
+        Fi(self.0 / o.0)
+    }
+    fn neg(&self) -> Fi {
+        Fi(-self.0)
+    }
+    fn sqr(&self) -> Fi {
+        Fi(self.0.sqr())
+    }
+    fn sqrt(&self) -> Fi {
+        Fi(self.0.sqrt())
+    }
+    fn exp(&self) -> Fi {
+        Fi(self.0.exp())
+    }
+    fn expm1(&self) -> Fi {
+        Fi(mono53(self.0, |x, r| x.exp_m1_round(r)))
+    }
+    fn ln(&self) -> Fi {
+        Fi(self.0.ln())
+    }
+    fn ln1p(&self) -> Fi {
+        Fi(mono53(self.0, |x, r| x.ln_1p_round(r)))
+    }
+    fn normal_cdf(&self) -> Fi {
+        if self.0.is_empty() {
+            return *self;
+        }
+        let lo = normal::phi_enclosure(self.0.inf()).inf();
+        let hi = normal::phi_enclosure(self.0.sup()).sup();
+        Fi(iv(lo, hi))
+    }
+    fn max0(&self) -> Fi {
+        if self.0.is_empty() {
+            return *self;
+        }
+        Fi(iv(self.0.inf().max(0.0), self.0.sup().max(0.0)))
+    }
+    fn min(&self, o: &Fi) -> Fi {
+        Fi(self.0.min(o.0))
+    }
+    fn hull(&self, o: &Fi) -> Fi {
+        Fi(self.0.convex_hull(o.0))
+    }
+    fn endpoints(&self) -> Option<(Float, Float)> {
+        let (a, b) = (self.0.inf(), self.0.sup());
+        if self.0.is_empty() || a.is_nan() || b.is_nan() {
+            return None;
+        }
+        Some((Float::with_val(53, a), Float::with_val(53, b)))
+    }
+    fn arithmetic(&self) -> Arithmetic {
+        Arithmetic::F64Interval
+    }
+}

@@ -1,0 +1,145 @@
+//! Certified real arithmetic.
+//!
+//! Two interval backends implement [`Real`]: [`Iv`] (MPFR via `rug`, any precision, directed
+//! rounding on every endpoint) and [`Fi`] (IEEE-1788 `f64` intervals via `inari`, with a
+//! certified standard normal CDF of our own). Theorem formulas are written once, generically
+//! over [`Real`], and evaluated by [`certify`]: the `f64` pass is kept only when it is finite
+//! and relatively narrow enough, otherwise MPFR at increasing precision takes over. The
+//! returned [`Enclosure`] records which path produced it.
+
+mod enclosure;
+mod fast;
+mod mpfr;
+mod normal;
+mod parse;
+
+pub use enclosure::{Arithmetic, Enclosure, Lower, Tri, Upper};
+pub use fast::Fi;
+pub use mpfr::Iv;
+pub use parse::{parse_exact, parse_positive_integer};
+
+use rug::Rational;
+
+/// Default MPFR precision in bits.
+pub const DEFAULT_PREC: u32 = 128;
+/// Highest precision the automatic driver climbs to.
+pub const MAX_AUTO_PREC: u32 = 2048;
+/// Relative width below which the `f64` pass is accepted (about 1.1e-13).
+pub const FAST_REL_TOL: f64 = 1.0 / (1u64 << 43) as f64;
+/// Relative width below which an MPFR pass is accepted without raising precision.
+pub const MPFR_REL_TOL: f64 = 1e-30;
+
+/// An interval enclosure of a real number. Every operation returns an interval that contains
+/// every exact result obtainable from points of its inputs ("inclusion principle").
+pub trait Real: Clone + std::fmt::Debug {
+    /// The tightest representable interval containing the exact rational `r`.
+    fn from_rational(r: &Rational, prec: u32) -> Self;
+    fn add(&self, o: &Self) -> Self;
+    fn sub(&self, o: &Self) -> Self;
+    fn mul(&self, o: &Self) -> Self;
+    /// Division; an interval divisor containing 0 yields the whole line.
+    fn div(&self, o: &Self) -> Self;
+    fn neg(&self) -> Self;
+    fn sqr(&self) -> Self;
+    /// Square root; negative parts of the input are outside the domain and dropped.
+    fn sqrt(&self) -> Self;
+    fn exp(&self) -> Self;
+    fn expm1(&self) -> Self;
+    /// Natural logarithm; a non-positive lower endpoint gives −∞.
+    fn ln(&self) -> Self;
+    fn ln1p(&self) -> Self;
+    /// Standard normal CDF Φ. Tail values keep relative accuracy (no `1 − erf`).
+    fn normal_cdf(&self) -> Self;
+    /// max(0, x), pointwise.
+    fn max0(&self) -> Self;
+    /// min(x, y), pointwise.
+    fn min(&self, o: &Self) -> Self;
+    /// Convex hull of two enclosures.
+    fn hull(&self, o: &Self) -> Self;
+    /// The endpoints as MPFR numbers (exactly), or `None` if the enclosure is not a valid
+    /// interval (NaN endpoint).
+    fn endpoints(&self) -> Option<(rug::Float, rug::Float)>;
+    /// Which arithmetic produced this value.
+    fn arithmetic(&self) -> Arithmetic;
+
+    // Derived operations.
+    fn from_int(v: i64, prec: u32) -> Self {
+        Self::from_rational(&Rational::from(v), prec)
+    }
+    /// Standard normal upper tail P[N(0,1) > x] = Φ(−x).
+    fn normal_sf(&self) -> Self {
+        self.neg().normal_cdf()
+    }
+    /// x^y for x > 0, as exp(y·ln x).
+    fn pow(&self, y: &Self) -> Self {
+        y.mul(&self.ln()).exp()
+    }
+}
+
+/// Precision policy for a certified evaluation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Precision {
+    /// `f64` intervals first, then MPFR from [`DEFAULT_PREC`] bits up to [`MAX_AUTO_PREC`]
+    /// until the enclosure is relatively narrow.
+    Auto,
+    /// MPFR at exactly this many bits.
+    Bits(u32),
+}
+
+impl Default for Precision {
+    fn default() -> Self {
+        Precision::Auto
+    }
+}
+
+/// Evaluate a formula written once over [`Real`] and return a certified enclosure.
+///
+/// `fast` evaluates with [`Fi`]; `exact` evaluates with [`Iv`] at the given precision. Under
+/// [`Precision::Auto`] the `f64` result is kept if it is finite with relative width at most
+/// [`FAST_REL_TOL`]; otherwise MPFR runs at 128, 256, … bits until the relative width is at
+/// most [`MPFR_REL_TOL`] or [`MAX_AUTO_PREC`] is reached. Soundness never depends on which
+/// result is kept: each is an enclosure.
+pub fn certify(
+    prec: Precision,
+    fast: impl Fn() -> Fi,
+    exact: impl Fn(u32) -> Iv,
+) -> crate::Result<Enclosure> {
+    match prec {
+        Precision::Bits(p) => Enclosure::from_real(&exact(p)),
+        Precision::Auto => {
+            if let Ok(e) = Enclosure::from_real(&fast()) {
+                if e.is_finite() && e.rel_width() <= FAST_REL_TOL {
+                    return Ok(e);
+                }
+            }
+            let mut p = DEFAULT_PREC;
+            loop {
+                let e = Enclosure::from_real(&exact(p))?;
+                if (e.is_finite() && e.rel_width() <= MPFR_REL_TOL) || p >= MAX_AUTO_PREC {
+                    return Ok(e);
+                }
+                p *= 2;
+            }
+        }
+    }
+}
+
+/// Evaluate at the precision policy, then keep raising precision (up to [`MAX_AUTO_PREC`])
+/// while `undecided` says the enclosure is too wide for the caller's decision.
+pub fn certify_deciding(
+    prec: Precision,
+    fast: impl Fn() -> Fi,
+    exact: impl Fn(u32) -> Iv,
+    undecided: impl Fn(&Enclosure) -> bool,
+) -> crate::Result<Enclosure> {
+    let mut e = certify(prec, &fast, &exact)?;
+    let mut p = match (prec, e.arithmetic) {
+        (_, Arithmetic::Mpfr(b)) => b,
+        _ => DEFAULT_PREC / 2,
+    };
+    while undecided(&e) && p < MAX_AUTO_PREC {
+        p *= 2;
+        e = Enclosure::from_real(&exact(p))?;
+    }
+    Ok(e)
+}

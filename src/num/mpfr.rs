@@ -1,0 +1,189 @@
+//! MPFR interval backend: `[lo, hi]` with `lo` computed rounding toward −∞ and `hi` toward +∞.
+use super::{Arithmetic, Real};
+use rug::float::{Constant, Round, Special};
+use rug::{Assign, Float, Rational};
+use std::cmp::Ordering;
+
+/// An MPFR interval. Both endpoints carry the same precision.
+#[derive(Clone, Debug)]
+pub struct Iv {
+    lo: Float,
+    hi: Float,
+}
+
+impl Iv {
+    fn prec(&self) -> u32 {
+        self.lo.prec().max(self.hi.prec())
+    }
+    fn join(&self, o: &Iv) -> u32 {
+        self.prec().max(o.prec())
+    }
+    /// The interval `[lo, hi]`; the caller guarantees `lo ≤ hi` or a NaN.
+    pub fn from_endpoints(lo: Float, hi: Float) -> Iv {
+        Iv { lo, hi }
+    }
+    pub fn lo(&self) -> &Float {
+        &self.lo
+    }
+    pub fn hi(&self) -> &Float {
+        &self.hi
+    }
+    /// The point interval of an exactly representable float.
+    pub fn point(x: Float) -> Iv {
+        Iv { lo: x.clone(), hi: x }
+    }
+    /// π, enclosed.
+    pub fn pi(prec: u32) -> Iv {
+        Iv {
+            lo: Float::with_val_round(prec, Constant::Pi, Round::Down).0,
+            hi: Float::with_val_round(prec, Constant::Pi, Round::Up).0,
+        }
+    }
+    fn entire(prec: u32) -> Iv {
+        Iv {
+            lo: Float::with_val(prec, Special::NegInfinity),
+            hi: Float::with_val(prec, Special::Infinity),
+        }
+    }
+    /// Apply a non-decreasing function endpoint-wise with outward rounding.
+    fn inc(&self, f: impl Fn(&mut Float, Round) -> Ordering) -> Iv {
+        let (mut lo, mut hi) = (self.lo.clone(), self.hi.clone());
+        f(&mut lo, Round::Down);
+        f(&mut hi, Round::Up);
+        Iv { lo, hi }
+    }
+    /// Apply a non-increasing function endpoint-wise with outward rounding.
+    fn dec(&self, f: impl Fn(&mut Float, Round) -> Ordering) -> Iv {
+        let (mut lo, mut hi) = (self.hi.clone(), self.lo.clone());
+        f(&mut lo, Round::Down);
+        f(&mut hi, Round::Up);
+        Iv { lo, hi }
+    }
+    /// Combine endpoints pairwise with `op` in both rounding directions; the result spans
+    /// the min of the downward and the max of the upward results (used by × and ÷).
+    fn corners(&self, o: &Iv, op: impl Fn(&Float, &Float, u32, Round) -> Float) -> Iv {
+        let p = self.join(o);
+        let pairs = [(&self.lo, &o.lo), (&self.lo, &o.hi), (&self.hi, &o.lo), (&self.hi, &o.hi)];
+        let mut lo = Float::with_val(p, Special::Infinity);
+        let mut hi = Float::with_val(p, Special::NegInfinity);
+        for (a, b) in pairs {
+            let d = op(a, b, p, Round::Down);
+            let u = op(a, b, p, Round::Up);
+            if d.is_nan() || u.is_nan() {
+                return Iv { lo: Float::with_val(p, Special::Nan), hi: Float::with_val(p, Special::Nan) };
+            }
+            if d < lo {
+                lo = d;
+            }
+            if u > hi {
+                hi = u;
+            }
+        }
+        Iv { lo, hi }
+    }
+}
+
+impl Real for Iv {
+    fn from_rational(r: &Rational, prec: u32) -> Iv {
+        Iv {
+            lo: Float::with_val_round(prec, r, Round::Down).0,
+            hi: Float::with_val_round(prec, r, Round::Up).0,
+        }
+    }
+    fn add(&self, o: &Iv) -> Iv {
+        let p = self.join(o);
+        Iv {
+            lo: Float::with_val_round(p, &self.lo + &o.lo, Round::Down).0,
+            hi: Float::with_val_round(p, &self.hi + &o.hi, Round::Up).0,
+        }
+    }
+    fn sub(&self, o: &Iv) -> Iv {
+        let p = self.join(o);
+        Iv {
+            lo: Float::with_val_round(p, &self.lo - &o.hi, Round::Down).0,
+            hi: Float::with_val_round(p, &self.hi - &o.lo, Round::Up).0,
+        }
+    }
+    fn mul(&self, o: &Iv) -> Iv {
+        self.corners(o, |a, b, p, r| Float::with_val_round(p, a * b, r).0)
+    }
+    fn div(&self, o: &Iv) -> Iv {
+        if o.lo <= 0 && o.hi >= 0 {
+            return Iv::entire(self.join(o));
+        }
+        self.corners(o, |a, b, p, r| Float::with_val_round(p, a / b, r).0)
+    }
+    fn neg(&self) -> Iv {
+        Iv { lo: -self.hi.clone(), hi: -self.lo.clone() }
+    }
+    fn sqr(&self) -> Iv {
+        let p = self.prec();
+        if self.lo >= 0 {
+            self.inc(|x, r| x.square_round(r))
+        } else if self.hi <= 0 {
+            self.dec(|x, r| x.square_round(r))
+        } else {
+            let nlo = -self.lo.clone();
+            let m = if nlo > self.hi { nlo } else { self.hi.clone() };
+            Iv { lo: Float::with_val(p, 0), hi: Float::with_val_round(p, m.square_ref(), Round::Up).0 }
+        }
+    }
+    fn sqrt(&self) -> Iv {
+        let mut c = self.clone();
+        if c.lo < 0 {
+            c.lo.assign(0);
+        }
+        c.inc(|x, r| x.sqrt_round(r))
+    }
+    fn exp(&self) -> Iv {
+        self.inc(|x, r| x.exp_round(r))
+    }
+    fn expm1(&self) -> Iv {
+        self.inc(|x, r| x.exp_m1_round(r))
+    }
+    fn ln(&self) -> Iv {
+        self.inc(|x, r| x.ln_round(r))
+    }
+    fn ln1p(&self) -> Iv {
+        self.inc(|x, r| x.ln_1p_round(r))
+    }
+    /// Φ(x) = erfc(−x/√2)/2, using MPFR's correctly rounded `erfc` (non-increasing in its
+    /// argument), so far tails keep full relative accuracy.
+    fn normal_cdf(&self) -> Iv {
+        let p = self.prec();
+        let two = Iv::from_int(2, p);
+        let u = self.neg().div(&two.sqrt());
+        let e = u.dec(|x, r| x.erfc_round(r));
+        e.div(&two)
+    }
+    fn max0(&self) -> Iv {
+        let mut c = self.clone();
+        if c.lo < 0 {
+            c.lo.assign(0);
+        }
+        if c.hi < 0 {
+            c.hi.assign(0);
+        }
+        c
+    }
+    fn min(&self, o: &Iv) -> Iv {
+        let lo = if self.lo < o.lo { self.lo.clone() } else { o.lo.clone() };
+        let hi = if self.hi < o.hi { self.hi.clone() } else { o.hi.clone() };
+        Iv { lo, hi }
+    }
+    fn hull(&self, o: &Iv) -> Iv {
+        let lo = if self.lo < o.lo { self.lo.clone() } else { o.lo.clone() };
+        let hi = if self.hi > o.hi { self.hi.clone() } else { o.hi.clone() };
+        Iv { lo, hi }
+    }
+    fn endpoints(&self) -> Option<(Float, Float)> {
+        if self.lo.is_nan() || self.hi.is_nan() || self.lo > self.hi {
+            None
+        } else {
+            Some((self.lo.clone(), self.hi.clone()))
+        }
+    }
+    fn arithmetic(&self) -> Arithmetic {
+        Arithmetic::Mpfr(self.prec())
+    }
+}

@@ -1,0 +1,7 @@
+//! One theorem, one function, one proof note (`proofs-notes/<function>.md`).
+pub mod approx;
+pub mod basic;
+pub mod gaussian;
+pub mod pld;
+pub mod zcdp;
+pub mod validate;
