@@ -20,6 +20,7 @@
 
 pub mod num;
 pub mod search;
+pub mod validate;
 pub mod theorems;
 
 use std::fmt;

@@ -61,6 +61,14 @@ pub trait Real: Clone + std::fmt::Debug {
     fn endpoints(&self) -> Option<(rug::Float, rug::Float)>;
     /// Which arithmetic produced this value.
     fn arithmetic(&self) -> Arithmetic;
+    /// Three-valued order: `Less` if every point of `self` is below every point of `o`.
+    fn cmp3(&self, o: &Self) -> Tri {
+        match (self.endpoints(), o.endpoints()) {
+            (Some((_, a_hi)), Some((b_lo, _))) if a_hi < b_lo => Tri::Less,
+            (Some((a_lo, _)), Some((_, b_hi))) if a_lo > b_hi => Tri::Greater,
+            _ => Tri::Undecided,
+        }
+    }
 
     // Derived operations.
     fn from_int(v: i64, prec: u32) -> Self {

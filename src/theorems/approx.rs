@@ -1,0 +1,33 @@
+//! Theorem 22: adaptive composition of approximate-DP mechanisms.
+use super::zcdp::advanced_formula;
+use crate::num::{certify, Enclosure, Fi, Iv, Precision, Real};
+use crate::validate;
+use crate::{Error, Result};
+use rug::Rational;
+
+/// Theorem 22: (εⱼ, δⱼ)-DP mechanisms, adaptively composed, are (ε, δ)-DP for every
+/// δ > Σδⱼ, with δ' = δ − Σδⱼ and ε = min{Σεⱼ, ½Σεⱼ² + √(2 ln(1/δ') Σεⱼ²)}.
+///
+/// # Guarantee
+/// Encloses the formula's value. εⱼ ≥ 0, δⱼ ∈ [0, 1), δ ∈ (Σδⱼ, 1).
+/// Note: `proofs-notes/approx_advanced_composition.md` (it proves the min).
+pub fn approx_advanced_composition(mechanisms: &[(Rational, Rational)], delta: &Rational, prec: Precision) -> Result<Enclosure> {
+    validate::nonempty("mechanisms", mechanisms)?;
+    validate::open_unit("delta", delta)?;
+    let (mut sum_e, mut sum_d, mut s2) = (Rational::new(), Rational::new(), Rational::new());
+    for (e, d) in mechanisms {
+        validate::nonnegative("epsilon", e)?;
+        validate::unit_from_zero("delta", d)?;
+        sum_e += e;
+        sum_d += d;
+        s2 += Rational::from(e * e);
+    }
+    let slack = Rational::from(delta - &sum_d);
+    if slack <= 0 {
+        return Err(Error::arg("delta", "must exceed the sum of the mechanisms' δⱼ"));
+    }
+    fn f<R: Real>(sum_e: &Rational, s2: &Rational, slack: &Rational, p: u32) -> R {
+        advanced_formula::<R>(s2, slack, p).min(&R::from_rational(sum_e, p))
+    }
+    certify(prec, || f::<Fi>(&sum_e, &s2, &slack, 53), |p| f::<Iv>(&sum_e, &s2, &slack, p))
+}

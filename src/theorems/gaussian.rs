@@ -1,0 +1,144 @@
+//! The Gaussian mechanism, exactly: Corollaries 8 and 10 (with Theorem 9), the interpretable
+//! bound after Corollary 8, and the inverse queries.
+use super::pld::{gaussian_tails, GaussianPld};
+use crate::num::{certify, Enclosure, Fi, Iv, Lower, Precision, Real, Upper};
+use crate::search::invert_nonincreasing;
+use crate::validate;
+use crate::{Error, Result};
+use rug::{Float, Integer, Rational};
+
+/// One kind of Gaussian mechanism in a composition: noise σ, L2 sensitivity Δ, used `count` times.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GaussianMechanism {
+    pub sigma: Rational,
+    pub sensitivity: Rational,
+    pub count: Integer,
+}
+
+impl GaussianMechanism {
+    pub fn new(sigma: Rational, sensitivity: Rational, count: Integer) -> Result<Self> {
+        validate::positive("sigma", &sigma)?;
+        validate::positive("sensitivity", &sensitivity)?;
+        validate::count("compositions", &count)?;
+        Ok(GaussianMechanism { sigma, sensitivity, count })
+    }
+}
+
+/// Corollary 10 with Theorem 9: the composition of Gaussian mechanisms has PLD N(ρ, 2ρ) with
+/// ρ = Σⱼ countⱼ·Δⱼ²/(2σⱼ²), exact.
+///
+/// # Guarantee
+/// Exact rational ρ. Errors on an empty list or a non-positive σ, Δ or count.
+/// Note: `proofs-notes/gaussian_composition.md`.
+pub fn gaussian_composition(mechanisms: &[GaussianMechanism]) -> Result<GaussianPld> {
+    validate::nonempty("mechanisms", mechanisms)?;
+    let mut rho = Rational::new();
+    for m in mechanisms {
+        let m = GaussianMechanism::new(m.sigma.clone(), m.sensitivity.clone(), m.count.clone())?;
+        let d2 = Rational::from(&m.sensitivity * &m.sensitivity);
+        let s2 = Rational::from(&m.sigma * &m.sigma);
+        rho += d2 / s2 / 2u32 * Rational::from(m.count);
+    }
+    Ok(GaussianPld { rho })
+}
+
+/// Corollary 8 / Corollary 10: the exact, optimal δ(ε) of a Gaussian mechanism (or of a
+/// composition, through [`gaussian_composition`]):
+/// δ = Φ(ρ−ε)/√(2ρ)) − e^ε Φ((−ρ−ε)/√(2ρ)).
+///
+/// # Guarantee
+/// Encloses δ of Steinke 2022, Corollary 8, two-sided (the value is exact and optimal), for
+/// ρ > 0 and ε ≥ 0; errors otherwise. Note: `proofs-notes/gaussian_delta.md`.
+pub fn gaussian_delta(pld: &GaussianPld, eps: &Rational, prec: Precision) -> Result<Enclosure> {
+    validate::positive("rho", &pld.rho)?;
+    validate::nonnegative("epsilon", eps)?;
+    certify(
+        prec,
+        || gaussian_tails::<Fi>(&pld.rho, eps, 53),
+        |p| gaussian_tails::<Iv>(&pld.rho, eps, p),
+    )
+}
+
+/// The "more interpretable" upper bounds after Corollary 8, for ε ≥ ρ:
+/// δ ≤ P[N(0,1) > (ε−ρ)/√(2ρ)] ≤ exp(−(ε−ρ)²/(4ρ)). Returns both, in that order.
+///
+/// # Guarantee
+/// Each enclosure contains the value of its formula, which is ≥ the exact δ. Errors unless
+/// ρ > 0 and ε ≥ ρ. Note: `proofs-notes/gaussian_delta_interpretable.md`.
+pub fn gaussian_delta_interpretable(pld: &GaussianPld, eps: &Rational, prec: Precision) -> Result<(Enclosure, Enclosure)> {
+    validate::positive("rho", &pld.rho)?;
+    if *eps < pld.rho {
+        return Err(Error::arg("epsilon", "the interpretable bound needs ε ≥ ρ"));
+    }
+    let gap = Rational::from(eps - &pld.rho);
+    fn tail<R: Real>(gap: &Rational, rho: &Rational, p: u32) -> R {
+        let s = R::from_rational(&Rational::from(rho * 2u32), p).sqrt();
+        R::from_rational(gap, p).div(&s).normal_sf()
+    }
+    fn expo<R: Real>(gap: &Rational, rho: &Rational, p: u32) -> R {
+        let g = R::from_rational(gap, p);
+        g.sqr().div(&R::from_rational(&Rational::from(rho * 4u32), p)).neg().exp()
+    }
+    Ok((
+        certify(prec, || tail::<Fi>(&gap, &pld.rho, 53), |p| tail::<Iv>(&gap, &pld.rho, p))?,
+        certify(prec, || expo::<Fi>(&gap, &pld.rho, 53), |p| expo::<Iv>(&gap, &pld.rho, p))?,
+    ))
+}
+
+/// Enclosure `[infeasible, feasible]` from a certified search bracket.
+fn bracket_enclosure(infeasible: Option<f64>, feasible: f64, arithmetic: crate::num::Arithmetic) -> Enclosure {
+    let lo = infeasible.unwrap_or(feasible);
+    Enclosure { lower: Lower(Float::with_val(53, lo)), upper: Upper(Float::with_val(53, feasible)), arithmetic }
+}
+
+/// Inverse of Corollary 8/10: the exact optimal ε*(δ) = min{ε ≥ 0 : δ(ε) ≤ δ}.
+///
+/// # Guarantee
+/// `upper` is an ε whose certified δ(ε) is ≤ δ (so (upper, δ)-DP holds); `lower` is an ε whose
+/// certified δ(ε) is > δ (so no ε ≤ lower works), or 0 when δ(0) ≤ δ is certified (then ε* = 0).
+/// Width ≤ 1e-15 relative unless precision limits are reached. Errors unless ρ > 0 and
+/// δ ∈ (0, 1). Note: `proofs-notes/gaussian_epsilon.md`.
+pub fn gaussian_epsilon(pld: &GaussianPld, delta: &Rational, prec: Precision) -> Result<Enclosure> {
+    validate::positive("rho", &pld.rho)?;
+    validate::open_unit("delta", delta)?;
+    let rho = pld.rho.to_f64();
+    let start = rho + 2.0 * (rho * (1.0 / delta.to_f64()).ln()).sqrt();
+    let g = |e: &Rational, p: Precision| gaussian_delta(pld, e, p);
+    let b = invert_nonincreasing(g, delta, 0.0, true, start.max(1e-6), 1e-15, prec)?;
+    let arith = gaussian_delta(pld, &Rational::from_f64(b.feasible).expect("finite"), prec)?.arithmetic;
+    Ok(bracket_enclosure(b.infeasible, b.feasible, arith))
+}
+
+/// The smallest σ for which a Gaussian mechanism (L2 sensitivity Δ, composed `count` times)
+/// is (ε, δ)-DP, by Corollary 8/10 (δ(ε) decreases in σ).
+///
+/// # Guarantee
+/// `upper` is a σ certified to satisfy (ε, δ); `lower` a σ certified not to; the exact minimal
+/// σ lies in (lower, upper], width ≤ 1e-12 relative. Errors unless ε ≥ 0, δ ∈ (0, 1), Δ > 0,
+/// count ≥ 1. Note: `proofs-notes/gaussian_sigma.md`.
+pub fn gaussian_sigma(
+    eps: &Rational,
+    delta: &Rational,
+    sensitivity: &Rational,
+    count: &Integer,
+    prec: Precision,
+) -> Result<Enclosure> {
+    validate::nonnegative("epsilon", eps)?;
+    validate::open_unit("delta", delta)?;
+    validate::positive("sensitivity", sensitivity)?;
+    validate::count("compositions", count)?;
+    let pld_of = |sigma: &Rational| {
+        gaussian_composition(&[GaussianMechanism {
+            sigma: sigma.clone(),
+            sensitivity: sensitivity.clone(),
+            count: count.clone(),
+        }])
+    };
+    // δ(σ) is non-increasing in σ; search on σ with the certified δ
+    let g = |s: &Rational, p: Precision| gaussian_delta(&pld_of(s)?, eps, p);
+    let (e, d) = (eps.to_f64().max(1e-3), delta.to_f64());
+    let start = sensitivity.to_f64() * count.to_f64().sqrt() * (2.0 * ((1.0 / d).ln() + e)).sqrt() / e;
+    let b = invert_nonincreasing(g, delta, 0.0, false, start, 1e-12, prec)?;
+    let arith = g(&Rational::from_f64(b.feasible).expect("finite"), prec)?.arithmetic;
+    Ok(bracket_enclosure(b.infeasible, b.feasible, arith))
+}

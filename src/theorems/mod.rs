@@ -4,4 +4,3 @@ pub mod basic;
 pub mod gaussian;
 pub mod pld;
 pub mod zcdp;
-pub mod validate;

@@ -1,0 +1,354 @@
+//! Privacy loss distributions: Definition 2, Proposition 3, Theorem 9, Proposition 7.
+use crate::num::{certify, Enclosure, Fi, Iv, Precision, Real, Tri};
+use crate::validate;
+use crate::{Error, Result};
+use rug::{Integer, Rational};
+
+/// PrivLoss(P‖Q) = N(ρ, 2ρ): the privacy loss distribution of a Gaussian pair (Definition 2).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GaussianPld {
+    /// ρ > 0, exact.
+    pub rho: Rational,
+}
+
+/// Proposition 3: N(μ, σ²) against N(μ', σ²) with |μ − μ'| = Δ has PrivLoss = N(ρ, 2ρ),
+/// ρ = Δ²/(2σ²) (exact rational).
+///
+/// # Guarantee
+/// Exact. Errors unless σ > 0 and Δ > 0. Note: `proofs-notes/gaussian_pld.md`.
+pub fn gaussian_pld(sigma: &Rational, sensitivity: &Rational) -> Result<GaussianPld> {
+    validate::positive("sigma", sigma)?;
+    validate::positive("sensitivity", sensitivity)?;
+    let rho = Rational::from(sensitivity * sensitivity) / Rational::from(sigma * sigma) / 2u32;
+    Ok(GaussianPld { rho })
+}
+
+/// One independent component of a finite discrete PLD.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Factor {
+    /// `count` independent copies of ε-randomized response: loss ε w.p. e^ε/(1+e^ε), −ε
+    /// otherwise; composed, loss ε(k − 2ℓ) with ℓ ~ Bin(k, 1/(1+e^ε)).
+    RandomizedResponse { eps: Rational, count: Integer },
+    /// A finite pair (P, Q) with exact rational probabilities; outcomes with Q = 0 carry
+    /// infinite loss.
+    Pair { p: Vec<Rational>, q: Vec<Rational> },
+}
+
+/// A finite discrete PLD: the product (Theorem 9) of its factors.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiscretePld {
+    pub factors: Vec<Factor>,
+}
+
+/// Largest number of atoms a discrete PLD may expand to.
+pub const MAX_ATOMS: usize = 200_000;
+
+/// One atom: loss `z` (`None` = +∞), P-mass `p`, Q-mass `q` (= p·e^{−z}).
+#[derive(Clone, Debug)]
+pub struct Atom<R> {
+    pub loss: Option<R>,
+    pub p: R,
+    pub q: R,
+}
+
+impl DiscretePld {
+    pub fn randomized_response(eps: &Rational, count: &Integer) -> Result<DiscretePld> {
+        validate::nonnegative("epsilon", eps)?;
+        validate::count("count", count)?;
+        Ok(DiscretePld { factors: vec![Factor::RandomizedResponse { eps: eps.clone(), count: count.clone() }] })
+    }
+    pub fn from_pair(p: Vec<Rational>, q: Vec<Rational>) -> Result<DiscretePld> {
+        if p.len() != q.len() || p.is_empty() {
+            return Err(Error::arg("pair", "P and Q must list the same, non-zero number of outcomes"));
+        }
+        for (name, v) in [("P", &p), ("Q", &q)] {
+            if v.iter().any(|x| *x < 0) || v.iter().sum::<Rational>() != 1 {
+                return Err(Error::arg(name, "must be non-negative and sum to 1"));
+            }
+        }
+        Ok(DiscretePld { factors: vec![Factor::Pair { p, q }] })
+    }
+
+    /// Atoms of one factor, enclosed.
+    fn factor_atoms<R: Real>(f: &Factor, prec: u32) -> Result<Vec<Atom<R>>> {
+        let r = |x: &Rational| R::from_rational(x, prec);
+        match f {
+            Factor::RandomizedResponse { eps, count } => {
+                let k = count.to_u32().filter(|&k| k as usize + 1 <= MAX_ATOMS).ok_or_else(|| {
+                    Error::arg("count", format!("randomized response count above {MAX_ATOMS}"))
+                })?;
+                let e = r(eps);
+                // ln(1 + e^ε) = ε + ln1p(e^{−ε})
+                let log_norm = e.add(&e.neg().exp().ln1p()).mul(&r(&Rational::from(k)));
+                let mut out = Vec::with_capacity(k as usize + 1);
+                for l in 0..=k {
+                    let binom = Integer::from(Integer::binomial_u(k, l));
+                    let lb = r(&Rational::from(binom)).ln();
+                    let kl = r(&Rational::from(k - l));
+                    let lr = r(&Rational::from(l));
+                    let loss = Rational::from(eps * (i64::from(k) - 2 * i64::from(l)));
+                    out.push(Atom {
+                        loss: Some(r(&loss)),
+                        p: lb.add(&kl.mul(&e)).sub(&log_norm).exp(),
+                        q: lb.add(&lr.mul(&e)).sub(&log_norm).exp(),
+                    });
+                }
+                Ok(out)
+            }
+            Factor::Pair { p, q } => Ok(p
+                .iter()
+                .zip(q)
+                .filter(|(pi, _)| **pi > 0)
+                .map(|(pi, qi)| Atom {
+                    loss: if *qi == 0 { None } else { Some(r(&Rational::from(pi / qi)).ln()) },
+                    p: r(pi),
+                    q: r(qi),
+                })
+                .collect()),
+        }
+    }
+
+    /// All atoms of the product distribution (Theorem 9: losses add, masses multiply).
+    pub fn atoms<R: Real>(&self, prec: u32) -> Result<Vec<Atom<R>>> {
+        let mut acc: Vec<Atom<R>> =
+            vec![Atom { loss: Some(R::from_int(0, prec)), p: R::from_int(1, prec), q: R::from_int(1, prec) }];
+        for f in &self.factors {
+            let fa = Self::factor_atoms::<R>(f, prec)?;
+            if acc.len().saturating_mul(fa.len()) > MAX_ATOMS {
+                return Err(Error::arg("pld", format!("more than {MAX_ATOMS} atoms")));
+            }
+            let mut next = Vec::with_capacity(acc.len() * fa.len());
+            for a in &acc {
+                for b in &fa {
+                    let loss = match (&a.loss, &b.loss) {
+                        (Some(x), Some(y)) => Some(x.add(y)),
+                        _ => None,
+                    };
+                    next.push(Atom { loss, p: a.p.mul(&b.p), q: a.q.mul(&b.q) });
+                }
+            }
+            acc = next;
+        }
+        Ok(acc)
+    }
+}
+
+/// A PLD the crate represents exactly.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Pld {
+    Gaussian(GaussianPld),
+    Discrete(DiscretePld),
+}
+
+/// Theorem 9: the PLD of an independent composition is the convolution of the PLDs.
+/// Gaussians compose to the Gaussian with ρ = Σρⱼ; discrete PLDs to the product of factors.
+///
+/// # Guarantee
+/// Exact. A Gaussian composed with a discrete PLD is not representable exactly: error.
+/// Note: `proofs-notes/compose_plds.md`.
+pub fn compose_plds(plds: &[Pld]) -> Result<Pld> {
+    validate::nonempty("plds", plds)?;
+    let mut it = plds.iter().cloned();
+    let mut acc = it.next().expect("non-empty");
+    for x in it {
+        acc = match (acc, x) {
+            (Pld::Gaussian(a), Pld::Gaussian(b)) => Pld::Gaussian(GaussianPld { rho: a.rho + b.rho }),
+            (Pld::Discrete(mut a), Pld::Discrete(b)) => {
+                a.factors.extend(b.factors);
+                Pld::Discrete(a)
+            }
+            _ => return Err(Error::arg("plds", "a Gaussian and a discrete PLD have no exact convolution here")),
+        };
+    }
+    Ok(acc)
+}
+
+/// The Gaussian hockey stick in the form of Corollary 8:
+/// Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ), μ = √(2ρ), clamped to [0, 1].
+pub(crate) fn gaussian_tails<R: Real>(rho: &Rational, eps: &Rational, prec: u32) -> R {
+    let mu = R::from_rational(&Rational::from(rho * 2u32), prec).sqrt();
+    let e = R::from_rational(eps, prec);
+    let half_mu = mu.div(&R::from_int(2, prec));
+    let r = e.div(&mu);
+    let a = half_mu.sub(&r).normal_cdf();
+    let b = half_mu.neg().sub(&r).normal_cdf();
+    a.sub(&e.exp().mul(&b)).max0().min(&R::from_int(1, prec))
+}
+
+/// The Gaussian expectation form, completing the square explicitly:
+/// E[max(0, 1 − e^{ε−Z})] = Q(u) − e^{ε−ρ+ρ}·Q(u + s), s = √(2ρ), u = (ε − ρ)/s.
+fn gaussian_expectation<R: Real>(rho: &Rational, eps: &Rational, prec: u32) -> R {
+    let s = R::from_rational(&Rational::from(rho * 2u32), prec).sqrt();
+    let u = R::from_rational(&Rational::from(eps - rho), prec).div(&s);
+    let tilt = R::from_rational(&Rational::from(eps - rho), prec).add(&R::from_rational(rho, prec)).exp();
+    u.normal_sf().sub(&tilt.mul(&u.add(&s).normal_sf())).max0().min(&R::from_int(1, prec))
+}
+
+fn discrete_expectation<R: Real>(d: &DiscretePld, eps: &Rational, prec: u32) -> Result<R> {
+    let e = R::from_rational(eps, prec);
+    let mut sum = R::from_int(0, prec);
+    for a in d.atoms::<R>(prec)? {
+        let term = match &a.loss {
+            None => a.p.clone(),
+            Some(z) => a.p.mul(&e.sub(z).expm1().neg().max0()),
+        };
+        sum = sum.add(&term);
+    }
+    Ok(sum)
+}
+
+/// Is loss `z` above ε? `Tri::Undecided` when the enclosure of `z` contains ε.
+fn above<R: Real>(z: &Option<R>, e: &R) -> Tri {
+    match z {
+        None => Tri::Greater,
+        Some(z) => z.cmp3(e),
+    }
+}
+
+fn discrete_tails<R: Real>(d: &DiscretePld, eps: &Rational, prec: u32) -> Result<R> {
+    let e = R::from_rational(eps, prec);
+    let zero = R::from_int(0, prec);
+    let (mut p_tail, mut q_tail, mut slack) = (zero.clone(), zero.clone(), zero.clone());
+    for a in d.atoms::<R>(prec)? {
+        match above(&a.loss, &e) {
+            Tri::Greater => {
+                p_tail = p_tail.add(&a.p);
+                q_tail = q_tail.add(&a.q);
+            }
+            Tri::Less => {}
+            // either choice of the set gives the same exact value; enclose both
+            Tri::Undecided => slack = slack.add(&a.p.sub(&e.exp().mul(&a.q)).hull(&zero)),
+        }
+    }
+    Ok(p_tail.sub(&e.exp().mul(&q_tail)).add(&slack).max0())
+}
+
+fn discrete_integral<R: Real>(d: &DiscretePld, eps: &Rational, prec: u32) -> Result<R> {
+    let e = R::from_rational(eps, prec);
+    let zero = R::from_int(0, prec);
+    let mut above_atoms = Vec::new();
+    let mut slack = zero.clone();
+    for a in d.atoms::<R>(prec)? {
+        match above(&a.loss, &e) {
+            Tri::Greater => above_atoms.push(a),
+            Tri::Less => {}
+            Tri::Undecided => {
+                let z = a.loss.as_ref().expect("finite when undecided");
+                slack = slack.add(&a.p.mul(&e.sub(z).expm1().neg().max0()));
+            }
+        }
+    }
+    // sort by loss (search order only: the Abel sum below is an identity for any order)
+    let key = |a: &Atom<R>| a.loss.as_ref().and_then(|z| z.endpoints()).map(|(l, _)| l.to_f64()).unwrap_or(f64::INFINITY);
+    above_atoms.sort_by(|a, b| key(a).total_cmp(&key(b)));
+    // ∫_ε^∞ e^{ε−z} P[Z > z] dz = Σ_k (e^{ε−b_{k−1}} − e^{ε−b_k})·P[Z ≥ b_k], b_0 = ε
+    let mut survival: Vec<R> = vec![zero.clone(); above_atoms.len() + 1];
+    for k in (0..above_atoms.len()).rev() {
+        survival[k] = survival[k + 1].add(&above_atoms[k].p);
+    }
+    let mut prev = R::from_int(1, prec); // e^{ε − b_0}
+    let mut sum = zero.clone();
+    for (k, a) in above_atoms.iter().enumerate() {
+        let cur = match &a.loss {
+            None => zero.clone(),
+            Some(z) => e.sub(z).exp(),
+        };
+        sum = sum.add(&prev.sub(&cur).mul(&survival[k]));
+        prev = cur;
+    }
+    Ok(sum.add(&slack).max0())
+}
+
+/// Proposition 7, first expression: δ(ε) = E_{Z←PLD}[max(0, 1 − e^{ε−Z})].
+///
+/// # Guarantee
+/// Encloses the hockey-stick divergence sup_S P(S) − e^ε Q(S) of the pair behind `pld`, for
+/// ε ≥ 0; errors otherwise. Note: `proofs-notes/hockey_stick_expectation.md`.
+pub fn hockey_stick_expectation(pld: &Pld, eps: &Rational, prec: Precision) -> Result<Enclosure> {
+    validate::nonnegative("epsilon", eps)?;
+    match pld {
+        Pld::Gaussian(g) => certify(
+            prec,
+            || gaussian_expectation::<Fi>(&g.rho, eps, 53),
+            |p| gaussian_expectation::<Iv>(&g.rho, eps, p),
+        ),
+        Pld::Discrete(d) => {
+            d.atoms::<Iv>(8)?; // size check before evaluating
+            certify(
+                prec,
+                || discrete_expectation::<Fi>(d, eps, 53).expect("checked"),
+                |p| discrete_expectation::<Iv>(d, eps, p).expect("checked"),
+            )
+        }
+    }
+}
+
+/// Proposition 7, second expression: δ(ε) = P[Z > ε] − e^ε P[−Z' > ε], Z' ← PrivLoss(Q‖P).
+///
+/// # Guarantee
+/// Encloses the same hockey-stick divergence as [`hockey_stick_expectation`], for ε ≥ 0.
+/// Note: `proofs-notes/hockey_stick_tails.md`.
+pub fn hockey_stick_tails(pld: &Pld, eps: &Rational, prec: Precision) -> Result<Enclosure> {
+    validate::nonnegative("epsilon", eps)?;
+    match pld {
+        Pld::Gaussian(g) => certify(
+            prec,
+            || gaussian_tails::<Fi>(&g.rho, eps, 53),
+            |p| gaussian_tails::<Iv>(&g.rho, eps, p),
+        ),
+        Pld::Discrete(d) => {
+            d.atoms::<Iv>(8)?;
+            certify(
+                prec,
+                || discrete_tails::<Fi>(d, eps, 53).expect("checked"),
+                |p| discrete_tails::<Iv>(d, eps, p).expect("checked"),
+            )
+        }
+    }
+}
+
+/// Proposition 7, third expression: δ(ε) = ∫_ε^∞ e^{ε−z} P[Z > z] dz.
+///
+/// Gaussian PLDs: certified quadrature with `panels` panels. On a panel [a, b] the survival
+/// function S is non-increasing, so the panel integral lies in [S(b), S(a)]·(e^{ε−a} − e^{ε−b});
+/// the tail beyond the last node is at most S(z_N)·e^{ε−z_N}. The enclosure is valid for any
+/// `panels`; its width shrinks like 1/panels. Discrete PLDs: the integral of the step
+/// function, summed exactly (Abel summation); `panels` is unused.
+///
+/// # Guarantee
+/// Encloses the same hockey-stick divergence, for ε ≥ 0 and panels ≥ 1.
+/// Note: `proofs-notes/hockey_stick_integral.md`.
+pub fn hockey_stick_integral(pld: &Pld, eps: &Rational, panels: u32, prec: u32) -> Result<Enclosure> {
+    validate::nonnegative("epsilon", eps)?;
+    if panels == 0 {
+        return Err(Error::arg("panels", "must be at least 1"));
+    }
+    match pld {
+        Pld::Discrete(d) => Enclosure::from_real(&discrete_integral::<Iv>(d, eps, prec)?),
+        Pld::Gaussian(g) => {
+            let s_f = (2.0 * g.rho.to_f64()).sqrt();
+            let top = eps.to_f64().max(g.rho.to_f64()) + 40.0 * s_f + 1.0;
+            let h = (top - eps.to_f64()) / panels as f64;
+            let s = Iv::from_rational(&Rational::from(&g.rho * 2u32), prec).sqrt();
+            let rho = Iv::from_rational(&g.rho, prec);
+            let e = Iv::from_rational(eps, prec);
+            // nodes: exact dyadic offsets from ε
+            let node = |i: u32| e.add(&Iv::from_rational(&Rational::from_f64(h * i as f64).expect("finite"), prec));
+            let surv = |z: &Iv| z.sub(&rho).div(&s).normal_sf();
+            let (mut lo, mut hi) = (Iv::from_int(0, prec), Iv::from_int(0, prec));
+            let mut a = node(0);
+            let mut s_a = surv(&a);
+            for i in 1..=panels {
+                let b = node(i);
+                let s_b = surv(&b);
+                let w = e.sub(&a).exp().sub(&e.sub(&b).exp());
+                lo = lo.add(&s_b.mul(&w));
+                hi = hi.add(&s_a.mul(&w));
+                a = b;
+                s_a = s_b;
+            }
+            hi = hi.add(&s_a.mul(&e.sub(&a).exp()));
+            Enclosure::from_real(&Iv::from_endpoints(lo.lo().clone(), hi.hi().clone()))
+        }
+    }
+}

@@ -1,0 +1,304 @@
+//! Concentrated DP: Definition 11, Lemma 12, Theorem 13, Proposition 14, Remark 15,
+//! Proposition 16, Theorem 18, the Laplace scale comparison, and Proposition 19 / Corollary 21.
+use crate::num::{certify, Enclosure, Fi, Iv, Precision, Real};
+use crate::search::minimize;
+use crate::validate;
+use crate::{Error, Result};
+use rug::{Integer, Rational};
+
+/// Lemma 12: the Gaussian mechanism N(q(x), σ²I) with L2 sensitivity Δ is Δ²/(2σ²)-zCDP.
+///
+/// # Guarantee
+/// Exact rational ρ; errors unless σ > 0, Δ > 0. Note: `proofs-notes/gaussian_zcdp.md`.
+pub fn gaussian_zcdp(sigma: &Rational, sensitivity: &Rational) -> Result<Rational> {
+    validate::positive("sigma", sigma)?;
+    validate::positive("sensitivity", sensitivity)?;
+    Ok(Rational::from(sensitivity * sensitivity) / Rational::from(sigma * sigma) / 2u32)
+}
+
+/// Theorem 13 (and Proposition 19 for adaptive choice): composing ρⱼ-zCDP mechanisms gives
+/// Σρⱼ-zCDP.
+///
+/// # Guarantee
+/// Exact rational Σρⱼ; errors on an empty list or a negative ρⱼ. Note: `proofs-notes/zcdp_compose.md`.
+pub fn zcdp_compose(rhos: &[Rational]) -> Result<Rational> {
+    validate::nonempty("rho", rhos)?;
+    for r in rhos {
+        validate::nonnegative("rho", r)?;
+    }
+    Ok(rhos.iter().sum())
+}
+
+/// Proposition 16: ε-DP implies ε²/2-zCDP.
+///
+/// # Guarantee
+/// Exact rational ε²/2; errors if ε < 0. Note: `proofs-notes/pure_to_zcdp.md`.
+pub fn pure_to_zcdp(eps: &Rational) -> Result<Rational> {
+    validate::nonnegative("epsilon", eps)?;
+    Ok(Rational::from(eps * eps) / 2u32)
+}
+
+/// ln of Proposition 14's general form with the zCDP MGF bound e^{t(t+1)ρ}:
+/// ln δ_t(ε) = t(t+1)ρ − εt − t·ln(1 + 1/t) − ln(1 + t).
+fn log_delta_t<R: Real>(rho: &Rational, eps: &Rational, t: &Rational, p: u32) -> R {
+    let (rho, eps, t) = (R::from_rational(rho, p), R::from_rational(eps, p), R::from_rational(t, p));
+    let one = R::from_int(1, p);
+    let mgf = t.mul(&t.add(&one)).mul(&rho);
+    mgf.sub(&eps.mul(&t)).sub(&t.mul(&one.div(&t).ln1p())).sub(&t.ln1p())
+}
+
+/// ε_t(δ) = (t+1)ρ + (ln(1/δ) − t·ln(1 + 1/t) − ln(1 + t))/t, clamped at 0: the ε at which
+/// Proposition 14's δ_t equals δ.
+fn eps_t<R: Real>(rho: &Rational, delta: &Rational, t: &Rational, p: u32) -> R {
+    let (rho, d, t) = (R::from_rational(rho, p), R::from_rational(delta, p), R::from_rational(t, p));
+    let one = R::from_int(1, p);
+    let num = d.ln().neg().sub(&t.mul(&one.div(&t).ln1p())).sub(&t.ln1p());
+    t.add(&one).mul(&rho).add(&num.div(&t)).max0()
+}
+
+fn f64_log_delta_t(rho: f64, eps: f64, t: f64) -> f64 {
+    t * (t + 1.0) * rho - eps * t - t * (1.0 / t).ln_1p() - t.ln_1p()
+}
+
+/// Proposition 14, general form, at a given t > 0 with the ρ-zCDP MGF bound:
+/// δ = e^{t(t+1)ρ − εt}·tᵗ/(t+1)^{t+1}.
+///
+/// # Guarantee
+/// Encloses the formula's value, which is a valid δ for every ρ-zCDP mechanism at ε, for
+/// ρ ≥ 0, ε ≥ 0, t > 0; errors otherwise. Note: `proofs-notes/zcdp_delta_at.md`.
+pub fn zcdp_delta_at(rho: &Rational, eps: &Rational, t: &Rational, prec: Precision) -> Result<Enclosure> {
+    validate::nonnegative("rho", rho)?;
+    validate::nonnegative("epsilon", eps)?;
+    validate::positive("t", t)?;
+    let one = Rational::from(1);
+    let c = |e: Enclosure| clamp_one(e, &one);
+    certify(prec, || log_delta_t::<Fi>(rho, eps, t, 53).exp(), |p| log_delta_t::<Iv>(rho, eps, t, p).exp()).map(c)
+}
+
+fn clamp_one(mut e: Enclosure, one: &Rational) -> Enclosure {
+    if e.upper.0 > *one {
+        e.upper.0 = rug::Float::with_val(e.upper.0.prec(), 1);
+    }
+    if e.lower.0 > *one {
+        e.lower.0 = rug::Float::with_val(e.lower.0.prec(), 1);
+    }
+    e
+}
+
+/// The f64 search for Proposition 14's t (any t > 0 is valid; only tightness depends on it).
+fn best_t(f: impl Fn(f64) -> f64) -> Rational {
+    let u = minimize(|u| f(u.exp()), -40.0, 60.0);
+    Rational::from_f64(u.exp()).expect("finite t")
+}
+
+/// Proposition 14, optimised: δ = inf_{t>0} e^{t(t+1)ρ−εt}·tᵗ/(t+1)^{t+1}, evaluated at the t
+/// an f64 search picks.
+///
+/// # Guarantee
+/// `upper` is a valid δ for every ρ-zCDP mechanism at ε (the formula at some t > 0 is a valid
+/// bound; the search only picks t). ρ > 0, ε ≥ 0. Note: `proofs-notes/zcdp_delta.md`.
+pub fn zcdp_delta(rho: &Rational, eps: &Rational, prec: Precision) -> Result<Enclosure> {
+    validate::positive("rho", rho)?;
+    validate::nonnegative("epsilon", eps)?;
+    let (r, e) = (rho.to_f64(), eps.to_f64());
+    let t = best_t(|t| f64_log_delta_t(r, e, t));
+    zcdp_delta_at(rho, eps, &t, prec)
+}
+
+/// Proposition 14, closed form (Remark 15): δ = exp(−(ε−ρ)²/(4ρ)) for ε ≥ ρ.
+///
+/// # Guarantee
+/// Encloses the formula's value; valid δ for ρ-zCDP at ε. Errors unless ρ > 0 and ε ≥ ρ.
+/// Note: `proofs-notes/zcdp_delta_closed_form.md`.
+pub fn zcdp_delta_closed_form(rho: &Rational, eps: &Rational, prec: Precision) -> Result<Enclosure> {
+    validate::positive("rho", rho)?;
+    if eps < rho {
+        return Err(Error::arg("epsilon", "the closed form needs ε ≥ ρ (use the optimised form)"));
+    }
+    let gap = Rational::from(eps - rho);
+    let q = Rational::from(&gap * &gap) / Rational::from(rho * 4u32);
+    certify(
+        prec,
+        || Fi::from_rational(&q, 53).neg().exp(),
+        |p| Iv::from_rational(&q, p).neg().exp(),
+    )
+}
+
+/// Inverse of Proposition 14, optimised: ε = inf_{t>0} (t+1)ρ + (ln(1/δ) − t ln(1+1/t) − ln(1+t))/t,
+/// evaluated at the t an f64 search picks (clamped at 0).
+///
+/// # Guarantee
+/// `upper` is an ε such that every ρ-zCDP mechanism is (ε, δ)-DP. ρ > 0, δ ∈ (0, 1).
+/// Note: `proofs-notes/zcdp_epsilon.md`.
+pub fn zcdp_epsilon(rho: &Rational, delta: &Rational, prec: Precision) -> Result<Enclosure> {
+    validate::positive("rho", rho)?;
+    validate::open_unit("delta", delta)?;
+    let (r, d) = (rho.to_f64(), delta.to_f64());
+    let t = best_t(|t| (t + 1.0) * r + (-(d.ln()) - t * (1.0 / t).ln_1p() - t.ln_1p()) / t);
+    certify(prec, || eps_t::<Fi>(rho, delta, &t, 53), |p| eps_t::<Iv>(rho, delta, &t, p))
+}
+
+/// Remark 15 (= BS16 Prop 1.3): ρ-zCDP implies (ρ + 2√(ρ ln(1/δ)), δ)-DP.
+///
+/// # Guarantee
+/// Encloses the formula's value. ρ ≥ 0, δ ∈ (0, 1). Note: `proofs-notes/zcdp_epsilon_closed_form.md`.
+pub fn zcdp_epsilon_closed_form(rho: &Rational, delta: &Rational, prec: Precision) -> Result<Enclosure> {
+    validate::nonnegative("rho", rho)?;
+    validate::open_unit("delta", delta)?;
+    fn f<R: Real>(rho: &Rational, delta: &Rational, p: u32) -> R {
+        let r = R::from_rational(rho, p);
+        let l = R::from_rational(delta, p).ln().neg();
+        r.add(&R::from_int(2, p).mul(&r.mul(&l).sqrt()))
+    }
+    certify(prec, || f::<Fi>(rho, delta, 53), |p| f::<Iv>(rho, delta, p))
+}
+
+/// Remark 15: ρ = ε²/(4 ln(1/δ) + 4ε) suffices for (ε, δ)-DP.
+///
+/// # Guarantee
+/// Encloses the formula's value; any ρ ≤ `lower` is sufficient. ε > 0, δ ∈ (0, 1).
+/// Note: `proofs-notes/zcdp_rho_sufficient.md`.
+pub fn zcdp_rho_sufficient(eps: &Rational, delta: &Rational, prec: Precision) -> Result<Enclosure> {
+    validate::positive("epsilon", eps)?;
+    validate::open_unit("delta", delta)?;
+    fn f<R: Real>(eps: &Rational, delta: &Rational, p: u32) -> R {
+        let e = R::from_rational(eps, p);
+        let l = R::from_rational(delta, p).ln().neg();
+        let four = R::from_int(4, p);
+        e.sqr().div(&four.mul(&l).add(&four.mul(&e)))
+    }
+    certify(prec, || f::<Fi>(eps, delta, 53), |p| f::<Iv>(eps, delta, p))
+}
+
+/// Remark 15, exact inverse of the closed form: ρ = (√(ln(1/δ) + ε) − √(ln(1/δ)))², the
+/// largest ρ with ρ + 2√(ρ ln(1/δ)) ≤ ε.
+///
+/// # Guarantee
+/// Encloses the formula's value; any ρ ≤ `lower` is sufficient. ε ≥ 0, δ ∈ (0, 1).
+/// Note: `proofs-notes/zcdp_rho_exact.md`.
+pub fn zcdp_rho_exact(eps: &Rational, delta: &Rational, prec: Precision) -> Result<Enclosure> {
+    validate::nonnegative("epsilon", eps)?;
+    validate::open_unit("delta", delta)?;
+    fn f<R: Real>(eps: &Rational, delta: &Rational, p: u32) -> R {
+        // (√(L+ε) − √L)² = ε²/(√(L+ε) + √L)², free of cancellation
+        let e = R::from_rational(eps, p);
+        let l = R::from_rational(delta, p).ln().neg();
+        e.sqr().div(&l.add(&e).sqrt().add(&l.sqrt()).sqr())
+    }
+    certify(prec, || f::<Fi>(eps, delta, 53), |p| f::<Iv>(eps, delta, p))
+}
+
+/// Remark 15, Gaussian example: σ = Δ·√(2(ln(1/δ) + ε))/ε makes the Gaussian mechanism
+/// (ε, δ)-DP (via ρ = ε²/(4 ln(1/δ) + 4ε)).
+///
+/// # Guarantee
+/// Encloses the formula's value; any σ ≥ `upper` suffices. ε > 0, δ ∈ (0, 1), Δ > 0.
+/// Note: `proofs-notes/gaussian_sigma_zcdp.md`.
+pub fn gaussian_sigma_zcdp(eps: &Rational, delta: &Rational, sensitivity: &Rational, prec: Precision) -> Result<Enclosure> {
+    validate::positive("epsilon", eps)?;
+    validate::open_unit("delta", delta)?;
+    validate::positive("sensitivity", sensitivity)?;
+    fn f<R: Real>(eps: &Rational, delta: &Rational, sens: &Rational, p: u32) -> R {
+        let e = R::from_rational(eps, p);
+        let l = R::from_rational(delta, p).ln().neg();
+        R::from_rational(sens, p).mul(&R::from_int(2, p).mul(&l.add(&e)).sqrt()).div(&e)
+    }
+    certify(prec, || f::<Fi>(eps, delta, sensitivity, 53), |p| f::<Iv>(eps, delta, sensitivity, p))
+}
+
+/// Theorem 18 (advanced composition): εⱼ-DP mechanisms compose to (ε, δ)-DP for every
+/// δ > 0 with ε = ½Σεⱼ² + √(2 ln(1/δ) Σεⱼ²).
+///
+/// # Guarantee
+/// Encloses the formula's value. εⱼ ≥ 0, δ ∈ (0, 1). Note: `proofs-notes/advanced_composition.md`.
+pub fn advanced_composition(eps: &[Rational], delta: &Rational, prec: Precision) -> Result<Enclosure> {
+    validate::nonempty("epsilon", eps)?;
+    validate::open_unit("delta", delta)?;
+    for e in eps {
+        validate::nonnegative("epsilon", e)?;
+    }
+    let s2: Rational = eps.iter().map(|e| Rational::from(e * e)).sum();
+    certify(prec, || advanced_formula::<Fi>(&s2, delta, 53), |p| advanced_formula::<Iv>(&s2, delta, p))
+}
+
+/// ½S + √(2 ln(1/δ) S) for S = Σεⱼ².
+pub(crate) fn advanced_formula<R: Real>(s2: &Rational, delta: &Rational, p: u32) -> R {
+    let s = R::from_rational(s2, p);
+    let l = R::from_rational(delta, p).ln().neg();
+    s.div(&R::from_int(2, p)).add(&R::from_int(2, p).mul(&l).mul(&s).sqrt())
+}
+
+/// The Laplace scale comparison for k sensitivity-1 queries at overall (ε, δ): basic
+/// composition needs Laplace(k/ε) per query; the zCDP route Laplace(√(k/(2ρ))) with
+/// ρ = ε²/(4 ln(1/δ) + 4ε) (Remark 15). Returns (basic, advanced).
+///
+/// # Guarantee
+/// Encloses both formulas' values; any scale ≥ `upper` suffices for its route. ε > 0,
+/// δ ∈ (0, 1), k ≥ 1. Note: `proofs-notes/laplace_scales.md`.
+pub fn laplace_scales(k: &Integer, eps: &Rational, delta: &Rational, prec: Precision) -> Result<(Enclosure, Enclosure)> {
+    validate::count("count", k)?;
+    validate::positive("epsilon", eps)?;
+    validate::open_unit("delta", delta)?;
+    let kr = Rational::from(k);
+    let basic = Rational::from(&kr / eps);
+    fn adv<R: Real>(k: &Rational, eps: &Rational, delta: &Rational, p: u32) -> R {
+        let e = R::from_rational(eps, p);
+        let l = R::from_rational(delta, p).ln().neg();
+        let four = R::from_int(4, p);
+        let rho = e.sqr().div(&four.mul(&l).add(&four.mul(&e)));
+        R::from_rational(k, p).div(&R::from_int(2, p).mul(&rho)).sqrt()
+    }
+    Ok((
+        certify(prec, || Fi::from_rational(&basic, 53), |p| Iv::from_rational(&basic, p))?,
+        certify(prec, || adv::<Fi>(&kr, eps, delta, 53), |p| adv::<Iv>(&kr, eps, delta, p))?,
+    ))
+}
+
+/// A running zCDP account (Proposition 19, Corollary 21). Mechanisms may be chosen
+/// adaptively — each one after seeing the outputs of the earlier ones — provided each is
+/// ρⱼ-zCDP for every fixed value of the earlier outputs; the total is then Σρⱼ-zCDP.
+/// Post-processing the outputs costs nothing (Corollary 21), so it has no entry.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ZcdpLedger {
+    rho: Rational,
+    entries: usize,
+}
+
+impl ZcdpLedger {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Record a ρ-zCDP mechanism.
+    pub fn push_zcdp(&mut self, rho: &Rational) -> Result<()> {
+        validate::nonnegative("rho", rho)?;
+        self.rho += rho;
+        self.entries += 1;
+        Ok(())
+    }
+    /// Record a Gaussian mechanism (Lemma 12).
+    pub fn push_gaussian(&mut self, sigma: &Rational, sensitivity: &Rational) -> Result<()> {
+        self.push_zcdp(&gaussian_zcdp(sigma, sensitivity)?)
+    }
+    /// Record an ε-DP mechanism (Proposition 16).
+    pub fn push_pure(&mut self, eps: &Rational) -> Result<()> {
+        self.push_zcdp(&pure_to_zcdp(eps)?)
+    }
+    /// The total ρ so far (exact).
+    pub fn rho(&self) -> &Rational {
+        &self.rho
+    }
+    pub fn len(&self) -> usize {
+        self.entries
+    }
+    pub fn is_empty(&self) -> bool {
+        self.entries == 0
+    }
+    /// A valid δ at ε for everything recorded (Proposition 14, optimised).
+    pub fn delta(&self, eps: &Rational, prec: Precision) -> Result<Enclosure> {
+        zcdp_delta(&self.rho, eps, prec)
+    }
+    /// A valid ε at δ for everything recorded (Proposition 14, optimised).
+    pub fn epsilon(&self, delta: &Rational, prec: Precision) -> Result<Enclosure> {
+        zcdp_epsilon(&self.rho, delta, prec)
+    }
+}
