@@ -1,1 +1,14 @@
-fn main(){}
+//! The `dpcert` command-line tool. See `dpcert --help`.
+mod cli;
+
+fn main() {
+    // Defence in depth: a bug must never print a number after a panic; it prints one line.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("dpcert: internal error (please report): {info}");
+    }));
+    let code = match std::panic::catch_unwind(cli::run) {
+        Ok(code) => code,
+        Err(_) => 101,
+    };
+    std::process::exit(code);
+}

@@ -207,17 +207,20 @@ pub fn gaussian_sigma_zcdp(eps: &Rational, delta: &Rational, sensitivity: &Ratio
 }
 
 /// Theorem 18 (advanced composition): εⱼ-DP mechanisms compose to (ε, δ)-DP for every
-/// δ > 0 with ε = ½Σεⱼ² + √(2 ln(1/δ) Σεⱼ²).
+/// δ > 0 with ε = ½Σεⱼ² + √(2 ln(1/δ) Σεⱼ²). Mechanisms are given as (εⱼ, countⱼ).
 ///
 /// # Guarantee
-/// Encloses the formula's value. εⱼ ≥ 0, δ ∈ (0, 1). Note: `proofs-notes/advanced_composition.md`.
-pub fn advanced_composition(eps: &[Rational], delta: &Rational, prec: Precision) -> Result<Enclosure> {
+/// Encloses the formula's value. εⱼ ≥ 0, countⱼ ≥ 1, δ ∈ (0, 1).
+/// Note: `proofs-notes/advanced_composition.md`.
+pub fn advanced_composition(eps: &[(Rational, Integer)], delta: &Rational, prec: Precision) -> Result<Enclosure> {
     validate::nonempty("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
-    for e in eps {
+    let mut s2 = Rational::new();
+    for (e, k) in eps {
         validate::nonnegative("epsilon", e)?;
+        validate::count("count", k)?;
+        s2 += Rational::from(e * e) * Rational::from(k);
     }
-    let s2: Rational = eps.iter().map(|e| Rational::from(e * e)).sum();
     certify(prec, || advanced_formula::<Fi>(&s2, delta, 53), |p| advanced_formula::<Iv>(&s2, delta, p))
 }
 
