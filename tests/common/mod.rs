@@ -1,0 +1,75 @@
+//! Independent high-precision references (plain MPFR at 1024 bits, round-to-nearest, straight
+//! from the formulas — no interval code from the crate) and proptest strategies.
+#![allow(dead_code)]
+use proptest::prelude::*;
+use rug::float::Round;
+use rug::ops::Pow;
+use rug::{Float, Rational};
+
+pub const REF: u32 = 1024;
+
+pub fn q(s: &str) -> Rational {
+    dpcert::num::parse_exact(s).unwrap()
+}
+pub fn f(r: &Rational) -> Float {
+    Float::with_val(REF, r)
+}
+/// Φ(x) = erfc(−x/√2)/2.
+pub fn phi(x: &Float) -> Float {
+    let two = Float::with_val(REF, 2);
+    let u = Float::with_val(REF, -x.clone()) / two.sqrt();
+    u.erfc() / 2
+}
+/// Corollary 8: Φ(ρ−ε)/√(2ρ)) − e^ε Φ((−ρ−ε)/√(2ρ)).
+pub fn gaussian_delta(rho: &Rational, eps: &Rational) -> Float {
+    let (r, e) = (f(rho), f(eps));
+    let s = Float::with_val(REF, &r * 2u32).sqrt();
+    let a = Float::with_val(REF, &r - &e) / &s;
+    let b = Float::with_val(REF, -r.clone() - &e) / &s;
+    phi(&a) - e.exp() * phi(&b)
+}
+/// Proposition 14 at t: exp(t(t+1)ρ − εt)·tᵗ/(t+1)^{t+1}.
+pub fn zcdp_delta_at(rho: &Rational, eps: &Rational, t: &Rational) -> Float {
+    let (r, e, t) = (f(rho), f(eps), f(t));
+    let t1 = Float::with_val(REF, &t + 1u32);
+    let x = Float::with_val(REF, &t * &t1) * r - e * &t;
+    let tt = t.clone().pow(&t);
+    let t1p = t1.clone().pow(&t1);
+    x.exp() * tt / t1p
+}
+pub fn ln_inv(d: &Rational) -> Float {
+    -f(d).ln()
+}
+/// Is `x` within [lo, hi] of the enclosure, and is the enclosure relatively tight?
+pub fn check(e: &dpcert::Enclosure, reference: &Float, rel: f64, what: &str) {
+    assert!(
+        e.lower.0 <= *reference && *reference <= e.upper.0,
+        "{what}: reference {} outside [{}, {}]",
+        reference.to_string_radix(10, Some(25)),
+        e.lower.to_decimal(),
+        e.upper.to_decimal()
+    );
+    let slack = Float::with_val(REF, reference.clone().abs() * rel);
+    assert!(
+        Float::with_val(REF, &e.upper.0 - reference) <= slack && Float::with_val(REF, reference - &e.lower.0) <= slack,
+        "{what}: not tight: [{}, {}] vs {}",
+        e.lower.to_decimal(),
+        e.upper.to_decimal(),
+        reference.to_string_radix(10, Some(25))
+    );
+}
+pub fn to_f64_nearest(x: &Float) -> f64 {
+    x.to_f64_round(Round::Nearest)
+}
+
+/// A random exact rational num/den in [lo, hi], written with few digits (as users do).
+pub fn rational(lo: f64, hi: f64) -> impl Strategy<Value = Rational> {
+    (lo..hi, 1u32..6).prop_map(|(x, digits)| {
+        let s = format!("{:.*}", digits as usize, x);
+        dpcert::num::parse_exact(&s).unwrap()
+    })
+}
+/// δ = m·10^-k, exact.
+pub fn small_delta() -> impl Strategy<Value = Rational> {
+    (1u32..10, 1u32..300).prop_map(|(m, k)| dpcert::num::parse_exact(&format!("{m}e-{k}")).unwrap())
+}

@@ -1,0 +1,96 @@
+//! The certified number: rounding direction, exact parsing, outward printing, the normal CDF.
+//! These tests fail if any endpoint is rounded the wrong way.
+mod common;
+use common::*;
+use dpcert::num::{Enclosure, Fi, Iv, Real, Tri};
+use proptest::prelude::*;
+use rug::ops::Pow;
+use rug::{Float, Rational};
+
+/// At 8 bits every rounding is visible: wrong direction ⇒ the exact rational falls outside.
+fn contains_exact(e: &Iv, x: &Rational) -> bool {
+    *e.lo() <= *x && *e.hi() >= *x
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    #[test]
+    fn field_ops_enclose_exact_results(a in rational(-50.0, 50.0), b in rational(-50.0, 50.0)) {
+        let (x, y) = (Iv::from_rational(&a, 8), Iv::from_rational(&b, 8));
+        prop_assert!(contains_exact(&x.add(&y), &Rational::from(&a + &b)));
+        prop_assert!(contains_exact(&x.sub(&y), &Rational::from(&a - &b)));
+        prop_assert!(contains_exact(&x.mul(&y), &Rational::from(&a * &b)));
+        prop_assert!(contains_exact(&x.sqr(), &Rational::from(&a * &a)));
+        if b != 0 {
+            prop_assert!(contains_exact(&x.div(&y), &Rational::from(&a / &b)));
+        }
+        // the f64 backend too
+        let (fx, fy) = (Fi::from_rational(&a, 53), Fi::from_rational(&b, 53));
+        let s = Enclosure::from_real(&fx.mul(&fy)).unwrap();
+        prop_assert!(s.contains_rational(&Rational::from(&a * &b)));
+    }
+
+    #[test]
+    fn elementary_functions_enclose_1024_bit_values(a in rational(0.001, 30.0)) {
+        let r = f(&a);
+        for (name, lo8, fi, reference) in [
+            ("exp", Iv::from_rational(&a, 8).exp(), Fi::from_rational(&a, 53).exp(), r.clone().exp()),
+            ("expm1", Iv::from_rational(&a, 8).expm1(), Fi::from_rational(&a, 53).expm1(), r.clone().exp_m1()),
+            ("ln", Iv::from_rational(&a, 8).ln(), Fi::from_rational(&a, 53).ln(), r.clone().ln()),
+            ("ln1p", Iv::from_rational(&a, 8).ln1p(), Fi::from_rational(&a, 53).ln1p(), r.clone().ln_1p()),
+            ("sqrt", Iv::from_rational(&a, 8).sqrt(), Fi::from_rational(&a, 53).sqrt(), r.clone().sqrt()),
+        ] {
+            let e8 = Enclosure::from_real(&lo8).unwrap();
+            let ef = Enclosure::from_real(&fi).unwrap();
+            prop_assert!(e8.contains(&reference), "{name} at 8 bits");
+            prop_assert!(ef.contains(&reference), "{name} in f64 intervals");
+        }
+    }
+
+    /// Φ in both backends against MPFR erfc at 1024 bits, including far tails.
+    #[test]
+    fn normal_cdf_contains_and_is_tight(x in -40.0f64..12.0) {
+        let xr = Rational::from_f64(x).unwrap();
+        let reference = phi(&f(&xr));
+        let fast = Enclosure::from_real(&Fi::from_rational(&xr, 53).normal_cdf()).unwrap();
+        prop_assert!(fast.contains(&reference));
+        if x > -37.0 {
+            check(&fast, &reference, 1e-12, "fast Φ");
+        }
+        let slow = Enclosure::from_real(&Iv::from_rational(&xr, 128).normal_cdf()).unwrap();
+        check(&slow, &reference, 1e-30, "MPFR Φ");
+    }
+
+    /// Printed decimals are outward: lower string ≤ value ≤ upper string, read back exactly.
+    #[test]
+    fn printing_is_outward(a in rational(-1e6, 1e6), k in 0u32..400) {
+        let x = Rational::from(a / Rational::from(rug::Integer::from(10).pow(k)));
+        let e = Enclosure::from_real(&Iv::from_rational(&x, 128)).unwrap();
+        let lo = dpcert::num::parse_exact(&e.lower.to_decimal()).unwrap();
+        let hi = dpcert::num::parse_exact(&e.upper.to_decimal()).unwrap();
+        prop_assert!(lo <= x && x <= hi);
+        // the safe-side f64 of each bound stays on its side (±inf when out of range)
+        prop_assert!(Rational::from_f64(e.lower.to_f64()).map_or(true, |l| l <= x));
+        prop_assert!(Rational::from_f64(e.upper.to_f64()).map_or(true, |u| u >= x));
+    }
+}
+
+#[test]
+fn normal_cdf_far_tail_keeps_relative_accuracy() {
+    // δ-sized values near 1e-300 and below: MPFR path, relative width tiny
+    for x in ["-37", "-38.5", "-50", "-1000"] {
+        let xr = q(x);
+        let e = Enclosure::from_real(&Iv::from_rational(&xr, 128).normal_cdf()).unwrap();
+        check(&e, &phi(&f(&xr)), 1e-30, x);
+        assert!(e.lower.0 > 0);
+    }
+}
+
+#[test]
+fn three_valued_comparison() {
+    let e = Enclosure::from_real(&Iv::from_rational(&q("0.1"), 64)).unwrap();
+    assert_eq!(e.cmp_rational(&q("0.1")), Tri::Undecided);
+    assert_eq!(e.cmp_rational(&q("0.1000001")), Tri::Less);
+    assert_eq!(e.cmp_rational(&q("0.0999999")), Tri::Greater);
+    assert!(Float::with_val(64, 0.1) != 0);
+}
