@@ -1,0 +1,116 @@
+//! Definition 11 – Theorem 18 and Theorem 22: containment and tightness of every formula.
+mod common;
+use common::{check, f, ln_inv, q, rational, small_delta, REF};
+use dpcert::num::Precision;
+use dpcert::theorems::approx::approx_advanced_composition;
+use dpcert::theorems::basic::{basic_composition, laplace_privacy_loss};
+use dpcert::theorems::zcdp::*;
+use proptest::prelude::*;
+use rug::{Float, Integer, Rational};
+
+const TIGHT: f64 = 1e-12;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn zcdp_formulas(rho in rational(0.001, 20.0), eps in rational(0.0, 50.0), delta in small_delta(), t in rational(0.01, 100.0)) {
+        prop_assume!(rho > 0 && t > 0);
+        let p = Precision::Auto;
+        check(&zcdp_delta_at(&rho, &eps, &t, p).unwrap(), &common::zcdp_delta_at(&rho, &eps, &t).min(&Float::with_val(REF, 1)).clone(), TIGHT, "Prop 14 at t");
+        if eps >= rho {
+            let g = Float::with_val(REF, f(&eps) - f(&rho));
+            let r = (-(Float::with_val(REF, &g * &g) / (f(&rho) * 4u32))).exp();
+            check(&zcdp_delta_closed_form(&rho, &eps, p).unwrap(), &r, TIGHT, "closed form");
+            // optimised is never worse than the closed form
+            prop_assert!(zcdp_delta(&rho, &eps, p).unwrap().upper.0 <= zcdp_delta_closed_form(&rho, &eps, p).unwrap().upper.0);
+        }
+        let l = ln_inv(&delta);
+        let bs16 = f(&rho) + Float::with_val(REF, f(&rho) * &l).sqrt() * 2u32;
+        check(&zcdp_epsilon_closed_form(&rho, &delta, p).unwrap(), &bs16, TIGHT, "Remark 15 ε");
+        prop_assert!(zcdp_epsilon(&rho, &delta, p).unwrap().upper.0 <= zcdp_epsilon_closed_form(&rho, &delta, p).unwrap().upper.0);
+        if eps > 0 {
+            let e = f(&eps);
+            let suff = Float::with_val(REF, &e * &e) / (Float::with_val(REF, &l * 4u32) + Float::with_val(REF, &e * 4u32));
+            check(&zcdp_rho_sufficient(&eps, &delta, p).unwrap(), &suff, TIGHT, "sufficient ρ");
+            let exact = (Float::with_val(REF, &l + &e).sqrt() - l.clone().sqrt()).square();
+            check(&zcdp_rho_exact(&eps, &delta, p).unwrap(), &exact, 1e-9, "exact-inverse ρ");
+            prop_assert!(suff <= exact);
+            let sig = (Float::with_val(REF, &l + &e) * 2u32).sqrt() / &e;
+            check(&gaussian_sigma_zcdp(&eps, &delta, &q("1"), p).unwrap(), &sig, TIGHT, "Gaussian σ");
+        }
+    }
+
+    /// Theorem 18 with the zCDP route it is proven by; Theorem 22 with its min.
+    #[test]
+    fn advanced_and_approx(e0 in rational(0.001, 2.0), k in 1u32..500, delta in small_delta(), dj in 0u32..5) {
+        let p = Precision::Auto;
+        let s2 = Float::with_val(REF, f(&e0) * f(&e0)) * k;
+        let l = ln_inv(&delta);
+        let r = Float::with_val(REF, &s2 / 2u32) + (Float::with_val(REF, &s2 * &l) * 2u32).sqrt();
+        check(&advanced_composition(&[(e0.clone(), Integer::from(k))], &delta, p).unwrap(), &r, TIGHT, "Theorem 18");
+        // Theorem 22 with δⱼ = dj·δ/(10k): δ' = δ − Σδⱼ
+        let each = Rational::from(&delta * dj) / (10 * k);
+        let mechs: Vec<(Rational, Rational)> = (0..k).map(|_| (e0.clone(), each.clone())).collect();
+        let slack = Rational::from(&delta - Rational::from(&each * k));
+        let l2 = ln_inv(&slack);
+        let adv = Float::with_val(REF, &s2 / 2u32) + (Float::with_val(REF, &s2 * &l2) * 2u32).sqrt();
+        let basic = Float::with_val(REF, f(&e0) * k);
+        check(&approx_advanced_composition(&mechs, &delta, p).unwrap(), &adv.min(&basic).clone(), TIGHT, "Theorem 22");
+    }
+}
+
+#[test]
+fn published_values() {
+    // theorems.md §7: Prop 14 inf-form and BS16
+    for (rho, eps, v) in [("0.125", "1", 0.0179854), ("0.5", "2", 0.0542930), ("1", "5", 0.0026120)] {
+        let d = zcdp_delta(&q(rho), &q(eps), Precision::Auto).unwrap();
+        assert!((d.upper.to_f64() - v).abs() < 5e-7, "{rho} {eps}");
+    }
+    let e = zcdp_epsilon_closed_form(&q("0.125"), &q("1e-5"), Precision::Auto).unwrap();
+    assert!((e.upper.to_f64() - 2.52426).abs() < 1e-5);
+    let r = zcdp_rho_exact(&q("1"), &q("1e-5"), Precision::Auto).unwrap();
+    assert!((r.upper.to_f64() - 0.020820).abs() < 1e-6);
+}
+
+#[test]
+fn basic_composition_and_its_optimality() {
+    let (e, d) = basic_composition(&[(q("0.1"), q("1e-6")), (q("0.25"), q("0")), (q("1/3"), q("2e-7"))]).unwrap();
+    assert_eq!(e, q("0.1") + q("0.25") + q("1/3"));
+    assert_eq!(d, q("1.2e-6"));
+    // Laplace example: k = 5 queries, each Laplace(k/ε) with ε = 1 ⇒ εⱼ = 1/5; f(x) = f(x') + 1
+    let k = 5;
+    let scales = vec![q("5"); k];
+    let fxp: Vec<Rational> = (0..k).map(|j| Rational::from(j as i32)).collect();
+    let fx: Vec<Rational> = fxp.iter().map(|v| Rational::from(v + 1)).collect();
+    let y = vec![q("100"); k];
+    assert_eq!(laplace_privacy_loss(&scales, &fx, &fxp, &y).unwrap(), q("1"));
+    // below the maximum, the loss is smaller
+    let y_low = vec![q("-100"); k];
+    assert_eq!(laplace_privacy_loss(&scales, &fx, &fxp, &y_low).unwrap(), q("-1"));
+    assert!(basic_composition(&[]).is_err());
+    assert!(basic_composition(&[(q("-1"), q("0"))]).is_err());
+}
+
+#[test]
+fn ledger_composes_adaptively() {
+    let mut l = ZcdpLedger::new();
+    l.push_gaussian(&q("2"), &q("1")).unwrap();
+    l.push_pure(&q("0.5")).unwrap();
+    l.push_zcdp(&q("0.01")).unwrap();
+    assert_eq!(*l.rho(), q("1/8") + q("1/8") + q("0.01"));
+    assert_eq!(l.len(), 3);
+    let a = l.epsilon(&q("1e-6"), Precision::Auto).unwrap();
+    assert_eq!(a, zcdp_epsilon(l.rho(), &q("1e-6"), Precision::Auto).unwrap());
+    assert!(l.push_zcdp(&q("-1")).is_err());
+}
+
+#[test]
+fn laplace_scale_comparison() {
+    let (basic, adv) = laplace_scales(&Integer::from(1000), &q("1"), &q("1e-6"), Precision::Auto).unwrap();
+    assert!(basic.contains_rational(&q("1000")));
+    assert!(adv.upper.0 < basic.lower.0); // Θ(√k) beats Θ(k) at k = 1000
+    let rho = f(&q("1")) / (ln_inv(&q("1e-6")) * 4u32 + 4u32);
+    let r = (Float::with_val(REF, 1000) / (rho * 2u32)).sqrt();
+    check(&adv, &r, TIGHT, "advanced scale");
+    let _ = Rational::new();
+}
