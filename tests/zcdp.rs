@@ -114,3 +114,4 @@ fn laplace_scale_comparison() {
     check(&adv, &r, TIGHT, "advanced scale");
     let _ = Rational::new();
 }
+
