@@ -9,7 +9,10 @@ use std::time::Instant;
 fn grid() -> Vec<(String, String)> {
     let sigmas = ["0.5", "0.8", "1", "1.1", "2", "4", "10", "50"];
     let epss = ["0.01", "0.1", "0.5", "1", "2", "5", "10"];
-    sigmas.iter().flat_map(|s| epss.iter().map(move |e| (s.to_string(), e.to_string()))).collect()
+    sigmas
+        .iter()
+        .flat_map(|s| epss.iter().map(move |e| (s.to_string(), e.to_string())))
+        .collect()
 }
 
 fn main() {
@@ -31,12 +34,18 @@ fn main() {
             black_box(gaussian_delta(&pld, &eps, Precision::Auto).unwrap());
         }
         let us = t.elapsed().as_secs_f64() * 1e6 / n as f64;
-        let path = gaussian_delta(&pld, &eps, Precision::Auto).unwrap().arithmetic;
+        let path = gaussian_delta(&pld, &eps, Precision::Auto)
+            .unwrap()
+            .arithmetic;
         per_call.push(us);
         println!("sigma={s:>4} eps={e:>4}: {us:8.2} µs  ({path:?})");
     }
     per_call.sort_by(|a, b| a.total_cmp(b));
     let med = per_call[per_call.len() / 2];
-    println!("median certified gaussian_delta over {} grid points: {med:.2} µs (max {:.2} µs)", per_call.len(), per_call.last().unwrap());
+    println!(
+        "median certified gaussian_delta over {} grid points: {med:.2} µs (max {:.2} µs)",
+        per_call.len(),
+        per_call.last().unwrap()
+    );
     c.final_summary();
 }

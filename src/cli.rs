@@ -3,14 +3,20 @@
 //! where no lower bound of the asked quantity is claimed), `"theorem"`, `"precision_bits"`
 //! and `"arithmetic"`.
 use clap::{Args, Parser, Subcommand};
-use dpcert::num::{parse_exact, parse_positive_integer, Enclosure, Iv, Precision, Real, DEFAULT_PREC};
+use dpcert::num::{
+    parse_exact, parse_positive_integer, Enclosure, Iv, Precision, Real, DEFAULT_PREC,
+};
 use dpcert::theorems::{basic, gaussian, pld, zcdp};
 use dpcert::{validate, Error};
 use rug::{Integer, Rational};
 use serde_json::{json, Value};
 
 #[derive(Parser)]
-#[command(name = "dpcert", version, about = "Certified differential-privacy accounting (Steinke 2022).")]
+#[command(
+    name = "dpcert",
+    version,
+    about = "Certified differential-privacy accounting (Steinke 2022)."
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -42,10 +48,20 @@ struct Common {
 #[derive(Args)]
 struct GaussianShape {
     /// L2 sensitivity Δ (default 1).
-    #[arg(long, value_name = "D", default_value = "1", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "D",
+        default_value = "1",
+        allow_hyphen_values = true
+    )]
     sensitivity: String,
     /// Number of compositions K (default 1).
-    #[arg(long, value_name = "K", default_value = "1", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "K",
+        default_value = "1",
+        allow_hyphen_values = true
+    )]
     compositions: String,
 }
 
@@ -149,7 +165,10 @@ fn count(flag: &str, text: &str) -> Result<Integer, Error> {
 fn flagged<T>(r: Result<T, Error>) -> Result<T, Error> {
     r.map_err(|e| match e {
         Error::InvalidArgument { name, reason } if !name.starts_with("--") => {
-            Error::InvalidArgument { name: format!("--{name}"), reason }
+            Error::InvalidArgument {
+                name: format!("--{name}"),
+                reason,
+            }
         }
         other => other,
     })
@@ -160,24 +179,39 @@ fn precision(c: &Common) -> Result<Precision, Error> {
         None => Ok(Precision::Auto),
         Some(t) => match t.trim().parse::<u32>() {
             Ok(b) if (24..=1 << 20).contains(&b) => Ok(Precision::Bits(b)),
-            _ => Err(Error::arg("--precision", format!("`{t}` is not a bit count in 24..=1048576"))),
+            _ => Err(Error::arg(
+                "--precision",
+                format!("`{t}` is not a bit count in 24..=1048576"),
+            )),
         },
     }
 }
 
-fn gaussian_pld(sigma: &str, sh: &GaussianShape) -> Result<(pld::GaussianPld, Rational, Integer), Error> {
+fn gaussian_pld(
+    sigma: &str,
+    sh: &GaussianShape,
+) -> Result<(pld::GaussianPld, Rational, Integer), Error> {
     let s = num("--sigma", sigma)?;
     validate::positive("--sigma", &s)?;
     let d = num("--sensitivity", &sh.sensitivity)?;
     validate::positive("--sensitivity", &d)?;
     let k = count("--compositions", &sh.compositions)?;
-    let pld = gaussian::gaussian_composition(&[gaussian::GaussianMechanism { sigma: s, sensitivity: d.clone(), count: k.clone() }])?;
+    let pld = gaussian::gaussian_composition(&[gaussian::GaussianMechanism {
+        sigma: s,
+        sensitivity: d.clone(),
+        count: k.clone(),
+    }])?;
     Ok((pld, d, k))
 }
 
 fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
     match cmd {
-        GaussianCmd::Delta { sigma, epsilon, shape, common } => {
+        GaussianCmd::Delta {
+            sigma,
+            epsilon,
+            shape,
+            common,
+        } => {
             let (pld, _, _) = gaussian_pld(sigma, shape)?;
             let e = num("--epsilon", epsilon)?;
             validate::nonnegative("--epsilon", &e)?;
@@ -198,7 +232,12 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
                 extra: vec![("rho", json!(pld.rho.to_string()))],
             })
         }
-        GaussianCmd::Epsilon { sigma, delta, shape, common } => {
+        GaussianCmd::Epsilon {
+            sigma,
+            delta,
+            shape,
+            common,
+        } => {
             let (pld, _, _) = gaussian_pld(sigma, shape)?;
             let d = num("--delta", delta)?;
             validate::open_unit("--delta", &d)?;
@@ -218,7 +257,12 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
                 extra: vec![("rho", json!(pld.rho.to_string()))],
             })
         }
-        GaussianCmd::Sigma { epsilon, delta, shape, common } => {
+        GaussianCmd::Sigma {
+            epsilon,
+            delta,
+            shape,
+            common,
+        } => {
             let e = num("--epsilon", epsilon)?;
             validate::nonnegative("--epsilon", &e)?;
             let d = num("--delta", delta)?;
@@ -237,7 +281,8 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
                 query: "gaussian sigma",
                 enclosure: enc,
                 two_sided: true,
-                theorem: "Steinke 2022 Corollary 8 / Corollary 10, inverted in σ by certified bisection",
+                theorem:
+                    "Steinke 2022 Corollary 8 / Corollary 10, inverted in σ by certified bisection",
                 sentence,
                 extra: vec![],
             })
@@ -251,17 +296,31 @@ fn formula(enc: &Enclosure) -> Value {
 
 fn run_zcdp(cmd: &ZcdpCmd) -> CliResult {
     match cmd {
-        ZcdpCmd::Delta { rho, epsilon, common } => {
+        ZcdpCmd::Delta {
+            rho,
+            epsilon,
+            common,
+        } => {
             let r = num("--rho", rho)?;
             validate::positive("--rho", &r)?;
             let e = num("--epsilon", epsilon)?;
             validate::nonnegative("--epsilon", &e)?;
             let p = precision(common)?;
             let opt = zcdp::zcdp_delta(&r, &e, p)?;
-            let closed = if e >= r { Some(zcdp::zcdp_delta_closed_form(&r, &e, p)?) } else { None };
+            let closed = if e >= r {
+                Some(zcdp::zcdp_delta_closed_form(&r, &e, p)?)
+            } else {
+                None
+            };
             let (best, theorem) = match &closed {
-                Some(c) if c.upper.0 < opt.upper.0 => (c.clone(), "Steinke 2022 Proposition 14 (closed form, Remark 15)"),
-                _ => (opt.clone(), "Steinke 2022 Proposition 14 (optimised over t)"),
+                Some(c) if c.upper.0 < opt.upper.0 => (
+                    c.clone(),
+                    "Steinke 2022 Proposition 14 (closed form, Remark 15)",
+                ),
+                _ => (
+                    opt.clone(),
+                    "Steinke 2022 Proposition 14 (optimised over t)",
+                ),
             };
             let mut extra = vec![("optimised", formula(&opt))];
             if let Some(c) = &closed {
@@ -270,7 +329,10 @@ fn run_zcdp(cmd: &ZcdpCmd) -> CliResult {
             Ok(Output {
                 quantity: "delta",
                 query: "zcdp delta",
-                sentence: format!("every {rho}-zCDP mechanism is (ε={epsilon}, δ)-DP for δ = {}", best.upper.to_decimal()),
+                sentence: format!(
+                    "every {rho}-zCDP mechanism is (ε={epsilon}, δ)-DP for δ = {}",
+                    best.upper.to_decimal()
+                ),
                 enclosure: best,
                 two_sided: false,
                 theorem,
@@ -286,18 +348,30 @@ fn run_zcdp(cmd: &ZcdpCmd) -> CliResult {
             let opt = zcdp::zcdp_epsilon(&r, &d, p)?;
             let closed = zcdp::zcdp_epsilon_closed_form(&r, &d, p)?;
             let (best, theorem) = if closed.upper.0 < opt.upper.0 {
-                (closed.clone(), "Steinke 2022 Remark 15 (ρ + 2√(ρ log(1/δ)))")
+                (
+                    closed.clone(),
+                    "Steinke 2022 Remark 15 (ρ + 2√(ρ log(1/δ)))",
+                )
             } else {
-                (opt.clone(), "Steinke 2022 Proposition 14 (optimised over t)")
+                (
+                    opt.clone(),
+                    "Steinke 2022 Proposition 14 (optimised over t)",
+                )
             };
             Ok(Output {
                 quantity: "epsilon",
                 query: "zcdp epsilon",
-                sentence: format!("every {rho}-zCDP mechanism is (ε, δ={delta})-DP for ε = {}", best.upper.to_decimal()),
+                sentence: format!(
+                    "every {rho}-zCDP mechanism is (ε, δ={delta})-DP for ε = {}",
+                    best.upper.to_decimal()
+                ),
                 enclosure: best,
                 two_sided: false,
                 theorem,
-                extra: vec![("optimised", formula(&opt)), ("closed_form", formula(&closed))],
+                extra: vec![
+                    ("optimised", formula(&opt)),
+                    ("closed_form", formula(&closed)),
+                ],
             })
         }
     }
@@ -305,7 +379,12 @@ fn run_zcdp(cmd: &ZcdpCmd) -> CliResult {
 
 fn run_compose(cmd: &ComposeCmd) -> CliResult {
     match cmd {
-        ComposeCmd::Pure { epsilon, count: k, delta, common } => {
+        ComposeCmd::Pure {
+            epsilon,
+            count: k,
+            delta,
+            common,
+        } => {
             let e0 = num("--epsilon", epsilon)?;
             validate::nonnegative("--epsilon", &e0)?;
             let k = count("--count", k)?;
@@ -313,19 +392,32 @@ fn run_compose(cmd: &ComposeCmd) -> CliResult {
             validate::open_unit("--delta", &d)?;
             let p = precision(common)?;
             let kr = Rational::from(&k);
-            let (basic_e, _) = basic::basic_composition(&[(Rational::from(&e0 * &kr), Rational::new())])?;
+            let (basic_e, _) =
+                basic::basic_composition(&[(Rational::from(&e0 * &kr), Rational::new())])?;
             let basic_enc = Enclosure::from_real(&Iv::from_rational(&basic_e, DEFAULT_PREC))?;
             let thm18 = zcdp::advanced_composition(&[(e0.clone(), k.clone())], &d, p)?;
             let rho = zcdp::pure_to_zcdp(&e0)? * &kr;
-            let via_zcdp = if rho > 0 { Some(zcdp::zcdp_epsilon(&rho, &d, p)?) } else { None };
+            let via_zcdp = if rho > 0 {
+                Some(zcdp::zcdp_epsilon(&rho, &d, p)?)
+            } else {
+                None
+            };
             let mut routes = vec![
                 ("basic composition", "Steinke 2022 Theorem 1", basic_enc),
                 ("advanced composition", "Steinke 2022 Theorem 18", thm18),
             ];
             if let Some(z) = via_zcdp {
-                routes.push(("zCDP", "Steinke 2022 Proposition 16, Theorem 13, Proposition 14 (optimised)", z));
+                routes.push((
+                    "zCDP",
+                    "Steinke 2022 Proposition 16, Theorem 13, Proposition 14 (optimised)",
+                    z,
+                ));
             }
-            let best = routes.iter().min_by(|a, b| a.2.upper.0.partial_cmp(&b.2.upper.0).expect("finite")).expect("routes").clone();
+            let best = routes
+                .iter()
+                .min_by(|a, b| a.2.upper.0.partial_cmp(&b.2.upper.0).expect("finite"))
+                .expect("routes")
+                .clone();
             let routes_json: Vec<Value> = routes
                 .iter()
                 .map(|(n, t, e)| json!({"route": n, "theorem": t, "upper": e.upper.to_decimal()}))
@@ -354,12 +446,19 @@ fn print(out: &Output, json_mode: bool) {
         obj.insert("quantity".into(), json!(out.quantity));
         obj.insert(
             "lower".into(),
-            if out.two_sided { json!(out.enclosure.lower.to_decimal()) } else { Value::Null },
+            if out.two_sided {
+                json!(out.enclosure.lower.to_decimal())
+            } else {
+                Value::Null
+            },
         );
         obj.insert("upper".into(), json!(out.enclosure.upper.to_decimal()));
         obj.insert("exact".into(), json!(out.two_sided));
         obj.insert("theorem".into(), json!(out.theorem));
-        obj.insert("precision_bits".into(), json!(out.enclosure.precision_bits()));
+        obj.insert(
+            "precision_bits".into(),
+            json!(out.enclosure.precision_bits()),
+        );
         obj.insert("arithmetic".into(), json!(out.enclosure.arithmetic.name()));
         obj.insert("upper_f64".into(), json!(out.enclosure.upper.to_f64()));
         if !out.two_sided {
@@ -370,7 +469,13 @@ fn print(out: &Output, json_mode: bool) {
         }
         println!("{}", Value::Object(obj));
     } else {
-        println!("{} [{}; {} bits, {}]", out.sentence, out.theorem, out.enclosure.precision_bits(), out.enclosure.arithmetic.name());
+        println!(
+            "{} [{}; {} bits, {}]",
+            out.sentence,
+            out.theorem,
+            out.enclosure.precision_bits(),
+            out.enclosure.arithmetic.name()
+        );
     }
 }
 
@@ -390,9 +495,16 @@ pub fn run() -> i32 {
         Ok(c) => c,
         Err(e) => {
             use clap::error::ErrorKind::*;
-            if matches!(e.kind(), DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand) {
+            if matches!(
+                e.kind(),
+                DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
                 let _ = e.print();
-                return if e.kind() == DisplayHelpOnMissingArgumentOrSubcommand { 2 } else { 0 };
+                return if e.kind() == DisplayHelpOnMissingArgumentOrSubcommand {
+                    2
+                } else {
+                    0
+                };
             }
             // one line: clap's message up to its usage block
             let text = e.to_string();

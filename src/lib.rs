@@ -20,8 +20,8 @@
 
 pub mod num;
 pub mod search;
-pub mod validate;
 pub mod theorems;
+pub mod validate;
 
 use std::fmt;
 
@@ -36,7 +36,10 @@ pub enum Error {
 
 impl Error {
     pub fn arg(name: &str, reason: impl Into<String>) -> Error {
-        Error::InvalidArgument { name: name.to_string(), reason: reason.into() }
+        Error::InvalidArgument {
+            name: name.to_string(),
+            reason: reason.into(),
+        }
     }
 }
 

@@ -6,9 +6,6 @@ fn main() {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("dpcert: internal error (please report): {info}");
     }));
-    let code = match std::panic::catch_unwind(cli::run) {
-        Ok(code) => code,
-        Err(_) => 101,
-    };
+    let code = std::panic::catch_unwind(cli::run).unwrap_or(101);
     std::process::exit(code);
 }

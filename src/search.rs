@@ -61,7 +61,8 @@ pub fn decide(
     target: &Rational,
     prec: Precision,
 ) -> Result<Tri> {
-    let xr = Rational::from_f64(x).ok_or_else(|| Error::Numerical("search left the finite range".into()))?;
+    let xr = Rational::from_f64(x)
+        .ok_or_else(|| Error::Numerical("search left the finite range".into()))?;
     let mut t = side(&g(&xr, prec)?, target);
     let mut p = match prec {
         Precision::Bits(b) => b,
@@ -96,10 +97,16 @@ pub fn invert_nonincreasing(
     rel_tol: f64,
     prec: Precision,
 ) -> Result<Bracket> {
-    let undecided = || Error::Numerical("could not decide the crossing at maximum precision".into());
+    let undecided =
+        || Error::Numerical("could not decide the crossing at maximum precision".into());
     if floor_is_admissible {
         match decide(&g, floor, target, prec)? {
-            Tri::Less => return Ok(Bracket { infeasible: None, feasible: floor }),
+            Tri::Less => {
+                return Ok(Bracket {
+                    infeasible: None,
+                    feasible: floor,
+                })
+            }
             Tri::Greater => {}
             Tri::Undecided => {
                 // g(floor) equals the target to within 2^-2048: treat the floor as the answer
@@ -129,7 +136,9 @@ pub fn invert_nonincreasing(
         loop {
             if cand <= floor || cand < 1e-300 {
                 if !floor_is_admissible {
-                    return Err(Error::Numerical("no infeasible value above the floor".into()));
+                    return Err(Error::Numerical(
+                        "no infeasible value above the floor".into(),
+                    ));
                 }
                 lo = floor;
                 break;
@@ -162,5 +171,8 @@ pub fn invert_nonincreasing(
     if lo == floor && floor_is_admissible && decide(&g, floor, target, prec)? != Tri::Greater {
         return Err(undecided());
     }
-    Ok(Bracket { infeasible: Some(lo), feasible: hi })
+    Ok(Bracket {
+        infeasible: Some(lo),
+        feasible: hi,
+    })
 }

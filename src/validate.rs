@@ -23,7 +23,10 @@ pub fn open_unit(name: &str, x: &Rational) -> Result<()> {
     if *x > 0 && *x < 1 {
         Ok(())
     } else {
-        Err(Error::arg(name, format!("must lie in (0, 1), got {}", show(x))))
+        Err(Error::arg(
+            name,
+            format!("must lie in (0, 1), got {}", show(x)),
+        ))
     }
 }
 
@@ -32,7 +35,10 @@ pub fn unit_from_zero(name: &str, x: &Rational) -> Result<()> {
     if *x >= 0 && *x < 1 {
         Ok(())
     } else {
-        Err(Error::arg(name, format!("must lie in [0, 1), got {}", show(x))))
+        Err(Error::arg(
+            name,
+            format!("must lie in [0, 1), got {}", show(x)),
+        ))
     }
 }
 
@@ -40,7 +46,10 @@ pub fn count(name: &str, k: &Integer) -> Result<()> {
     if *k >= 1 {
         Ok(())
     } else {
-        Err(Error::arg(name, format!("must be a positive integer, got {k}")))
+        Err(Error::arg(
+            name,
+            format!("must be a positive integer, got {k}"),
+        ))
     }
 }
 

@@ -2,20 +2,77 @@
 use std::process::Command;
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_dpcert")).args(args).output().unwrap();
-    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into())
+    let o = Command::new(env!("CARGO_BIN_EXE_dpcert"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into(),
+        String::from_utf8_lossy(&o.stderr).into(),
+    )
 }
 
 #[test]
 fn json_queries() {
     for (args, two_sided) in [
-        (vec!["gaussian", "delta", "--sigma", "1", "--epsilon", "0.5"], true),
-        (vec!["gaussian", "delta", "--sigma", "0.1", "--epsilon", "200", "--precision", "256"], true),
-        (vec!["gaussian", "epsilon", "--sigma", "2", "--delta", "1e-5", "--compositions", "10", "--sensitivity", "0.5"], true),
-        (vec!["gaussian", "sigma", "--epsilon", "1", "--delta", "1e-5"], true),
-        (vec!["zcdp", "delta", "--rho", "0.125", "--epsilon", "1"], false),
-        (vec!["zcdp", "epsilon", "--rho", "0.125", "--delta", "1e-5"], false),
-        (vec!["compose", "pure", "--epsilon", "0.1", "--count", "100", "--delta", "1e-6"], false),
+        (
+            vec!["gaussian", "delta", "--sigma", "1", "--epsilon", "0.5"],
+            true,
+        ),
+        (
+            vec![
+                "gaussian",
+                "delta",
+                "--sigma",
+                "0.1",
+                "--epsilon",
+                "200",
+                "--precision",
+                "256",
+            ],
+            true,
+        ),
+        (
+            vec![
+                "gaussian",
+                "epsilon",
+                "--sigma",
+                "2",
+                "--delta",
+                "1e-5",
+                "--compositions",
+                "10",
+                "--sensitivity",
+                "0.5",
+            ],
+            true,
+        ),
+        (
+            vec!["gaussian", "sigma", "--epsilon", "1", "--delta", "1e-5"],
+            true,
+        ),
+        (
+            vec!["zcdp", "delta", "--rho", "0.125", "--epsilon", "1"],
+            false,
+        ),
+        (
+            vec!["zcdp", "epsilon", "--rho", "0.125", "--delta", "1e-5"],
+            false,
+        ),
+        (
+            vec![
+                "compose",
+                "pure",
+                "--epsilon",
+                "0.1",
+                "--count",
+                "100",
+                "--delta",
+                "1e-6",
+            ],
+            false,
+        ),
     ] {
         let mut a = args.clone();
         a.push("--json");
@@ -36,35 +93,162 @@ fn json_queries() {
         assert_eq!(code, 0);
         assert_eq!(out.lines().count(), 1);
     }
-    let (_, out, _) = run(&["gaussian", "delta", "--sigma", "0.1", "--epsilon", "200", "--json", "--precision", "256"]);
+    let (_, out, _) = run(&[
+        "gaussian",
+        "delta",
+        "--sigma",
+        "0.1",
+        "--epsilon",
+        "200",
+        "--json",
+        "--precision",
+        "256",
+    ]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["precision_bits"], 256);
-    assert!(v["upper"].as_str().unwrap().starts_with("1.46220517756907481"));
+    assert!(v["upper"]
+        .as_str()
+        .unwrap()
+        .starts_with("1.46220517756907481"));
 }
 
 #[test]
 fn bad_input_never_yields_a_number() {
     for (args, names) in [
-        (vec!["gaussian", "delta", "--sigma", "nan", "--epsilon", "1"], "--sigma"),
-        (vec!["gaussian", "delta", "--sigma", "inf", "--epsilon", "1"], "--sigma"),
-        (vec!["gaussian", "delta", "--sigma", "-inf", "--epsilon", "1"], "--sigma"),
-        (vec!["gaussian", "delta", "--sigma", "0", "--epsilon", "1"], "--sigma"),
-        (vec!["gaussian", "delta", "--sigma", "-2", "--epsilon", "1"], "--sigma"),
-        (vec!["gaussian", "delta", "--sigma", "1", "--epsilon", "-1"], "--epsilon"),
-        (vec!["gaussian", "delta", "--sigma", "1", "--epsilon", "1", "--compositions", "0"], "--compositions"),
-        (vec!["gaussian", "delta", "--sigma", "1", "--epsilon", "1", "--compositions", "1.5"], "--compositions"),
-        (vec!["gaussian", "delta", "--sigma", "1", "--epsilon", "1", "--sensitivity", "0"], "--sensitivity"),
-        (vec!["gaussian", "epsilon", "--sigma", "1", "--delta", "0"], "--delta"),
-        (vec!["gaussian", "epsilon", "--sigma", "1", "--delta", "1"], "--delta"),
-        (vec!["gaussian", "epsilon", "--sigma", "1", "--delta", "1.5"], "--delta"),
-        (vec!["gaussian", "sigma", "--epsilon", "1", "--delta", "-1e-5"], "--delta"),
-        (vec!["zcdp", "delta", "--rho", "0", "--epsilon", "1"], "--rho"),
-        (vec!["zcdp", "epsilon", "--rho", "1", "--delta", "2"], "--delta"),
-        (vec!["compose", "pure", "--epsilon", "1", "--count", "0", "--delta", "1e-5"], "--count"),
-        (vec!["compose", "pure", "--epsilon", "x", "--count", "3", "--delta", "1e-5"], "--epsilon"),
-        (vec!["gaussian", "delta", "--sigma", "1/0", "--epsilon", "1"], "--sigma"),
-        (vec!["gaussian", "delta", "--sigma", "", "--epsilon", "1"], "--sigma"),
-        (vec!["gaussian", "delta", "--sigma", "1", "--epsilon", "1", "--precision", "0"], "--precision"),
+        (
+            vec!["gaussian", "delta", "--sigma", "nan", "--epsilon", "1"],
+            "--sigma",
+        ),
+        (
+            vec!["gaussian", "delta", "--sigma", "inf", "--epsilon", "1"],
+            "--sigma",
+        ),
+        (
+            vec!["gaussian", "delta", "--sigma", "-inf", "--epsilon", "1"],
+            "--sigma",
+        ),
+        (
+            vec!["gaussian", "delta", "--sigma", "0", "--epsilon", "1"],
+            "--sigma",
+        ),
+        (
+            vec!["gaussian", "delta", "--sigma", "-2", "--epsilon", "1"],
+            "--sigma",
+        ),
+        (
+            vec!["gaussian", "delta", "--sigma", "1", "--epsilon", "-1"],
+            "--epsilon",
+        ),
+        (
+            vec![
+                "gaussian",
+                "delta",
+                "--sigma",
+                "1",
+                "--epsilon",
+                "1",
+                "--compositions",
+                "0",
+            ],
+            "--compositions",
+        ),
+        (
+            vec![
+                "gaussian",
+                "delta",
+                "--sigma",
+                "1",
+                "--epsilon",
+                "1",
+                "--compositions",
+                "1.5",
+            ],
+            "--compositions",
+        ),
+        (
+            vec![
+                "gaussian",
+                "delta",
+                "--sigma",
+                "1",
+                "--epsilon",
+                "1",
+                "--sensitivity",
+                "0",
+            ],
+            "--sensitivity",
+        ),
+        (
+            vec!["gaussian", "epsilon", "--sigma", "1", "--delta", "0"],
+            "--delta",
+        ),
+        (
+            vec!["gaussian", "epsilon", "--sigma", "1", "--delta", "1"],
+            "--delta",
+        ),
+        (
+            vec!["gaussian", "epsilon", "--sigma", "1", "--delta", "1.5"],
+            "--delta",
+        ),
+        (
+            vec!["gaussian", "sigma", "--epsilon", "1", "--delta", "-1e-5"],
+            "--delta",
+        ),
+        (
+            vec!["zcdp", "delta", "--rho", "0", "--epsilon", "1"],
+            "--rho",
+        ),
+        (
+            vec!["zcdp", "epsilon", "--rho", "1", "--delta", "2"],
+            "--delta",
+        ),
+        (
+            vec![
+                "compose",
+                "pure",
+                "--epsilon",
+                "1",
+                "--count",
+                "0",
+                "--delta",
+                "1e-5",
+            ],
+            "--count",
+        ),
+        (
+            vec![
+                "compose",
+                "pure",
+                "--epsilon",
+                "x",
+                "--count",
+                "3",
+                "--delta",
+                "1e-5",
+            ],
+            "--epsilon",
+        ),
+        (
+            vec!["gaussian", "delta", "--sigma", "1/0", "--epsilon", "1"],
+            "--sigma",
+        ),
+        (
+            vec!["gaussian", "delta", "--sigma", "", "--epsilon", "1"],
+            "--sigma",
+        ),
+        (
+            vec![
+                "gaussian",
+                "delta",
+                "--sigma",
+                "1",
+                "--epsilon",
+                "1",
+                "--precision",
+                "0",
+            ],
+            "--precision",
+        ),
         (vec!["gaussian", "delta", "--sigma", "1"], "--epsilon"),
     ] {
         let (code, out, err) = run(&args);

@@ -15,7 +15,11 @@ fn pld(sigma: &str, sens: &str) -> dpcert::theorems::pld::GaussianPld {
 #[test]
 fn published_values() {
     // Balle–Wang 2018 Theorem 8 values (theorems.md §7)
-    for (d, s, e, v) in [("1", "1", "0.5", "0.23842170813"), ("1", "2", "1", "0.00682959498"), ("2", "1", "3", "0.18381307654")] {
+    for (d, s, e, v) in [
+        ("1", "1", "0.5", "0.23842170813"),
+        ("1", "2", "1", "0.00682959498"),
+        ("2", "1", "3", "0.18381307654"),
+    ] {
         let enc = gaussian_delta(&pld(s, d), &q(e), Precision::Auto).unwrap();
         let v: f64 = v.parse().unwrap();
         assert!((enc.upper.to_f64() - v).abs() < 1e-11, "{d} {s} {e}");
@@ -87,22 +91,32 @@ proptest! {
 #[test]
 fn composition_routes_agree() {
     let mechs = [("1", "1", 3u32), ("2.5", "0.5", 7), ("0.7", "2", 1)];
-    let list: Vec<GaussianMechanism> =
-        mechs.iter().map(|(s, d, k)| GaussianMechanism::new(q(s), q(d), Integer::from(*k)).unwrap()).collect();
+    let list: Vec<GaussianMechanism> = mechs
+        .iter()
+        .map(|(s, d, k)| GaussianMechanism::new(q(s), q(d), Integer::from(*k)).unwrap())
+        .collect();
     let cor10 = gaussian_composition(&list).unwrap();
     let rhos: Vec<Rational> = mechs
         .iter()
         .map(|(s, d, k)| gaussian_zcdp(&q(s), &q(d)).unwrap() * Rational::from(*k))
         .collect();
     assert_eq!(cor10.rho, zcdp_compose(&rhos).unwrap());
-    let k = gaussian_composition(&[GaussianMechanism::new(q("3"), q("1"), Integer::from(5)).unwrap()]).unwrap();
-    let m = gaussian_composition(&[GaussianMechanism::new(q("3"), q("1"), Integer::from(9)).unwrap()]).unwrap();
-    let km = gaussian_composition(&[GaussianMechanism::new(q("3"), q("1"), Integer::from(14)).unwrap()]).unwrap();
+    let k =
+        gaussian_composition(&[GaussianMechanism::new(q("3"), q("1"), Integer::from(5)).unwrap()])
+            .unwrap();
+    let m =
+        gaussian_composition(&[GaussianMechanism::new(q("3"), q("1"), Integer::from(9)).unwrap()])
+            .unwrap();
+    let km =
+        gaussian_composition(&[GaussianMechanism::new(q("3"), q("1"), Integer::from(14)).unwrap()])
+            .unwrap();
     let both = dpcert::theorems::pld::compose_plds(&[Pld::Gaussian(k), Pld::Gaussian(m)]).unwrap();
     assert_eq!(both, Pld::Gaussian(km.clone()));
     let e = q("1.5");
     let a = gaussian_delta(&km, &e, Precision::Bits(256)).unwrap();
-    let Pld::Gaussian(b) = both else { unreachable!() };
+    let Pld::Gaussian(b) = both else {
+        unreachable!()
+    };
     assert_eq!(a, gaussian_delta(&b, &e, Precision::Bits(256)).unwrap());
 }
 
@@ -111,12 +125,21 @@ fn composition_routes_agree() {
 /// hair below the lower bound is valid.
 #[test]
 fn optimality_cases() {
-    for (s, d, e) in [("1", "1", "0.5"), ("2", "1", "1"), ("0.5", "1", "3"), ("0.1", "1", "200"), ("1", "3", "2")] {
+    for (s, d, e) in [
+        ("1", "1", "0.5"),
+        ("2", "1", "1"),
+        ("0.5", "1", "3"),
+        ("0.1", "1", "200"),
+        ("1", "3", "2"),
+    ] {
         let g = pld(s, d);
         let eps = q(e);
         let exact = gaussian_delta(&g, &eps, Precision::Bits(128)).unwrap();
         let integral = hockey_stick_integral(&Pld::Gaussian(g.clone()), &eps, 4000, 128).unwrap();
-        assert!(integral.lower.0 <= exact.upper.0 && exact.lower.0 <= integral.upper.0, "{s} {d} {e}");
+        assert!(
+            integral.lower.0 <= exact.upper.0 && exact.lower.0 <= integral.upper.0,
+            "{s} {d} {e}"
+        );
         // witness: P = N(Δ, σ²), Q = N(0, σ²), S = {y > t}, t ≈ σ²ε/Δ + Δ/2 rounded to f64
         let (sig, del) = (q(s), q(d));
         let t = Rational::from_f64(
@@ -125,8 +148,12 @@ fn optimality_cases() {
         .unwrap();
         let p = 256;
         let sg = Iv::from_rational(&sig, p);
-        let ps = Iv::from_rational(&Rational::from(&del - &t), p).div(&sg).normal_cdf(); // P(S)
-        let qs = Iv::from_rational(&Rational::from(-&t), p).div(&sg).normal_cdf(); // Q(S)
+        let ps = Iv::from_rational(&Rational::from(&del - &t), p)
+            .div(&sg)
+            .normal_cdf(); // P(S)
+        let qs = Iv::from_rational(&Rational::from(-&t), p)
+            .div(&sg)
+            .normal_cdf(); // Q(S)
         let witness = ps.sub(&Iv::from_rational(&eps, p).exp().mul(&qs));
         let bar = Float::with_val(p, &exact.lower.0 * (1.0 - 1e-9));
         assert!(*witness.lo() > bar, "witness fails for {s} {d} {e}");
@@ -152,6 +179,13 @@ fn bad_inputs_are_errors() {
     assert!(gaussian_delta(&g, &q("-0.1"), Precision::Auto).is_err());
     assert!(gaussian_epsilon(&g, &q("0"), Precision::Auto).is_err());
     assert!(gaussian_epsilon(&g, &q("1"), Precision::Auto).is_err());
-    assert!(gaussian_sigma(&q("1"), &q("1e-5"), &q("1"), &Integer::from(0), Precision::Auto).is_err());
+    assert!(gaussian_sigma(
+        &q("1"),
+        &q("1e-5"),
+        &q("1"),
+        &Integer::from(0),
+        Precision::Auto
+    )
+    .is_err());
     assert!(gaussian_delta_interpretable(&g, &q("0.1"), Precision::Auto).is_err());
 }

@@ -30,7 +30,11 @@ fn theorem_items() -> BTreeMap<String, String> {
         let path = entry.unwrap().path();
         let src = fs::read_to_string(&path).unwrap();
         for line in src.lines().filter(|l| l.starts_with("pub fn ")) {
-            let name = line["pub fn ".len()..].split(['(', '<']).next().unwrap().to_string();
+            let name = line["pub fn ".len()..]
+                .split(['(', '<'])
+                .next()
+                .unwrap()
+                .to_string();
             let body = item_source(&src, &format!("pub fn {name}")).unwrap();
             out.insert(name, fnv1a(&body));
         }
@@ -40,14 +44,21 @@ fn theorem_items() -> BTreeMap<String, String> {
         }
     }
     // numerical kernels with their own notes
-    out.insert("normal_cdf".into(), fnv1a(&fs::read_to_string("src/num/normal.rs").unwrap()));
+    out.insert(
+        "normal_cdf".into(),
+        fnv1a(&fs::read_to_string("src/num/normal.rs").unwrap()),
+    );
     out
 }
 
 #[test]
 fn every_theorem_has_a_note_and_every_note_a_theorem() {
     let items = theorem_items();
-    assert!(items.len() >= 25, "scanner found only {} items", items.len());
+    assert!(
+        items.len() >= 25,
+        "scanner found only {} items",
+        items.len()
+    );
     let bless = std::env::var("DPCERT_BLESS_NOTES").is_ok();
     let mut problems = vec![];
     for (name, hash) in &items {
@@ -56,7 +67,14 @@ fn every_theorem_has_a_note_and_every_note_a_theorem() {
             problems.push(format!("missing note {p}"));
             continue;
         };
-        for heading in ["## Statement", "## Preconditions", "## Why it is sound", "## Rounding table", "## Tightness", "## References"] {
+        for heading in [
+            "## Statement",
+            "## Preconditions",
+            "## Why it is sound",
+            "## Rounding table",
+            "## Tightness",
+            "## References",
+        ] {
             if !text.contains(heading) {
                 problems.push(format!("{p} lacks `{heading}`"));
             }
@@ -64,21 +82,29 @@ fn every_theorem_has_a_note_and_every_note_a_theorem() {
         let want = format!("<!-- source-hash: {hash} -->");
         if !text.contains(&want) {
             if bless {
-                let line = text.lines().find(|l| l.starts_with("<!-- source-hash:")).map(str::to_string);
+                let line = text
+                    .lines()
+                    .find(|l| l.starts_with("<!-- source-hash:"))
+                    .map(str::to_string);
                 let new = match line {
                     Some(l) => text.replacen(&l, &want, 1),
                     None => text.replacen('\n', &format!("\n{want}\n"), 1),
                 };
                 fs::write(&p, new).unwrap();
             } else {
-                problems.push(format!("{p}: function changed since the note was last checked (expected `{want}`)"));
+                problems.push(format!(
+                    "{p}: function changed since the note was last checked (expected `{want}`)"
+                ));
             }
         }
     }
     for entry in fs::read_dir("proofs-notes").unwrap() {
         let path = entry.unwrap().path();
         let stem = path.file_stem().unwrap().to_string_lossy().to_string();
-        if path.extension().map_or(false, |e| e == "md") && stem != "README" && !items.contains_key(&stem) {
+        if path.extension().is_some_and(|e| e == "md")
+            && stem != "README"
+            && !items.contains_key(&stem)
+        {
             problems.push(format!("note {} has no function", path.display()));
         }
     }

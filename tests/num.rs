@@ -64,14 +64,14 @@ proptest! {
     /// Printed decimals are outward: lower string ≤ value ≤ upper string, read back exactly.
     #[test]
     fn printing_is_outward(a in rational(-1e6, 1e6), k in 0u32..400) {
-        let x = Rational::from(a / Rational::from(rug::Integer::from(10).pow(k)));
+        let x = (a / Rational::from(rug::Integer::from(10).pow(k)));
         let e = Enclosure::from_real(&Iv::from_rational(&x, 128)).unwrap();
         let lo = dpcert::num::parse_exact(&e.lower.to_decimal()).unwrap();
         let hi = dpcert::num::parse_exact(&e.upper.to_decimal()).unwrap();
         prop_assert!(lo <= x && x <= hi);
         // the safe-side f64 of each bound stays on its side (±inf when out of range)
-        prop_assert!(Rational::from_f64(e.lower.to_f64()).map_or(true, |l| l <= x));
-        prop_assert!(Rational::from_f64(e.upper.to_f64()).map_or(true, |u| u >= x));
+        prop_assert!(Rational::from_f64(e.lower.to_f64()).is_none_or(|l| l <= x));
+        prop_assert!(Rational::from_f64(e.upper.to_f64()).is_none_or(|u| u >= x));
     }
 }
 

@@ -18,7 +18,8 @@ fn rr_reference(e0: &Rational, k: u32, eps: &Rational) -> Float {
     let mut s = Float::with_val(REF, 0);
     for l in 0..=k {
         let b = Float::with_val(REF, Integer::from(Integer::binomial_u(k, l)));
-        let t = Float::with_val(REF, &e0 * (k - l)).exp() - Float::with_val(REF, &e + Float::with_val(REF, &e0 * l)).exp();
+        let t = Float::with_val(REF, &e0 * (k - l)).exp()
+            - Float::with_val(REF, &e + Float::with_val(REF, &e0 * l)).exp();
         if t > 0 {
             s += b * t;
         }
@@ -80,7 +81,8 @@ proptest! {
 #[test]
 fn k_then_m_equals_k_plus_m() {
     let e0 = q("0.3");
-    let rr = |k: u32| Pld::Discrete(DiscretePld::randomized_response(&e0, &Integer::from(k)).unwrap());
+    let rr =
+        |k: u32| Pld::Discrete(DiscretePld::randomized_response(&e0, &Integer::from(k)).unwrap());
     let both = compose_plds(&[rr(4), rr(6)]).unwrap();
     for eps in ["0", "0.5", "1.2", "3"] {
         let a = hockey_stick_tails(&both, &q(eps), Precision::Bits(200)).unwrap();
@@ -88,7 +90,11 @@ fn k_then_m_equals_k_plus_m() {
         assert!(overlap(&a, &b), "{eps}");
         assert!(a.contains(&rr_reference(&e0, 10, &q(eps))));
     }
-    assert!(compose_plds(&[rr(1), Pld::Gaussian(gaussian_pld(&q("1"), &q("1")).unwrap())]).is_err());
+    assert!(compose_plds(&[
+        rr(1),
+        Pld::Gaussian(gaussian_pld(&q("1"), &q("1")).unwrap())
+    ])
+    .is_err());
 }
 
 #[test]
@@ -96,6 +102,8 @@ fn bad_pairs_are_rejected() {
     assert!(DiscretePld::from_pair(vec![q("0.5")], vec![q("1")]).is_err());
     assert!(DiscretePld::from_pair(vec![q("1.5"), q("-0.5")], vec![q("0.5"), q("0.5")]).is_err());
     assert!(DiscretePld::randomized_response(&q("1"), &Integer::from(0)).is_err());
-    let huge = Pld::Discrete(DiscretePld::randomized_response(&q("1"), &Integer::from(10_000_000)).unwrap());
+    let huge = Pld::Discrete(
+        DiscretePld::randomized_response(&q("1"), &Integer::from(10_000_000)).unwrap(),
+    );
     assert!(hockey_stick_tails(&huge, &q("1"), Precision::Auto).is_err());
 }

@@ -29,12 +29,24 @@ fn snap(name: &str, v: Value) {
 #[test]
 fn gaussian_delta_table() {
     let mut rows = vec![];
-    for (s, e) in [("0.1", "200"), ("0.5", "1"), ("1", "0"), ("1", "0.5"), ("1", "3"), ("2", "1"), ("4", "0.1"), ("10", "0.01"), ("0.05", "1000")] {
+    for (s, e) in [
+        ("0.1", "200"),
+        ("0.5", "1"),
+        ("1", "0"),
+        ("1", "0.5"),
+        ("1", "3"),
+        ("2", "1"),
+        ("4", "0.1"),
+        ("10", "0.01"),
+        ("0.05", "1000"),
+    ] {
         let g = pld::gaussian_pld(&q(s), &q("1")).unwrap();
         for p in [Precision::Auto, Precision::Bits(128)] {
             let enc = gaussian::gaussian_delta(&g, &q(e), p).unwrap();
             check(&enc, &common::gaussian_delta(&g.rho, &q(e)), 1e-12, s);
-            rows.push(json!({"sigma": s, "epsilon": e, "mode": format!("{p:?}"), "delta": bits(&enc)}));
+            rows.push(
+                json!({"sigma": s, "epsilon": e, "mode": format!("{p:?}"), "delta": bits(&enc)}),
+            );
         }
     }
     snap("gaussian_delta", Value::Array(rows));
@@ -47,8 +59,14 @@ fn gaussian_inverse_table() {
         let g = pld::gaussian_pld(&q(s), &q("1")).unwrap();
         rows.push(json!({"sigma": s, "delta": d, "epsilon": bits(&gaussian::gaussian_epsilon(&g, &q(d), Precision::Auto).unwrap())}));
     }
-    for (e, d, k) in [("1", "1e-5", 1u32), ("0.5", "1e-6", 100), ("8", "1e-200", 1)] {
-        let enc = gaussian::gaussian_sigma(&q(e), &q(d), &q("1"), &Integer::from(k), Precision::Auto).unwrap();
+    for (e, d, k) in [
+        ("1", "1e-5", 1u32),
+        ("0.5", "1e-6", 100),
+        ("8", "1e-200", 1),
+    ] {
+        let enc =
+            gaussian::gaussian_sigma(&q(e), &q(d), &q("1"), &Integer::from(k), Precision::Auto)
+                .unwrap();
         rows.push(json!({"epsilon": e, "delta": d, "k": k, "sigma": bits(&enc)}));
     }
     snap("gaussian_inverse", Value::Array(rows));
@@ -57,7 +75,12 @@ fn gaussian_inverse_table() {
 #[test]
 fn zcdp_table() {
     let mut rows = vec![];
-    for (r, e, d) in [("0.125", "1", "1e-5"), ("0.5", "2", "1e-10"), ("1", "5", "1e-300"), ("0.001", "0.1", "1e-6")] {
+    for (r, e, d) in [
+        ("0.125", "1", "1e-5"),
+        ("0.5", "2", "1e-10"),
+        ("1", "5", "1e-300"),
+        ("0.001", "0.1", "1e-6"),
+    ] {
         let (r, e, d) = (q(r), q(e), q(d));
         let p = Precision::Auto;
         rows.push(json!({
@@ -77,11 +100,17 @@ fn zcdp_table() {
 #[test]
 fn composition_table() {
     let mut rows = vec![];
-    for (e0, k, d) in [("0.1", 100u32, "1e-6"), ("0.01", 10000, "1e-9"), ("1", 10, "1e-5")] {
-        let adv = zcdp::advanced_composition(&[(q(e0), Integer::from(k))], &q(d), Precision::Auto).unwrap();
+    for (e0, k, d) in [
+        ("0.1", 100u32, "1e-6"),
+        ("0.01", 10000, "1e-9"),
+        ("1", 10, "1e-5"),
+    ] {
+        let adv = zcdp::advanced_composition(&[(q(e0), Integer::from(k))], &q(d), Precision::Auto)
+            .unwrap();
         let mechs: Vec<_> = (0..k.min(1000)).map(|_| (q(e0), q("1e-13"))).collect();
         let thm22 = approx::approx_advanced_composition(&mechs, &q(d), Precision::Auto).unwrap();
-        let (basic, adv_scale) = zcdp::laplace_scales(&Integer::from(k), &q("1"), &q(d), Precision::Auto).unwrap();
+        let (basic, adv_scale) =
+            zcdp::laplace_scales(&Integer::from(k), &q("1"), &q(d), Precision::Auto).unwrap();
         rows.push(json!({"epsilon0": e0, "k": k, "delta": d, "theorem18": bits(&adv), "theorem22": bits(&thm22),
             "laplace_basic": bits(&basic), "laplace_advanced": bits(&adv_scale)}));
     }
@@ -92,7 +121,9 @@ fn composition_table() {
 fn discrete_pld_table() {
     let mut rows = vec![];
     for (e0, k, e) in [("0.5", 10u32, "1"), ("0.1", 200, "2"), ("2", 3, "0")] {
-        let d = pld::Pld::Discrete(pld::DiscretePld::randomized_response(&q(e0), &Integer::from(k)).unwrap());
+        let d = pld::Pld::Discrete(
+            pld::DiscretePld::randomized_response(&q(e0), &Integer::from(k)).unwrap(),
+        );
         rows.push(json!({"epsilon0": e0, "k": k, "epsilon": e,
             "expectation": bits(&pld::hockey_stick_expectation(&d, &q(e), Precision::Bits(128)).unwrap()),
             "tails": bits(&pld::hockey_stick_tails(&d, &q(e), Precision::Bits(128)).unwrap()),

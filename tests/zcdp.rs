@@ -51,7 +51,7 @@ proptest! {
         // Theorem 22 with δⱼ = dj·δ/(10k): δ' = δ − Σδⱼ
         let each = Rational::from(&delta * dj) / (10 * k);
         let mechs: Vec<(Rational, Rational)> = (0..k).map(|_| (e0.clone(), each.clone())).collect();
-        let slack = Rational::from(&delta - Rational::from(&each * k));
+        let slack = (&delta - Rational::from(&each * k));
         let l2 = ln_inv(&slack);
         let adv = Float::with_val(REF, &s2 / 2u32) + (Float::with_val(REF, &s2 * &l2) * 2u32).sqrt();
         let basic = Float::with_val(REF, f(&e0) * k);
@@ -62,7 +62,11 @@ proptest! {
 #[test]
 fn published_values() {
     // theorems.md §7: Prop 14 inf-form and BS16
-    for (rho, eps, v) in [("0.125", "1", 0.0179854), ("0.5", "2", 0.0542930), ("1", "5", 0.0026120)] {
+    for (rho, eps, v) in [
+        ("0.125", "1", 0.0179854),
+        ("0.5", "2", 0.0542930),
+        ("1", "5", 0.0026120),
+    ] {
         let d = zcdp_delta(&q(rho), &q(eps), Precision::Auto).unwrap();
         assert!((d.upper.to_f64() - v).abs() < 5e-7, "{rho} {eps}");
     }
@@ -74,7 +78,12 @@ fn published_values() {
 
 #[test]
 fn basic_composition_and_its_optimality() {
-    let (e, d) = basic_composition(&[(q("0.1"), q("1e-6")), (q("0.25"), q("0")), (q("1/3"), q("2e-7"))]).unwrap();
+    let (e, d) = basic_composition(&[
+        (q("0.1"), q("1e-6")),
+        (q("0.25"), q("0")),
+        (q("1/3"), q("2e-7")),
+    ])
+    .unwrap();
     assert_eq!(e, q("0.1") + q("0.25") + q("1/3"));
     assert_eq!(d, q("1.2e-6"));
     // Laplace example: k = 5 queries, each Laplace(k/ε) with ε = 1 ⇒ εⱼ = 1/5; f(x) = f(x') + 1
@@ -83,10 +92,16 @@ fn basic_composition_and_its_optimality() {
     let fxp: Vec<Rational> = (0..k).map(|j| Rational::from(j as i32)).collect();
     let fx: Vec<Rational> = fxp.iter().map(|v| Rational::from(v + 1)).collect();
     let y = vec![q("100"); k];
-    assert_eq!(laplace_privacy_loss(&scales, &fx, &fxp, &y).unwrap(), q("1"));
+    assert_eq!(
+        laplace_privacy_loss(&scales, &fx, &fxp, &y).unwrap(),
+        q("1")
+    );
     // below the maximum, the loss is smaller
     let y_low = vec![q("-100"); k];
-    assert_eq!(laplace_privacy_loss(&scales, &fx, &fxp, &y_low).unwrap(), q("-1"));
+    assert_eq!(
+        laplace_privacy_loss(&scales, &fx, &fxp, &y_low).unwrap(),
+        q("-1")
+    );
     assert!(basic_composition(&[]).is_err());
     assert!(basic_composition(&[(q("-1"), q("0"))]).is_err());
 }
@@ -100,13 +115,17 @@ fn ledger_composes_adaptively() {
     assert_eq!(*l.rho(), q("1/8") + q("1/8") + q("0.01"));
     assert_eq!(l.len(), 3);
     let a = l.epsilon(&q("1e-6"), Precision::Auto).unwrap();
-    assert_eq!(a, zcdp_epsilon(l.rho(), &q("1e-6"), Precision::Auto).unwrap());
+    assert_eq!(
+        a,
+        zcdp_epsilon(l.rho(), &q("1e-6"), Precision::Auto).unwrap()
+    );
     assert!(l.push_zcdp(&q("-1")).is_err());
 }
 
 #[test]
 fn laplace_scale_comparison() {
-    let (basic, adv) = laplace_scales(&Integer::from(1000), &q("1"), &q("1e-6"), Precision::Auto).unwrap();
+    let (basic, adv) =
+        laplace_scales(&Integer::from(1000), &q("1"), &q("1e-6"), Precision::Auto).unwrap();
     assert!(basic.contains_rational(&q("1000")));
     assert!(adv.upper.0 < basic.lower.0); // Θ(√k) beats Θ(k) at k = 1000
     let rho = f(&q("1")) / (ln_inv(&q("1e-6")) * 4u32 + 4u32);
@@ -114,4 +133,3 @@ fn laplace_scale_comparison() {
     check(&adv, &r, TIGHT, "advanced scale");
     let _ = Rational::new();
 }
-

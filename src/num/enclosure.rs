@@ -38,7 +38,11 @@ fn decimal(x: &Float, round: Round) -> String {
         return "0".to_string();
     }
     if x.is_infinite() {
-        return if x.is_sign_positive() { "inf".into() } else { "-inf".into() };
+        return if x.is_sign_positive() {
+            "inf".into()
+        } else {
+            "-inf".into()
+        };
     }
     x.to_string_radix_round(10, Some(DECIMAL_DIGITS), round)
 }
@@ -96,12 +100,20 @@ impl Enclosure {
         let (lo, hi) = r
             .endpoints()
             .ok_or_else(|| Error::Numerical("interval evaluation produced NaN".into()))?;
-        Ok(Enclosure { lower: Lower(lo), upper: Upper(hi), arithmetic: r.arithmetic() })
+        Ok(Enclosure {
+            lower: Lower(lo),
+            upper: Upper(hi),
+            arithmetic: r.arithmetic(),
+        })
     }
     /// Both endpoints the same exactly representable number.
     pub fn exact(x: Float) -> Enclosure {
         let p = x.prec();
-        Enclosure { lower: Lower(x.clone()), upper: Upper(x), arithmetic: Arithmetic::Mpfr(p) }
+        Enclosure {
+            lower: Lower(x.clone()),
+            upper: Upper(x),
+            arithmetic: Arithmetic::Mpfr(p),
+        }
     }
     pub fn is_finite(&self) -> bool {
         self.lower.0.is_finite() && self.upper.0.is_finite()
@@ -113,7 +125,11 @@ impl Enclosure {
         if !self.is_finite() {
             return f64::INFINITY;
         }
-        let m = if l.clone().abs() > u.clone().abs() { l.clone().abs() } else { u.clone().abs() };
+        let m = if l.clone().abs() > u.clone().abs() {
+            l.clone().abs()
+        } else {
+            u.clone().abs()
+        };
         if m.is_zero() {
             return 0.0;
         }

@@ -31,8 +31,12 @@ fn mono53(x: Interval, f: impl Fn(&mut Float, Round) -> std::cmp::Ordering) -> I
 
 impl Real for Fi {
     fn from_rational(r: &Rational, _prec: u32) -> Fi {
-        let lo = Float::with_val_round(53, r, Round::Down).0.to_f64_round(Round::Down);
-        let hi = Float::with_val_round(53, r, Round::Up).0.to_f64_round(Round::Up);
+        let lo = Float::with_val_round(53, r, Round::Down)
+            .0
+            .to_f64_round(Round::Down);
+        let hi = Float::with_val_round(53, r, Round::Up)
+            .0
+            .to_f64_round(Round::Up);
         Fi(iv(lo, hi))
     }
     fn add(&self, o: &Fi) -> Fi {

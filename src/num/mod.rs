@@ -131,23 +131,3 @@ pub fn certify(
         }
     }
 }
-
-/// Evaluate at the precision policy, then keep raising precision (up to [`MAX_AUTO_PREC`])
-/// while `undecided` says the enclosure is too wide for the caller's decision.
-pub fn certify_deciding(
-    prec: Precision,
-    fast: impl Fn() -> Fi,
-    exact: impl Fn(u32) -> Iv,
-    undecided: impl Fn(&Enclosure) -> bool,
-) -> crate::Result<Enclosure> {
-    let mut e = certify(prec, &fast, &exact)?;
-    let mut p = match (prec, e.arithmetic) {
-        (_, Arithmetic::Mpfr(b)) => b,
-        _ => DEFAULT_PREC / 2,
-    };
-    while undecided(&e) && p < MAX_AUTO_PREC {
-        p *= 2;
-        e = Enclosure::from_real(&exact(p))?;
-    }
-    Ok(e)
-}

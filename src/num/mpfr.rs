@@ -1,6 +1,6 @@
 //! MPFR interval backend: `[lo, hi]` with `lo` computed rounding toward −∞ and `hi` toward +∞.
 use super::{Arithmetic, Real};
-use rug::float::{Constant, Round, Special};
+use rug::float::{Round, Special};
 use rug::{Assign, Float, Rational};
 use std::cmp::Ordering;
 
@@ -30,13 +30,9 @@ impl Iv {
     }
     /// The point interval of an exactly representable float.
     pub fn point(x: Float) -> Iv {
-        Iv { lo: x.clone(), hi: x }
-    }
-    /// π, enclosed.
-    pub fn pi(prec: u32) -> Iv {
         Iv {
-            lo: Float::with_val_round(prec, Constant::Pi, Round::Down).0,
-            hi: Float::with_val_round(prec, Constant::Pi, Round::Up).0,
+            lo: x.clone(),
+            hi: x,
         }
     }
     fn entire(prec: u32) -> Iv {
@@ -63,14 +59,22 @@ impl Iv {
     /// the min of the downward and the max of the upward results (used by × and ÷).
     fn corners(&self, o: &Iv, op: impl Fn(&Float, &Float, u32, Round) -> Float) -> Iv {
         let p = self.join(o);
-        let pairs = [(&self.lo, &o.lo), (&self.lo, &o.hi), (&self.hi, &o.lo), (&self.hi, &o.hi)];
+        let pairs = [
+            (&self.lo, &o.lo),
+            (&self.lo, &o.hi),
+            (&self.hi, &o.lo),
+            (&self.hi, &o.hi),
+        ];
         let mut lo = Float::with_val(p, Special::Infinity);
         let mut hi = Float::with_val(p, Special::NegInfinity);
         for (a, b) in pairs {
             let d = op(a, b, p, Round::Down);
             let u = op(a, b, p, Round::Up);
             if d.is_nan() || u.is_nan() {
-                return Iv { lo: Float::with_val(p, Special::Nan), hi: Float::with_val(p, Special::Nan) };
+                return Iv {
+                    lo: Float::with_val(p, Special::Nan),
+                    hi: Float::with_val(p, Special::Nan),
+                };
             }
             if d < lo {
                 lo = d;
@@ -114,7 +118,10 @@ impl Real for Iv {
         self.corners(o, |a, b, p, r| Float::with_val_round(p, a / b, r).0)
     }
     fn neg(&self) -> Iv {
-        Iv { lo: -self.hi.clone(), hi: -self.lo.clone() }
+        Iv {
+            lo: -self.hi.clone(),
+            hi: -self.lo.clone(),
+        }
     }
     fn sqr(&self) -> Iv {
         let p = self.prec();
@@ -125,7 +132,10 @@ impl Real for Iv {
         } else {
             let nlo = -self.lo.clone();
             let m = if nlo > self.hi { nlo } else { self.hi.clone() };
-            Iv { lo: Float::with_val(p, 0), hi: Float::with_val_round(p, m.square_ref(), Round::Up).0 }
+            Iv {
+                lo: Float::with_val(p, 0),
+                hi: Float::with_val_round(p, m.square_ref(), Round::Up).0,
+            }
         }
     }
     fn sqrt(&self) -> Iv {
@@ -167,13 +177,29 @@ impl Real for Iv {
         c
     }
     fn min(&self, o: &Iv) -> Iv {
-        let lo = if self.lo < o.lo { self.lo.clone() } else { o.lo.clone() };
-        let hi = if self.hi < o.hi { self.hi.clone() } else { o.hi.clone() };
+        let lo = if self.lo < o.lo {
+            self.lo.clone()
+        } else {
+            o.lo.clone()
+        };
+        let hi = if self.hi < o.hi {
+            self.hi.clone()
+        } else {
+            o.hi.clone()
+        };
         Iv { lo, hi }
     }
     fn hull(&self, o: &Iv) -> Iv {
-        let lo = if self.lo < o.lo { self.lo.clone() } else { o.lo.clone() };
-        let hi = if self.hi > o.hi { self.hi.clone() } else { o.hi.clone() };
+        let lo = if self.lo < o.lo {
+            self.lo.clone()
+        } else {
+            o.lo.clone()
+        };
+        let hi = if self.hi > o.hi {
+            self.hi.clone()
+        } else {
+            o.hi.clone()
+        };
         Iv { lo, hi }
     }
     fn endpoints(&self) -> Option<(Float, Float)> {

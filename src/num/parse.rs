@@ -29,16 +29,24 @@ fn parse_decimal(s: &str) -> Result<Rational, String> {
             if digits.is_empty() || !all_digits(digits) || digits.len() > 12 {
                 return Err(format!("`{s}` has a malformed exponent"));
             }
-            e.parse::<i64>().map_err(|_| format!("`{s}` has a malformed exponent"))?
+            e.parse::<i64>()
+                .map_err(|_| format!("`{s}` has a malformed exponent"))?
         }
     };
     e10 -= frac.len() as i64;
     if e10.abs() > MAX_EXP10 {
         return Err(format!("`{s}` has an exponent beyond ±{MAX_EXP10}"));
     }
-    let digits: Integer = format!("{int}{frac}").trim_start_matches('0').parse().unwrap_or_default();
+    let digits: Integer = format!("{int}{frac}")
+        .trim_start_matches('0')
+        .parse()
+        .unwrap_or_default();
     let scale = Integer::from(Integer::u_pow_u(10, e10.unsigned_abs() as u32));
-    let mut r = if e10 >= 0 { Rational::from(digits * scale) } else { Rational::from((digits, scale)) };
+    let mut r = if e10 >= 0 {
+        Rational::from(digits * scale)
+    } else {
+        Rational::from((digits, scale))
+    };
     if neg {
         r = -r;
     }
@@ -82,11 +90,28 @@ mod tests {
     fn exact_values() {
         assert_eq!(parse_exact("0.1").unwrap(), Rational::from((1, 10)));
         assert_eq!(parse_exact("1e-5").unwrap(), Rational::from((1, 100000)));
-        assert_eq!(parse_exact("256/60000").unwrap(), Rational::from((256, 60000)));
+        assert_eq!(
+            parse_exact("256/60000").unwrap(),
+            Rational::from((256, 60000))
+        );
         assert_eq!(parse_exact("-2.5E+3").unwrap(), Rational::from(-2500));
         assert_eq!(parse_exact(".5").unwrap(), Rational::from((1, 2)));
         assert_eq!(parse_exact("0.25/0.5").unwrap(), Rational::from((1, 2)));
-        for bad in ["", "nan", "NaN", "inf", "-inf", "1/0", "e5", "1e", "1.2.3", "0x10", "1e999999999", "--1", "1/2/3"] {
+        for bad in [
+            "",
+            "nan",
+            "NaN",
+            "inf",
+            "-inf",
+            "1/0",
+            "e5",
+            "1e",
+            "1.2.3",
+            "0x10",
+            "1e999999999",
+            "--1",
+            "1/2/3",
+        ] {
             assert!(parse_exact(bad).is_err(), "{bad}");
         }
         assert!(parse_positive_integer("2.5").is_err());

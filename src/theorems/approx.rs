@@ -11,7 +11,11 @@ use rug::Rational;
 /// # Guarantee
 /// Encloses the formula's value. εⱼ ≥ 0, δⱼ ∈ [0, 1), δ ∈ (Σδⱼ, 1).
 /// Note: `proofs-notes/approx_advanced_composition.md` (it proves the min).
-pub fn approx_advanced_composition(mechanisms: &[(Rational, Rational)], delta: &Rational, prec: Precision) -> Result<Enclosure> {
+pub fn approx_advanced_composition(
+    mechanisms: &[(Rational, Rational)],
+    delta: &Rational,
+    prec: Precision,
+) -> Result<Enclosure> {
     validate::nonempty("mechanisms", mechanisms)?;
     validate::open_unit("delta", delta)?;
     let (mut sum_e, mut sum_d, mut s2) = (Rational::new(), Rational::new(), Rational::new());
@@ -24,10 +28,17 @@ pub fn approx_advanced_composition(mechanisms: &[(Rational, Rational)], delta: &
     }
     let slack = Rational::from(delta - &sum_d);
     if slack <= 0 {
-        return Err(Error::arg("delta", "must exceed the sum of the mechanisms' δⱼ"));
+        return Err(Error::arg(
+            "delta",
+            "must exceed the sum of the mechanisms' δⱼ",
+        ));
     }
     fn f<R: Real>(sum_e: &Rational, s2: &Rational, slack: &Rational, p: u32) -> R {
         advanced_formula::<R>(s2, slack, p).min(&R::from_rational(sum_e, p))
     }
-    certify(prec, || f::<Fi>(&sum_e, &s2, &slack, 53), |p| f::<Iv>(&sum_e, &s2, &slack, p))
+    certify(
+        prec,
+        || f::<Fi>(&sum_e, &s2, &slack, 53),
+        |p| f::<Iv>(&sum_e, &s2, &slack, p),
+    )
 }

@@ -28,10 +28,18 @@ pub fn basic_composition(mechanisms: &[(Rational, Rational)]) -> Result<(Rationa
 /// # Guarantee
 /// Exact rational. Errors unless all slices have the same non-zero length and every bⱼ > 0.
 /// Note: `proofs-notes/laplace_privacy_loss.md`.
-pub fn laplace_privacy_loss(scales: &[Rational], fx: &[Rational], fx_prime: &[Rational], y: &[Rational]) -> Result<Rational> {
+pub fn laplace_privacy_loss(
+    scales: &[Rational],
+    fx: &[Rational],
+    fx_prime: &[Rational],
+    y: &[Rational],
+) -> Result<Rational> {
     validate::nonempty("scales", scales)?;
     if fx.len() != scales.len() || fx_prime.len() != scales.len() || y.len() != scales.len() {
-        return Err(Error::arg("y", "scales, f(x), f(x') and y must have equal lengths"));
+        return Err(Error::arg(
+            "y",
+            "scales, f(x), f(x') and y must have equal lengths",
+        ));
     }
     let mut loss = Rational::new();
     for j in 0..scales.len() {

@@ -20,7 +20,11 @@ impl GaussianMechanism {
         validate::positive("sigma", &sigma)?;
         validate::positive("sensitivity", &sensitivity)?;
         validate::count("compositions", &count)?;
-        Ok(GaussianMechanism { sigma, sensitivity, count })
+        Ok(GaussianMechanism {
+            sigma,
+            sensitivity,
+            count,
+        })
     }
 }
 
@@ -65,7 +69,11 @@ pub fn gaussian_delta(pld: &GaussianPld, eps: &Rational, prec: Precision) -> Res
 /// # Guarantee
 /// Each enclosure contains the value of its formula, which is ≥ the exact δ. Errors unless
 /// ρ > 0 and ε ≥ ρ. Note: `proofs-notes/gaussian_delta_interpretable.md`.
-pub fn gaussian_delta_interpretable(pld: &GaussianPld, eps: &Rational, prec: Precision) -> Result<(Enclosure, Enclosure)> {
+pub fn gaussian_delta_interpretable(
+    pld: &GaussianPld,
+    eps: &Rational,
+    prec: Precision,
+) -> Result<(Enclosure, Enclosure)> {
     validate::positive("rho", &pld.rho)?;
     if *eps < pld.rho {
         return Err(Error::arg("epsilon", "the interpretable bound needs ε ≥ ρ"));
@@ -77,18 +85,37 @@ pub fn gaussian_delta_interpretable(pld: &GaussianPld, eps: &Rational, prec: Pre
     }
     fn expo<R: Real>(gap: &Rational, rho: &Rational, p: u32) -> R {
         let g = R::from_rational(gap, p);
-        g.sqr().div(&R::from_rational(&Rational::from(rho * 4u32), p)).neg().exp()
+        g.sqr()
+            .div(&R::from_rational(&Rational::from(rho * 4u32), p))
+            .neg()
+            .exp()
     }
     Ok((
-        certify(prec, || tail::<Fi>(&gap, &pld.rho, 53), |p| tail::<Iv>(&gap, &pld.rho, p))?,
-        certify(prec, || expo::<Fi>(&gap, &pld.rho, 53), |p| expo::<Iv>(&gap, &pld.rho, p))?,
+        certify(
+            prec,
+            || tail::<Fi>(&gap, &pld.rho, 53),
+            |p| tail::<Iv>(&gap, &pld.rho, p),
+        )?,
+        certify(
+            prec,
+            || expo::<Fi>(&gap, &pld.rho, 53),
+            |p| expo::<Iv>(&gap, &pld.rho, p),
+        )?,
     ))
 }
 
 /// Enclosure `[infeasible, feasible]` from a certified search bracket.
-fn bracket_enclosure(infeasible: Option<f64>, feasible: f64, arithmetic: crate::num::Arithmetic) -> Enclosure {
+fn bracket_enclosure(
+    infeasible: Option<f64>,
+    feasible: f64,
+    arithmetic: crate::num::Arithmetic,
+) -> Enclosure {
     let lo = infeasible.unwrap_or(feasible);
-    Enclosure { lower: Lower(Float::with_val(53, lo)), upper: Upper(Float::with_val(53, feasible)), arithmetic }
+    Enclosure {
+        lower: Lower(Float::with_val(53, lo)),
+        upper: Upper(Float::with_val(53, feasible)),
+        arithmetic,
+    }
 }
 
 /// Inverse of Corollary 8/10: the exact optimal ε*(δ) = min{ε ≥ 0 : δ(ε) ≤ δ}.
@@ -105,7 +132,8 @@ pub fn gaussian_epsilon(pld: &GaussianPld, delta: &Rational, prec: Precision) ->
     let start = rho + 2.0 * (rho * (1.0 / delta.to_f64()).ln()).sqrt();
     let g = |e: &Rational, p: Precision| gaussian_delta(pld, e, p);
     let b = invert_nonincreasing(g, delta, 0.0, true, start.max(1e-6), 1e-15, prec)?;
-    let arith = gaussian_delta(pld, &Rational::from_f64(b.feasible).expect("finite"), prec)?.arithmetic;
+    let arith =
+        gaussian_delta(pld, &Rational::from_f64(b.feasible).expect("finite"), prec)?.arithmetic;
     Ok(bracket_enclosure(b.infeasible, b.feasible, arith))
 }
 
@@ -137,7 +165,8 @@ pub fn gaussian_sigma(
     // δ(σ) is non-increasing in σ; search on σ with the certified δ
     let g = |s: &Rational, p: Precision| gaussian_delta(&pld_of(s)?, eps, p);
     let (e, d) = (eps.to_f64().max(1e-3), delta.to_f64());
-    let start = sensitivity.to_f64() * count.to_f64().sqrt() * (2.0 * ((1.0 / d).ln() + e)).sqrt() / e;
+    let start =
+        sensitivity.to_f64() * count.to_f64().sqrt() * (2.0 * ((1.0 / d).ln() + e)).sqrt() / e;
     let b = invert_nonincreasing(g, delta, 0.0, false, start, 1e-12, prec)?;
     let arith = g(&Rational::from_f64(b.feasible).expect("finite"), prec)?.arithmetic;
     Ok(bracket_enclosure(b.infeasible, b.feasible, arith))

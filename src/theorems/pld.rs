@@ -55,18 +55,28 @@ impl DiscretePld {
     pub fn randomized_response(eps: &Rational, count: &Integer) -> Result<DiscretePld> {
         validate::nonnegative("epsilon", eps)?;
         validate::count("count", count)?;
-        Ok(DiscretePld { factors: vec![Factor::RandomizedResponse { eps: eps.clone(), count: count.clone() }] })
+        Ok(DiscretePld {
+            factors: vec![Factor::RandomizedResponse {
+                eps: eps.clone(),
+                count: count.clone(),
+            }],
+        })
     }
     pub fn from_pair(p: Vec<Rational>, q: Vec<Rational>) -> Result<DiscretePld> {
         if p.len() != q.len() || p.is_empty() {
-            return Err(Error::arg("pair", "P and Q must list the same, non-zero number of outcomes"));
+            return Err(Error::arg(
+                "pair",
+                "P and Q must list the same, non-zero number of outcomes",
+            ));
         }
         for (name, v) in [("P", &p), ("Q", &q)] {
             if v.iter().any(|x| *x < 0) || v.iter().sum::<Rational>() != 1 {
                 return Err(Error::arg(name, "must be non-negative and sum to 1"));
             }
         }
-        Ok(DiscretePld { factors: vec![Factor::Pair { p, q }] })
+        Ok(DiscretePld {
+            factors: vec![Factor::Pair { p, q }],
+        })
     }
 
     /// Atoms of one factor, enclosed.
@@ -74,9 +84,15 @@ impl DiscretePld {
         let r = |x: &Rational| R::from_rational(x, prec);
         match f {
             Factor::RandomizedResponse { eps, count } => {
-                let k = count.to_u32().filter(|&k| k as usize + 1 <= MAX_ATOMS).ok_or_else(|| {
-                    Error::arg("count", format!("randomized response count above {MAX_ATOMS}"))
-                })?;
+                let k = count
+                    .to_u32()
+                    .filter(|&k| k as usize + 1 <= MAX_ATOMS)
+                    .ok_or_else(|| {
+                        Error::arg(
+                            "count",
+                            format!("randomized response count above {MAX_ATOMS}"),
+                        )
+                    })?;
                 let e = r(eps);
                 // ln(1 + e^ε) = ε + ln1p(e^{−ε})
                 let log_norm = e.add(&e.neg().exp().ln1p()).mul(&r(&Rational::from(k)));
@@ -100,7 +116,11 @@ impl DiscretePld {
                 .zip(q)
                 .filter(|(pi, _)| **pi > 0)
                 .map(|(pi, qi)| Atom {
-                    loss: if *qi == 0 { None } else { Some(r(&Rational::from(pi / qi)).ln()) },
+                    loss: if *qi == 0 {
+                        None
+                    } else {
+                        Some(r(&Rational::from(pi / qi)).ln())
+                    },
                     p: r(pi),
                     q: r(qi),
                 })
@@ -110,8 +130,11 @@ impl DiscretePld {
 
     /// All atoms of the product distribution (Theorem 9: losses add, masses multiply).
     pub fn atoms<R: Real>(&self, prec: u32) -> Result<Vec<Atom<R>>> {
-        let mut acc: Vec<Atom<R>> =
-            vec![Atom { loss: Some(R::from_int(0, prec)), p: R::from_int(1, prec), q: R::from_int(1, prec) }];
+        let mut acc: Vec<Atom<R>> = vec![Atom {
+            loss: Some(R::from_int(0, prec)),
+            p: R::from_int(1, prec),
+            q: R::from_int(1, prec),
+        }];
         for f in &self.factors {
             let fa = Self::factor_atoms::<R>(f, prec)?;
             if acc.len().saturating_mul(fa.len()) > MAX_ATOMS {
@@ -124,7 +147,11 @@ impl DiscretePld {
                         (Some(x), Some(y)) => Some(x.add(y)),
                         _ => None,
                     };
-                    next.push(Atom { loss, p: a.p.mul(&b.p), q: a.q.mul(&b.q) });
+                    next.push(Atom {
+                        loss,
+                        p: a.p.mul(&b.p),
+                        q: a.q.mul(&b.q),
+                    });
                 }
             }
             acc = next;
@@ -152,12 +179,19 @@ pub fn compose_plds(plds: &[Pld]) -> Result<Pld> {
     let mut acc = it.next().expect("non-empty");
     for x in it {
         acc = match (acc, x) {
-            (Pld::Gaussian(a), Pld::Gaussian(b)) => Pld::Gaussian(GaussianPld { rho: a.rho + b.rho }),
+            (Pld::Gaussian(a), Pld::Gaussian(b)) => {
+                Pld::Gaussian(GaussianPld { rho: a.rho + b.rho })
+            }
             (Pld::Discrete(mut a), Pld::Discrete(b)) => {
                 a.factors.extend(b.factors);
                 Pld::Discrete(a)
             }
-            _ => return Err(Error::arg("plds", "a Gaussian and a discrete PLD have no exact convolution here")),
+            _ => {
+                return Err(Error::arg(
+                    "plds",
+                    "a Gaussian and a discrete PLD have no exact convolution here",
+                ))
+            }
         };
     }
     Ok(acc)
@@ -180,8 +214,13 @@ pub(crate) fn gaussian_tails<R: Real>(rho: &Rational, eps: &Rational, prec: u32)
 fn gaussian_expectation<R: Real>(rho: &Rational, eps: &Rational, prec: u32) -> R {
     let s = R::from_rational(&Rational::from(rho * 2u32), prec).sqrt();
     let u = R::from_rational(&Rational::from(eps - rho), prec).div(&s);
-    let tilt = R::from_rational(&Rational::from(eps - rho), prec).add(&R::from_rational(rho, prec)).exp();
-    u.normal_sf().sub(&tilt.mul(&u.add(&s).normal_sf())).max0().min(&R::from_int(1, prec))
+    let tilt = R::from_rational(&Rational::from(eps - rho), prec)
+        .add(&R::from_rational(rho, prec))
+        .exp();
+    u.normal_sf()
+        .sub(&tilt.mul(&u.add(&s).normal_sf()))
+        .max0()
+        .min(&R::from_int(1, prec))
 }
 
 fn discrete_expectation<R: Real>(d: &DiscretePld, eps: &Rational, prec: u32) -> Result<R> {
@@ -239,7 +278,13 @@ fn discrete_integral<R: Real>(d: &DiscretePld, eps: &Rational, prec: u32) -> Res
         }
     }
     // sort by loss (search order only: the Abel sum below is an identity for any order)
-    let key = |a: &Atom<R>| a.loss.as_ref().and_then(|z| z.endpoints()).map(|(l, _)| l.to_f64()).unwrap_or(f64::INFINITY);
+    let key = |a: &Atom<R>| {
+        a.loss
+            .as_ref()
+            .and_then(|z| z.endpoints())
+            .map(|(l, _)| l.to_f64())
+            .unwrap_or(f64::INFINITY)
+    };
     above_atoms.sort_by(|a, b| key(a).total_cmp(&key(b)));
     // ∫_ε^∞ e^{ε−z} P[Z > z] dz = Σ_k (e^{ε−b_{k−1}} − e^{ε−b_k})·P[Z ≥ b_k], b_0 = ε
     let mut survival: Vec<R> = vec![zero.clone(); above_atoms.len() + 1];
@@ -318,7 +363,12 @@ pub fn hockey_stick_tails(pld: &Pld, eps: &Rational, prec: Precision) -> Result<
 /// # Guarantee
 /// Encloses the same hockey-stick divergence, for ε ≥ 0 and panels ≥ 1.
 /// Note: `proofs-notes/hockey_stick_integral.md`.
-pub fn hockey_stick_integral(pld: &Pld, eps: &Rational, panels: u32, prec: u32) -> Result<Enclosure> {
+pub fn hockey_stick_integral(
+    pld: &Pld,
+    eps: &Rational,
+    panels: u32,
+    prec: u32,
+) -> Result<Enclosure> {
     validate::nonnegative("epsilon", eps)?;
     if panels == 0 {
         return Err(Error::arg("panels", "must be at least 1"));
@@ -333,7 +383,12 @@ pub fn hockey_stick_integral(pld: &Pld, eps: &Rational, panels: u32, prec: u32) 
             let rho = Iv::from_rational(&g.rho, prec);
             let e = Iv::from_rational(eps, prec);
             // nodes: exact dyadic offsets from ε
-            let node = |i: u32| e.add(&Iv::from_rational(&Rational::from_f64(h * i as f64).expect("finite"), prec));
+            let node = |i: u32| {
+                e.add(&Iv::from_rational(
+                    &Rational::from_f64(h * i as f64).expect("finite"),
+                    prec,
+                ))
+            };
             let surv = |z: &Iv| z.sub(&rho).div(&s).normal_sf();
             let (mut lo, mut hi) = (Iv::from_int(0, prec), Iv::from_int(0, prec));
             let mut a = node(0);

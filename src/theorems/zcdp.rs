@@ -41,16 +41,26 @@ pub fn pure_to_zcdp(eps: &Rational) -> Result<Rational> {
 /// ln of Proposition 14's general form with the zCDP MGF bound e^{t(t+1)ρ}:
 /// ln δ_t(ε) = t(t+1)ρ − εt − t·ln(1 + 1/t) − ln(1 + t).
 fn log_delta_t<R: Real>(rho: &Rational, eps: &Rational, t: &Rational, p: u32) -> R {
-    let (rho, eps, t) = (R::from_rational(rho, p), R::from_rational(eps, p), R::from_rational(t, p));
+    let (rho, eps, t) = (
+        R::from_rational(rho, p),
+        R::from_rational(eps, p),
+        R::from_rational(t, p),
+    );
     let one = R::from_int(1, p);
     let mgf = t.mul(&t.add(&one)).mul(&rho);
-    mgf.sub(&eps.mul(&t)).sub(&t.mul(&one.div(&t).ln1p())).sub(&t.ln1p())
+    mgf.sub(&eps.mul(&t))
+        .sub(&t.mul(&one.div(&t).ln1p()))
+        .sub(&t.ln1p())
 }
 
 /// ε_t(δ) = (t+1)ρ + (ln(1/δ) − t·ln(1 + 1/t) − ln(1 + t))/t, clamped at 0: the ε at which
 /// Proposition 14's δ_t equals δ.
 fn eps_t<R: Real>(rho: &Rational, delta: &Rational, t: &Rational, p: u32) -> R {
-    let (rho, d, t) = (R::from_rational(rho, p), R::from_rational(delta, p), R::from_rational(t, p));
+    let (rho, d, t) = (
+        R::from_rational(rho, p),
+        R::from_rational(delta, p),
+        R::from_rational(t, p),
+    );
     let one = R::from_int(1, p);
     let num = d.ln().neg().sub(&t.mul(&one.div(&t).ln1p())).sub(&t.ln1p());
     t.add(&one).mul(&rho).add(&num.div(&t)).max0()
@@ -66,13 +76,23 @@ fn f64_log_delta_t(rho: f64, eps: f64, t: f64) -> f64 {
 /// # Guarantee
 /// Encloses the formula's value, which is a valid δ for every ρ-zCDP mechanism at ε, for
 /// ρ ≥ 0, ε ≥ 0, t > 0; errors otherwise. Note: `proofs-notes/zcdp_delta_at.md`.
-pub fn zcdp_delta_at(rho: &Rational, eps: &Rational, t: &Rational, prec: Precision) -> Result<Enclosure> {
+pub fn zcdp_delta_at(
+    rho: &Rational,
+    eps: &Rational,
+    t: &Rational,
+    prec: Precision,
+) -> Result<Enclosure> {
     validate::nonnegative("rho", rho)?;
     validate::nonnegative("epsilon", eps)?;
     validate::positive("t", t)?;
     let one = Rational::from(1);
     let c = |e: Enclosure| clamp_one(e, &one);
-    certify(prec, || log_delta_t::<Fi>(rho, eps, t, 53).exp(), |p| log_delta_t::<Iv>(rho, eps, t, p).exp()).map(c)
+    certify(
+        prec,
+        || log_delta_t::<Fi>(rho, eps, t, 53).exp(),
+        |p| log_delta_t::<Iv>(rho, eps, t, p).exp(),
+    )
+    .map(c)
 }
 
 fn clamp_one(mut e: Enclosure, one: &Rational) -> Enclosure {
@@ -110,10 +130,17 @@ pub fn zcdp_delta(rho: &Rational, eps: &Rational, prec: Precision) -> Result<Enc
 /// # Guarantee
 /// Encloses the formula's value; valid δ for ρ-zCDP at ε. Errors unless ρ > 0 and ε ≥ ρ.
 /// Note: `proofs-notes/zcdp_delta_closed_form.md`.
-pub fn zcdp_delta_closed_form(rho: &Rational, eps: &Rational, prec: Precision) -> Result<Enclosure> {
+pub fn zcdp_delta_closed_form(
+    rho: &Rational,
+    eps: &Rational,
+    prec: Precision,
+) -> Result<Enclosure> {
     validate::positive("rho", rho)?;
     if eps < rho {
-        return Err(Error::arg("epsilon", "the closed form needs ε ≥ ρ (use the optimised form)"));
+        return Err(Error::arg(
+            "epsilon",
+            "the closed form needs ε ≥ ρ (use the optimised form)",
+        ));
     }
     let gap = Rational::from(eps - rho);
     let q = Rational::from(&gap * &gap) / Rational::from(rho * 4u32);
@@ -135,14 +162,22 @@ pub fn zcdp_epsilon(rho: &Rational, delta: &Rational, prec: Precision) -> Result
     validate::open_unit("delta", delta)?;
     let (r, d) = (rho.to_f64(), delta.to_f64());
     let t = best_t(|t| (t + 1.0) * r + (-(d.ln()) - t * (1.0 / t).ln_1p() - t.ln_1p()) / t);
-    certify(prec, || eps_t::<Fi>(rho, delta, &t, 53), |p| eps_t::<Iv>(rho, delta, &t, p))
+    certify(
+        prec,
+        || eps_t::<Fi>(rho, delta, &t, 53),
+        |p| eps_t::<Iv>(rho, delta, &t, p),
+    )
 }
 
 /// Remark 15 (= BS16 Prop 1.3): ρ-zCDP implies (ρ + 2√(ρ ln(1/δ)), δ)-DP.
 ///
 /// # Guarantee
 /// Encloses the formula's value. ρ ≥ 0, δ ∈ (0, 1). Note: `proofs-notes/zcdp_epsilon_closed_form.md`.
-pub fn zcdp_epsilon_closed_form(rho: &Rational, delta: &Rational, prec: Precision) -> Result<Enclosure> {
+pub fn zcdp_epsilon_closed_form(
+    rho: &Rational,
+    delta: &Rational,
+    prec: Precision,
+) -> Result<Enclosure> {
     validate::nonnegative("rho", rho)?;
     validate::open_unit("delta", delta)?;
     fn f<R: Real>(rho: &Rational, delta: &Rational, p: u32) -> R {
@@ -194,16 +229,27 @@ pub fn zcdp_rho_exact(eps: &Rational, delta: &Rational, prec: Precision) -> Resu
 /// # Guarantee
 /// Encloses the formula's value; any σ ≥ `upper` suffices. ε > 0, δ ∈ (0, 1), Δ > 0.
 /// Note: `proofs-notes/gaussian_sigma_zcdp.md`.
-pub fn gaussian_sigma_zcdp(eps: &Rational, delta: &Rational, sensitivity: &Rational, prec: Precision) -> Result<Enclosure> {
+pub fn gaussian_sigma_zcdp(
+    eps: &Rational,
+    delta: &Rational,
+    sensitivity: &Rational,
+    prec: Precision,
+) -> Result<Enclosure> {
     validate::positive("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
     validate::positive("sensitivity", sensitivity)?;
     fn f<R: Real>(eps: &Rational, delta: &Rational, sens: &Rational, p: u32) -> R {
         let e = R::from_rational(eps, p);
         let l = R::from_rational(delta, p).ln().neg();
-        R::from_rational(sens, p).mul(&R::from_int(2, p).mul(&l.add(&e)).sqrt()).div(&e)
+        R::from_rational(sens, p)
+            .mul(&R::from_int(2, p).mul(&l.add(&e)).sqrt())
+            .div(&e)
     }
-    certify(prec, || f::<Fi>(eps, delta, sensitivity, 53), |p| f::<Iv>(eps, delta, sensitivity, p))
+    certify(
+        prec,
+        || f::<Fi>(eps, delta, sensitivity, 53),
+        |p| f::<Iv>(eps, delta, sensitivity, p),
+    )
 }
 
 /// Theorem 18 (advanced composition): εⱼ-DP mechanisms compose to (ε, δ)-DP for every
@@ -212,7 +258,11 @@ pub fn gaussian_sigma_zcdp(eps: &Rational, delta: &Rational, sensitivity: &Ratio
 /// # Guarantee
 /// Encloses the formula's value. εⱼ ≥ 0, countⱼ ≥ 1, δ ∈ (0, 1).
 /// Note: `proofs-notes/advanced_composition.md`.
-pub fn advanced_composition(eps: &[(Rational, Integer)], delta: &Rational, prec: Precision) -> Result<Enclosure> {
+pub fn advanced_composition(
+    eps: &[(Rational, Integer)],
+    delta: &Rational,
+    prec: Precision,
+) -> Result<Enclosure> {
     validate::nonempty("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
     let mut s2 = Rational::new();
@@ -221,14 +271,19 @@ pub fn advanced_composition(eps: &[(Rational, Integer)], delta: &Rational, prec:
         validate::count("count", k)?;
         s2 += Rational::from(e * e) * Rational::from(k);
     }
-    certify(prec, || advanced_formula::<Fi>(&s2, delta, 53), |p| advanced_formula::<Iv>(&s2, delta, p))
+    certify(
+        prec,
+        || advanced_formula::<Fi>(&s2, delta, 53),
+        |p| advanced_formula::<Iv>(&s2, delta, p),
+    )
 }
 
 /// ½S + √(2 ln(1/δ) S) for S = Σεⱼ².
 pub(crate) fn advanced_formula<R: Real>(s2: &Rational, delta: &Rational, p: u32) -> R {
     let s = R::from_rational(s2, p);
     let l = R::from_rational(delta, p).ln().neg();
-    s.div(&R::from_int(2, p)).add(&R::from_int(2, p).mul(&l).mul(&s).sqrt())
+    s.div(&R::from_int(2, p))
+        .add(&R::from_int(2, p).mul(&l).mul(&s).sqrt())
 }
 
 /// The Laplace scale comparison for k sensitivity-1 queries at overall (ε, δ): basic
@@ -238,7 +293,12 @@ pub(crate) fn advanced_formula<R: Real>(s2: &Rational, delta: &Rational, p: u32)
 /// # Guarantee
 /// Encloses both formulas' values; any scale ≥ `upper` suffices for its route. ε > 0,
 /// δ ∈ (0, 1), k ≥ 1. Note: `proofs-notes/laplace_scales.md`.
-pub fn laplace_scales(k: &Integer, eps: &Rational, delta: &Rational, prec: Precision) -> Result<(Enclosure, Enclosure)> {
+pub fn laplace_scales(
+    k: &Integer,
+    eps: &Rational,
+    delta: &Rational,
+    prec: Precision,
+) -> Result<(Enclosure, Enclosure)> {
     validate::count("count", k)?;
     validate::positive("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
@@ -249,11 +309,21 @@ pub fn laplace_scales(k: &Integer, eps: &Rational, delta: &Rational, prec: Preci
         let l = R::from_rational(delta, p).ln().neg();
         let four = R::from_int(4, p);
         let rho = e.sqr().div(&four.mul(&l).add(&four.mul(&e)));
-        R::from_rational(k, p).div(&R::from_int(2, p).mul(&rho)).sqrt()
+        R::from_rational(k, p)
+            .div(&R::from_int(2, p).mul(&rho))
+            .sqrt()
     }
     Ok((
-        certify(prec, || Fi::from_rational(&basic, 53), |p| Iv::from_rational(&basic, p))?,
-        certify(prec, || adv::<Fi>(&kr, eps, delta, 53), |p| adv::<Iv>(&kr, eps, delta, p))?,
+        certify(
+            prec,
+            || Fi::from_rational(&basic, 53),
+            |p| Iv::from_rational(&basic, p),
+        )?,
+        certify(
+            prec,
+            || adv::<Fi>(&kr, eps, delta, 53),
+            |p| adv::<Iv>(&kr, eps, delta, p),
+        )?,
     ))
 }
 

@@ -51,7 +51,8 @@ pub fn check(e: &dpcert::Enclosure, reference: &Float, rel: f64, what: &str) {
     );
     let slack = Float::with_val(REF, reference.clone().abs() * rel);
     assert!(
-        Float::with_val(REF, &e.upper.0 - reference) <= slack && Float::with_val(REF, reference - &e.lower.0) <= slack,
+        Float::with_val(REF, &e.upper.0 - reference) <= slack
+            && Float::with_val(REF, reference - &e.lower.0) <= slack,
         "{what}: not tight: [{}, {}] vs {}",
         e.lower.to_decimal(),
         e.upper.to_decimal(),
