@@ -39,7 +39,8 @@ fn series(t: Interval) -> Interval {
     }
 }
 
-/// The Mills-ratio continued fraction truncated after `k` partial quotients, enclosed.
+/// The Mills-ratio continued fraction with partial numerators 1, 1, 2, …, k (its (k+1)-th
+/// approximant), enclosed.
 fn mills_cf(t: Interval, k: u32) -> Interval {
     let mut v = t;
     for n in (1..=k).rev() {

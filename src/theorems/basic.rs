@@ -22,7 +22,7 @@ pub fn basic_composition(mechanisms: &[(Rational, Rational)]) -> Result<(Rationa
 
 /// The privacy loss of k independent Laplace mechanisms at output `y`:
 /// ln Πⱼ p(yⱼ | x)/p(yⱼ | x') = Σⱼ (|yⱼ − fⱼ(x')| − |yⱼ − fⱼ(x)|)/bⱼ, exactly.
-/// With fⱼ(x) = fⱼ(x') + Δⱼ and yⱼ ≥ fⱼ(x), this equals Σ Δⱼ/bⱼ = Σ εⱼ: basic composition
+/// With fⱼ(x) = fⱼ(x') + Δⱼ, Δⱼ ≥ 0 and yⱼ ≥ fⱼ(x), this equals Σ Δⱼ/bⱼ = Σ εⱼ: basic composition
 /// is attained.
 ///
 /// # Guarantee
