@@ -15,7 +15,8 @@
 //! The composition theorems here hold for *adaptively chosen* mechanisms: mechanism `j` may be
 //! picked after seeing the outputs of mechanisms `1..j`, as long as each is, for every fixed
 //! earlier output, a mechanism with the stated guarantee. [`theorems::zcdp::ZcdpLedger`]
-//! records such a sequence one mechanism at a time; any post-processing of the outputs keeps
+//! records such a sequence one mechanism at a time (the budgets themselves must be fixed in
+//! advance, not chosen from outputs); any post-processing of the outputs keeps
 //! the guarantee (Corollary 21), so no accounting entry is needed for it.
 
 pub mod num;

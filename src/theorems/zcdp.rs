@@ -74,7 +74,7 @@ fn f64_log_delta_t(rho: f64, eps: f64, t: f64) -> f64 {
 /// δ = e^{t(t+1)ρ − εt}·tᵗ/(t+1)^{t+1}.
 ///
 /// # Guarantee
-/// Encloses the formula's value, which is a valid δ for every ρ-zCDP mechanism at ε, for
+/// Encloses min{1, formula}, a valid δ for every ρ-zCDP mechanism at ε, for
 /// ρ ≥ 0, ε ≥ 0, t > 0; errors otherwise. Note: `proofs-notes/zcdp_delta_at.md`.
 pub fn zcdp_delta_at(
     rho: &Rational,
@@ -330,6 +330,8 @@ pub fn laplace_scales(
 /// A running zCDP account (Proposition 19, Corollary 21). Mechanisms may be chosen
 /// adaptively — each one after seeing the outputs of the earlier ones — provided each is
 /// ρⱼ-zCDP for every fixed value of the earlier outputs; the total is then Σρⱼ-zCDP.
+/// The sequence of budgets ρⱼ (and their number) must be fixed in advance: choosing ρⱼ
+/// from earlier outputs makes the total a privacy odometer, which Proposition 19 does not cover.
 /// Post-processing the outputs costs nothing (Corollary 21), so it has no entry.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ZcdpLedger {
