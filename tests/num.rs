@@ -32,6 +32,7 @@ proptest! {
 
     #[test]
     fn elementary_functions_enclose_1024_bit_values(a in rational(0.001, 30.0)) {
+        prop_assume!(a > 0); // few-digit rounding can produce 0, outside ln's domain
         let r = f(&a);
         for (name, lo8, fi, reference) in [
             ("exp", Iv::from_rational(&a, 8).exp(), Fi::from_rational(&a, 53).exp(), r.clone().exp()),
