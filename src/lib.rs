@@ -11,13 +11,15 @@
 //! Amplification by Subsampling* (2022). Each theorem function names its result and has a
 //! proof note `proofs-notes/<function>.md`.
 //!
-//! ## Adaptive composition (Proposition 19, Corollary 21)
-//! The composition theorems here hold for *adaptively chosen* mechanisms: mechanism `j` may be
-//! picked after seeing the outputs of mechanisms `1..j`, as long as each is, for every fixed
-//! earlier output, a mechanism with the stated guarantee. [`theorems::zcdp::ZcdpLedger`]
-//! records such a sequence one mechanism at a time (the budgets themselves must be fixed in
-//! advance, not chosen from outputs); any post-processing of the outputs keeps
-//! the guarantee (Corollary 21), so no accounting entry is needed for it.
+//! ## Adaptive composition (Proposition 19, Corollary 21, Theorem 22)
+//! The zCDP ledger ([`theorems::zcdp::ZcdpLedger`], Proposition 19) and the approximate-DP
+//! composition of Theorem 22 hold for *adaptively chosen* mechanisms: mechanism `j` may be
+//! picked after seeing the outputs of mechanisms `1..j`, as long as it has its stated guarantee
+//! for every fixed value of those outputs, and the budgets themselves are fixed in advance
+//! (choosing them from outputs is a privacy odometer, which the chapter does not cover). Any
+//! post-processing of the outputs keeps the guarantee (Corollary 21), so it has no entry.
+//! Theorem 9 (composition as convolution of PLDs) and the exact Gaussian composition built on it
+//! are stated for independent mechanisms.
 
 pub mod num;
 pub mod search;

@@ -65,3 +65,12 @@ pub fn nonempty<T>(name: &str, xs: &[T]) -> Result<()> {
 pub fn show(x: &Rational) -> String {
     format!("{x}")
 }
+
+/// MPFR precision in bits: at least 16 (MPFR itself allows 1; we refuse nonsense).
+pub fn precision(bits: u32) -> Result<()> {
+    if (16..=1 << 24).contains(&bits) {
+        Ok(())
+    } else {
+        Err(Error::arg("precision", format!("{bits} bits is outside 16..=16777216")))
+    }
+}

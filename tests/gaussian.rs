@@ -189,3 +189,22 @@ fn bad_inputs_are_errors() {
     .is_err());
     assert!(gaussian_delta_interpretable(&g, &q("0.1"), Precision::Auto).is_err());
 }
+
+/// Beyond MPFR's exponent range (e^ε overflows, Φ underflows) the enclosure must stay sound:
+/// never the false [1, 1] that a NaN swallowed by min/hull once produced.
+#[test]
+fn exponent_range_overflow_stays_sound() {
+    let g = pld("1", "1");
+    for e in ["1e9", "5e9"] {
+        match gaussian_delta(&g, &q(e), Precision::Auto) {
+            Ok(enc) => assert!(enc.lower.0 == 0, "{e}: lower {}", enc.lower.to_decimal()),
+            Err(_) => {}
+        }
+    }
+    // a public ρ ≤ 0 is refused, not evaluated
+    let bad = dpcert::theorems::pld::GaussianPld { rho: q("-1") };
+    assert!(dpcert::theorems::pld::hockey_stick_tails(&Pld::Gaussian(bad.clone()), &q("1"), Precision::Auto).is_err());
+    assert!(hockey_stick_integral(&Pld::Gaussian(bad), &q("1"), 10, 128).is_err());
+    assert!(hockey_stick_integral(&Pld::Gaussian(g.clone()), &q("1"), 10, 0).is_err());
+    assert!(gaussian_delta(&g, &q("1"), Precision::Bits(0)).is_err());
+}

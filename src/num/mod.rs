@@ -113,7 +113,10 @@ pub fn certify(
     exact: impl Fn(u32) -> Iv,
 ) -> crate::Result<Enclosure> {
     match prec {
-        Precision::Bits(p) => Enclosure::from_real(&exact(p)),
+        Precision::Bits(p) => {
+            crate::validate::precision(p)?;
+            Enclosure::from_real(&exact(p))
+        }
         Precision::Auto => {
             if let Ok(e) = Enclosure::from_real(&fast()) {
                 if e.is_finite() && e.rel_width() <= FAST_REL_TOL {

@@ -35,6 +35,12 @@ impl Iv {
             hi: x,
         }
     }
+    fn nan(prec: u32) -> Iv {
+        Iv { lo: Float::with_val(prec, Special::Nan), hi: Float::with_val(prec, Special::Nan) }
+    }
+    fn has_nan(&self) -> bool {
+        self.lo.is_nan() || self.hi.is_nan()
+    }
     fn entire(prec: u32) -> Iv {
         Iv {
             lo: Float::with_val(prec, Special::NegInfinity),
@@ -71,10 +77,7 @@ impl Iv {
             let d = op(a, b, p, Round::Down);
             let u = op(a, b, p, Round::Up);
             if d.is_nan() || u.is_nan() {
-                return Iv {
-                    lo: Float::with_val(p, Special::Nan),
-                    hi: Float::with_val(p, Special::Nan),
-                };
+                return Iv::nan(p);
             }
             if d < lo {
                 lo = d;
@@ -108,8 +111,19 @@ impl Real for Iv {
             hi: Float::with_val_round(p, &self.hi - &o.lo, Round::Up).0,
         }
     }
+    /// Interval product; an endpoint product 0·∞ counts as 0 (IEEE 1788): endpoints are limits
+    /// of real points, and every real point times a point of [0, …] stays in the hull.
     fn mul(&self, o: &Iv) -> Iv {
-        self.corners(o, |a, b, p, r| Float::with_val_round(p, a * b, r).0)
+        if self.has_nan() || o.has_nan() {
+            return Iv::nan(self.join(o));
+        }
+        self.corners(o, |a, b, p, r| {
+            if a.is_zero() || b.is_zero() {
+                Float::with_val(p, 0)
+            } else {
+                Float::with_val_round(p, a * b, r).0
+            }
+        })
     }
     fn div(&self, o: &Iv) -> Iv {
         if o.lo <= 0 && o.hi >= 0 {
@@ -167,6 +181,9 @@ impl Real for Iv {
         e.div(&two)
     }
     fn max0(&self) -> Iv {
+        if self.has_nan() {
+            return Iv::nan(self.prec());
+        }
         let mut c = self.clone();
         if c.lo < 0 {
             c.lo.assign(0);
@@ -177,29 +194,19 @@ impl Real for Iv {
         c
     }
     fn min(&self, o: &Iv) -> Iv {
-        let lo = if self.lo < o.lo {
-            self.lo.clone()
-        } else {
-            o.lo.clone()
-        };
-        let hi = if self.hi < o.hi {
-            self.hi.clone()
-        } else {
-            o.hi.clone()
-        };
+        if self.has_nan() || o.has_nan() {
+            return Iv::nan(self.join(o));
+        }
+        let lo = if self.lo < o.lo { self.lo.clone() } else { o.lo.clone() };
+        let hi = if self.hi < o.hi { self.hi.clone() } else { o.hi.clone() };
         Iv { lo, hi }
     }
     fn hull(&self, o: &Iv) -> Iv {
-        let lo = if self.lo < o.lo {
-            self.lo.clone()
-        } else {
-            o.lo.clone()
-        };
-        let hi = if self.hi > o.hi {
-            self.hi.clone()
-        } else {
-            o.hi.clone()
-        };
+        if self.has_nan() || o.has_nan() {
+            return Iv::nan(self.join(o));
+        }
+        let lo = if self.lo < o.lo { self.lo.clone() } else { o.lo.clone() };
+        let hi = if self.hi > o.hi { self.hi.clone() } else { o.hi.clone() };
         Iv { lo, hi }
     }
     fn endpoints(&self) -> Option<(Float, Float)> {

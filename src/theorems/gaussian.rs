@@ -48,7 +48,7 @@ pub fn gaussian_composition(mechanisms: &[GaussianMechanism]) -> Result<Gaussian
 
 /// Corollary 8 / Corollary 10: the exact, optimal δ(ε) of a Gaussian mechanism (or of a
 /// composition, through [`gaussian_composition`]):
-/// δ = Φ(ρ−ε)/√(2ρ)) − e^ε Φ((−ρ−ε)/√(2ρ)).
+/// δ = Φ((ρ−ε)/√(2ρ)) − e^ε Φ((−ρ−ε)/√(2ρ)).
 ///
 /// # Guarantee
 /// Encloses δ of Steinke 2022, Corollary 8, two-sided (the value is exact and optimal), for

@@ -128,6 +128,21 @@ impl DiscretePld {
         }
     }
 
+    /// Number of atoms [`DiscretePld::atoms`] would produce; errors beyond [`MAX_ATOMS`].
+    pub fn atom_count(&self) -> Result<usize> {
+        let mut n: usize = 1;
+        for f in &self.factors {
+            let k = match f {
+                Factor::RandomizedResponse { count, .. } => count.to_usize().and_then(|c| c.checked_add(1)),
+                Factor::Pair { p, .. } => Some(p.iter().filter(|x| **x > 0).count()),
+            };
+            n = k.and_then(|k| n.checked_mul(k)).filter(|&n| n <= MAX_ATOMS).ok_or_else(|| {
+                Error::arg("pld", format!("more than {MAX_ATOMS} atoms"))
+            })?;
+        }
+        Ok(n)
+    }
+
     /// All atoms of the product distribution (Theorem 9: losses add, masses multiply).
     pub fn atoms<R: Real>(&self, prec: u32) -> Result<Vec<Atom<R>>> {
         let mut acc: Vec<Atom<R>> = vec![Atom {
@@ -167,6 +182,14 @@ pub enum Pld {
     Discrete(DiscretePld),
 }
 
+/// Gaussian PLDs need ρ > 0 (the field is public); discrete ones are checked at construction.
+fn validate_pld(pld: &Pld) -> Result<()> {
+    match pld {
+        Pld::Gaussian(g) => validate::positive("rho", &g.rho),
+        Pld::Discrete(d) => d.atom_count().map(|_| ()),
+    }
+}
+
 /// Theorem 9: the PLD of an independent composition is the convolution of the PLDs.
 /// Gaussians compose to the Gaussian with ρ = Σρⱼ; discrete PLDs to the product of factors.
 ///
@@ -175,6 +198,9 @@ pub enum Pld {
 /// Note: `proofs-notes/compose_plds.md`.
 pub fn compose_plds(plds: &[Pld]) -> Result<Pld> {
     validate::nonempty("plds", plds)?;
+    for p in plds {
+        validate_pld(p)?;
+    }
     let mut it = plds.iter().cloned();
     let mut acc = it.next().expect("non-empty");
     for x in it {
@@ -255,7 +281,8 @@ fn discrete_tails<R: Real>(d: &DiscretePld, eps: &Rational, prec: u32) -> Result
                 q_tail = q_tail.add(&a.q);
             }
             Tri::Less => {}
-            // either choice of the set gives the same exact value; enclose both
+            // undecided side: the atom's exact contribution max(0, p − e^ε q) is 0 or positive,
+            // and p − e^ε q is enclosed; the hull with 0 contains either case
             Tri::Undecided => slack = slack.add(&a.p.sub(&e.exp().mul(&a.q)).hull(&zero)),
         }
     }
@@ -311,6 +338,7 @@ fn discrete_integral<R: Real>(d: &DiscretePld, eps: &Rational, prec: u32) -> Res
 /// ε ≥ 0; errors otherwise. Note: `proofs-notes/hockey_stick_expectation.md`.
 pub fn hockey_stick_expectation(pld: &Pld, eps: &Rational, prec: Precision) -> Result<Enclosure> {
     validate::nonnegative("epsilon", eps)?;
+    validate_pld(pld)?;
     match pld {
         Pld::Gaussian(g) => certify(
             prec,
@@ -318,7 +346,7 @@ pub fn hockey_stick_expectation(pld: &Pld, eps: &Rational, prec: Precision) -> R
             |p| gaussian_expectation::<Iv>(&g.rho, eps, p),
         ),
         Pld::Discrete(d) => {
-            d.atoms::<Iv>(8)?; // size check before evaluating
+            d.atom_count()?; // the only error `atoms` can return, checked before evaluating
             certify(
                 prec,
                 || discrete_expectation::<Fi>(d, eps, 53).expect("checked"),
@@ -335,6 +363,7 @@ pub fn hockey_stick_expectation(pld: &Pld, eps: &Rational, prec: Precision) -> R
 /// Note: `proofs-notes/hockey_stick_tails.md`.
 pub fn hockey_stick_tails(pld: &Pld, eps: &Rational, prec: Precision) -> Result<Enclosure> {
     validate::nonnegative("epsilon", eps)?;
+    validate_pld(pld)?;
     match pld {
         Pld::Gaussian(g) => certify(
             prec,
@@ -342,7 +371,7 @@ pub fn hockey_stick_tails(pld: &Pld, eps: &Rational, prec: Precision) -> Result<
             |p| gaussian_tails::<Iv>(&g.rho, eps, p),
         ),
         Pld::Discrete(d) => {
-            d.atoms::<Iv>(8)?;
+            d.atom_count()?;
             certify(
                 prec,
                 || discrete_tails::<Fi>(d, eps, 53).expect("checked"),
@@ -370,22 +399,29 @@ pub fn hockey_stick_integral(
     prec: u32,
 ) -> Result<Enclosure> {
     validate::nonnegative("epsilon", eps)?;
+    validate_pld(pld)?;
     if panels == 0 {
         return Err(Error::arg("panels", "must be at least 1"));
     }
+    validate::precision(prec)?;
     match pld {
         Pld::Discrete(d) => Enclosure::from_real(&discrete_integral::<Iv>(d, eps, prec)?),
         Pld::Gaussian(g) => {
             let s_f = (2.0 * g.rho.to_f64()).sqrt();
-            let top = eps.to_f64().max(g.rho.to_f64()) + 40.0 * s_f + 1.0;
-            let h = (top - eps.to_f64()) / panels as f64;
+            // node placement is a search choice (any nodes give a valid enclosure): cover the
+            // region where both e^{ε−z} and S(z) are non-negligible
+            let width = ((g.rho.to_f64() - eps.to_f64()).max(0.0) + 40.0 * s_f + 1.0).min(60.0);
+            let h = width / panels as f64;
+            if !h.is_finite() || h <= 0.0 {
+                return Err(Error::arg("pld", "ρ and ε out of range for quadrature"));
+            }
             let s = Iv::from_rational(&Rational::from(&g.rho * 2u32), prec).sqrt();
             let rho = Iv::from_rational(&g.rho, prec);
             let e = Iv::from_rational(eps, prec);
             // nodes: exact dyadic offsets from ε
             let node = |i: u32| {
                 e.add(&Iv::from_rational(
-                    &Rational::from_f64(h * i as f64).expect("finite"),
+                    &Rational::from_f64(h * i as f64).unwrap_or_default(),
                     prec,
                 ))
             };
