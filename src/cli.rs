@@ -33,6 +33,32 @@ enum Cmd {
     /// Composition of DP mechanisms.
     #[command(subcommand)]
     Compose(ComposeCmd),
+    /// Audit a deployment file (TOML or JSON): best certified (ε, δ), routes, claim verdict.
+    Audit {
+        /// The deployment file (`.toml`, or `.json`).
+        file: std::path::PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Plot a deployment's privacy profile δ(ε) as SVG.
+    Plot {
+        file: std::path::PathBuf,
+        /// Output SVG file.
+        #[arg(short = 'o', long = "output", value_name = "SVG")]
+        output: std::path::PathBuf,
+    },
+    /// Print certified test vectors for other implementations.
+    Vectors {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check values printed by another library: sound, unsound or undecided.
+    Check {
+        /// JSON list of {"query": [...], "value": "..."}.
+        file: std::path::PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Args, Clone)]
@@ -439,6 +465,446 @@ fn run_compose(cmd: &ComposeCmd) -> CliResult {
     }
 }
 
+/// Evaluate a single query (the commands whose answer is one enclosure).
+fn evaluate(cmd: &Cmd) -> CliResult {
+    flagged(match cmd {
+        Cmd::Gaussian(g) => run_gaussian(g),
+        Cmd::Zcdp(z) => run_zcdp(z),
+        Cmd::Compose(c) => run_compose(c),
+        _ => Err(Error::arg("query", "not a single-value query")),
+    })
+}
+
+/// Parse a query given as the argument list one would pass to `dpcert`.
+fn parse_query(args: &[String]) -> Result<Cmd, Error> {
+    let argv = std::iter::once("dpcert".to_string()).chain(args.iter().cloned());
+    Cli::try_parse_from(argv).map(|c| c.cmd).map_err(|e| {
+        let text = e.to_string();
+        Error::arg(
+            "query",
+            text.lines()
+                .next()
+                .unwrap_or("invalid")
+                .trim_start_matches("error: ")
+                .to_string(),
+        )
+    })
+}
+
+fn run_tool(cmd: &Cmd) -> Result<i32, Error> {
+    match cmd {
+        Cmd::Audit { file, json } => {
+            let d = dpcert::deploy::Deployment::load(file)?;
+            let r = dpcert::audit::audit(&d)?;
+            if *json {
+                println!("{}", r.to_json());
+            } else {
+                print!("{}", r.to_table());
+            }
+            Ok(0)
+        }
+        Cmd::Plot { file, output } => {
+            let d = dpcert::deploy::Deployment::load(file)?;
+            let svg = dpcert::plot::profile_svg(&d)?;
+            std::fs::write(output, svg).map_err(|e| {
+                Error::arg(
+                    "--output",
+                    format!("cannot write {}: {e}", output.display()),
+                )
+            })?;
+            eprintln!("dpcert: wrote {}", output.display());
+            Ok(0)
+        }
+        Cmd::Vectors { json } => {
+            let mut recs = Vec::new();
+            for q in vector_queries() {
+                let cmd = parse_query(&q)?;
+                let out = evaluate(&cmd)?;
+                recs.push(json!({
+                    "query": q,
+                    "lower": if out.two_sided { json!(out.enclosure.lower.to_decimal()) } else { Value::Null },
+                    "upper": out.enclosure.upper.to_decimal(),
+                    "theorem": out.theorem,
+                }));
+            }
+            if *json {
+                println!("{}", json!({"vectors": recs}));
+            } else {
+                for r in &recs {
+                    let q: Vec<&str> = r["query"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|x| x.as_str())
+                        .collect();
+                    println!(
+                        "{}  lower={}  upper={}",
+                        q.join(" "),
+                        r["lower"].as_str().unwrap_or("-"),
+                        r["upper"].as_str().unwrap_or("-")
+                    );
+                }
+            }
+            Ok(0)
+        }
+        Cmd::Check { file, json } => run_check(file, *json),
+        _ => Err(Error::arg("query", "not a tool command")),
+    }
+}
+
+/// The certified test vectors: every single-query kind, stressing tiny δ, large ε, many
+/// compositions and the edges of validity.
+fn vector_queries() -> Vec<Vec<String>> {
+    let mut v: Vec<Vec<String>> = Vec::new();
+    let mut push = |a: &[&str]| v.push(a.iter().map(|x| x.to_string()).collect());
+    for s in [
+        "0.1", "0.5", "0.7", "1", "1.1", "2", "4", "10", "100", "1000",
+    ] {
+        for e in ["0", "0.01", "0.3", "1", "5", "50", "200"] {
+            push(&["gaussian", "delta", "--sigma", s, "--epsilon", e]);
+        }
+    }
+    for (s, sens, e) in [
+        ("3", "2.5", "1"),
+        ("0.25", "0.1", "0.5"),
+        ("1/3", "1/7", "2"),
+        ("12", "0.001", "1e-6"),
+        ("0.05", "1", "3000"),
+    ] {
+        push(&[
+            "gaussian",
+            "delta",
+            "--sigma",
+            s,
+            "--epsilon",
+            e,
+            "--sensitivity",
+            sens,
+        ]);
+    }
+    for (s, k) in [
+        ("1", "1000"),
+        ("5", "10000"),
+        ("20", "100000"),
+        ("0.8", "14063"),
+        ("3", "7/1"),
+    ] {
+        for e in ["0.5", "2", "8"] {
+            push(&[
+                "gaussian",
+                "delta",
+                "--sigma",
+                s,
+                "--epsilon",
+                e,
+                "--compositions",
+                k,
+            ]);
+        }
+    }
+    for s in ["0.3", "1", "4", "50", "256/60000"] {
+        for d in ["0.5", "1e-5", "1e-10", "1e-50", "1e-300", "0.999999"] {
+            push(&["gaussian", "epsilon", "--sigma", s, "--delta", d]);
+        }
+    }
+    for (s, k, sens) in [
+        ("2", "100", "1"),
+        ("10", "10000", "1"),
+        ("1", "3", "0.5"),
+        ("7", "256", "2"),
+    ] {
+        for d in ["1e-6", "1e-15"] {
+            push(&[
+                "gaussian",
+                "epsilon",
+                "--sigma",
+                s,
+                "--delta",
+                d,
+                "--compositions",
+                k,
+                "--sensitivity",
+                sens,
+            ]);
+        }
+    }
+    for e in ["0.01", "0.1", "1", "4", "20"] {
+        for d in ["0.1", "1e-5", "1e-12", "1e-100"] {
+            push(&["gaussian", "sigma", "--epsilon", e, "--delta", d]);
+        }
+    }
+    for (e, d, k) in [
+        ("1", "1e-6", "1000"),
+        ("8", "1e-5", "14063"),
+        ("0.5", "1e-9", "50"),
+    ] {
+        push(&[
+            "gaussian",
+            "sigma",
+            "--epsilon",
+            e,
+            "--delta",
+            d,
+            "--compositions",
+            k,
+        ]);
+    }
+    for r in ["0.0001", "0.01", "0.5", "2", "30"] {
+        for e in ["0", "0.1", "1", "10", "100"] {
+            push(&["zcdp", "delta", "--rho", r, "--epsilon", e]);
+        }
+        for d in ["0.5", "1e-5", "1e-15", "1e-300"] {
+            push(&["zcdp", "epsilon", "--rho", r, "--delta", d]);
+        }
+    }
+    for (e0, k) in [
+        ("0.01", "1000"),
+        ("0.1", "100"),
+        ("1", "10"),
+        ("0.001", "100000"),
+        ("2", "3"),
+    ] {
+        for d in ["1e-5", "1e-10"] {
+            push(&[
+                "compose",
+                "pure",
+                "--epsilon",
+                e0,
+                "--count",
+                k,
+                "--delta",
+                d,
+            ]);
+        }
+    }
+    v
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CheckVerdict {
+    Sound,
+    Unsound,
+    Undecided,
+}
+
+/// Compare a claimed value with certified evaluations, raising precision until decided.
+/// `eval(prec)` returns (sound?, unsound?, enclosure to report, two-sided?).
+fn decide_value(
+    eval: impl Fn(Precision) -> Result<(bool, bool, Enclosure, bool), Error>,
+) -> Result<(CheckVerdict, Enclosure, bool), Error> {
+    let mut last = None;
+    for p in [
+        Precision::Auto,
+        Precision::Bits(256),
+        Precision::Bits(1024),
+        Precision::Bits(4096),
+    ] {
+        let (sound, unsound, enc, two) = eval(p)?;
+        if sound {
+            return Ok((CheckVerdict::Sound, enc, two));
+        }
+        if unsound {
+            return Ok((CheckVerdict::Unsound, enc, two));
+        }
+        last = Some((enc, two));
+    }
+    let (enc, two) = last.expect("evaluated");
+    Ok((CheckVerdict::Undecided, enc, two))
+}
+
+fn check_one(cmd: &Cmd, value: &Rational) -> Result<(CheckVerdict, Enclosure, bool), Error> {
+    use dpcert::theorems::pld::{hockey_stick_tails, DiscretePld, Pld};
+    match cmd {
+        Cmd::Gaussian(GaussianCmd::Delta {
+            sigma,
+            epsilon,
+            shape,
+            ..
+        }) => {
+            let (pld, _, _) = gaussian_pld(sigma, shape)?;
+            let e = num("--epsilon", epsilon)?;
+            decide_value(|p| {
+                let enc = gaussian::gaussian_delta(&pld, &e, p)?;
+                Ok((enc.upper.0 <= *value, enc.lower.0 > *value, enc, true))
+            })
+        }
+        Cmd::Gaussian(GaussianCmd::Epsilon {
+            sigma,
+            delta,
+            shape,
+            ..
+        }) => {
+            let (pld, _, _) = gaussian_pld(sigma, shape)?;
+            let d = num("--delta", delta)?;
+            if *value < 0 {
+                return Err(Error::arg("value", "ε must be ≥ 0"));
+            }
+            let star = gaussian::gaussian_epsilon(&pld, &d, Precision::Auto)?;
+            decide_value(|p| {
+                let at = gaussian::gaussian_delta(&pld, value, p)?;
+                Ok((at.upper.0 <= d, at.lower.0 > d, star.clone(), true))
+            })
+        }
+        Cmd::Gaussian(GaussianCmd::Sigma {
+            epsilon,
+            delta,
+            shape,
+            ..
+        }) => {
+            let e = num("--epsilon", epsilon)?;
+            let d = num("--delta", delta)?;
+            let sens = num("--sensitivity", &shape.sensitivity)?;
+            let k = count("--compositions", &shape.compositions)?;
+            validate::positive("value", value)?;
+            let pld = gaussian::gaussian_composition(&[gaussian::GaussianMechanism {
+                sigma: value.clone(),
+                sensitivity: sens.clone(),
+                count: k.clone(),
+            }])?;
+            let star = gaussian::gaussian_sigma(&e, &d, &sens, &k, Precision::Auto)?;
+            decide_value(|p| {
+                let at = gaussian::gaussian_delta(&pld, &e, p)?;
+                Ok((at.upper.0 <= d, at.lower.0 > d, star.clone(), true))
+            })
+        }
+        Cmd::Zcdp(ZcdpCmd::Delta { rho, epsilon, .. }) => {
+            let r = num("--rho", rho)?;
+            let e = num("--epsilon", epsilon)?;
+            let ours = evaluate(cmd)?.enclosure;
+            // the Gaussian with this ρ is ρ-zCDP: a valid δ for the class is ≥ its exact δ
+            let g = pld::GaussianPld { rho: r };
+            decide_value(|p| {
+                let gd = gaussian::gaussian_delta(&g, &e, p)?;
+                Ok((
+                    ours.upper.0 <= *value,
+                    gd.lower.0 > *value,
+                    ours.clone(),
+                    false,
+                ))
+            })
+        }
+        Cmd::Zcdp(ZcdpCmd::Epsilon { rho, delta, .. }) => {
+            let r = num("--rho", rho)?;
+            let d = num("--delta", delta)?;
+            if *value < 0 {
+                return Err(Error::arg("value", "ε must be ≥ 0"));
+            }
+            let ours = evaluate(cmd)?.enclosure;
+            let g = pld::GaussianPld { rho: r };
+            decide_value(|p| {
+                let gd = gaussian::gaussian_delta(&g, value, p)?;
+                Ok((ours.upper.0 <= *value, gd.lower.0 > d, ours.clone(), false))
+            })
+        }
+        Cmd::Compose(ComposeCmd::Pure {
+            epsilon,
+            count: k,
+            delta,
+            ..
+        }) => {
+            let e0 = num("--epsilon", epsilon)?;
+            let kk = count("--count", k)?;
+            let d = num("--delta", delta)?;
+            if *value < 0 {
+                return Err(Error::arg("value", "ε must be ≥ 0"));
+            }
+            let ours = evaluate(cmd)?.enclosure;
+            // k-fold ε0-randomized response is k-fold ε0-DP: a valid ε must make its exact δ ≤ δ
+            let rr = DiscretePld::randomized_response(&e0, &kk)
+                .ok()
+                .filter(|x| x.atom_count().is_ok())
+                .map(Pld::Discrete);
+            decide_value(|p| {
+                let unsound = match &rr {
+                    Some(rr) => hockey_stick_tails(rr, value, p)?.lower.0 > d,
+                    None => false,
+                };
+                Ok((ours.upper.0 <= *value, unsound, ours.clone(), false))
+            })
+        }
+        _ => Err(Error::arg("query", "not a single-value query")),
+    }
+}
+
+fn run_check(file: &std::path::Path, json_mode: bool) -> Result<i32, Error> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| Error::arg("FILE", format!("cannot read {}: {e}", file.display())))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| {
+        Error::arg(
+            "FILE",
+            format!(
+                "{}: JSON syntax error at line {}, column {}: {e}",
+                file.display(),
+                e.line(),
+                e.column()
+            ),
+        )
+    })?;
+    let list = v.as_array().ok_or_else(|| {
+        Error::arg(
+            "FILE",
+            "must hold a JSON list of {\"query\": [...], \"value\": \"...\"}",
+        )
+    })?;
+    let mut results = Vec::new();
+    let mut any_unsound = false;
+    for (i, rec) in list.iter().enumerate() {
+        let at = |why: String| Error::arg(&format!("record {}", i + 1), why);
+        let query: Vec<String> = rec["query"]
+            .as_array()
+            .ok_or_else(|| at("`query` must be a list of strings".into()))?
+            .iter()
+            .map(|x| {
+                x.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| at("`query` must be a list of strings".into()))
+            })
+            .collect::<Result<_, _>>()?;
+        let value_text = match &rec["value"] {
+            Value::String(s) => s.clone(),
+            Value::Number(n) => n.to_string(),
+            _ => return Err(at("`value` must be a string or number".into())),
+        };
+        let value = parse_exact(&value_text).map_err(at)?;
+        let cmd = parse_query(&query).map_err(|e| at(e.to_string()))?;
+        let (verdict, enc, two) = check_one(&cmd, &value).map_err(|e| at(e.to_string()))?;
+        any_unsound |= verdict == CheckVerdict::Unsound;
+        let name = match verdict {
+            CheckVerdict::Sound => "sound",
+            CheckVerdict::Unsound => "unsound",
+            CheckVerdict::Undecided => "undecided",
+        };
+        results.push(json!({
+            "query": query,
+            "value": value_text,
+            "verdict": name,
+            "lower": if two { json!(enc.lower.to_decimal()) } else { Value::Null },
+            "upper": enc.upper.to_decimal(),
+        }));
+    }
+    if json_mode {
+        println!("{}", json!({ "results": results }));
+    } else {
+        for r in &results {
+            let q: Vec<&str> = r["query"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|x| x.as_str())
+                .collect();
+            println!(
+                "{:<9}  {}  value={}  exact∈[{}, {}]",
+                r["verdict"].as_str().unwrap_or(""),
+                q.join(" "),
+                r["value"].as_str().unwrap_or(""),
+                r["lower"].as_str().unwrap_or("?"),
+                r["upper"].as_str().unwrap_or("")
+            );
+        }
+    }
+    Ok(if any_unsound { 1 } else { 0 })
+}
+
 fn print(out: &Output, json_mode: bool) {
     if json_mode {
         let mut obj = serde_json::Map::new();
@@ -481,6 +947,8 @@ fn print(out: &Output, json_mode: bool) {
 
 fn json_flag(cmd: &Cmd) -> bool {
     match cmd {
+        Cmd::Audit { json, .. } | Cmd::Vectors { json } | Cmd::Check { json, .. } => *json,
+        Cmd::Plot { .. } => false,
         Cmd::Gaussian(GaussianCmd::Delta { common, .. })
         | Cmd::Gaussian(GaussianCmd::Epsilon { common, .. })
         | Cmd::Gaussian(GaussianCmd::Sigma { common, .. })
@@ -518,11 +986,23 @@ pub fn run() -> i32 {
             return 2;
         }
     };
-    let result = flagged(match &cli.cmd {
-        Cmd::Gaussian(g) => run_gaussian(g),
-        Cmd::Zcdp(z) => run_zcdp(z),
-        Cmd::Compose(c) => run_compose(c),
-    });
+    match &cli.cmd {
+        Cmd::Audit { .. } | Cmd::Plot { .. } | Cmd::Vectors { .. } | Cmd::Check { .. } => {
+            return match run_tool(&cli.cmd) {
+                Ok(code) => code,
+                Err(e) => {
+                    eprintln!("dpcert: {e}");
+                    if matches!(e, Error::InvalidArgument { .. }) {
+                        2
+                    } else {
+                        3
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    let result = evaluate(&cli.cmd);
     match result {
         Ok(out) => {
             print(&out, json_flag(&cli.cmd));

@@ -21,7 +21,10 @@
 //! Theorem 9 (composition as convolution of PLDs) and the exact Gaussian composition built on it
 //! are stated for independent mechanisms.
 
+pub mod audit;
+pub mod deploy;
 pub mod num;
+pub mod plot;
 pub mod search;
 pub mod theorems;
 pub mod validate;

@@ -61,9 +61,46 @@ pub fn nonempty<T>(name: &str, xs: &[T]) -> Result<()> {
     }
 }
 
-/// Display of an exact rational (`p/q` when not an integer).
+/// Display of an exact rational: the exact decimal when it terminates (`0.1`, `1e-8`,
+/// `2.5`), otherwise `p/q`.
 pub fn show(x: &Rational) -> String {
-    format!("{x}")
+    let mut d = x.denom().clone();
+    let (mut twos, mut fives) = (0u32, 0u32);
+    while d.is_divisible_u(2) {
+        d /= 2u32;
+        twos += 1;
+    }
+    while d.is_divisible_u(5) {
+        d /= 5u32;
+        fives += 1;
+    }
+    if d != 1 || twos.max(fives) > 400 {
+        return format!("{x}");
+    }
+    // x = m / 10^k exactly
+    let k = twos.max(fives);
+    let m = Integer::from(x.numer() * Integer::from(Integer::u_pow_u(10, k))) / x.denom();
+    let (neg, digits) = (m < 0, m.abs().to_string());
+    let sign = if neg { "-" } else { "" };
+    let k = k as usize;
+    if k == 0 {
+        return format!("{sign}{digits}");
+    }
+    if k <= 6 {
+        let padded = format!("{digits:0>width$}", width = k + 1);
+        let (a, b) = padded.split_at(padded.len() - k);
+        return format!("{sign}{a}.{}", b.trim_end_matches('0'))
+            .trim_end_matches('.')
+            .to_string();
+    }
+    let t = digits.trim_end_matches('0');
+    let exp = t.len() as i64 - 1 - k as i64 + (digits.len() - t.len()) as i64;
+    let mant = if t.len() > 1 {
+        format!("{}.{}", &t[..1], &t[1..])
+    } else {
+        t.to_string()
+    };
+    format!("{sign}{mant}e{exp}")
 }
 
 /// MPFR precision in bits: at least 16 (MPFR itself allows 1; we refuse nonsense).
@@ -71,6 +108,36 @@ pub fn precision(bits: u32) -> Result<()> {
     if (16..=1 << 24).contains(&bits) {
         Ok(())
     } else {
-        Err(Error::arg("precision", format!("{bits} bits is outside 16..=16777216")))
+        Err(Error::arg(
+            "precision",
+            format!("{bits} bits is outside 16..=16777216"),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::show;
+    use crate::num::parse_exact;
+    #[test]
+    fn show_is_exact() {
+        for (t, want) in [
+            ("1e-8", "1e-8"),
+            ("0.1", "0.1"),
+            ("2.5", "2.5"),
+            ("1/3", "1/3"),
+            ("256/60000", "8/1875"),
+            ("-0.25", "-0.25"),
+            ("1.5e-7", "1.5e-7"),
+            ("12", "12"),
+            ("1200e-10", "1.2e-7"),
+            ("0", "0"),
+            ("0.000001", "0.000001"),
+        ] {
+            let r = parse_exact(t).unwrap();
+            let s = show(&r);
+            assert_eq!(s, want, "{t}");
+            assert_eq!(parse_exact(&s).unwrap(), r);
+        }
     }
 }

@@ -203,7 +203,12 @@ fn exponent_range_overflow_stays_sound() {
     }
     // a public ρ ≤ 0 is refused, not evaluated
     let bad = dpcert::theorems::pld::GaussianPld { rho: q("-1") };
-    assert!(dpcert::theorems::pld::hockey_stick_tails(&Pld::Gaussian(bad.clone()), &q("1"), Precision::Auto).is_err());
+    assert!(dpcert::theorems::pld::hockey_stick_tails(
+        &Pld::Gaussian(bad.clone()),
+        &q("1"),
+        Precision::Auto
+    )
+    .is_err());
     assert!(hockey_stick_integral(&Pld::Gaussian(bad), &q("1"), 10, 128).is_err());
     assert!(hockey_stick_integral(&Pld::Gaussian(g.clone()), &q("1"), 10, 0).is_err());
     assert!(gaussian_delta(&g, &q("1"), Precision::Bits(0)).is_err());

@@ -65,7 +65,7 @@ proptest! {
     /// Printed decimals are outward: lower string ≤ value ≤ upper string, read back exactly.
     #[test]
     fn printing_is_outward(a in rational(-1e6, 1e6), k in 0u32..400) {
-        let x = (a / Rational::from(rug::Integer::from(10).pow(k)));
+        let x = a / Rational::from(rug::Integer::from(10).pow(k));
         let e = Enclosure::from_real(&Iv::from_rational(&x, 128)).unwrap();
         let lo = dpcert::num::parse_exact(&e.lower.to_decimal()).unwrap();
         let hi = dpcert::num::parse_exact(&e.upper.to_decimal()).unwrap();

@@ -107,7 +107,7 @@ fn composition_table() {
     ] {
         let adv = zcdp::advanced_composition(&[(q(e0), Integer::from(k))], &q(d), Precision::Auto)
             .unwrap();
-        let mechs: Vec<_> = (0..k.min(1000)).map(|_| (q(e0), q("1e-13"))).collect();
+        let mechs = vec![(q(e0), q("1e-13"), Integer::from(k.min(1000)))];
         let thm22 = approx::approx_advanced_composition(&mechs, &q(d), Precision::Auto).unwrap();
         let (basic, adv_scale) =
             zcdp::laplace_scales(&Integer::from(k), &q("1"), &q(d), Precision::Auto).unwrap();

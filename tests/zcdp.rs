@@ -50,8 +50,8 @@ proptest! {
         check(&advanced_composition(&[(e0.clone(), Integer::from(k))], &delta, p).unwrap(), &r, TIGHT, "Theorem 18");
         // Theorem 22 with δⱼ = dj·δ/(10k): δ' = δ − Σδⱼ
         let each = Rational::from(&delta * dj) / (10 * k);
-        let mechs: Vec<(Rational, Rational)> = (0..k).map(|_| (e0.clone(), each.clone())).collect();
-        let slack = (&delta - Rational::from(&each * k));
+        let mechs = vec![(e0.clone(), each.clone(), Integer::from(k))];
+        let slack = &delta - Rational::from(&each * k);
         let l2 = ln_inv(&slack);
         let adv = Float::with_val(REF, &s2 / 2u32) + (Float::with_val(REF, &s2 * &l2) * 2u32).sqrt();
         let basic = Float::with_val(REF, f(&e0) * k);

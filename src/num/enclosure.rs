@@ -34,6 +34,10 @@ impl Arithmetic {
 }
 
 fn decimal(x: &Float, round: Round) -> String {
+    decimal_digits(x, round, DECIMAL_DIGITS)
+}
+
+fn decimal_digits(x: &Float, round: Round, digits: usize) -> String {
     if x.is_zero() {
         return "0".to_string();
     }
@@ -44,7 +48,7 @@ fn decimal(x: &Float, round: Round) -> String {
             "-inf".into()
         };
     }
-    x.to_string_radix_round(10, Some(DECIMAL_DIGITS), round)
+    x.to_string_radix_round(10, Some(digits.max(2)), round)
 }
 
 /// A rigorous lower bound.
@@ -59,6 +63,10 @@ impl Lower {
     pub fn to_decimal(&self) -> String {
         decimal(&self.0, Round::Down)
     }
+    /// Decimal string with `digits` significant digits, rounded toward −∞.
+    pub fn to_decimal_digits(&self, digits: usize) -> String {
+        decimal_digits(&self.0, Round::Down, digits)
+    }
     /// The largest `f64` not above the bound.
     pub fn to_f64(&self) -> f64 {
         self.0.to_f64_round(Round::Down)
@@ -69,6 +77,10 @@ impl Upper {
     /// Decimal string rounded toward +∞ (never below the bound).
     pub fn to_decimal(&self) -> String {
         decimal(&self.0, Round::Up)
+    }
+    /// Decimal string with `digits` significant digits, rounded toward +∞.
+    pub fn to_decimal_digits(&self, digits: usize) -> String {
+        decimal_digits(&self.0, Round::Up, digits)
     }
     /// The smallest `f64` not below the bound.
     pub fn to_f64(&self) -> f64 {

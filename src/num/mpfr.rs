@@ -36,7 +36,10 @@ impl Iv {
         }
     }
     fn nan(prec: u32) -> Iv {
-        Iv { lo: Float::with_val(prec, Special::Nan), hi: Float::with_val(prec, Special::Nan) }
+        Iv {
+            lo: Float::with_val(prec, Special::Nan),
+            hi: Float::with_val(prec, Special::Nan),
+        }
     }
     fn has_nan(&self) -> bool {
         self.lo.is_nan() || self.hi.is_nan()
@@ -197,16 +200,32 @@ impl Real for Iv {
         if self.has_nan() || o.has_nan() {
             return Iv::nan(self.join(o));
         }
-        let lo = if self.lo < o.lo { self.lo.clone() } else { o.lo.clone() };
-        let hi = if self.hi < o.hi { self.hi.clone() } else { o.hi.clone() };
+        let lo = if self.lo < o.lo {
+            self.lo.clone()
+        } else {
+            o.lo.clone()
+        };
+        let hi = if self.hi < o.hi {
+            self.hi.clone()
+        } else {
+            o.hi.clone()
+        };
         Iv { lo, hi }
     }
     fn hull(&self, o: &Iv) -> Iv {
         if self.has_nan() || o.has_nan() {
             return Iv::nan(self.join(o));
         }
-        let lo = if self.lo < o.lo { self.lo.clone() } else { o.lo.clone() };
-        let hi = if self.hi > o.hi { self.hi.clone() } else { o.hi.clone() };
+        let lo = if self.lo < o.lo {
+            self.lo.clone()
+        } else {
+            o.lo.clone()
+        };
+        let hi = if self.hi > o.hi {
+            self.hi.clone()
+        } else {
+            o.hi.clone()
+        };
         Iv { lo, hi }
     }
     fn endpoints(&self) -> Option<(Float, Float)> {

@@ -133,12 +133,15 @@ impl DiscretePld {
         let mut n: usize = 1;
         for f in &self.factors {
             let k = match f {
-                Factor::RandomizedResponse { count, .. } => count.to_usize().and_then(|c| c.checked_add(1)),
+                Factor::RandomizedResponse { count, .. } => {
+                    count.to_usize().and_then(|c| c.checked_add(1))
+                }
                 Factor::Pair { p, .. } => Some(p.iter().filter(|x| **x > 0).count()),
             };
-            n = k.and_then(|k| n.checked_mul(k)).filter(|&n| n <= MAX_ATOMS).ok_or_else(|| {
-                Error::arg("pld", format!("more than {MAX_ATOMS} atoms"))
-            })?;
+            n = k
+                .and_then(|k| n.checked_mul(k))
+                .filter(|&n| n <= MAX_ATOMS)
+                .ok_or_else(|| Error::arg("pld", format!("more than {MAX_ATOMS} atoms")))?;
         }
         Ok(n)
     }

@@ -1,0 +1,720 @@
+//! Audit of a deployment: every applicable route, the best certified (ε, δ), and a verdict on
+//! the deployment's claim. Each route is a chain of the chapter's theorems; a route's number is
+//! a rigorous upper bound, and only exact routes (all-Gaussian, Corollary 10) also give a
+//! certified lower bound of the mechanisms' true privacy.
+use crate::deploy::{Deployment, Mechanism};
+use crate::num::{Enclosure, Iv, Lower, Precision, Real, Upper, DEFAULT_PREC};
+use crate::theorems::{approx, basic, gaussian, zcdp};
+use crate::validate::show;
+use crate::Result;
+use rug::float::Round;
+use rug::{Float, Integer, Rational};
+
+/// One theorem applied, with the number it produced.
+#[derive(Clone, Debug)]
+pub struct Step {
+    pub theorem: String,
+    pub value: String,
+}
+
+/// A route's answer to one budget query.
+#[derive(Clone, Debug)]
+pub struct Answer {
+    pub enclosure: Enclosure,
+    /// `lower` bounds the mechanisms' exact privacy (exact routes only).
+    pub exact: bool,
+}
+
+/// A chain of theorems giving certified bounds for the whole deployment.
+#[derive(Clone, Debug)]
+pub struct Route {
+    pub name: &'static str,
+    pub steps: Vec<Step>,
+    /// ε at the budget δ; `None` if the route gives no finite ε there.
+    pub epsilon: Option<Answer>,
+    /// δ at the budget ε; `None` if the route gives no δ < 1 there.
+    pub delta: Option<Answer>,
+    /// Why an answer is missing.
+    pub note: Option<String>,
+}
+
+/// Verdict on a deployment's claim (ε_c, δ_c).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Verified,
+    Refuted,
+    Undecided,
+}
+
+#[derive(Clone, Debug)]
+pub struct ClaimCheck {
+    pub epsilon: Rational,
+    pub delta: Rational,
+    pub verdict: Verdict,
+    /// Best certified δ at the claimed ε, with its lower end when exact.
+    pub delta_at_claim: Option<Answer>,
+    pub route: Option<&'static str>,
+    pub explanation: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub deployment: Deployment,
+    pub routes: Vec<Route>,
+    pub best_epsilon: Option<(usize, Answer)>,
+    pub best_delta: Option<(usize, Answer)>,
+    pub claim: Option<ClaimCheck>,
+    pub notes: Vec<String>,
+}
+
+fn exact_rational(r: &Rational) -> Enclosure {
+    Enclosure::from_real(&Iv::from_rational(r, DEFAULT_PREC)).expect("finite rational")
+}
+
+/// `e + r` for an exact rational `r ≥ 0`, rounded outward.
+fn shift(e: &Enclosure, r: &Rational) -> Enclosure {
+    let p = e.precision_bits().max(DEFAULT_PREC);
+    let lo = Float::with_val_round(
+        p,
+        &e.lower.0 + Float::with_val_round(p, r, Round::Down).0,
+        Round::Down,
+    )
+    .0;
+    let hi = Float::with_val_round(
+        p,
+        &e.upper.0 + Float::with_val_round(p, r, Round::Up).0,
+        Round::Up,
+    )
+    .0;
+    Enclosure {
+        lower: Lower(lo),
+        upper: Upper(hi),
+        arithmetic: e.arithmetic,
+    }
+}
+
+struct Totals {
+    /// Σ repeat·ρⱼ if every mechanism is zCDP.
+    rho: Option<Rational>,
+    /// (Σε, Σδ, Σε², all pure) if every mechanism has an (ε, δ) guarantee.
+    approx: Option<(Rational, Rational, Rational, bool)>,
+    /// The Gaussian list if every mechanism is Gaussian.
+    gaussians: Option<Vec<gaussian::GaussianMechanism>>,
+}
+
+fn totals(d: &Deployment) -> Totals {
+    let mut rho = Some(Rational::new());
+    let mut apx = Some((Rational::new(), Rational::new(), Rational::new(), true));
+    let mut gs = Some(Vec::new());
+    for e in &d.mechanisms {
+        let k = Rational::from(&e.repeat);
+        rho = rho.and_then(|r| e.mechanism.zcdp_rho().map(|x| r + x * &k));
+        apx = apx.and_then(|(se, sd, s2, pure)| {
+            e.mechanism.approx().map(|(ej, dj)| {
+                let e2 = Rational::from(&ej * &ej) * &k;
+                (se + ej * &k, sd + dj.clone() * &k, s2 + e2, pure && dj == 0)
+            })
+        });
+        gs = gs.and_then(|mut v| {
+            e.mechanism.gaussian(&e.repeat).map(|g| {
+                v.push(g);
+                v
+            })
+        });
+    }
+    Totals {
+        rho,
+        approx: apx,
+        gaussians: gs,
+    }
+}
+
+/// Run every applicable route for the deployment's budget queries and claim.
+pub fn audit(d: &Deployment) -> Result<Report> {
+    let prec = Precision::Auto;
+    let t = totals(d);
+    let mut routes = Vec::new();
+
+    if let Some(gs) = &t.gaussians {
+        let pld = gaussian::gaussian_composition(gs)?;
+        let steps = vec![
+            Step {
+                theorem: "Proposition 3 (Gaussian PLD N(ρⱼ, 2ρⱼ), ρⱼ = Δⱼ²/2σⱼ²)".into(),
+                value: format!("{} mechanism kinds", gs.len()),
+            },
+            Step {
+                theorem: "Theorem 9 / Corollary 10 (composition: ρ = Σρⱼ)".into(),
+                value: format!("ρ = {}", show(&pld.rho)),
+            },
+            Step {
+                theorem: "Corollary 8 (exact δ(ε), inverted for ε by certified bisection)".into(),
+                value: "two-sided".into(),
+            },
+        ];
+        routes.push(Route {
+            name: "exact Gaussian composition",
+            steps,
+            epsilon: d
+                .budget_delta
+                .as_ref()
+                .map(|dl| gaussian::gaussian_epsilon(&pld, dl, prec))
+                .transpose()?
+                .map(|e| Answer {
+                    enclosure: e,
+                    exact: true,
+                }),
+            delta: d
+                .budget_epsilon
+                .as_ref()
+                .map(|e| gaussian::gaussian_delta(&pld, e, prec))
+                .transpose()?
+                .map(|e| Answer {
+                    enclosure: e,
+                    exact: true,
+                }),
+            note: None,
+        });
+    }
+
+    if let Some(rho) = t.rho.as_ref().filter(|r| **r > 0) {
+        let steps = vec![
+            Step {
+                theorem: "Lemma 12 / Proposition 16 / declared ρ (each mechanism is ρⱼ-zCDP)"
+                    .into(),
+                value: String::new(),
+            },
+            Step {
+                theorem: "Theorem 13 / Proposition 19 (ρ = Σρⱼ)".into(),
+                value: format!("ρ = {}", show(rho)),
+            },
+            Step {
+                theorem: "Proposition 14 (optimised over t; closed form of Remark 15 if smaller)"
+                    .into(),
+                value: String::new(),
+            },
+        ];
+        let epsilon = match &d.budget_delta {
+            None => None,
+            Some(dl) => {
+                let a = zcdp::zcdp_epsilon(rho, dl, prec)?;
+                let b = zcdp::zcdp_epsilon_closed_form(rho, dl, prec)?;
+                Some(Answer {
+                    enclosure: if b.upper.0 < a.upper.0 { b } else { a },
+                    exact: false,
+                })
+            }
+        };
+        let delta = match &d.budget_epsilon {
+            None => None,
+            Some(e) => {
+                let mut best = zcdp::zcdp_delta(rho, e, prec)?;
+                if e >= rho {
+                    let c = zcdp::zcdp_delta_closed_form(rho, e, prec)?;
+                    if c.upper.0 < best.upper.0 {
+                        best = c;
+                    }
+                }
+                Some(Answer {
+                    enclosure: best,
+                    exact: false,
+                })
+            }
+        };
+        routes.push(Route {
+            name: "zCDP",
+            steps,
+            epsilon,
+            delta,
+            note: None,
+        });
+    }
+
+    if let Some((se, sd, s2, pure)) = &t.approx {
+        // Theorem 1 on the per-entry totals (repeat·εⱼ, repeat·δⱼ)
+        let per_entry: Vec<(Rational, Rational)> = d
+            .mechanisms
+            .iter()
+            .filter_map(|m| {
+                m.mechanism.approx().map(|(e, dj)| {
+                    let k = Rational::from(&m.repeat);
+                    (e * &k, dj * k)
+                })
+            })
+            .collect();
+        let (se_basic, sd_basic) =
+            basic::basic_composition(&per_entry).unwrap_or_else(|_| (se.clone(), sd.clone())); // δ sums ≥ 1 are refused there; the route then has no answer
+        debug_assert!(se_basic == *se && (sd_basic == *sd || *sd >= 1));
+        let mut note = None;
+        let epsilon = d.budget_delta.as_ref().and_then(|dl| {
+            if sd <= dl {
+                Some(Answer {
+                    enclosure: exact_rational(se),
+                    exact: false,
+                })
+            } else {
+                note = Some(format!("Σδⱼ = {} exceeds the budget δ", show(sd)));
+                None
+            }
+        });
+        let delta = d.budget_epsilon.as_ref().and_then(|e| {
+            if se <= e && *sd < 1 {
+                Some(Answer {
+                    enclosure: exact_rational(sd),
+                    exact: false,
+                })
+            } else {
+                note.get_or_insert(format!("Σεⱼ = {} exceeds the budget ε", show(se)));
+                None
+            }
+        });
+        routes.push(Route {
+            name: "basic composition",
+            steps: vec![Step {
+                theorem: "Theorem 1 (basic composition)".into(),
+                value: format!("(Σε, Σδ) = ({}, {})", show(se), show(sd)),
+            }],
+            epsilon,
+            delta,
+            note,
+        });
+
+        // Theorem 18 (all pure) or Theorem 22
+        if *s2 > 0 {
+            let thm = if *pure {
+                "Theorem 18 (advanced composition)"
+            } else {
+                "Theorem 22 (advanced composition of (ε, δ)-DP)"
+            };
+            let mut note = None;
+            let epsilon = match &d.budget_delta {
+                Some(dl) if dl > sd => {
+                    let list: Vec<(Rational, Rational, Integer)> = d
+                        .mechanisms
+                        .iter()
+                        .filter_map(|m| {
+                            m.mechanism
+                                .approx()
+                                .map(|(e, dj)| (e, dj, m.repeat.clone()))
+                        })
+                        .collect();
+                    let enc = if *pure {
+                        let pure_list: Vec<(Rational, Integer)> =
+                            list.into_iter().map(|(e, _, k)| (e, k)).collect();
+                        zcdp::advanced_composition(&pure_list, dl, prec)?
+                    } else {
+                        approx::approx_advanced_composition(&list, dl, prec)?
+                    };
+                    Some(Answer {
+                        enclosure: enc,
+                        exact: false,
+                    })
+                }
+                Some(_) => {
+                    note = Some(format!("Σδⱼ = {} is not below the budget δ", show(sd)));
+                    None
+                }
+                None => None,
+            };
+            // δ at ε: Σδⱼ + exp(−(ε − S/2)²/(2S)) for ε ≥ S/2 (the same Proposition 14 step with ρ = S/2)
+            let delta = match &d.budget_epsilon {
+                Some(e) => {
+                    let half = Rational::from(s2 / 2u32);
+                    if *e >= half {
+                        let c = zcdp::zcdp_delta_closed_form(&half, e, prec)?;
+                        let enc = shift(&c, sd);
+                        (enc.upper.0 < 1).then_some(Answer {
+                            enclosure: enc,
+                            exact: false,
+                        })
+                    } else {
+                        note.get_or_insert("budget ε is below ½Σεⱼ²".to_string());
+                        None
+                    }
+                }
+                None => None,
+            };
+            routes.push(Route {
+                name: "advanced composition",
+                steps: vec![
+                    Step {
+                        theorem: "Proposition 16 (εⱼ-DP ⇒ εⱼ²/2-zCDP on the good event)".into(),
+                        value: format!("Σεⱼ² = {}", show(s2)),
+                    },
+                    Step {
+                        theorem: thm.into(),
+                        value: format!("Σδⱼ = {}", show(sd)),
+                    },
+                ],
+                epsilon,
+                delta,
+                note,
+            });
+        }
+    }
+
+    let best = |get: fn(&Route) -> Option<&Answer>| -> Option<(usize, Answer)> {
+        routes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| get(r).map(|a| (i, a.clone())))
+            .min_by(|a, b| {
+                a.1.enclosure
+                    .upper
+                    .0
+                    .partial_cmp(&b.1.enclosure.upper.0)
+                    .expect("no NaN")
+            })
+    };
+    let best_epsilon = best(|r| r.epsilon.as_ref());
+    let best_delta = best(|r| r.delta.as_ref());
+
+    let claim = match &d.claim {
+        None => None,
+        Some((ce, cd)) => Some(check_claim(d, ce, cd)?),
+    };
+    let mut notes = Vec::new();
+    if let (Some(dl), Some((i, a))) = (&d.budget_delta, &best_epsilon) {
+        if a.enclosure.upper.0 == 0 && routes[*i].name == "exact Gaussian composition" {
+            notes.push(format!("ε = 0 because the budget δ = {} is at least the total variation distance δ(0) of the composed Gaussians: no ε > 0 is needed.", show(dl)));
+        } else if a.enclosure.upper.0 == 0 {
+            notes.push("ε = 0: every mechanism is 0-DP.".into());
+        }
+    }
+    if d.budget_delta.is_some() && best_epsilon.is_none() {
+        notes.push(no_route_reason(d, &t, true));
+    }
+    if d.budget_epsilon.is_some() && best_delta.is_none() {
+        let n = no_route_reason(d, &t, false);
+        if !notes.contains(&n) {
+            notes.push(n);
+        }
+    }
+    if let Some((_, a)) = &best_delta {
+        if a.enclosure.upper.0 == 0 {
+            notes.push("δ = 0: the mechanisms are pure DP and Σεⱼ does not exceed the budget ε (Theorem 1).".into());
+        }
+    }
+    Ok(Report {
+        deployment: d.clone(),
+        routes,
+        best_epsilon,
+        best_delta,
+        claim,
+        notes,
+    })
+}
+
+fn no_route_reason(d: &Deployment, t: &Totals, eps_query: bool) -> String {
+    let has_gauss = d.mechanisms.iter().any(|m| {
+        matches!(
+            m.mechanism,
+            Mechanism::Gaussian { .. } | Mechanism::Zcdp { .. }
+        )
+    });
+    let has_approx = d
+        .mechanisms
+        .iter()
+        .any(|m| matches!(&m.mechanism, Mechanism::Approx { delta, .. } if *delta > 0));
+    if has_gauss && has_approx {
+        return "no route: Gaussian/zCDP mechanisms have no (ε, δ) guarantee of their own to add to the approximate-DP ones, and approximate-DP mechanisms are not zCDP; no theorem implemented here combines them.".into();
+    }
+    if let Some((_, sd, _, _)) = &t.approx {
+        if eps_query && d.budget_delta.as_ref().is_some_and(|b| sd >= b) {
+            return format!("ε = ∞: the mechanisms' own δⱼ already sum to {} ≥ the budget δ, so no finite ε can hold at that δ.", show(sd));
+        }
+    }
+    if eps_query {
+        "ε = ∞: no implemented route certifies a finite ε at this δ.".into()
+    } else {
+        "δ = 1 (trivial): no implemented route certifies δ < 1 at this ε; a pure-DP bound needs ε ≥ Σεⱼ, and the advanced bound needs ε ≥ ½Σεⱼ².".into()
+    }
+}
+
+fn check_claim(d: &Deployment, ce: &Rational, cd: &Rational) -> Result<ClaimCheck> {
+    // δ at the claimed ε over every route
+    let mut probe = d.clone();
+    probe.budget_epsilon = Some(ce.clone());
+    probe.budget_delta = None;
+    probe.claim = None;
+    let r = audit(&probe)?;
+    let best = r.best_delta.clone();
+    let exact = r
+        .routes
+        .iter()
+        .find_map(|x| x.delta.as_ref().filter(|a| a.exact).cloned());
+    let (verdict, route, explanation) =
+        match &best {
+            Some((i, a)) if a.enclosure.upper.0 <= *cd => (
+                Verdict::Verified,
+                Some(r.routes[*i].name),
+                format!(
+                    "certified δ(ε={}) ≤ {} ≤ claimed δ = {}",
+                    show(ce),
+                    a.enclosure.upper.to_decimal(),
+                    show(cd)
+                ),
+            ),
+            _ => match &exact {
+                Some(a) if a.enclosure.lower.0 > *cd => (
+                    Verdict::Refuted,
+                    Some("exact Gaussian composition"),
+                    format!(
+                        "the exact δ(ε={}) is at least {} > claimed δ = {}",
+                        show(ce),
+                        a.enclosure.lower.to_decimal(),
+                        show(cd)
+                    ),
+                ),
+                _ => (
+                    Verdict::Undecided,
+                    best.as_ref().map(|(i, _)| r.routes[*i].name),
+                    match &best {
+                        Some((_, a)) => format!(
+                        "best certified δ(ε={}) ∈ [{}, {}] does not separate from claimed δ = {}",
+                        show(ce),
+                        if a.exact { a.enclosure.lower.to_decimal() } else { "unknown".into() },
+                        a.enclosure.upper.to_decimal(),
+                        show(cd)
+                    ),
+                        None => format!("no route certifies any δ < 1 at ε = {}", show(ce)),
+                    },
+                ),
+            },
+        };
+    let delta_at_claim = match (&verdict, exact) {
+        (Verdict::Refuted, Some(a)) => Some(a),
+        _ => best.map(|b| b.1),
+    };
+    Ok(ClaimCheck {
+        epsilon: ce.clone(),
+        delta: cd.clone(),
+        verdict,
+        delta_at_claim,
+        route,
+        explanation,
+    })
+}
+
+fn enc_json(a: &Answer) -> serde_json::Value {
+    serde_json::json!({
+        "lower": if a.exact { serde_json::Value::from(a.enclosure.lower.to_decimal()) } else { serde_json::Value::Null },
+        "upper": a.enclosure.upper.to_decimal(),
+        "exact": a.exact,
+        "precision_bits": a.enclosure.precision_bits(),
+        "arithmetic": a.enclosure.arithmetic.name(),
+    })
+}
+
+fn verdict_name(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::Verified => "verified",
+        Verdict::Refuted => "refuted",
+        Verdict::Undecided => "undecided",
+    }
+}
+
+impl Report {
+    /// The machine-readable report.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::{json, Map, Value};
+        let d = &self.deployment;
+        let mut o = Map::new();
+        o.insert(
+            "mechanisms".into(),
+            Value::Array(
+                d.mechanisms
+                    .iter()
+                    .map(|m| json!({"name": m.name, "mechanism": m.mechanism.describe(), "repeat": m.repeat.to_string()}))
+                    .collect(),
+            ),
+        );
+        if let Some(dl) = &d.budget_delta {
+            o.insert("budget_delta".into(), json!(show(dl)));
+            o.insert(
+                "epsilon".into(),
+                match &self.best_epsilon {
+                    Some((_, a)) => enc_json(a),
+                    None => json!({"lower": null, "upper": "inf", "exact": false}),
+                },
+            );
+        }
+        if let Some(e) = &d.budget_epsilon {
+            o.insert("budget_epsilon".into(), json!(show(e)));
+            o.insert(
+                "delta".into(),
+                match &self.best_delta {
+                    Some((_, a)) => enc_json(a),
+                    None => json!({"lower": null, "upper": "1", "exact": false}),
+                },
+            );
+        }
+        let winner = self
+            .best_epsilon
+            .as_ref()
+            .or(self.best_delta.as_ref())
+            .map(|(i, _)| self.routes[*i].name);
+        o.insert("route".into(), json!(winner));
+        if let Some((i, _)) = &self.best_epsilon {
+            o.insert("epsilon_route".into(), json!(self.routes[*i].name));
+        }
+        if let Some((i, _)) = &self.best_delta {
+            o.insert("delta_route".into(), json!(self.routes[*i].name));
+        }
+        o.insert(
+            "routes".into(),
+            Value::Array(
+                self.routes
+                    .iter()
+                    .map(|r| {
+                        json!({
+                            "name": r.name,
+                            "theorems": r.steps.iter().map(|s| s.theorem.clone()).collect::<Vec<_>>(),
+                            "steps": r.steps.iter().map(|s| json!({"theorem": s.theorem, "value": s.value})).collect::<Vec<_>>(),
+                            "epsilon": r.epsilon.as_ref().map(enc_json),
+                            "delta": r.delta.as_ref().map(enc_json),
+                            "note": r.note,
+                        })
+                    })
+                    .collect(),
+            ),
+        );
+        if let Some(c) = &self.claim {
+            o.insert(
+                "claim".into(),
+                json!({
+                    "epsilon": show(&c.epsilon),
+                    "delta": show(&c.delta),
+                    "verdict": verdict_name(&c.verdict),
+                    "delta_at_claimed_epsilon": c.delta_at_claim.as_ref().map(enc_json),
+                    "route": c.route,
+                    "explanation": c.explanation,
+                }),
+            );
+        }
+        o.insert("notes".into(), json!(self.notes));
+        Value::Object(o)
+    }
+
+    /// The human-readable table.
+    pub fn to_table(&self) -> String {
+        use std::fmt::Write;
+        let d = &self.deployment;
+        let mut s = String::new();
+        let _ = writeln!(s, "Mechanisms");
+        let w = d
+            .mechanisms
+            .iter()
+            .map(|m| m.name.chars().count())
+            .max()
+            .unwrap_or(4)
+            .max(4);
+        for m in &d.mechanisms {
+            let _ = writeln!(
+                s,
+                "  {:<w$}  {:<34} × {}",
+                m.name,
+                m.mechanism.describe(),
+                m.repeat
+            );
+        }
+        let _ = writeln!(s);
+        let head_e = d
+            .budget_delta
+            .as_ref()
+            .map(|x| format!("ε at δ={}", show(x)));
+        let head_d = d
+            .budget_epsilon
+            .as_ref()
+            .map(|x| format!("δ at ε={}", show(x)));
+        let _ = writeln!(
+            s,
+            "Routes{}{}",
+            head_e
+                .as_ref()
+                .map(|h| format!("                       {h:<26}"))
+                .unwrap_or_default(),
+            head_d
+                .as_ref()
+                .map(|h| format!("  {h}"))
+                .unwrap_or_default()
+        );
+        let cell = |a: &Option<Answer>, inf: &str| match a {
+            Some(a) if a.exact => {
+                format!(
+                    "[{}, {}]",
+                    a.enclosure.lower.to_decimal_digits(8),
+                    a.enclosure.upper.to_decimal_digits(8)
+                )
+            }
+            Some(a) => format!("≤ {}", a.enclosure.upper.to_decimal_digits(8)),
+            None => inf.to_string(),
+        };
+        for r in &self.routes {
+            let mut line = format!("  {:<27}", r.name);
+            if head_e.is_some() {
+                let _ = write!(line, "  {:<26}", cell(&r.epsilon, "—"));
+            }
+            if head_d.is_some() {
+                let _ = write!(line, "  {}", cell(&r.delta, "—"));
+            }
+            if let Some(n) = &r.note {
+                let _ = write!(line, "   ({n})");
+            }
+            let _ = writeln!(s, "{}", line.trim_end());
+        }
+        let _ = writeln!(s);
+        if let Some(dl) = &d.budget_delta {
+            match &self.best_epsilon {
+                Some((i, a)) => {
+                    let _ = writeln!(
+                        s,
+                        "Certified: ({}, {})-DP   [{}]",
+                        a.enclosure.upper.to_decimal(),
+                        show(dl),
+                        self.routes[*i].name
+                    );
+                    if a.exact && a.enclosure.lower.0 > 0 {
+                        let _ = writeln!(
+                            s,
+                            "  exact: no ε below {} holds at this δ",
+                            a.enclosure.lower.to_decimal()
+                        );
+                    }
+                }
+                None => {
+                    let _ = writeln!(s, "Certified: no finite ε at δ = {}", show(dl));
+                }
+            }
+        }
+        if let Some(e) = &d.budget_epsilon {
+            match &self.best_delta {
+                Some((i, a)) => {
+                    let _ = writeln!(
+                        s,
+                        "Certified: ({}, {})-DP   [{}]",
+                        show(e),
+                        a.enclosure.upper.to_decimal(),
+                        self.routes[*i].name
+                    );
+                }
+                None => {
+                    let _ = writeln!(s, "Certified: no δ < 1 at ε = {}", show(e));
+                }
+            }
+        }
+        if let Some(c) = &self.claim {
+            let _ = writeln!(
+                s,
+                "Claim ({}, {})-DP: {}. {}",
+                show(&c.epsilon),
+                show(&c.delta),
+                verdict_name(&c.verdict).to_uppercase(),
+                c.explanation
+            );
+        }
+        for n in &self.notes {
+            let _ = writeln!(s, "Note: {n}");
+        }
+        s
+    }
+}
