@@ -561,7 +561,15 @@ fn vector_queries() -> Vec<Vec<String>> {
         "0.1", "0.5", "0.7", "1", "1.1", "2", "4", "10", "100", "1000",
     ] {
         for e in ["0", "0.01", "0.3", "1", "5", "50", "200"] {
-            push(&["gaussian", "delta", "--sigma", s, "--epsilon", e]);
+            // keep δ ≳ 1e-400: tiny enough to stress f64 accountants, large enough to parse
+            let (sf, ef) = (
+                s.parse::<f64>().unwrap_or(1.0),
+                e.parse::<f64>().unwrap_or(0.0),
+            );
+            let z = ef * sf - 0.5 / sf;
+            if z <= 0.0 || z * z / 2.0 < 900.0 {
+                push(&["gaussian", "delta", "--sigma", s, "--epsilon", e]);
+            }
         }
     }
     for (s, sens, e) in [
@@ -569,7 +577,7 @@ fn vector_queries() -> Vec<Vec<String>> {
         ("0.25", "0.1", "0.5"),
         ("1/3", "1/7", "2"),
         ("12", "0.001", "1e-6"),
-        ("0.05", "1", "3000"),
+        ("0.05", "1", "500"),
     ] {
         push(&[
             "gaussian",
@@ -628,6 +636,22 @@ fn vector_queries() -> Vec<Vec<String>> {
             ]);
         }
     }
+    for s in ["0.6", "0.8", "1", "1.5", "3"] {
+        for k in ["10", "1000"] {
+            for d in ["1e-5", "1e-9"] {
+                push(&[
+                    "gaussian",
+                    "epsilon",
+                    "--sigma",
+                    s,
+                    "--delta",
+                    d,
+                    "--compositions",
+                    k,
+                ]);
+            }
+        }
+    }
     for e in ["0.01", "0.1", "1", "4", "20"] {
         for d in ["0.1", "1e-5", "1e-12", "1e-100"] {
             push(&["gaussian", "sigma", "--epsilon", e, "--delta", d]);
@@ -651,7 +675,12 @@ fn vector_queries() -> Vec<Vec<String>> {
     }
     for r in ["0.0001", "0.01", "0.5", "2", "30"] {
         for e in ["0", "0.1", "1", "10", "100"] {
-            push(&["zcdp", "delta", "--rho", r, "--epsilon", e]);
+            // keep δ above 1e-100000 so that every consumer can parse the vector
+            if e.parse::<f64>().unwrap_or(0.0).powi(2) / (4.0 * r.parse::<f64>().unwrap_or(1.0))
+                < 900.0
+            {
+                push(&["zcdp", "delta", "--rho", r, "--epsilon", e]);
+            }
         }
         for d in ["0.5", "1e-5", "1e-15", "1e-300"] {
             push(&["zcdp", "epsilon", "--rho", r, "--delta", d]);
@@ -663,6 +692,9 @@ fn vector_queries() -> Vec<Vec<String>> {
         ("1", "10"),
         ("0.001", "100000"),
         ("2", "3"),
+        ("0.05", "5000"),
+        ("0.5", "40"),
+        ("0.2", "1"),
     ] {
         for d in ["1e-5", "1e-10"] {
             push(&[

@@ -141,6 +141,9 @@ impl Real for Iv {
         }
     }
     fn sqr(&self) -> Iv {
+        if self.has_nan() {
+            return Iv::nan(self.prec());
+        }
         let p = self.prec();
         if self.lo >= 0 {
             self.inc(|x, r| x.square_round(r))
@@ -169,7 +172,14 @@ impl Real for Iv {
         self.inc(|x, r| x.exp_m1_round(r))
     }
     fn ln(&self) -> Iv {
-        self.inc(|x, r| x.ln_round(r))
+        if self.has_nan() || self.hi <= 0 {
+            return Iv::nan(self.prec());
+        }
+        let mut c = self.clone();
+        if c.lo <= 0 {
+            c.lo = Float::with_val(self.prec(), Special::NegInfinity);
+        }
+        c.inc(|x, r| x.ln_round(r))
     }
     fn ln1p(&self) -> Iv {
         self.inc(|x, r| x.ln_1p_round(r))

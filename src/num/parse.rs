@@ -3,7 +3,7 @@
 use rug::{Integer, Rational};
 
 /// Largest decimal exponent accepted (keeps exact rationals a sane size).
-const MAX_EXP10: i64 = 100_000;
+const MAX_EXP10: i64 = 10_000_000;
 
 fn parse_decimal(s: &str) -> Result<Rational, String> {
     let (mantissa, exp) = match s.find(['e', 'E']) {

@@ -185,11 +185,24 @@ pub enum Pld {
     Discrete(DiscretePld),
 }
 
-/// Gaussian PLDs need ρ > 0 (the field is public); discrete ones are checked at construction.
+/// Every PLD is re-validated before use (the fields are public): Gaussian ρ > 0; discrete
+/// factors as at construction, and the atom count within [`MAX_ATOMS`].
 fn validate_pld(pld: &Pld) -> Result<()> {
     match pld {
         Pld::Gaussian(g) => validate::positive("rho", &g.rho),
-        Pld::Discrete(d) => d.atom_count().map(|_| ()),
+        Pld::Discrete(d) => {
+            for f in &d.factors {
+                match f {
+                    Factor::RandomizedResponse { eps, count } => {
+                        DiscretePld::randomized_response(eps, count)?;
+                    }
+                    Factor::Pair { p, q } => {
+                        DiscretePld::from_pair(p.clone(), q.clone())?;
+                    }
+                }
+            }
+            d.atom_count().map(|_| ())
+        }
     }
 }
 
@@ -349,7 +362,7 @@ pub fn hockey_stick_expectation(pld: &Pld, eps: &Rational, prec: Precision) -> R
             |p| gaussian_expectation::<Iv>(&g.rho, eps, p),
         ),
         Pld::Discrete(d) => {
-            d.atom_count()?; // the only error `atoms` can return, checked before evaluating
+            // validate_pld checked the atom count, the only error `atoms` can return
             certify(
                 prec,
                 || discrete_expectation::<Fi>(d, eps, 53).expect("checked"),
@@ -373,14 +386,11 @@ pub fn hockey_stick_tails(pld: &Pld, eps: &Rational, prec: Precision) -> Result<
             || gaussian_tails::<Fi>(&g.rho, eps, 53),
             |p| gaussian_tails::<Iv>(&g.rho, eps, p),
         ),
-        Pld::Discrete(d) => {
-            d.atom_count()?;
-            certify(
-                prec,
-                || discrete_tails::<Fi>(d, eps, 53).expect("checked"),
-                |p| discrete_tails::<Iv>(d, eps, p).expect("checked"),
-            )
-        }
+        Pld::Discrete(d) => certify(
+            prec,
+            || discrete_tails::<Fi>(d, eps, 53).expect("checked"),
+            |p| discrete_tails::<Iv>(d, eps, p).expect("checked"),
+        ),
     }
 }
 
@@ -389,12 +399,13 @@ pub fn hockey_stick_tails(pld: &Pld, eps: &Rational, prec: Precision) -> Result<
 /// Gaussian PLDs: certified quadrature with `panels` panels. On a panel [a, b] the survival
 /// function S is non-increasing, so the panel integral lies in [S(b), S(a)]·(e^{ε−a} − e^{ε−b});
 /// the tail beyond the last node is at most S(z_N)·e^{ε−z_N}. The enclosure is valid for any
-/// `panels`; its width shrinks like 1/panels. Discrete PLDs: the integral of the step
+/// `panels`; its width shrinks like 1/panels down to a floor set by the tail cut (nodes span
+/// at most 60 above ε, so the tail term is ≤ e^{−60}·S(ε + 60)). Discrete PLDs: the integral of the step
 /// function, summed exactly (Abel summation); `panels` is unused.
 ///
 /// # Guarantee
-/// Encloses the same hockey-stick divergence, for ε ≥ 0 and panels ≥ 1.
-/// Note: `proofs-notes/hockey_stick_integral.md`.
+/// Encloses the same hockey-stick divergence, for ε ≥ 0, panels ≥ 1, 16 ≤ prec ≤ 2²⁴ and a
+/// valid PLD (Gaussian ρ > 0); errors otherwise. Note: `proofs-notes/hockey_stick_integral.md`.
 pub fn hockey_stick_integral(
     pld: &Pld,
     eps: &Rational,

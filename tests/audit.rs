@@ -1,0 +1,244 @@
+//! Deployment audits, the golden-reference commands (`vectors`, `check`) and bad files.
+mod common;
+use common::q;
+use dpcert::audit::{audit, Verdict};
+use dpcert::deploy::{Deployment, Mechanism};
+use dpcert::num::Precision;
+use dpcert::theorems::{gaussian, zcdp};
+use std::process::Command;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_dpcert"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into(),
+        String::from_utf8_lossy(&o.stderr).into(),
+    )
+}
+
+fn load(p: &str) -> Deployment {
+    Deployment::load(std::path::Path::new(p)).unwrap()
+}
+
+#[test]
+fn examples_have_the_expected_verdicts() {
+    for (file, verdict, route) in [
+        (
+            "examples/weekly-health-benefits.toml",
+            Verdict::Refuted,
+            "exact Gaussian composition",
+        ),
+        ("examples/laplace-dashboard.toml", Verdict::Verified, "zCDP"),
+        (
+            "examples/gaussian-survey.json",
+            Verdict::Refuted,
+            "exact Gaussian composition",
+        ),
+        (
+            "examples/mixed-release.toml",
+            Verdict::Verified,
+            "basic composition",
+        ),
+    ] {
+        let r = audit(&load(file)).unwrap();
+        assert_eq!(r.claim.as_ref().unwrap().verdict, verdict, "{file}");
+        let (i, _) = r.best_epsilon.as_ref().or(r.best_delta.as_ref()).unwrap();
+        assert_eq!(r.routes[*i].name, route, "{file}");
+        let (code, out, err) = run(&["audit", file]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("Routes") && out.contains("Claim"));
+        let (code, out, _) = run(&["audit", file, "--json"]);
+        assert_eq!(code, 0);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert!(v["route"].is_string() && v["routes"].is_array());
+        assert!(
+            ["verified", "refuted", "undecided"].contains(&v["claim"]["verdict"].as_str().unwrap())
+        );
+    }
+}
+
+/// Numbers are read exactly from the file text (a TOML float 0.1 is 1/10), and the exact
+/// route agrees with the theorem functions called directly.
+#[test]
+fn exact_inputs_and_route_agreement() {
+    let d = Deployment::parse("[budget]\ndelta = 1e-6\nepsilon = 0.3\n[[mechanism]]\ntype = \"gaussian\"\nsigma = 0.1\nsensitivity = 0.01\nrepeat = 7\n", false).unwrap();
+    assert_eq!(
+        d.mechanisms[0].mechanism,
+        Mechanism::Gaussian {
+            sigma: q("1/10"),
+            sensitivity: q("1/100")
+        }
+    );
+    let j = Deployment::parse(r#"{"budget": {"delta": 1e-6, "epsilon": "0.3"}, "mechanism": [{"type": "gaussian", "sigma": 0.1, "sensitivity": "0.01", "repeat": 7}]}"#, true).unwrap();
+    assert_eq!(d, j);
+    let r = audit(&d).unwrap();
+    let pld = gaussian::gaussian_composition(&[gaussian::GaussianMechanism::new(
+        q("0.1"),
+        q("0.01"),
+        7.into(),
+    )
+    .unwrap()])
+    .unwrap();
+    let e = gaussian::gaussian_epsilon(&pld, &q("1e-6"), Precision::Auto).unwrap();
+    let (_, best) = r.best_epsilon.clone().unwrap();
+    assert_eq!(best.enclosure.upper, e.upper);
+    assert!(best.exact);
+    // zCDP route is valid but never below the exact optimum
+    let z = r
+        .routes
+        .iter()
+        .find(|x| x.name == "zCDP")
+        .unwrap()
+        .epsilon
+        .clone()
+        .unwrap();
+    assert!(z.enclosure.upper.0 >= e.lower.0);
+    assert_eq!(
+        z.enclosure.upper,
+        zcdp::zcdp_epsilon(&pld.rho, &q("1e-6"), Precision::Auto)
+            .unwrap()
+            .upper
+    );
+}
+
+#[test]
+fn undecided_claim_explains_itself() {
+    let d = Deployment::parse("[budget]\ndelta = \"1e-5\"\n[claim]\nepsilon = 2.4\ndelta = \"1e-5\"\n[[mechanism]]\ntype = \"pure\"\nepsilon = 0.5\nrepeat = 5\n", false).unwrap();
+    let r = audit(&d).unwrap();
+    let c = r.claim.unwrap();
+    assert_eq!(c.verdict, Verdict::Undecided);
+    assert!(c.explanation.contains("does not separate"));
+}
+
+#[test]
+fn surprising_answers_are_explained() {
+    let tv = Deployment::parse(
+        "[budget]\ndelta = 0.9\n[[mechanism]]\ntype = \"gaussian\"\nsigma = 2\n",
+        false,
+    )
+    .unwrap();
+    let r = audit(&tv).unwrap();
+    assert!(r.best_epsilon.as_ref().unwrap().1.enclosure.upper.0 == 0);
+    assert!(r.notes.iter().any(|n| n.contains("total variation")));
+    let inf = Deployment::parse("[budget]\ndelta = 1e-6\n[[mechanism]]\ntype = \"approx\"\nepsilon = 1\ndelta = 1e-6\nrepeat = 3\n", false).unwrap();
+    let r = audit(&inf).unwrap();
+    assert!(r.best_epsilon.is_none());
+    assert!(r.notes.iter().any(|n| n.contains("ε = ∞")));
+}
+
+#[test]
+fn bad_files_name_the_problem() {
+    let dir = std::env::temp_dir().join(format!("dpcert-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text, needle) in [
+        ("syntax.toml", "[budget]\ndelta = 1e-6\n[[mechanism]]\ntype = \"gaussian\"\nsigma = = 2\n", "line 5"),
+        ("type.toml", "[budget]\ndelta = 1e-6\n[[mechanism]]\ntype = \"gausian\"\nsigma = 2\n", "valid types: gaussian, laplace"),
+        ("value.toml", "[budget]\ndelta = 1e-6\n[[mechanism]]\nname = \"weekly\"\ntype = \"gaussian\"\nsigma = -2\n", "`weekly`: field `sigma`"),
+        ("nan.toml", "[budget]\ndelta = 1e-6\n[[mechanism]]\ntype = \"gaussian\"\nsigma = nan\n", "field `sigma`"),
+        ("delta.toml", "[budget]\ndelta = 1\n[[mechanism]]\ntype = \"gaussian\"\nsigma = 2\n", "[budget] delta"),
+        ("none.toml", "[budget]\ndelta = 1e-6\n", "at least one mechanism"),
+        ("repeat.toml", "[budget]\ndelta = 1e-6\n[[mechanism]]\ntype = \"pure\"\nepsilon = 1\nrepeat = 0\n", "field `repeat`"),
+        ("extra.toml", "[budget]\ndelta = 1e-6\n[[mechanism]]\ntype = \"pure\"\nepsilon = 1\nsigma = 3\n", "field `sigma`"),
+        ("bad.json", "{\"budget\": {\"delta\": 1e-6}, \"mechanism\": [", "JSON syntax error at line 1"),
+    ] {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        let (code, out, err) = run(&["audit", p.to_str().unwrap()]);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(out.is_empty(), "{name} printed {out}");
+        assert_eq!(err.trim().lines().count(), 1, "{name}: {err}");
+        assert!(err.contains(needle), "{name}: {err}");
+    }
+    let (code, _, err) = run(&["audit", "no/such/file.toml"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot read"));
+    let svg = dir.join("p.svg");
+    let (code, _, _) = run(&[
+        "plot",
+        "examples/weekly-health-benefits.toml",
+        "-o",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("<polyline"));
+}
+
+#[test]
+fn vectors_cover_every_query_kind() {
+    let (code, out, _) = run(&["vectors", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let list = v["vectors"].as_array().unwrap();
+    assert!(list.len() >= 200);
+    for kind in [
+        "gaussian delta",
+        "gaussian epsilon",
+        "gaussian sigma",
+        "zcdp delta",
+        "zcdp epsilon",
+        "compose pure",
+    ] {
+        assert!(list.iter().any(|r| {
+            let q: Vec<&str> = r["query"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_str().unwrap())
+                .collect();
+            q[..2].join(" ") == kind
+        }));
+    }
+    for r in list {
+        let up = dpcert::num::parse_exact(r["upper"].as_str().unwrap()).unwrap();
+        if let Some(l) = r["lower"].as_str() {
+            assert!(dpcert::num::parse_exact(l).unwrap() <= up);
+        }
+    }
+}
+
+/// Values 1e-15 relative from the exact value are decided, on the right side.
+#[test]
+fn check_decides_near_misses() {
+    use rug::Float;
+    let pld = gaussian::gaussian_composition(&[gaussian::GaussianMechanism::new(
+        q("1.3"),
+        q("1"),
+        5.into(),
+    )
+    .unwrap()])
+    .unwrap();
+    let d = gaussian::gaussian_delta(&pld, &q("2"), Precision::Bits(256)).unwrap();
+    let mid = Float::with_val(256, &d.lower.0 + &d.upper.0) / 2u32;
+    let e = gaussian::gaussian_epsilon(&pld, &q("1e-7"), Precision::Auto).unwrap();
+    let fmt = |x: Float| x.to_string_radix(10, Some(40));
+    let recs = serde_json::json!([
+        {"query": ["gaussian", "delta", "--sigma", "1.3", "--epsilon", "2", "--compositions", "5"], "value": fmt(Float::with_val(256, &mid * (1.0 + 1e-15)))},
+        {"query": ["gaussian", "delta", "--sigma", "1.3", "--epsilon", "2", "--compositions", "5"], "value": fmt(Float::with_val(256, &mid * (1.0 - 1e-15)))},
+        {"query": ["gaussian", "epsilon", "--sigma", "1.3", "--delta", "1e-7", "--compositions", "5"], "value": fmt(Float::with_val(256, &e.upper.0 * (1.0 + 1e-15)))},
+        {"query": ["gaussian", "epsilon", "--sigma", "1.3", "--delta", "1e-7", "--compositions", "5"], "value": fmt(Float::with_val(256, &e.lower.0 * (1.0 - 1e-15)))},
+        {"query": ["zcdp", "delta", "--rho", "0.5", "--epsilon", "2"], "value": "1"},
+        {"query": ["compose", "pure", "--epsilon", "1", "--count", "10", "--delta", "1e-6"], "value": "0.5"},
+    ]);
+    let p = std::env::temp_dir().join(format!("dpcert-check-{}.json", std::process::id()));
+    std::fs::write(&p, recs.to_string()).unwrap();
+    let (code, out, err) = run(&["check", p.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let verdicts: Vec<&str> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        verdicts,
+        ["sound", "unsound", "sound", "unsound", "sound", "unsound"]
+    );
+    std::fs::write(&p, "[{\"query\": [\"gaussian\"], \"value\": \"1\"}]").unwrap();
+    let (code, _, err) = run(&["check", p.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.trim().lines().count(), 1);
+}
