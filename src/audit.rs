@@ -626,18 +626,14 @@ impl Report {
             .budget_epsilon
             .as_ref()
             .map(|x| format!("δ at ε={}", show(x)));
-        let _ = writeln!(
-            s,
-            "Routes{}{}",
-            head_e
-                .as_ref()
-                .map(|h| format!("                       {h:<26}"))
-                .unwrap_or_default(),
-            head_d
-                .as_ref()
-                .map(|h| format!("  {h}"))
-                .unwrap_or_default()
-        );
+        let mut header = format!("{:<29}", "Routes");
+        if let Some(h) = &head_e {
+            header += &format!("  {h:<26}");
+        }
+        if let Some(h) = &head_d {
+            header += &format!("  {h}");
+        }
+        let _ = writeln!(s, "{}", header.trim_end());
         let cell = |a: &Option<Answer>, inf: &str| match a {
             Some(a) if a.exact => {
                 format!(

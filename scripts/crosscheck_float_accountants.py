@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""Cross-check float DP accountants against dpcert's certified enclosures.
+
+Asks Google's `dp_accounting` and `autodp` the questions of `dpcert vectors --json`, then
+lets `dpcert check` judge every float answer: sound (a valid bound), unsound (provably
+wrong) or undecided. Run it through `scripts/crosscheck-float-accountants`, which makes a
+throw-away venv with both libraries. A manual tool: not part of the test suite.
+"""
+import argparse
+import json
+import logging
+import math
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from collections import defaultdict
+from fractions import Fraction
+from importlib import metadata
+
+import dp_accounting as dpa
+from dp_accounting.pld import PLDAccountant
+from dp_accounting.rdp import RdpAccountant
+from autodp import calibrator_zoo, dp_bank, mechanism_zoo, transformer_zoo
+
+warnings.filterwarnings("ignore")
+logging.getLogger("absl").setLevel(logging.ERROR)
+REPLACE_ONE = dpa.NeighboringRelation.REPLACE_ONE
+
+
+class Q:
+    """One vector's question, numbers parsed exactly, then handed to the libraries as floats."""
+
+    def __init__(self, query):
+        self.query = query
+        self.kind = f"{query[0]} {query[1]}"
+        opts = {k.lstrip("-"): Fraction(v) for k, v in zip(query[2::2], query[3::2])}
+        self.opts = opts
+        self.K = int(opts.get("compositions", 1))
+        sens = opts.get("sensitivity", Fraction(1))
+        if "sigma" in opts:
+            self.nm = float(opts["sigma"] / sens)  # noise multiplier σ/Δ
+            self.nm_eff = self.nm / math.sqrt(self.K)  # K-fold Gaussian = one with σ/√K
+        self.sens = float(sens)
+
+    def f(self, name):
+        return float(self.opts[name])
+
+
+# ---- Google dp_accounting ---------------------------------------------------------------
+def gauss_event(q, nm=None):
+    return dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(noise_multiplier=nm or q.nm), q.K)
+
+
+def rr_event(q):
+    # binary randomized response that is exactly ε0-DP: the worst ε0-DP mechanism
+    p = 2.0 / (1.0 + math.exp(q.f("epsilon")))
+    rr = dpa.RandomizedResponseDpEvent(noise_parameter=p, num_buckets=2)
+    return dpa.SelfComposedDpEvent(rr, int(q.opts["count"]))
+
+
+def dpa_pld(q):
+    return PLDAccountant().compose(gauss_event(q))
+
+
+def dpa_rdp(q):
+    return RdpAccountant().compose(gauss_event(q))
+
+
+def dpa_sigma_pld(q):
+    e, d = q.f("epsilon"), q.f("delta")
+    guess = dpa.get_sigma_gaussian(e, d) * math.sqrt(q.K)
+    s = dpa.calibrate_dp_mechanism(
+        PLDAccountant,
+        lambda x: gauss_event(q, nm=x),
+        e,
+        d,
+        dpa.ExplicitBracketInterval(guess / 2, guess * 2),
+    )
+    return s * q.sens
+
+
+# ---- autodp ------------------------------------------------------------------------------
+def ad_rdp_gauss(q):
+    mech = mechanism_zoo.GaussianMechanism(sigma=q.nm)
+    return transformer_zoo.Composition()([mech], [q.K])
+
+
+def ad_exact_gauss(q):
+    mech = mechanism_zoo.ExactGaussianMechanism(sigma=q.nm)
+    return transformer_zoo.ComposeGaussian()([mech], [q.K])
+
+
+def ad_sigma_rdp(q):
+    def mech(s):
+        return mechanism_zoo.ComposedGaussianMechanism({"sigma": s, "coeff": q.K})
+
+    cal = calibrator_zoo.eps_delta_calibrator()
+    m = cal(mech, q.f("epsilon"), q.f("delta"), [1e-3, 1e5])
+    return m.params["sigma"] * q.sens
+
+
+def ad_pure(q):
+    mech = mechanism_zoo.PureDP_Mechanism(eps=q.f("epsilon"))
+    return transformer_zoo.Composition()([mech], [int(q.opts["count"])])
+
+
+# (library, method, query kind) -> function of Q giving the library's float answer
+METHODS = {
+    ("dp_accounting", "pld", "gaussian delta"): lambda q: dpa_pld(q).get_delta(q.f("epsilon")),
+    ("dp_accounting", "pld", "gaussian epsilon"): lambda q: dpa_pld(q).get_epsilon(q.f("delta")),
+    ("dp_accounting", "rdp", "gaussian delta"): lambda q: dpa_rdp(q).get_delta(q.f("epsilon")),
+    ("dp_accounting", "rdp", "gaussian epsilon"): lambda q: dpa_rdp(q).get_epsilon(q.f("delta")),
+    ("dp_accounting", "analytic", "gaussian epsilon"): lambda q: dpa.get_epsilon_gaussian(
+        q.nm_eff, q.f("delta")
+    ),
+    ("dp_accounting", "analytic", "gaussian sigma"): lambda q: dpa.get_sigma_gaussian(
+        q.f("epsilon"), q.f("delta")
+    )
+    * math.sqrt(q.K)
+    * q.sens,
+    ("dp_accounting", "pld-calibrate", "gaussian sigma"): dpa_sigma_pld,
+    ("dp_accounting", "rdp", "zcdp delta"): lambda q: RdpAccountant()
+    .compose(dpa.ZCDpEvent(rho=q.f("rho")))
+    .get_delta(q.f("epsilon")),
+    ("dp_accounting", "rdp", "zcdp epsilon"): lambda q: RdpAccountant()
+    .compose(dpa.ZCDpEvent(rho=q.f("rho")))
+    .get_epsilon(q.f("delta")),
+    ("dp_accounting", "pld-rr", "compose pure"): lambda q: PLDAccountant(REPLACE_ONE)
+    .compose(rr_event(q))
+    .get_epsilon(q.f("delta")),
+    ("dp_accounting", "rdp-rr", "compose pure"): lambda q: RdpAccountant(
+        neighboring_relation=REPLACE_ONE
+    )
+    .compose(rr_event(q))
+    .get_epsilon(q.f("delta")),
+    ("autodp", "analytic", "gaussian delta"): lambda q: math.exp(
+        dp_bank.get_logdelta_ana_gaussian(q.nm_eff, q.f("epsilon"))
+    ),
+    ("autodp", "analytic", "gaussian epsilon"): lambda q: ad_exact_gauss(q).get_approxDP(
+        q.f("delta")
+    ),
+    ("autodp", "analytic", "gaussian sigma"): lambda q: calibrator_zoo.ana_gaussian_calibrator()(
+        mechanism_zoo.ExactGaussianMechanism, q.f("epsilon"), q.f("delta")
+    ).params["sigma"]
+    * math.sqrt(q.K)
+    * q.sens,
+    ("autodp", "rdp", "gaussian delta"): lambda q: ad_rdp_gauss(q).get_approx_delta(q.f("epsilon")),
+    ("autodp", "rdp", "gaussian epsilon"): lambda q: ad_rdp_gauss(q).get_approxDP(q.f("delta")),
+    ("autodp", "rdp-calibrate", "gaussian sigma"): ad_sigma_rdp,
+    ("autodp", "rdp", "zcdp delta"): lambda q: mechanism_zoo.zCDP_Mechanism(
+        rho=q.f("rho")
+    ).get_approx_delta(q.f("epsilon")),
+    ("autodp", "rdp", "zcdp epsilon"): lambda q: mechanism_zoo.zCDP_Mechanism(
+        rho=q.f("rho")
+    ).get_approxDP(q.f("delta")),
+    ("autodp", "rdp+basic", "compose pure"): lambda q: ad_pure(q).get_eps(q.f("delta")),
+}
+
+
+class Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise Timeout()
+
+
+def ask(fn, q, timeout):
+    """Returns ("ok", float) | ("nonfinite", repr) | ("error", message)."""
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(timeout)
+    try:
+        v = float(fn(q))
+    except Timeout:
+        return "error", f"timeout after {timeout}s"
+    except Exception as e:  # noqa: BLE001 -- every library failure is data here
+        return "error", f"{type(e).__name__}: {e}"[:300]
+    finally:
+        signal.alarm(0)
+    if not math.isfinite(v):
+        return "nonfinite", repr(v)
+    return "ok", v
+
+
+def run_dpcert(dpcert, args):
+    return subprocess.run([dpcert, *args], capture_output=True, text=True)
+
+
+def rel_dev(rec):
+    """(value - ref)/ref, ref = dpcert's certified lower end when it has one, else its upper
+    bound; negative = the library's number is that fraction too small."""
+    ref = rec["lower"] if rec["lower"] is not None else rec["upper"]
+    which = "lower" if rec["lower"] is not None else "upper"
+    r = Fraction(ref)
+    return (float((Fraction(rec["value"]) - r) / r) if r != 0 else None), which
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dpcert", default="target/release/dpcert")
+    ap.add_argument("--timeout", type=int, default=120, help="seconds per library call")
+    ap.add_argument("--only", help="substring filter on 'library method kind'")
+    args = ap.parse_args()
+
+    out = run_dpcert(args.dpcert, ["vectors", "--json"])
+    if out.returncode != 0:
+        sys.exit(f"dpcert vectors failed ({out.returncode}): {out.stderr}")
+    vectors = json.loads(out.stdout)["vectors"]
+    versions = {p: metadata.version(p) for p in ("dp-accounting", "autodp", "numpy", "scipy")}
+    print(f"{len(vectors)} vectors; " + ", ".join(f"{k} {v}" for k, v in versions.items()))
+
+    stats = defaultdict(lambda: defaultdict(int))
+    records, errors = [], defaultdict(set)
+    t0 = time.time()
+    for vec in vectors:
+        q = Q(vec["query"])
+        for (lib, meth, kind), fn in METHODS.items():
+            label = f"{lib} {meth} {kind}"
+            if kind != q.kind or (args.only and args.only not in label):
+                continue
+            key = (lib, meth, kind)
+            stats[key]["asked"] += 1
+            status, v = ask(fn, q, args.timeout)
+            if status == "error":
+                stats[key]["error"] += 1
+                errors[key].add(v)
+                continue
+            if status == "nonfinite":
+                stats[key]["inf/nan"] += 1
+                continue
+            # dpcert rejects (exit 2) a negative ε and a σ <= 0: count those apart
+            if v < 0 and kind != "gaussian delta" or v <= 0 and kind == "gaussian sigma":
+                stats[key]["invalid"] += 1
+                errors[key].add(f"invalid answer {v!r}")
+                continue
+            records.append({"library": lib, "method": meth, "kind": kind,
+                            "query": q.query, "value": repr(v)})
+    print(f"asked the libraries in {time.time() - t0:.1f}s; {len(records)} answers to check")
+
+    workdir = tempfile.mkdtemp(prefix="dpcert-crosscheck-", dir="/tmp")
+    check_path = f"{workdir}/check.json"
+    with open(check_path, "w") as fh:
+        json.dump([{"query": r["query"], "value": r["value"]} for r in records], fh, indent=1)
+    t0 = time.time()
+    out = run_dpcert(args.dpcert, ["check", check_path, "--json"])
+    if out.returncode not in (0, 1):
+        sys.exit(f"dpcert check failed ({out.returncode}) on {check_path}:\n{out.stderr}")
+    results = json.loads(out.stdout)["results"]
+    print(f"dpcert check took {time.time() - t0:.1f}s (exit {out.returncode})")
+    assert len(results) == len(records)
+    for rec, res in zip(records, results):
+        assert res["query"] == rec["query"] and res["value"] == rec["value"]
+        rec.update(verdict=res["verdict"], lower=res["lower"], upper=res["upper"])
+        stats[(rec["library"], rec["method"], rec["kind"])][res["verdict"]] += 1
+
+    cols = ["asked", "sound", "unsound", "undecided", "error", "inf/nan", "invalid"]
+    print(f"\n{'library':<14}{'method':<15}{'query kind':<18}" + "".join(f"{c:>10}" for c in cols))
+    for key in sorted(stats):
+        print(f"{key[0]:<14}{key[1]:<15}{key[2]:<18}"
+              + "".join(f"{stats[key][c]:>10}" for c in cols))
+    totals = {c: sum(s[c] for s in stats.values()) for c in cols}
+    print(f"{'total':<47}" + "".join(f"{totals[c]:>10}" for c in cols))
+
+    unsound = [r for r in records if r["verdict"] == "unsound"]
+    print(f"\n{len(unsound)} unsound answers (value on the wrong side of the certified enclosure):")
+    for r in unsound:
+        dev, which = rel_dev(r)
+        r["relative_deviation"], r["deviation_from"] = dev, which
+        lo = r["lower"] if r["lower"] is not None else "-"
+        dev_s = f"{dev:.3g} vs {which}" if dev is not None else "?"
+        below = " (exact value below f64 range)" if r["lower"] and float(r["lower"]) == 0 else ""
+        print(f"  {r['library']} {r['method']}: {' '.join(r['query'])}\n"
+              f"      value={r['value']}  dpcert=[{lo}, {r['upper']}]  rel.dev={dev_s}{below}")
+
+    if errors:
+        print("\nerror / invalid messages (distinct, per method):")
+        for key in sorted(errors):
+            for msg in sorted(errors[key])[:5]:
+                print(f"  {' '.join(key)}: {msg}")
+
+    result_path = f"{workdir}/results.json"
+    with open(result_path, "w") as fh:
+        json.dump({"versions": versions, "records": records,
+                   "stats": {" | ".join(k): dict(v) for k, v in sorted(stats.items())},
+                   "errors": {" | ".join(k): sorted(v) for k, v in sorted(errors.items())}},
+                  fh, indent=1)
+    print(f"\ncheck file: {check_path}\nfull results: {result_path}")
+
+
+if __name__ == "__main__":
+    main()
