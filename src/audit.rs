@@ -181,7 +181,19 @@ pub fn audit(d: &Deployment) -> Result<Report> {
             Step {
                 theorem: "Lemma 12 / Proposition 16 / declared ρ (each mechanism is ρⱼ-zCDP)"
                     .into(),
-                value: String::new(),
+                value: d
+                    .mechanisms
+                    .iter()
+                    .map(|m| {
+                        format!(
+                            "{}: ρ = {} × {}",
+                            m.name,
+                            m.mechanism.zcdp_rho().map(|r| show(&r)).unwrap_or_default(),
+                            m.repeat
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; "),
             },
             Step {
                 theorem: "Theorem 13 / Proposition 19 (ρ = Σρⱼ)".into(),
@@ -352,6 +364,38 @@ pub fn audit(d: &Deployment) -> Result<Report> {
         }
     }
 
+    // the numbers each route reached, as its last step
+    for r in &mut routes {
+        let mut parts = Vec::new();
+        if let Some(dl) = &d.budget_delta {
+            parts.push(match &r.epsilon {
+                Some(a) if a.exact => format!(
+                    "ε(δ={}) ∈ [{}, {}]",
+                    show(dl),
+                    a.enclosure.lower.to_decimal(),
+                    a.enclosure.upper.to_decimal()
+                ),
+                Some(a) => format!("ε(δ={}) ≤ {}", show(dl), a.enclosure.upper.to_decimal()),
+                None => format!("ε(δ={}): none", show(dl)),
+            });
+        }
+        if let Some(e) = &d.budget_epsilon {
+            parts.push(match &r.delta {
+                Some(a) if a.exact => format!(
+                    "δ(ε={}) ∈ [{}, {}]",
+                    show(e),
+                    a.enclosure.lower.to_decimal(),
+                    a.enclosure.upper.to_decimal()
+                ),
+                Some(a) => format!("δ(ε={}) ≤ {}", show(e), a.enclosure.upper.to_decimal()),
+                None => format!("δ(ε={}): none", show(e)),
+            });
+        }
+        r.steps.push(Step {
+            theorem: "result".into(),
+            value: parts.join("; "),
+        });
+    }
     let best = |get: fn(&Route) -> Option<&Answer>| -> Option<(usize, Answer)> {
         routes
             .iter()
