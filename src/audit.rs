@@ -4,7 +4,7 @@
 //! certified lower bound of the mechanisms' true privacy.
 use crate::deploy::{Deployment, Mechanism};
 use crate::num::{Enclosure, Iv, Lower, Precision, Real, Upper, DEFAULT_PREC};
-use crate::theorems::{approx, basic, gaussian, zcdp};
+use crate::theorems::{approx, basic, gaussian, optimal, zcdp};
 use crate::validate::show;
 use crate::Result;
 use rug::float::Round;
@@ -241,6 +241,10 @@ pub fn audit(d: &Deployment) -> Result<Report> {
         });
     }
 
+    if t.approx.is_some() {
+        routes.push(optimal_route(d)?);
+    }
+
     if let Some((se, sd, s2, pure)) = &t.approx {
         // Theorem 1 on the per-entry totals (repeat·εⱼ, repeat·δⱼ)
         let per_entry: Vec<(Rational, Rational)> = d
@@ -445,6 +449,80 @@ pub fn audit(d: &Deployment) -> Result<Report> {
         best_delta,
         claim,
         notes,
+    })
+}
+
+/// Optimal composition (KOV15/MV16 via Corollary 24) of every mechanism's (ε, δ) guarantee.
+/// Its lower bounds are lower bounds of the optimum for mechanisms *as described*: exact for
+/// randomized response and for black boxes (the worst case over their class), not for Laplace.
+fn optimal_route(d: &Deployment) -> Result<Route> {
+    let prec = Precision::Auto;
+    let mut classes: Vec<optimal::Class> = Vec::new();
+    for m in &d.mechanisms {
+        let (e, dl) = m.mechanism.approx().expect("checked by the caller");
+        match classes.iter_mut().find(|c| c.epsilon == e && c.delta == dl) {
+            Some(c) => c.count += &m.repeat,
+            None => classes.push(optimal::Class {
+                epsilon: e,
+                delta: dl,
+                count: m.repeat.clone(),
+            }),
+        }
+    }
+    let exact = !d
+        .mechanisms
+        .iter()
+        .any(|m| matches!(m.mechanism, Mechanism::Laplace { .. }));
+    let mut note = None;
+    let too_big = |e: &crate::Error| matches!(e, crate::Error::InvalidArgument { name, .. } if name == "classes" || name == "count");
+    let epsilon = match &d.budget_delta {
+        None => None,
+        Some(dl) => match optimal::optimal_composition_epsilon(&classes, dl, prec) {
+            Ok(e) => Some(Answer {
+                enclosure: e,
+                exact,
+            }),
+            Err(e) if too_big(&e) => {
+                note = Some("too many distinct classes for the exact ε; see δ".to_string());
+                None
+            }
+            Err(crate::Error::InvalidArgument { name, reason }) if name == "delta" => {
+                note = Some(reason);
+                None
+            }
+            Err(e) => return Err(e),
+        },
+    };
+    let delta = match &d.budget_epsilon {
+        None => None,
+        Some(e) => match optimal::optimal_composition_delta(&classes, e, prec) {
+            Ok(x) => Some(Answer {
+                enclosure: x,
+                exact,
+            }),
+            Err(err) if too_big(&err) => Some(Answer {
+                enclosure: optimal::grouped_composition_delta(&classes, e, 4)?,
+                exact,
+            }),
+            Err(err) => return Err(err),
+        },
+    };
+    let delta = delta.filter(|a| a.enclosure.upper.0 < 1);
+    Ok(Route {
+        name: "optimal composition",
+        steps: vec![
+            Step {
+                theorem: "Corollary 24 (each (εⱼ, δⱼ)-DP mechanism is post-processed (εⱼ, δⱼ)-randomized response)".into(),
+                value: format!("{} distinct classes", classes.len()),
+            },
+            Step {
+                theorem: "Kairouz–Oh–Viswanath 2015 / Murtagh–Vadhan 2016 (exact hockey stick of the RR product)".into(),
+                value: if exact { "two-sided".into() } else { "upper bound (Laplace is not its worst case)".into() },
+            },
+        ],
+        epsilon,
+        delta,
+        note,
     })
 }
 

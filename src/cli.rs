@@ -6,7 +6,7 @@ use clap::{Args, Parser, Subcommand};
 use dpcert::num::{
     parse_exact, parse_positive_integer, Enclosure, Iv, Precision, Real, DEFAULT_PREC,
 };
-use dpcert::theorems::{basic, gaussian, pld, zcdp};
+use dpcert::theorems::{approx, basic, gaussian, optimal, pld, zcdp};
 use dpcert::{validate, Error};
 use rug::{Integer, Rational};
 use serde_json::{json, Value};
@@ -156,6 +156,19 @@ enum ComposeCmd {
     Pure {
         #[arg(long, value_name = "E0", allow_hyphen_values = true)]
         epsilon: String,
+        #[arg(long, value_name = "K", allow_hyphen_values = true)]
+        count: String,
+        #[arg(long, value_name = "D", allow_hyphen_values = true)]
+        delta: String,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Optimal certified ε at δ for K mechanisms that are each (ε0, δ0)-DP.
+    Approx {
+        #[arg(long, value_name = "E0", allow_hyphen_values = true)]
+        epsilon: String,
+        #[arg(long = "delta-each", value_name = "D0", allow_hyphen_values = true)]
+        delta_each: String,
         #[arg(long, value_name = "K", allow_hyphen_values = true)]
         count: String,
         #[arg(long, value_name = "D", allow_hyphen_values = true)]
@@ -403,56 +416,137 @@ fn run_zcdp(cmd: &ZcdpCmd) -> CliResult {
     }
 }
 
-fn run_compose(cmd: &ComposeCmd) -> CliResult {
-    match cmd {
+fn compose_classes(cmd: &ComposeCmd) -> Result<(Vec<optimal::Class>, Rational), Error> {
+    let (epsilon, delta_each, k, delta) = match cmd {
         ComposeCmd::Pure {
             epsilon,
-            count: k,
+            count,
             delta,
-            common,
-        } => {
-            let e0 = num("--epsilon", epsilon)?;
-            validate::nonnegative("--epsilon", &e0)?;
-            let k = count("--count", k)?;
-            let d = num("--delta", delta)?;
-            validate::open_unit("--delta", &d)?;
-            let p = precision(common)?;
-            let kr = Rational::from(&k);
-            let (basic_e, _) =
-                basic::basic_composition(&[(Rational::from(&e0 * &kr), Rational::new())])?;
-            let basic_enc = Enclosure::from_real(&Iv::from_rational(&basic_e, DEFAULT_PREC))?;
-            let thm18 = zcdp::advanced_composition(&[(e0.clone(), k.clone())], &d, p)?;
-            let rho = zcdp::pure_to_zcdp(&e0)? * &kr;
-            let via_zcdp = if rho > 0 {
-                Some(zcdp::zcdp_epsilon(&rho, &d, p)?)
-            } else {
-                None
-            };
-            let mut routes = vec![
-                ("basic composition", "Steinke 2022 Theorem 1", basic_enc),
-                ("advanced composition", "Steinke 2022 Theorem 18", thm18),
-            ];
-            if let Some(z) = via_zcdp {
-                routes.push((
-                    "zCDP",
-                    "Steinke 2022 Proposition 16, Theorem 13, Proposition 14 (optimised)",
-                    z,
-                ));
-            }
+            ..
+        } => (epsilon, None, count, delta),
+        ComposeCmd::Approx {
+            epsilon,
+            delta_each,
+            count,
+            delta,
+            ..
+        } => (epsilon, Some(delta_each), count, delta),
+    };
+    let e0 = num("--epsilon", epsilon)?;
+    validate::nonnegative("--epsilon", &e0)?;
+    let d0 = match delta_each {
+        None => Rational::new(),
+        Some(t) => {
+            let v = num("--delta-each", t)?;
+            validate::unit_from_zero("--delta-each", &v)?;
+            v
+        }
+    };
+    let k = count("--count", k)?;
+    let d = num("--delta", delta)?;
+    validate::open_unit("--delta", &d)?;
+    Ok((
+        vec![optimal::Class {
+            epsilon: e0,
+            delta: d0,
+            count: k,
+        }],
+        d,
+    ))
+}
+
+fn run_compose(cmd: &ComposeCmd) -> CliResult {
+    let common = match cmd {
+        ComposeCmd::Pure { common, .. } | ComposeCmd::Approx { common, .. } => common,
+    };
+    let p = precision(common)?;
+    let (classes, d) = compose_classes(cmd)?;
+    let c = &classes[0];
+    let kr = Rational::from(&c.count);
+    let (sum_e, sum_d) = (
+        Rational::from(&c.epsilon * &kr),
+        Rational::from(&c.delta * &kr),
+    );
+    // bound routes, for comparison
+    let mut routes: Vec<(&str, &str, Enclosure)> = Vec::new();
+    if sum_d <= d {
+        basic::basic_composition(&[(sum_e.clone(), Rational::new())])?;
+        routes.push((
+            "basic composition",
+            "Steinke 2022 Theorem 1",
+            Enclosure::from_real(&Iv::from_rational(&sum_e, DEFAULT_PREC))?,
+        ));
+    }
+    if c.delta == 0 {
+        routes.push((
+            "advanced composition",
+            "Steinke 2022 Theorem 18",
+            zcdp::advanced_composition(&[(c.epsilon.clone(), c.count.clone())], &d, p)?,
+        ));
+        let rho = zcdp::pure_to_zcdp(&c.epsilon)? * &kr;
+        if rho > 0 {
+            routes.push((
+                "zCDP",
+                "Steinke 2022 Proposition 16, Theorem 13, Proposition 14 (optimised)",
+                zcdp::zcdp_epsilon(&rho, &d, p)?,
+            ));
+        }
+    } else if d > sum_d {
+        routes.push((
+            "advanced composition",
+            "Steinke 2022 Theorem 22",
+            approx::approx_advanced_composition(
+                &[(c.epsilon.clone(), c.delta.clone(), c.count.clone())],
+                &d,
+                p,
+            )?,
+        ));
+    }
+    let routes_json: Vec<Value> = routes
+        .iter()
+        .map(|(n, t, e)| json!({"route": n, "theorem": t, "upper": e.upper.to_decimal()}))
+        .collect();
+    let query = if c.delta == 0 {
+        "compose pure"
+    } else {
+        "compose approx"
+    };
+    let opt_theorem = "optimal composition: Kairouz–Oh–Viswanath 2015 Thm 3.3 / Murtagh–Vadhan 2016, via Steinke 2022 Corollary 24";
+    match optimal::optimal_composition_epsilon(&classes, &d, p) {
+        Ok(enc) => Ok(Output {
+            quantity: "epsilon",
+            query,
+            sentence: format!(
+                "{} mechanisms, each ({}, {})-DP, are optimally (ε, δ={})-DP with ε ∈ [{}, {}]",
+                c.count,
+                validate::show(&c.epsilon),
+                validate::show(&c.delta),
+                validate::show(&d),
+                enc.lower.to_decimal(),
+                enc.upper.to_decimal()
+            ),
+            enclosure: enc,
+            two_sided: true,
+            theorem: opt_theorem,
+            extra: vec![
+                ("route", json!("optimal composition")),
+                ("routes", Value::Array(routes_json)),
+            ],
+        }),
+        Err(Error::InvalidArgument { .. }) if !routes.is_empty() => {
+            // too many atoms for the exact computation: best bound route, one-sided
             let best = routes
                 .iter()
                 .min_by(|a, b| a.2.upper.0.partial_cmp(&b.2.upper.0).expect("finite"))
                 .expect("routes")
                 .clone();
-            let routes_json: Vec<Value> = routes
-                .iter()
-                .map(|(n, t, e)| json!({"route": n, "theorem": t, "upper": e.upper.to_decimal()}))
-                .collect();
             Ok(Output {
                 quantity: "epsilon",
-                query: "compose pure",
+                query,
                 sentence: format!(
-                    "{k} mechanisms, each {epsilon}-DP, are (ε, δ={delta})-DP for ε = {} (best route: {})",
+                    "{} mechanisms are (ε, δ={})-DP for ε = {} (best route: {}; the exact optimum is too large to compute here)",
+                    c.count,
+                    validate::show(&d),
                     best.2.upper.to_decimal(),
                     best.0
                 ),
@@ -462,6 +556,7 @@ fn run_compose(cmd: &ComposeCmd) -> CliResult {
                 extra: vec![("route", json!(best.0)), ("routes", Value::Array(routes_json))],
             })
         }
+        Err(e) => Err(e),
     }
 }
 
@@ -699,6 +794,18 @@ fn vector_queries() -> Vec<Vec<String>> {
         for d in ["1e-5", "1e-10"] {
             push(&[
                 "compose",
+                "approx",
+                "--epsilon",
+                e0,
+                "--delta-each",
+                "1e-17",
+                "--count",
+                k,
+                "--delta",
+                d,
+            ]);
+            push(&[
+                "compose",
                 "pure",
                 "--epsilon",
                 e0,
@@ -745,7 +852,6 @@ fn decide_value(
 }
 
 fn check_one(cmd: &Cmd, value: &Rational) -> Result<(CheckVerdict, Enclosure, bool), Error> {
-    use dpcert::theorems::pld::{hockey_stick_tails, DiscretePld, Pld};
     match cmd {
         Cmd::Gaussian(GaussianCmd::Delta {
             sigma,
@@ -828,30 +934,28 @@ fn check_one(cmd: &Cmd, value: &Rational) -> Result<(CheckVerdict, Enclosure, bo
                 Ok((ours.upper.0 <= *value, gd.lower.0 > d, ours.clone(), false))
             })
         }
-        Cmd::Compose(ComposeCmd::Pure {
-            epsilon,
-            count: k,
-            delta,
-            ..
-        }) => {
-            let e0 = num("--epsilon", epsilon)?;
-            let kk = count("--count", k)?;
-            let d = num("--delta", delta)?;
+        Cmd::Compose(c) => {
             if *value < 0 {
                 return Err(Error::arg("value", "ε must be ≥ 0"));
             }
-            let ours = evaluate(cmd)?.enclosure;
-            // k-fold ε0-randomized response is k-fold ε0-DP: a valid ε must make its exact δ ≤ δ
-            let rr = DiscretePld::randomized_response(&e0, &kk)
-                .ok()
-                .filter(|x| x.atom_count().is_ok())
-                .map(Pld::Discrete);
+            let (classes, d) = compose_classes(c)?;
+            let ours = evaluate(cmd)?;
             decide_value(|p| {
-                let unsound = match &rr {
-                    Some(rr) => hockey_stick_tails(rr, value, p)?.lower.0 > d,
-                    None => false,
-                };
-                Ok((ours.upper.0 <= *value, unsound, ours.clone(), false))
+                // exact optimum when computable: sound iff δ_opt(value) ≤ δ
+                match optimal::optimal_composition_delta(&classes, value, p) {
+                    Ok(at) => Ok((
+                        at.upper.0 <= d,
+                        at.lower.0 > d,
+                        ours.enclosure.clone(),
+                        ours.two_sided,
+                    )),
+                    Err(_) => Ok((
+                        ours.enclosure.upper.0 <= *value,
+                        false,
+                        ours.enclosure.clone(),
+                        false,
+                    )),
+                }
             })
         }
         _ => Err(Error::arg("query", "not a single-value query")),
@@ -986,7 +1090,8 @@ fn json_flag(cmd: &Cmd) -> bool {
         | Cmd::Gaussian(GaussianCmd::Sigma { common, .. })
         | Cmd::Zcdp(ZcdpCmd::Delta { common, .. })
         | Cmd::Zcdp(ZcdpCmd::Epsilon { common, .. })
-        | Cmd::Compose(ComposeCmd::Pure { common, .. }) => common.json,
+        | Cmd::Compose(ComposeCmd::Pure { common, .. })
+        | Cmd::Compose(ComposeCmd::Approx { common, .. }) => common.json,
     }
 }
 

@@ -31,7 +31,11 @@ fn examples_have_the_expected_verdicts() {
             Verdict::Refuted,
             "exact Gaussian composition",
         ),
-        ("examples/laplace-dashboard.toml", Verdict::Verified, "zCDP"),
+        (
+            "examples/laplace-dashboard.toml",
+            Verdict::Verified,
+            "optimal composition",
+        ),
         (
             "examples/gaussian-survey.json",
             Verdict::Refuted,
@@ -40,7 +44,7 @@ fn examples_have_the_expected_verdicts() {
         (
             "examples/mixed-release.toml",
             Verdict::Verified,
-            "basic composition",
+            "optimal composition",
         ),
     ] {
         let r = audit(&load(file)).unwrap();
@@ -106,11 +110,15 @@ fn exact_inputs_and_route_agreement() {
 
 #[test]
 fn undecided_claim_explains_itself() {
-    let d = Deployment::parse("[budget]\ndelta = \"1e-5\"\n[claim]\nepsilon = 2.4\ndelta = \"1e-5\"\n[[mechanism]]\ntype = \"pure\"\nepsilon = 0.5\nrepeat = 5\n", false).unwrap();
+    // Laplace mechanisms: every route is an upper bound only, so a claim below them is undecided
+    let d = Deployment::parse("[budget]\ndelta = \"1e-5\"\n[claim]\nepsilon = 2.4\ndelta = \"1e-5\"\n[[mechanism]]\ntype = \"laplace\"\nscale = 2\nrepeat = 5\n", false).unwrap();
     let r = audit(&d).unwrap();
     let c = r.claim.unwrap();
     assert_eq!(c.verdict, Verdict::Undecided);
     assert!(c.explanation.contains("does not separate"));
+    // the same guarantees as black boxes: optimal composition is exact, the claim is refuted
+    let d = Deployment::parse("[budget]\ndelta = \"1e-5\"\n[claim]\nepsilon = 2.4\ndelta = \"1e-5\"\n[[mechanism]]\ntype = \"pure\"\nepsilon = 0.5\nrepeat = 5\n", false).unwrap();
+    assert_eq!(audit(&d).unwrap().claim.unwrap().verdict, Verdict::Refuted);
 }
 
 #[test]

@@ -71,7 +71,22 @@ fn json_queries() {
                 "--delta",
                 "1e-6",
             ],
-            false,
+            true,
+        ),
+        (
+            vec![
+                "compose",
+                "approx",
+                "--epsilon",
+                "0.1",
+                "--delta-each",
+                "1e-8",
+                "--count",
+                "100",
+                "--delta",
+                "1e-6",
+            ],
+            true,
         ),
     ] {
         let mut a = args.clone();
@@ -87,6 +102,16 @@ fn json_queries() {
             assert!(lower <= upper);
         }
         assert!(v["theorem"].as_str().unwrap().contains("Steinke 2022"));
+        if two_sided {
+            let (lo, up): (f64, f64) = (
+                v["lower"].as_str().unwrap().parse().unwrap(),
+                v["upper"].as_str().unwrap().parse().unwrap(),
+            );
+            assert!(
+                up - lo <= 1e-9 * up,
+                "{args:?}: [{lo}, {up}] wider than 1e-9 relative"
+            );
+        }
         assert!(v["precision_bits"].as_u64().unwrap() >= 53);
         // the human sentence too
         let (code, out, _) = run(&args);

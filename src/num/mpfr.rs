@@ -35,6 +35,14 @@ impl Iv {
             hi: x,
         }
     }
+    /// ln Γ(n) for an integer n ≥ 1, enclosed (MPFR's lngamma, correctly rounded both ways).
+    pub fn ln_gamma_int(n: &rug::Integer, prec: u32) -> Iv {
+        let x = Float::with_val(prec.max(n.significant_bits() + 8), n);
+        let (mut lo, mut hi) = (x.clone(), x);
+        lo.ln_gamma_round(Round::Down);
+        hi.ln_gamma_round(Round::Up);
+        Iv { lo, hi }
+    }
     fn nan(prec: u32) -> Iv {
         Iv {
             lo: Float::with_val(prec, Special::Nan),

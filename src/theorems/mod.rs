@@ -2,5 +2,6 @@
 pub mod approx;
 pub mod basic;
 pub mod gaussian;
+pub mod optimal;
 pub mod pld;
 pub mod zcdp;

@@ -1,0 +1,359 @@
+//! Optimal composition of (ε, δ)-DP mechanisms (Kairouz–Oh–Viswanath 2015, Murtagh–Vadhan
+//! 2016), made computable by Corollary 24: every (ε, δ)-DP pair is a post-processing of
+//! (ε, δ)-randomized response, so the worst case of a composition is the product of RRs and
+//! δ_opt(ε) = 1 − Πⱼ(1 − δⱼ)^{kⱼ}·(1 − δ_RR(ε)), δ_RR the hockey stick of the RR product.
+use crate::num::{Enclosure, Iv, Lower, Precision, Real, Upper, DEFAULT_PREC};
+use crate::validate;
+use crate::{Error, Result};
+use rug::{Float, Integer, Rational};
+
+/// `count` mechanisms, each (ε, δ)-DP.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Class {
+    pub epsilon: Rational,
+    pub delta: Rational,
+    pub count: Integer,
+}
+
+/// Largest number of product atoms evaluated exactly.
+pub const MAX_PRODUCT_ATOMS: usize = 400_000;
+/// Binomial tails beyond e^{−TAIL_EXP} are dropped, with their mass charged to the upper side.
+const TAIL_EXP: f64 = 700.0;
+
+/// The composed RR privacy loss: atoms (exact loss, enclosed P-mass), the dropped P-mass
+/// bound τ (δ_RR ∈ [Σ kept, Σ kept + τ]), and Πⱼ(1 − δⱼ)^{kⱼ}.
+struct RrProduct {
+    atoms: Vec<(Rational, Iv)>,
+    dropped: Float,
+    /// ln Πⱼ(1 − δⱼ)^{kⱼ} ≤ 0
+    log_keep: Iv,
+    prec: u32,
+}
+
+fn validate_classes(classes: &[Class]) -> Result<()> {
+    validate::nonempty("classes", classes)?;
+    for c in classes {
+        validate::nonnegative("epsilon", &c.epsilon)?;
+        validate::unit_from_zero("delta", &c.delta)?;
+        validate::count("count", &c.count)?;
+    }
+    Ok(())
+}
+
+/// Atoms of ℓ ~ Bin(k, 1/(1+e^ε)) (loss ε(k − 2ℓ)) over a window holding all but a certified
+/// tail mass; returns (atoms, dropped-mass upper bound).
+fn class_atoms(c: &Class, prec: u32) -> Result<(Vec<(Rational, Iv)>, Float)> {
+    let k = c
+        .count
+        .to_u64()
+        .filter(|&k| k <= 1 << 40)
+        .ok_or_else(|| Error::arg("count", "above 2^40"))?;
+    if c.epsilon == 0 {
+        return Ok((
+            vec![(Rational::new(), Iv::from_int(1, prec))],
+            Float::with_val(prec, 0),
+        ));
+    }
+    let e = Iv::from_rational(&c.epsilon, prec);
+    // ln(1 + e^ε) = ε + ln1p(e^{−ε})
+    let log_norm = e.add(&e.neg().exp().ln1p());
+    let kf = k as f64;
+    let q = 1.0 / (1.0 + c.epsilon.to_f64().exp());
+    // Hoeffding: P[|ℓ − kq| ≥ t] ≤ 2e^{−2t²/k}; window chosen in f64, tail bound certified
+    let t = (kf * TAIL_EXP / 2.0).sqrt().ceil() + 1.0;
+    let lo = ((kf * q - t).floor().max(0.0)) as u64;
+    let hi = ((kf * q + t).ceil().min(kf)) as u64;
+    let mut dropped = Float::with_val(prec, 0);
+    for (cut, side) in [
+        (lo > 0, (kf * q - lo as f64)),
+        (hi < k, (hi as f64 - kf * q)),
+    ] {
+        if cut {
+            // e^{−2s²/k} with s ≤ the true distance, rounded up
+            let s = Rational::from_f64(side.max(0.0)).expect("finite");
+            let b = Iv::from_rational(&(Rational::from(&s * &s) * 2u32 / Rational::from(k)), prec)
+                .neg()
+                .exp();
+            dropped += b.hi();
+        }
+    }
+    let kk = Integer::from(k);
+    let mut ln_c = Iv::ln_gamma_int(&Integer::from(k + 1), prec)
+        .sub(&Iv::ln_gamma_int(&Integer::from(lo + 1), prec))
+        .sub(&Iv::ln_gamma_int(&Integer::from(k - lo + 1), prec));
+    let ln_norm_k = log_norm.mul(&Iv::from_int(k as i64, prec));
+    let mut out = Vec::with_capacity((hi - lo + 1) as usize);
+    for l in lo..=hi {
+        if l > lo {
+            // ln C(k, l) = ln C(k, l−1) + ln(k − l + 1) − ln(l)
+            ln_c = ln_c
+                .add(&Iv::from_rational(&Rational::from(k - l + 1), prec).ln())
+                .sub(&Iv::from_rational(&Rational::from(l), prec).ln());
+        }
+        let kl = Rational::from(&c.epsilon * (k - l));
+        let p = ln_c
+            .add(&Iv::from_rational(&kl, prec))
+            .sub(&ln_norm_k)
+            .exp();
+        let loss = Rational::from(&c.epsilon * (Integer::from(&kk - 2 * l)));
+        out.push((loss, p));
+    }
+    Ok((out, dropped))
+}
+
+fn build(
+    classes: &[(Rational, Integer)],
+    deltas: &[(Rational, Integer)],
+    prec: u32,
+) -> Result<RrProduct> {
+    let mut atoms = vec![(Rational::new(), Iv::from_int(1, prec))];
+    let mut dropped = Float::with_val(prec, 0);
+    for (e, k) in classes {
+        let (ca, d) = class_atoms(
+            &Class {
+                epsilon: e.clone(),
+                delta: Rational::new(),
+                count: k.clone(),
+            },
+            prec,
+        )?;
+        dropped += &d;
+        if atoms.len().saturating_mul(ca.len()) > MAX_PRODUCT_ATOMS {
+            return Err(Error::arg(
+                "classes",
+                format!("the exact product has more than {MAX_PRODUCT_ATOMS} atoms"),
+            ));
+        }
+        let mut next = Vec::with_capacity(atoms.len() * ca.len());
+        for (z1, p1) in &atoms {
+            for (z2, p2) in &ca {
+                next.push((Rational::from(z1 + z2), p1.mul(p2)));
+            }
+        }
+        atoms = next;
+    }
+    // Π(1 − δⱼ)^{kⱼ} = exp(Σ kⱼ·ln1p(−δⱼ))
+    let mut lk = Iv::from_int(0, prec);
+    for (d, k) in deltas {
+        lk = lk.add(
+            &Iv::from_rational(&Rational::from(-d), prec)
+                .ln1p()
+                .mul(&Iv::from_rational(&Rational::from(k), prec)),
+        );
+    }
+    Ok(RrProduct {
+        atoms,
+        dropped,
+        log_keep: lk,
+        prec,
+    })
+}
+
+impl RrProduct {
+    /// δ_opt(ε) = 1 − keep·(1 − δ_RR(ε)), δ_RR ∈ [Σ kept terms, Σ kept terms + τ].
+    fn delta(&self, eps: &Rational) -> Iv {
+        let p = self.prec;
+        let e = Iv::from_rational(eps, p);
+        let mut sum = Iv::from_int(0, p);
+        for (z, m) in &self.atoms {
+            if z > eps {
+                sum = sum.add(&m.mul(&e.sub(&Iv::from_rational(z, p)).expm1().neg()));
+            }
+        }
+        let one = Iv::from_int(1, p);
+        let rr = sum
+            .add(&Iv::from_endpoints(
+                Float::with_val(p, 0),
+                self.dropped.clone(),
+            ))
+            .max0()
+            .min(&one);
+        // 1 − keep·(1 − rr) = (1 − keep) + keep·rr, with 1 − keep = −expm1(ln keep): no cancellation
+        self.log_keep
+            .expm1()
+            .neg()
+            .add(&self.log_keep.exp().mul(&rr))
+            .max0()
+            .min(&one)
+    }
+    /// Plain-f64 δ_opt(ε) for the search only.
+    fn delta_f64(&self, eps: f64) -> f64 {
+        let mut s = 0.0;
+        for (z, m) in &self.atoms {
+            let z = z.to_f64();
+            if z > eps {
+                s += m.lo().to_f64() * -(eps - z).exp_m1();
+            }
+        }
+        let lk = self.log_keep.lo().to_f64();
+        -lk.exp_m1() + lk.exp() * s
+    }
+}
+
+fn split(classes: &[Class]) -> (Vec<(Rational, Integer)>, Vec<(Rational, Integer)>) {
+    let pure = classes
+        .iter()
+        .map(|c| (c.epsilon.clone(), c.count.clone()))
+        .collect();
+    let deltas = classes
+        .iter()
+        .filter(|c| c.delta > 0)
+        .map(|c| (c.delta.clone(), c.count.clone()))
+        .collect();
+    (pure, deltas)
+}
+
+/// Optimal composition (KOV15 Thm 3.3 / MV16, via Corollary 24): the exact smallest δ such that
+/// every composition of the given classes of (εⱼ, δⱼ)-DP mechanisms — even adaptive — is (ε, δ)-DP.
+///
+/// # Guarantee
+/// Two-sided enclosure of δ_opt(ε) = 1 − Π(1−δⱼ)^{kⱼ}(1 − δ_RR(ε)), valid for εⱼ ≥ 0,
+/// δⱼ ∈ [0, 1), kⱼ ≥ 1, ε ≥ 0, as long as the RR product has ≤ [`MAX_PRODUCT_ATOMS`] atoms
+/// after certified tail truncation (error otherwise: use [`grouped_composition_delta`]).
+/// Note: `proofs-notes/optimal_composition_delta.md`.
+pub fn optimal_composition_delta(
+    classes: &[Class],
+    eps: &Rational,
+    prec: Precision,
+) -> Result<Enclosure> {
+    validate_classes(classes)?;
+    validate::nonnegative("epsilon", eps)?;
+    let bits = match prec {
+        Precision::Auto => DEFAULT_PREC,
+        Precision::Bits(b) => {
+            validate::precision(b)?;
+            b
+        }
+    };
+    let (pure, deltas) = split(classes);
+    let prod = build(&pure, &deltas, bits)?;
+    Enclosure::from_real(&prod.delta(eps))
+}
+
+/// Inverse of [`optimal_composition_delta`]: the exact smallest ε with δ_opt(ε) ≤ δ.
+///
+/// # Guarantee
+/// `upper` is an ε certified to satisfy δ_opt(ε) ≤ δ; `lower` one certified not to (or 0 when
+/// δ_opt(0) ≤ δ); the optimum lies in (lower, upper], width ≤ 1e-9 relative when precision
+/// allows. Same preconditions, δ ∈ (0, 1). Note: `proofs-notes/optimal_composition_epsilon.md`.
+pub fn optimal_composition_epsilon(
+    classes: &[Class],
+    delta: &Rational,
+    prec: Precision,
+) -> Result<Enclosure> {
+    validate_classes(classes)?;
+    validate::open_unit("delta", delta)?;
+    let bits = match prec {
+        Precision::Auto => DEFAULT_PREC,
+        Precision::Bits(b) => {
+            validate::precision(b)?;
+            b
+        }
+    };
+    let (pure, deltas) = split(classes);
+    let prod = build(&pure, &deltas, bits)?;
+    // δ_opt(ε) decreases to 1 − Π(1−δⱼ)^{kⱼ} as ε → ∞: below that floor no ε exists
+    let floor = prod.log_keep.expm1().neg();
+    if *floor.hi() >= *delta && *floor.lo() < *delta {
+        return Err(Error::Numerical(
+            "δ equals the composed δ floor to working precision".into(),
+        ));
+    }
+    if *floor.lo() >= *delta {
+        return Err(Error::arg(
+            "delta",
+            format!(
+                "no finite ε: the mechanisms' own δⱼ compose to 1 − Π(1−δⱼ)^kⱼ ≈ {:.6e} ≥ δ",
+                floor.hi().to_f64()
+            ),
+        ));
+    }
+    invert(&prod, delta)
+}
+
+/// Certified bracket of inf{ε ≥ 0 : δ(ε) ≤ δ}: f64 bisection on the f64 model locates ε*, then
+/// two certified evaluations at points around it (widened until they decide).
+fn invert(prod: &RrProduct, delta: &Rational) -> Result<Enclosure> {
+    let feasible = |e: f64| -> Option<bool> {
+        let r = Rational::from_f64(e)?;
+        let v = prod.delta(&r);
+        if *v.hi() <= *delta {
+            Some(true)
+        } else if *v.lo() > *delta {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    let exact = |lo: f64, hi: f64| Enclosure {
+        lower: Lower(Float::with_val(53, lo)),
+        upper: Upper(Float::with_val(53, hi)),
+        arithmetic: crate::num::Arithmetic::Mpfr(prod.prec),
+    };
+    if feasible(0.0) == Some(true) {
+        return Ok(exact(0.0, 0.0));
+    }
+    let target = delta.to_f64();
+    let top = prod
+        .atoms
+        .iter()
+        .map(|(z, _)| z.to_f64())
+        .fold(0.0, f64::max);
+    let (mut a, mut b) = (0.0f64, top.max(1e-300));
+    for _ in 0..200 {
+        let m = 0.5 * (a + b);
+        if m <= a || m >= b {
+            break;
+        }
+        if prod.delta_f64(m) <= target {
+            b = m;
+        } else {
+            a = m;
+        }
+    }
+    let guess = 0.5 * (a + b);
+    let mut rel = 1e-12;
+    while rel < 1.0 {
+        let hi = guess * (1.0 + rel);
+        let lo = guess * (1.0 - rel);
+        let up_ok = feasible(hi) == Some(true) || hi >= top && feasible(top) == Some(true);
+        let lo_ok = feasible(lo) == Some(false);
+        if up_ok && lo_ok {
+            return Ok(exact(lo, if hi >= top { hi.max(top) } else { hi }));
+        }
+        rel *= 10.0;
+    }
+    Err(Error::Numerical("could not bracket the optimal ε".into()))
+}
+
+/// Optimal composition for many distinct classes, bracketed: classes are merged into at most
+/// `groups` groups (adjacent in ε); rounding each group's ε up gives a composition that contains
+/// the original one (an upper bound), rounding down one that is contained in it (a lower bound).
+///
+/// # Guarantee
+/// `[lower, upper]` contains δ_opt(ε) of the original classes. Same preconditions, groups ≥ 1.
+/// Note: `proofs-notes/grouped_composition_delta.md`.
+pub fn grouped_composition_delta(
+    classes: &[Class],
+    eps: &Rational,
+    groups: usize,
+) -> Result<Enclosure> {
+    validate_classes(classes)?;
+    validate::nonnegative("epsilon", eps)?;
+    if groups == 0 {
+        return Err(Error::arg("groups", "must be at least 1"));
+    }
+    let mut sorted: Vec<&Class> = classes.iter().collect();
+    sorted.sort_by(|a, b| a.epsilon.cmp(&b.epsilon));
+    let per = sorted.len().div_ceil(groups);
+    let (mut up, mut down) = (Vec::new(), Vec::new());
+    for g in sorted.chunks(per) {
+        let k: Integer = g.iter().map(|c| c.count.clone()).sum();
+        up.push((g.last().expect("non-empty").epsilon.clone(), k.clone()));
+        down.push((g[0].epsilon.clone(), k));
+    }
+    let (_, deltas) = split(classes);
+    let hi = build(&up, &deltas, DEFAULT_PREC)?.delta(eps);
+    let lo = build(&down, &deltas, DEFAULT_PREC)?.delta(eps);
+    Enclosure::from_real(&Iv::from_endpoints(lo.lo().clone(), hi.hi().clone()))
+}

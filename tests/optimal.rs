@@ -1,0 +1,102 @@
+//! Optimal composition (KOV15 / MV16 via Corollary 24).
+mod common;
+use common::{f, q, rational, REF};
+use dpcert::num::Precision;
+use dpcert::theorems::optimal::*;
+use dpcert::theorems::pld::{hockey_stick_tails, DiscretePld, Pld};
+use proptest::prelude::*;
+use rug::ops::Pow;
+use rug::{Float, Integer, Rational};
+
+fn class(e: &str, d: &str, k: u32) -> Class {
+    Class {
+        epsilon: q(e),
+        delta: q(d),
+        count: Integer::from(k),
+    }
+}
+
+/// δ_opt(ε) = 1 − (1−δ0)^k (1 − Σ_ℓ C(k,ℓ) max(0, e^{(k−ℓ)ε0} − e^{ε+ℓε0})/(1+e^{ε0})^k), at 1024 bits.
+fn reference(e0: &Rational, d0: &Rational, k: u32, eps: &Rational) -> Float {
+    let (e0f, e) = (f(e0), f(eps));
+    let mut s = Float::with_val(REF, 0);
+    for l in 0..=k {
+        let t = Float::with_val(REF, &e0f * (k - l)).exp()
+            - Float::with_val(REF, &e + Float::with_val(REF, &e0f * l)).exp();
+        if t > 0 {
+            s += Float::with_val(REF, Integer::from(Integer::binomial_u(k, l))) * t;
+        }
+    }
+    let rr = s / Float::with_val(REF, e0f.exp() + 1u32).pow(k);
+    let keep = Float::with_val(REF, 1 - f(d0)).pow(k);
+    1 - keep * (1 - rr)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+    #[test]
+    fn homogeneous_contains_reference(e0 in rational(0.01, 2.0), k in 1u32..300, eps in rational(0.0, 8.0), dk in 0u32..3) {
+        let d0 = Rational::from((dk, 1_000_000u32));
+        let c = Class { epsilon: e0.clone(), delta: d0.clone(), count: Integer::from(k) };
+        let got = optimal_composition_delta(&[c], &eps, Precision::Auto).unwrap();
+        common::check(&got, &reference(&e0, &d0, k, &eps), 1e-25, "optimal δ");
+    }
+}
+
+#[test]
+fn brackets_the_pld_route_and_inverts() {
+    // k-fold RR through the discrete PLD route equals the optimal pure composition
+    let c = class("0.3", "0", 40);
+    for e in ["0", "1", "2.5", "6"] {
+        let opt = optimal_composition_delta(&[c.clone()], &q(e), Precision::Auto).unwrap();
+        let rr =
+            Pld::Discrete(DiscretePld::randomized_response(&q("0.3"), &Integer::from(40)).unwrap());
+        let pld = hockey_stick_tails(&rr, &q(e), Precision::Bits(128)).unwrap();
+        assert!(
+            opt.lower.0 <= pld.upper.0 && pld.lower.0 <= opt.upper.0,
+            "{e}"
+        );
+    }
+    let inv = optimal_composition_epsilon(&[c.clone()], &q("1e-6"), Precision::Auto).unwrap();
+    let hi = Rational::from_f64(inv.upper.to_f64()).unwrap();
+    let lo = Rational::from_f64(inv.lower.to_f64()).unwrap();
+    assert!(reference(&q("0.3"), &q("0"), 40, &hi) <= 1e-6);
+    assert!(reference(&q("0.3"), &q("0"), 40, &lo) > 1e-6);
+    assert!(inv.upper.to_f64() - inv.lower.to_f64() <= 1e-9 * inv.upper.to_f64());
+}
+
+#[test]
+fn heterogeneous_and_grouped() {
+    let classes = [
+        class("0.1", "1e-7", 30),
+        class("0.5", "0", 4),
+        class("1", "1e-6", 2),
+    ];
+    let e = q("1.5");
+    let exact = optimal_composition_delta(&classes, &e, Precision::Auto).unwrap();
+    let grouped = grouped_composition_delta(&classes, &e, 1).unwrap();
+    assert!(grouped.lower.0 <= exact.lower.0 && exact.upper.0 <= grouped.upper.0);
+    let same = grouped_composition_delta(&classes, &e, 3).unwrap();
+    assert!(same.lower.0 <= exact.upper.0 && exact.lower.0 <= same.upper.0);
+    // monotone in ε
+    let e2 = optimal_composition_delta(&classes, &q("2"), Precision::Auto).unwrap();
+    assert!(e2.upper.0 <= exact.lower.0);
+}
+
+#[test]
+fn large_k_is_fast_and_tight() {
+    let t = std::time::Instant::now();
+    let c = class("0.01", "0", 100_000);
+    let d = optimal_composition_delta(&[c.clone()], &q("2"), Precision::Auto).unwrap();
+    let e = optimal_composition_epsilon(&[c], &q("1e-6"), Precision::Auto).unwrap();
+    eprintln!(
+        "k=1e5: δ(2) ∈ [{}, {}], ε(1e-6) ∈ [{}, {}] in {:?}",
+        d.lower.to_decimal(),
+        d.upper.to_decimal(),
+        e.lower.to_decimal(),
+        e.upper.to_decimal(),
+        t.elapsed()
+    );
+    assert!(d.rel_width() < 1e-20);
+    assert!(e.upper.to_f64() - e.lower.to_f64() <= 1e-9 * e.upper.to_f64());
+}
