@@ -33,6 +33,24 @@ enum Cmd {
     /// Composition of DP mechanisms.
     #[command(subcommand)]
     Compose(ComposeCmd),
+    /// Amplification by subsampling of an (ε, δ)-DP mechanism.
+    Subsample {
+        #[arg(long, value_name = "E", allow_hyphen_values = true)]
+        epsilon: String,
+        #[arg(long, value_name = "D", allow_hyphen_values = true)]
+        delta: String,
+        /// Sampling rate q (Poisson) or m/n (without replacement).
+        #[arg(long, value_name = "Q", allow_hyphen_values = true)]
+        rate: String,
+        /// poisson | without-replacement
+        #[arg(long, value_name = "SCHEME")]
+        scheme: String,
+        /// add-remove | substitution (default: add-remove for poisson, substitution without replacement)
+        #[arg(long, value_name = "RELATION")]
+        relation: Option<String>,
+        #[command(flatten)]
+        common: Common,
+    },
     /// Audit a deployment file (TOML or JSON): best certified (ε, δ), routes, claim verdict.
     Audit {
         /// The deployment file (`.toml`, or `.json`).
@@ -643,8 +661,97 @@ fn run_tool(cmd: &Cmd) -> Result<i32, Error> {
             Ok(0)
         }
         Cmd::Check { file, json } => run_check(file, *json),
+        Cmd::Subsample {
+            epsilon,
+            delta,
+            rate,
+            scheme,
+            relation,
+            common,
+        } => run_subsample(epsilon, delta, rate, scheme, relation.as_deref(), common),
         _ => Err(Error::arg("query", "not a tool command")),
     }
+}
+
+fn run_subsample(
+    epsilon: &str,
+    delta: &str,
+    rate: &str,
+    scheme: &str,
+    relation: Option<&str>,
+    common: &Common,
+) -> Result<i32, Error> {
+    use dpcert::theorems::subsample;
+    let e = num("--epsilon", epsilon)?;
+    validate::nonnegative("--epsilon", &e)?;
+    let d = num("--delta", delta)?;
+    validate::unit_from_zero("--delta", &d)?;
+    let q = num("--rate", rate)?;
+    if q <= 0 || q > 1 {
+        return Err(Error::arg(
+            "--rate",
+            format!("must lie in (0, 1], got {}", validate::show(&q)),
+        ));
+    }
+    let p = precision(common)?;
+    let relation = match (scheme, relation) {
+        ("poisson", None) => "add-remove",
+        ("without-replacement", None) => "substitution",
+        (_, Some(r)) => r,
+        (s, None) => s,
+    };
+    let (amp, theorem, tight) = match (scheme, relation) {
+        ("poisson", "add-remove") => (
+            subsample::poisson_subsampling(&e, &d, &q, p)?,
+            "Poisson subsampling, add/remove (Steinke 2022 §6; Balle–Barthe–Gaboardi 2018)",
+            true,
+        ),
+        ("without-replacement", "substitution") => (
+            subsample::without_replacement_subsampling(&e, &d, &q, p)?,
+            "sampling without replacement, substitution (Balle–Barthe–Gaboardi 2018, Theorem 9)",
+            true,
+        ),
+        ("poisson", "substitution") => (
+            subsample::poisson_substitution_subsampling(&e, &d, &q, p)?,
+            "Poisson subsampling analysed for substitution (derived; proofs-notes/poisson_substitution_subsampling.md)",
+            false,
+        ),
+        ("without-replacement", "add-remove") => {
+            return Err(Error::arg(
+                "--relation",
+                "no theorem for sampling without replacement under add/remove; use --relation substitution, or --scheme poisson for add/remove",
+            ))
+        }
+        ("poisson" | "without-replacement", r) => {
+            return Err(Error::arg("--relation", format!("`{r}` is not add-remove or substitution")))
+        }
+        (s, _) => return Err(Error::arg("--scheme", format!("`{s}` is not poisson or without-replacement"))),
+    };
+    let side = |enc: &Enclosure| json!({"lower": if tight { json!(enc.lower.to_decimal()) } else { Value::Null }, "upper": enc.upper.to_decimal()});
+    if common.json {
+        println!(
+            "{}",
+            json!({
+                "query": "subsample",
+                "scheme": scheme,
+                "relation": relation,
+                "epsilon": side(&amp.epsilon),
+                "delta": side(&amp.delta),
+                "exact": tight,
+                "theorem": theorem,
+                "precision_bits": amp.epsilon.precision_bits(),
+                "arithmetic": amp.epsilon.arithmetic.name(),
+            })
+        );
+    } else {
+        println!(
+            "subsampled at rate {}: ({}, {})-DP [{theorem}]",
+            validate::show(&q),
+            amp.epsilon.upper.to_decimal(),
+            amp.delta.upper.to_decimal()
+        );
+    }
+    Ok(0)
 }
 
 /// The certified test vectors: every single-query kind, stressing tiny δ, large ε, many
@@ -1084,6 +1191,7 @@ fn print(out: &Output, json_mode: bool) {
 fn json_flag(cmd: &Cmd) -> bool {
     match cmd {
         Cmd::Audit { json, .. } | Cmd::Vectors { json } | Cmd::Check { json, .. } => *json,
+        Cmd::Subsample { common, .. } => common.json,
         Cmd::Plot { .. } => false,
         Cmd::Gaussian(GaussianCmd::Delta { common, .. })
         | Cmd::Gaussian(GaussianCmd::Epsilon { common, .. })
@@ -1124,7 +1232,11 @@ pub fn run() -> i32 {
         }
     };
     match &cli.cmd {
-        Cmd::Audit { .. } | Cmd::Plot { .. } | Cmd::Vectors { .. } | Cmd::Check { .. } => {
+        Cmd::Audit { .. }
+        | Cmd::Plot { .. }
+        | Cmd::Vectors { .. }
+        | Cmd::Check { .. }
+        | Cmd::Subsample { .. } => {
             return match run_tool(&cli.cmd) {
                 Ok(code) => code,
                 Err(e) => {

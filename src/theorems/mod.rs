@@ -4,4 +4,5 @@ pub mod basic;
 pub mod gaussian;
 pub mod optimal;
 pub mod pld;
+pub mod subsample;
 pub mod zcdp;

@@ -1,0 +1,122 @@
+//! Privacy amplification by subsampling (Steinke 2022 §6; Balle–Barthe–Gaboardi 2018).
+use crate::num::{certify, Enclosure, Fi, Iv, Precision, Real};
+use crate::validate;
+use crate::{Error, Result};
+use rug::Rational;
+
+/// (ε', δ') of a subsampled mechanism: two enclosures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Amplified {
+    pub epsilon: Enclosure,
+    pub delta: Enclosure,
+}
+
+fn check(eps: &Rational, delta: &Rational, rate: &Rational) -> Result<()> {
+    validate::nonnegative("epsilon", eps)?;
+    validate::unit_from_zero("delta", delta)?;
+    if *rate <= 0 || *rate > 1 {
+        return Err(Error::arg(
+            "rate",
+            format!("must lie in (0, 1], got {}", validate::show(rate)),
+        ));
+    }
+    Ok(())
+}
+
+/// ln(1 + q(e^ε − 1)) = ln1p(q·expm1(ε)).
+fn amplified_eps<R: Real>(eps: &Rational, q: &Rational, p: u32) -> R {
+    R::from_rational(q, p)
+        .mul(&R::from_rational(eps, p).expm1())
+        .ln1p()
+}
+
+fn exact_product(a: &Rational, b: &Rational) -> Result<Enclosure> {
+    Enclosure::from_real(&Iv::from_rational(
+        &Rational::from(a * b),
+        crate::num::DEFAULT_PREC,
+    ))
+}
+
+/// Poisson subsampling with rate q of an (ε, δ)-DP mechanism, add/remove neighbours
+/// (Steinke 2022 §6, = Balle–Barthe–Gaboardi 2018; Li–Qardaji–Su 2012):
+/// ε' = ln(1 + q(e^ε − 1)), δ' = qδ.
+///
+/// # Guarantee
+/// Encloses (ε', δ'); the bound is attained (randomized response on the inclusion bit), so both
+/// ends are meaningful. ε ≥ 0, δ ∈ [0, 1), q ∈ (0, 1]. Note: `proofs-notes/poisson_subsampling.md`.
+pub fn poisson_subsampling(
+    eps: &Rational,
+    delta: &Rational,
+    q: &Rational,
+    prec: Precision,
+) -> Result<Amplified> {
+    check(eps, delta, q)?;
+    Ok(Amplified {
+        epsilon: certify(
+            prec,
+            || amplified_eps::<Fi>(eps, q, 53),
+            |p| amplified_eps::<Iv>(eps, q, p),
+        )?,
+        delta: exact_product(q, delta)?,
+    })
+}
+
+/// Sampling m of n records without replacement, substitution neighbours (Balle–Barthe–Gaboardi
+/// 2018, Theorem 9): with γ = m/n, ε' = ln(1 + γ(e^ε − 1)), δ' = γδ, for a mechanism that is
+/// (ε, δ)-DP under substitution on size-m inputs.
+///
+/// # Guarantee
+/// Encloses (ε', δ'); tight (BBG18). ε ≥ 0, δ ∈ [0, 1), γ ∈ (0, 1].
+/// Note: `proofs-notes/without_replacement_subsampling.md`.
+pub fn without_replacement_subsampling(
+    eps: &Rational,
+    delta: &Rational,
+    gamma: &Rational,
+    prec: Precision,
+) -> Result<Amplified> {
+    check(eps, delta, gamma)?;
+    Ok(Amplified {
+        epsilon: certify(
+            prec,
+            || amplified_eps::<Fi>(eps, gamma, 53),
+            |p| amplified_eps::<Iv>(eps, gamma, p),
+        )?,
+        delta: exact_product(gamma, delta)?,
+    })
+}
+
+/// Poisson subsampling with rate q of a mechanism that is (ε, δ)-DP under add/remove, analysed
+/// for substitution neighbours (derived in the note):
+/// ε' = ln((1 − q + qe^ε)/(1 − q + qe^{−ε})), δ' = qδ(1 + e^{ε' − ε}).
+///
+/// # Guarantee
+/// Encloses (ε', δ'), a valid guarantee; not claimed optimal (only an upper bound).
+/// ε ≥ 0, δ ∈ [0, 1), q ∈ (0, 1]. Note: `proofs-notes/poisson_substitution_subsampling.md`.
+pub fn poisson_substitution_subsampling(
+    eps: &Rational,
+    delta: &Rational,
+    q: &Rational,
+    prec: Precision,
+) -> Result<Amplified> {
+    check(eps, delta, q)?;
+    fn e_sub<R: Real>(eps: &Rational, q: &Rational, p: u32) -> R {
+        let (e, q) = (R::from_rational(eps, p), R::from_rational(q, p));
+        q.mul(&e.expm1())
+            .ln1p()
+            .sub(&q.mul(&e.neg().expm1()).ln1p())
+    }
+    fn d_sub<R: Real>(eps: &Rational, delta: &Rational, q: &Rational, p: u32) -> R {
+        let ep = e_sub::<R>(eps, q, p);
+        let one = R::from_int(1, p);
+        R::from_rational(&Rational::from(q * delta), p)
+            .mul(&one.add(&ep.sub(&R::from_rational(eps, p)).exp()))
+    }
+    Ok(Amplified {
+        epsilon: certify(prec, || e_sub::<Fi>(eps, q, 53), |p| e_sub::<Iv>(eps, q, p))?,
+        delta: certify(
+            prec,
+            || d_sub::<Fi>(eps, delta, q, 53),
+            |p| d_sub::<Iv>(eps, delta, q, p),
+        )?,
+    })
+}
