@@ -4,5 +4,6 @@ pub mod basic;
 pub mod gaussian;
 pub mod optimal;
 pub mod pld;
+pub mod rdp;
 pub mod subsample;
 pub mod zcdp;

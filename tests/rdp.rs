@@ -1,0 +1,92 @@
+//! RDP of the Poisson-subsampled Gaussian (MTZ19) and the RDP → (ε, δ) conversion.
+mod common;
+use common::{check, f, q, REF};
+use dpcert::num::Precision;
+use dpcert::theorems::rdp::*;
+use proptest::prelude::*;
+use rug::ops::Pow;
+use rug::{Float, Integer, Rational};
+
+/// A_n = Σ C(n,k)(1−q)^{n−k} q^k exp((k²−k)/(2σ²)) computed in exact rationals times exp at 1024 bits.
+fn reference_k(qr: &Rational, sigma: &Rational, n: u32) -> Float {
+    let mut s = Float::with_val(REF, 0);
+    for k in 0..=n {
+        let c = Rational::from(Integer::from(Integer::binomial_u(n, k)))
+            * Rational::from(1 - qr.clone()).pow(n - k)
+            * Rational::from(qr.clone()).pow(k);
+        let e = Rational::from((Integer::from(k) * k - k, Integer::from(1))) / (Rational::from(sigma * sigma) * 2u32);
+        s += f(&c) * f(&e).exp();
+    }
+    s.ln()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn integer_orders_match_exact_binomial_sums(qn in 1u32..1000, sn in 5u32..80, n in 2u32..60, t in 1u32..2000) {
+        let (qr, sigma) = (Rational::from((qn, 1000u32)), Rational::from((sn, 10u32)));
+        let got = subsampled_gaussian_rdp(&qr, &sigma, &Integer::from(t), &Rational::from(n), Precision::Auto).unwrap();
+        let reference = reference_k(&qr, &sigma, n) * t / (n - 1);
+        check(&got, &reference, 1e-25, "RDP at an integer order");
+    }
+
+    /// Fractional orders: the interpolation is an upper bound of the exact (integer-neighbour)
+    /// values and convexity keeps it above the integer values' chord from below.
+    #[test]
+    fn fractional_orders_are_bounded_by_neighbours(qn in 1u32..500, n in 2u32..40, fr in 1u32..1000) {
+        let (qr, sigma) = (Rational::from((qn, 1000u32)), q("1.1"));
+        let a = Rational::from(n) + Rational::from((fr, 1000u32));
+        let one = Integer::from(1);
+        let mid = subsampled_gaussian_rdp(&qr, &sigma, &one, &a, Precision::Auto).unwrap();
+        let lo = subsampled_gaussian_rdp(&qr, &sigma, &one, &Rational::from(n), Precision::Auto).unwrap();
+        let hi = subsampled_gaussian_rdp(&qr, &sigma, &one, &Rational::from(n + 1), Precision::Auto).unwrap();
+        // ε(α) is non-decreasing in α for the exact divergence; the bound never drops below ε(n)
+        prop_assert!(mid.upper.0 >= lo.lower.0);
+        prop_assert!(mid.lower.0 <= hi.upper.0 * 1.000001);
+    }
+}
+
+#[test]
+fn published_values() {
+    // theorems.md §7: p = 0.01, σ = 1: α = 2 gives log(1 + p²(e − 1)); α = 3 gives 2.6463757e-4
+    let one = Integer::from(1);
+    let a2 = subsampled_gaussian_rdp(&q("0.01"), &q("1"), &one, &q("2"), Precision::Auto).unwrap();
+    let exact = Float::with_val(REF, Float::with_val(REF, 1).exp_m1() * f(&q("0.0001"))).ln_1p();
+    check(&a2, &exact, 1e-25, "α = 2");
+    let a3 = subsampled_gaussian_rdp(&q("0.01"), &q("1"), &one, &q("3"), Precision::Auto).unwrap();
+    assert!((a3.upper.to_f64() - 2.6463757e-4).abs() < 1e-10);
+}
+
+/// The MNIST DP-SGD setting. dp_accounting's RDP accountant reports 2.596655529521983 at its
+/// fractional order 8.1; with exact integer orders and certified interpolation between them we
+/// reach 2.59708 at α = 8 (exact fractional orders are not implemented yet). An answer at
+/// δ = 1e-15 where float accountants still answer too (5.017 for dp_accounting's RDP).
+#[test]
+fn mnist_setting() {
+    let (qr, sigma, t) = (q("256/60000"), q("1.1"), Integer::from(14063));
+    let (e, alpha) = dpsgd_rdp_epsilon(&qr, &sigma, &t, &q("1e-5"), Precision::Auto).unwrap();
+    eprintln!("MNIST δ=1e-5: ε ≤ {} at α = {}", e.upper.to_decimal(), alpha);
+    assert!(e.upper.to_f64() <= 2.5971);
+    let (e15, a15) = dpsgd_rdp_epsilon(&qr, &sigma, &t, &q("1e-15"), Precision::Auto).unwrap();
+    eprintln!("MNIST δ=1e-15: ε ≤ {} at α = {}", e15.upper.to_decimal(), a15);
+    assert!(e15.is_finite() && e15.upper.to_f64() < 20.0);
+}
+
+#[test]
+fn curve_composition_and_conversions() {
+    let mut c = RdpCurve::new();
+    c.push(RdpTerm::Zcdp { rho: q("0.1") }, Integer::from(3)).unwrap();
+    c.push(RdpTerm::Pure { epsilon: q("0.2") }, Integer::from(2)).unwrap();
+    let at = c.epsilon_at(&q("4"), Precision::Auto).unwrap();
+    // 3·4·0.1 + 2·min(0.2, 4·0.04/2) = 1.2 + 0.16
+    assert!(at.contains_rational(&q("1.36")));
+    // zCDP-only curve: RDP conversion equals the zCDP optimised conversion up to the order choice
+    let mut z = RdpCurve::new();
+    z.push(RdpTerm::Zcdp { rho: q("0.5") }, Integer::from(1)).unwrap();
+    let (e, _) = rdp_to_dp(&z, &q("1e-6"), Precision::Auto).unwrap();
+    let zc = dpcert::theorems::zcdp::zcdp_epsilon(&q("0.5"), &q("1e-6"), Precision::Auto).unwrap();
+    assert!((e.upper.to_f64() - zc.upper.to_f64()).abs() < 1e-3 * zc.upper.to_f64());
+    assert!(RdpCurve::new().epsilon_at(&q("2"), Precision::Auto).is_err());
+    assert!(subsampled_gaussian_rdp(&q("0"), &q("1"), &Integer::from(1), &q("2"), Precision::Auto).is_err());
+    assert!(subsampled_gaussian_rdp(&q("0.1"), &q("1"), &Integer::from(1), &q("1"), Precision::Auto).is_err());
+}
