@@ -109,6 +109,15 @@ pub enum Mechanism {
     Zcdp { rho: Rational },
     /// ε-randomized response (ε-DP, and its own worst case).
     RandomizedResponse { epsilon: Rational },
+    /// A DP-SGD run: `steps` Poisson-subsampled Gaussian steps (noise multiplier σ, rate q).
+    /// `shuffled` records a deployment that declared shuffled batches but asked for Poisson
+    /// accounting (the numbers then assume Poisson sampling; the audit warns).
+    SubsampledGaussian {
+        sigma: Rational,
+        rate: Rational,
+        steps: Integer,
+        shuffled: bool,
+    },
 }
 
 /// The valid `type` strings.
@@ -142,6 +151,7 @@ impl Mechanism {
             "pure" | "randomized-response" => &["epsilon"],
             "approx" => &["epsilon", "delta"],
             "zcdp" => &["rho"],
+            "subsampled-gaussian" => &["sigma", "rate", "steps", "sampling", "accounting"],
             _ => {
                 return Err(Error::arg(
                     &format!("mechanism {label}: field `type`"),
@@ -185,6 +195,49 @@ impl Mechanism {
                 epsilon: named("epsilon", validate::nonnegative)?,
                 delta: named("delta", validate::unit_from_zero)?,
             },
+            "subsampled-gaussian" => {
+                let text = |f: &str| match m.get(f) {
+                    Some(Node::Str(s)) => Some(s.clone()),
+                    _ => None,
+                };
+                let field = |f: &str| format!("mechanism {label}: field `{f}`");
+                let sampling = text("sampling").unwrap_or_else(|| "poisson".into());
+                let shuffled = match (sampling.as_str(), text("accounting").as_deref()) {
+                    ("poisson", None | Some("poisson")) => false,
+                    ("shuffled", Some("poisson")) => true,
+                    ("shuffled", _) => {
+                        return Err(Error::arg(
+                            &field("sampling"),
+                            "no theorem here covers shuffled batches; set accounting = \"poisson\" to get the Poisson-sampling numbers (the audit then warns that they assume Poisson sampling)",
+                        ))
+                    }
+                    (s, _) => return Err(Error::arg(&field("sampling"), format!("`{s}` is not \"poisson\" or \"shuffled\""))),
+                };
+                let rate = num("rate")?;
+                if rate <= 0 || rate > 1 {
+                    return Err(Error::arg(
+                        &field("rate"),
+                        format!("must lie in (0, 1], got {}", validate::show(&rate)),
+                    ));
+                }
+                let steps = match m.get("steps") {
+                    Some(Node::Num(t)) | Some(Node::Str(t)) => {
+                        parse_positive_integer(t).map_err(|e| Error::arg(&field("steps"), e))?
+                    }
+                    _ => {
+                        return Err(Error::arg(
+                            &field("steps"),
+                            "is missing or not a positive integer",
+                        ))
+                    }
+                };
+                Mechanism::SubsampledGaussian {
+                    sigma: named("sigma", validate::positive)?,
+                    rate,
+                    steps,
+                    shuffled,
+                }
+            }
             _ => Mechanism::Zcdp {
                 rho: named("rho", validate::nonnegative)?,
             },
@@ -230,6 +283,28 @@ impl Mechanism {
             _ => None,
         }
     }
+    /// The mechanism's RDP curve term and its multiplicity per repetition.
+    pub fn rdp_term(&self) -> Option<(crate::theorems::rdp::RdpTerm, Integer)> {
+        use crate::theorems::rdp::RdpTerm;
+        match self {
+            Mechanism::SubsampledGaussian {
+                sigma, rate, steps, ..
+            } => Some((
+                RdpTerm::SubsampledGaussian {
+                    rate: rate.clone(),
+                    sigma: sigma.clone(),
+                },
+                steps.clone(),
+            )),
+            Mechanism::Gaussian { .. } | Mechanism::Zcdp { .. } => self
+                .zcdp_rho()
+                .map(|rho| (RdpTerm::Zcdp { rho }, Integer::from(1))),
+            Mechanism::Approx { .. } => None,
+            _ => self
+                .pure_epsilon()
+                .map(|epsilon| (RdpTerm::Pure { epsilon }, Integer::from(1))),
+        }
+    }
     /// A one-line description.
     pub fn describe(&self) -> String {
         use crate::validate::show as s;
@@ -247,6 +322,16 @@ impl Mechanism {
             Mechanism::Zcdp { rho } => format!("zcdp ρ={}", s(rho)),
             Mechanism::RandomizedResponse { epsilon } => {
                 format!("randomized-response ε={}", s(epsilon))
+            }
+            Mechanism::SubsampledGaussian {
+                sigma, rate, steps, ..
+            } => {
+                format!(
+                    "subsampled-gaussian σ={} q={} steps={}",
+                    s(sigma),
+                    s(rate),
+                    steps
+                )
             }
         }
     }

@@ -14,7 +14,8 @@ fn reference_k(qr: &Rational, sigma: &Rational, n: u32) -> Float {
         let c = Rational::from(Integer::from(Integer::binomial_u(n, k)))
             * Rational::from(1 - qr.clone()).pow(n - k)
             * Rational::from(qr.clone()).pow(k);
-        let e = Rational::from((Integer::from(k) * k - k, Integer::from(1))) / (Rational::from(sigma * sigma) * 2u32);
+        let e = Rational::from((Integer::from(k) * k - k, Integer::from(1)))
+            / (Rational::from(sigma * sigma) * 2u32);
         s += f(&c) * f(&e).exp();
     }
     s.ln()
@@ -65,28 +66,55 @@ fn published_values() {
 fn mnist_setting() {
     let (qr, sigma, t) = (q("256/60000"), q("1.1"), Integer::from(14063));
     let (e, alpha) = dpsgd_rdp_epsilon(&qr, &sigma, &t, &q("1e-5"), Precision::Auto).unwrap();
-    eprintln!("MNIST δ=1e-5: ε ≤ {} at α = {}", e.upper.to_decimal(), alpha);
+    eprintln!(
+        "MNIST δ=1e-5: ε ≤ {} at α = {}",
+        e.upper.to_decimal(),
+        alpha
+    );
     assert!(e.upper.to_f64() <= 2.5971);
     let (e15, a15) = dpsgd_rdp_epsilon(&qr, &sigma, &t, &q("1e-15"), Precision::Auto).unwrap();
-    eprintln!("MNIST δ=1e-15: ε ≤ {} at α = {}", e15.upper.to_decimal(), a15);
+    eprintln!(
+        "MNIST δ=1e-15: ε ≤ {} at α = {}",
+        e15.upper.to_decimal(),
+        a15
+    );
     assert!(e15.is_finite() && e15.upper.to_f64() < 20.0);
 }
 
 #[test]
 fn curve_composition_and_conversions() {
     let mut c = RdpCurve::new();
-    c.push(RdpTerm::Zcdp { rho: q("0.1") }, Integer::from(3)).unwrap();
-    c.push(RdpTerm::Pure { epsilon: q("0.2") }, Integer::from(2)).unwrap();
+    c.push(RdpTerm::Zcdp { rho: q("0.1") }, Integer::from(3))
+        .unwrap();
+    c.push(RdpTerm::Pure { epsilon: q("0.2") }, Integer::from(2))
+        .unwrap();
     let at = c.epsilon_at(&q("4"), Precision::Auto).unwrap();
     // 3·4·0.1 + 2·min(0.2, 4·0.04/2) = 1.2 + 0.16
     assert!(at.contains_rational(&q("1.36")));
     // zCDP-only curve: RDP conversion equals the zCDP optimised conversion up to the order choice
     let mut z = RdpCurve::new();
-    z.push(RdpTerm::Zcdp { rho: q("0.5") }, Integer::from(1)).unwrap();
+    z.push(RdpTerm::Zcdp { rho: q("0.5") }, Integer::from(1))
+        .unwrap();
     let (e, _) = rdp_to_dp(&z, &q("1e-6"), Precision::Auto).unwrap();
     let zc = dpcert::theorems::zcdp::zcdp_epsilon(&q("0.5"), &q("1e-6"), Precision::Auto).unwrap();
     assert!((e.upper.to_f64() - zc.upper.to_f64()).abs() < 1e-3 * zc.upper.to_f64());
-    assert!(RdpCurve::new().epsilon_at(&q("2"), Precision::Auto).is_err());
-    assert!(subsampled_gaussian_rdp(&q("0"), &q("1"), &Integer::from(1), &q("2"), Precision::Auto).is_err());
-    assert!(subsampled_gaussian_rdp(&q("0.1"), &q("1"), &Integer::from(1), &q("1"), Precision::Auto).is_err());
+    assert!(RdpCurve::new()
+        .epsilon_at(&q("2"), Precision::Auto)
+        .is_err());
+    assert!(subsampled_gaussian_rdp(
+        &q("0"),
+        &q("1"),
+        &Integer::from(1),
+        &q("2"),
+        Precision::Auto
+    )
+    .is_err());
+    assert!(subsampled_gaussian_rdp(
+        &q("0.1"),
+        &q("1"),
+        &Integer::from(1),
+        &q("1"),
+        Precision::Auto
+    )
+    .is_err());
 }

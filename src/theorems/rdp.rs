@@ -44,7 +44,11 @@ fn sgm_log_a<R: Real>(q: &Rational, sigma: &Rational, n: u32, p: u32) -> R {
         let ln_term = R::from_rational(&Rational::from(binom.clone()), p)
             .ln()
             .add(&l1q.mul(&R::from_int(i64::from(n - k), p)))
-            .add(&if k == 0 { R::from_int(0, p) } else { lq.mul(&R::from_int(i64::from(k), p)) })
+            .add(&if k == 0 {
+                R::from_int(0, p)
+            } else {
+                lq.mul(&R::from_int(i64::from(k), p))
+            })
             .add(&R::from_rational(&e, p));
         sum = sum.add(&ln_term.exp());
     }
@@ -61,7 +65,11 @@ fn sgm_log_a_f64(q: f64, sigma: f64, n: u32) -> f64 {
             lb += ((n - k + 1) as f64).ln() - (k as f64).ln();
         }
         let kf = k as f64;
-        terms.push(lb + (n - k) as f64 * l1q + if k == 0 { 0.0 } else { kf * lq } + (kf * kf - kf) / (2.0 * sigma * sigma));
+        terms.push(
+            lb + (n - k) as f64 * l1q
+                + if k == 0 { 0.0 } else { kf * lq }
+                + (kf * kf - kf) / (2.0 * sigma * sigma),
+        );
     }
     let m = terms.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     m + terms.iter().map(|t| (t - m).exp()).sum::<f64>().ln()
@@ -76,26 +84,44 @@ fn sgm_log_a_f64(q: f64, sigma: f64, n: u32) -> f64 {
 /// Encloses steps·ln A_α/(α−1) for integer α (two-sided); for fractional α encloses the
 /// interpolation bound (an upper bound of the exact value). q ∈ (0, 1], σ > 0, steps ≥ 1,
 /// 1 < α ≤ 20000. Note: `proofs-notes/subsampled_gaussian_rdp.md`.
-pub fn subsampled_gaussian_rdp(q: &Rational, sigma: &Rational, steps: &Integer, alpha: &Rational, prec: Precision) -> Result<Enclosure> {
+pub fn subsampled_gaussian_rdp(
+    q: &Rational,
+    sigma: &Rational,
+    steps: &Integer,
+    alpha: &Rational,
+    prec: Precision,
+) -> Result<Enclosure> {
     check_sgm(q, sigma)?;
     validate::count("steps", steps)?;
     check_order(alpha)?;
     let bits = bits_of(prec)?;
     let k = sgm_k::<Iv>(q, sigma, alpha, bits);
     let a1 = Iv::from_rational(&Rational::from(alpha - 1u32), bits);
-    Enclosure::from_real(&k.div(&a1).mul(&Iv::from_rational(&Rational::from(steps), bits)))
+    Enclosure::from_real(
+        &k.div(&a1)
+            .mul(&Iv::from_rational(&Rational::from(steps), bits)),
+    )
 }
 
 fn check_sgm(q: &Rational, sigma: &Rational) -> Result<()> {
     if *q <= 0 || *q > 1 {
-        return Err(Error::arg("rate", format!("must lie in (0, 1], got {}", validate::show(q))));
+        return Err(Error::arg(
+            "rate",
+            format!("must lie in (0, 1], got {}", validate::show(q)),
+        ));
     }
     validate::positive("sigma", sigma)
 }
 
 fn check_order(alpha: &Rational) -> Result<()> {
     if *alpha <= 1 || *alpha > MAX_ORDER {
-        return Err(Error::arg("order", format!("must lie in (1, {MAX_ORDER}], got {}", validate::show(alpha))));
+        return Err(Error::arg(
+            "order",
+            format!(
+                "must lie in (1, {MAX_ORDER}], got {}",
+                validate::show(alpha)
+            ),
+        ));
     }
     Ok(())
 }
@@ -113,7 +139,13 @@ fn bits_of(prec: Precision) -> Result<u32> {
 /// K(α) = (α−1)·D_α for one subsampled-Gaussian step: exact at integers, interpolated between.
 fn sgm_k<R: Real>(q: &Rational, sigma: &Rational, alpha: &Rational, p: u32) -> R {
     let n = alpha.clone().floor().numer().to_u32().unwrap_or(1);
-    let k_at = |m: u32| if m <= 1 { R::from_int(0, p) } else { sgm_log_a::<R>(q, sigma, m, p) };
+    let k_at = |m: u32| {
+        if m <= 1 {
+            R::from_int(0, p)
+        } else {
+            sgm_log_a::<R>(q, sigma, m, p)
+        }
+    };
     if *alpha == n {
         return k_at(n);
     }
@@ -124,7 +156,13 @@ fn sgm_k<R: Real>(q: &Rational, sigma: &Rational, alpha: &Rational, p: u32) -> R
 
 fn sgm_k_f64(q: f64, sigma: f64, alpha: f64) -> f64 {
     let n = alpha.floor() as u32;
-    let k_at = |m: u32| if m <= 1 { 0.0 } else { sgm_log_a_f64(q, sigma, m) };
+    let k_at = |m: u32| {
+        if m <= 1 {
+            0.0
+        } else {
+            sgm_log_a_f64(q, sigma, m)
+        }
+    };
     let f = alpha - n as f64;
     if f == 0.0 {
         k_at(n)
@@ -177,7 +215,9 @@ impl RdpCurve {
                         let e = epsilon.to_f64();
                         e.min(alpha * e * e / 2.0) * (alpha - 1.0)
                     }
-                    RdpTerm::SubsampledGaussian { rate, sigma } => sgm_k_f64(rate.to_f64(), sigma.to_f64(), alpha),
+                    RdpTerm::SubsampledGaussian { rate, sigma } => {
+                        sgm_k_f64(rate.to_f64(), sigma.to_f64(), alpha)
+                    }
                 }
             })
             .sum()
@@ -203,7 +243,8 @@ fn eps_from_k<R: Real>(k: &R, alpha: &Rational, delta: &Rational, p: u32) -> R {
 }
 
 fn eps_from_k_f64(k: f64, alpha: f64, delta: f64) -> f64 {
-    ((k - delta.ln() + (alpha - 1.0) * (-1.0 / alpha).ln_1p() - alpha.ln()) / (alpha - 1.0)).max(0.0)
+    ((k - delta.ln() + (alpha - 1.0) * (-1.0 / alpha).ln_1p() - alpha.ln()) / (alpha - 1.0))
+        .max(0.0)
 }
 
 /// The order an f64 search picks for the conversion (any α > 1 gives a valid bound).
@@ -216,7 +257,9 @@ fn best_order(curve: &RdpCurve, f: impl Fn(f64, f64) -> f64) -> Rational {
     let u = minimize(obj, (1e-3f64).ln(), ((MAX_ORDER - 1) as f64).ln());
     let a = (1.0 + u.exp()).min(MAX_ORDER as f64);
     // keep the exact rational close to the f64 choice with few digits (cheap to evaluate)
-    Rational::from_f64((a * 1024.0).round() / 1024.0).filter(|r| *r > 1).unwrap_or_else(|| Rational::from((1025, 1024)))
+    Rational::from_f64((a * 1024.0).round() / 1024.0)
+        .filter(|r| *r > 1)
+        .unwrap_or_else(|| Rational::from((1025, 1024)))
 }
 
 /// RDP → (ε, δ) for a whole curve: ε(δ) = min over real α of Proposition 14's general form,
@@ -225,13 +268,63 @@ fn best_order(curve: &RdpCurve, f: impl Fn(f64, f64) -> f64) -> Rational {
 /// # Guarantee
 /// `upper` is a valid ε at δ for every mechanism with this RDP curve; δ ∈ (0, 1), non-empty
 /// curve. Note: `proofs-notes/rdp_to_dp.md`.
-pub fn rdp_to_dp(curve: &RdpCurve, delta: &Rational, prec: Precision) -> Result<(Enclosure, Rational)> {
+pub fn rdp_to_dp(
+    curve: &RdpCurve,
+    delta: &Rational,
+    prec: Precision,
+) -> Result<(Enclosure, Rational)> {
     validate::nonempty("curve", &curve.terms)?;
     validate::open_unit("delta", delta)?;
     let p = bits_of(prec)?;
     let d = delta.to_f64();
     let alpha = best_order(curve, |k, a| eps_from_k_f64(k, a, d));
-    let enc = Enclosure::from_real(&eps_from_k::<Iv>(&curve.k::<Iv>(&alpha, p), &alpha, delta, p))?;
+    let enc = Enclosure::from_real(&eps_from_k::<Iv>(
+        &curve.k::<Iv>(&alpha, p),
+        &alpha,
+        delta,
+        p,
+    ))?;
+    Ok((enc, alpha))
+}
+
+/// δ from RDP at order α (Proposition 14's general form, t = α − 1):
+/// ln δ = K(α) − (α−1)ε + (α−1)·ln(1 − 1/α) − ln(α−1)... written as
+/// δ = e^{K(α) − (α−1)ε}·(α−1)^{α−1}/α^α, clamped to 1.
+fn delta_from_k<R: Real>(k: &R, alpha: &Rational, eps: &Rational, p: u32) -> R {
+    let a = R::from_rational(alpha, p);
+    let a1 = R::from_rational(&Rational::from(alpha - 1u32), p);
+    let e = R::from_rational(eps, p);
+    // (α−1)^{α−1}/α^α = exp((α−1)·ln(α−1) − α·ln α)
+    let log_c = a1.mul(&a1.ln()).sub(&a.mul(&a.ln()));
+    k.sub(&a1.mul(&e)).add(&log_c).exp().min(&R::from_int(1, p))
+}
+
+fn delta_from_k_f64(k: f64, alpha: f64, eps: f64) -> f64 {
+    k - (alpha - 1.0) * eps + (alpha - 1.0) * (alpha - 1.0).ln() - alpha * alpha.ln()
+}
+
+/// RDP → δ at a given ε for a whole curve: δ(ε) = min over real α of Proposition 14's general
+/// form, certified at the order an f64 search picks. Returns (δ enclosure, the order used).
+///
+/// # Guarantee
+/// `upper` is a valid δ at ε for every mechanism with this RDP curve; ε ≥ 0, non-empty curve.
+/// Note: `proofs-notes/rdp_to_dp_delta.md`.
+pub fn rdp_to_dp_delta(
+    curve: &RdpCurve,
+    eps: &Rational,
+    prec: Precision,
+) -> Result<(Enclosure, Rational)> {
+    validate::nonempty("curve", &curve.terms)?;
+    validate::nonnegative("epsilon", eps)?;
+    let p = bits_of(prec)?;
+    let e = eps.to_f64();
+    let alpha = best_order(curve, |k, a| delta_from_k_f64(k, a, e));
+    let enc = Enclosure::from_real(&delta_from_k::<Iv>(
+        &curve.k::<Iv>(&alpha, p),
+        &alpha,
+        eps,
+        p,
+    ))?;
     Ok((enc, alpha))
 }
 
@@ -242,8 +335,20 @@ pub fn rdp_to_dp(curve: &RdpCurve, delta: &Rational, prec: Precision) -> Result<
 /// `upper` is a valid ε at δ for the removal direction and, by MTZ19's domination of the addition
 /// direction for the sampled Gaussian (cited in the note), for add/remove. q ∈ (0, 1], σ > 0,
 /// steps ≥ 1, δ ∈ (0, 1). Note: `proofs-notes/dpsgd_rdp_epsilon.md`.
-pub fn dpsgd_rdp_epsilon(q: &Rational, sigma: &Rational, steps: &Integer, delta: &Rational, prec: Precision) -> Result<(Enclosure, Rational)> {
+pub fn dpsgd_rdp_epsilon(
+    q: &Rational,
+    sigma: &Rational,
+    steps: &Integer,
+    delta: &Rational,
+    prec: Precision,
+) -> Result<(Enclosure, Rational)> {
     let mut c = RdpCurve::new();
-    c.push(RdpTerm::SubsampledGaussian { rate: q.clone(), sigma: sigma.clone() }, steps.clone())?;
+    c.push(
+        RdpTerm::SubsampledGaussian {
+            rate: q.clone(),
+            sigma: sigma.clone(),
+        },
+        steps.clone(),
+    )?;
     rdp_to_dp(&c, delta, prec)
 }
