@@ -311,32 +311,33 @@ pub fn audit(d: &Deployment) -> Result<Report> {
                 })
             })
             .collect();
-        let (se_basic, sd_basic) =
-            basic::basic_composition(&per_entry).unwrap_or_else(|_| (se.clone(), sd.clone())); // δ sums ≥ 1 are refused there; the route then has no answer
-        debug_assert!(se_basic == *se && (sd_basic == *sd || *sd >= 1));
-        let mut note = None;
-        let epsilon = d.budget_delta.as_ref().and_then(|dl| {
-            if sd <= dl {
-                Some(Answer {
-                    enclosure: exact_rational(se),
-                    exact: false,
-                })
-            } else {
+        // Theorem 1 refuses a per-entry repeat·δⱼ ≥ 1; the route then certifies nothing
+        let sums = basic::basic_composition(&per_entry).ok();
+        let mut note = sums
+            .is_none()
+            .then(|| "a mechanism's repeated δ reaches 1".to_string());
+        let epsilon = match (&sums, &d.budget_delta) {
+            (Some((se, sd)), Some(dl)) if sd <= dl => Some(Answer {
+                enclosure: exact_rational(se),
+                exact: false,
+            }),
+            (Some((_, sd)), Some(_)) => {
                 note = Some(format!("Σδⱼ = {} exceeds the budget δ", show(sd)));
                 None
             }
-        });
-        let delta = d.budget_epsilon.as_ref().and_then(|e| {
-            if se <= e && *sd < 1 {
-                Some(Answer {
-                    enclosure: exact_rational(sd),
-                    exact: false,
-                })
-            } else {
+            _ => None,
+        };
+        let delta = match (&sums, &d.budget_epsilon) {
+            (Some((se, sd)), Some(e)) if se <= e && *sd < 1 => Some(Answer {
+                enclosure: exact_rational(sd),
+                exact: false,
+            }),
+            (Some((se, _)), Some(_)) => {
                 note.get_or_insert(format!("Σεⱼ = {} exceeds the budget ε", show(se)));
                 None
             }
-        });
+            _ => None,
+        };
         routes.push(Route {
             name: "basic composition",
             steps: vec![Step {
