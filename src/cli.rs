@@ -270,13 +270,16 @@ fn flagged<T>(r: Result<T, Error>) -> Result<T, Error> {
 fn precision(c: &Common) -> Result<Precision, Error> {
     match &c.precision {
         None => Ok(Precision::Auto),
-        Some(t) => match t.trim().parse::<u32>() {
-            Ok(b) if (24..=1 << 20).contains(&b) => Ok(Precision::Bits(b)),
-            _ => Err(Error::arg(
-                "--precision",
-                format!("`{t}` is not a bit count in 24..=1048576"),
-            )),
-        },
+        Some(t) => {
+            let b = t
+                .trim()
+                .parse::<u32>()
+                .map_err(|_| Error::arg("--precision", format!("`{t}` is not a bit count")))?;
+            validate::precision(b).map_err(|_| {
+                Error::arg("--precision", format!("{b} bits is outside 16..=16777216"))
+            })?;
+            Ok(Precision::Bits(b))
+        }
     }
 }
 

@@ -62,7 +62,7 @@ pub fn poisson_subsampling(
 }
 
 /// Sampling m of n records without replacement, substitution neighbours (Balle–Barthe–Gaboardi
-/// 2018, Theorem 9): with γ = m/n, ε' = ln(1 + γ(e^ε − 1)), δ' = γδ, for a mechanism that is
+/// 2018, Theorem 9 as we recall its numbering): with γ = m/n, ε' = ln(1 + γ(e^ε − 1)), δ' = γδ, for a mechanism that is
 /// (ε, δ)-DP under substitution on size-m inputs.
 ///
 /// # Guarantee
@@ -100,16 +100,18 @@ pub fn poisson_substitution_subsampling(
 ) -> Result<Amplified> {
     check(eps, delta, q)?;
     fn e_sub<R: Real>(eps: &Rational, q: &Rational, p: u32) -> R {
-        let (e, q) = (R::from_rational(eps, p), R::from_rational(q, p));
-        q.mul(&e.expm1())
-            .ln1p()
-            .sub(&q.mul(&e.neg().expm1()).ln1p())
+        // ln(1 − q + qe^{−ε}) = −ε + ln1p((1 − q)·expm1(ε)): never −∞, even at q = 1
+        let (e, qq) = (R::from_rational(eps, p), R::from_rational(q, p));
+        let em1 = e.expm1();
+        let rest = R::from_rational(&Rational::from(1 - q.clone()), p);
+        qq.mul(&em1).ln1p().add(&e).sub(&rest.mul(&em1).ln1p())
     }
     fn d_sub<R: Real>(eps: &Rational, delta: &Rational, q: &Rational, p: u32) -> R {
         let ep = e_sub::<R>(eps, q, p);
         let one = R::from_int(1, p);
         R::from_rational(&Rational::from(q * delta), p)
             .mul(&one.add(&ep.sub(&R::from_rational(eps, p)).exp()))
+            .min(&one)
     }
     Ok(Amplified {
         epsilon: certify(prec, || e_sub::<Fi>(eps, q, 53), |p| e_sub::<Iv>(eps, q, p))?,
