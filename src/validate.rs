@@ -86,15 +86,15 @@ pub fn show(x: &Rational) -> String {
     if k == 0 {
         return format!("{sign}{digits}");
     }
-    if k <= 6 {
+    let t = digits.trim_end_matches('0');
+    let exp = t.len() as i64 - 1 - k as i64 + (digits.len() - t.len()) as i64;
+    if k <= 6 || exp >= -6 {
         let padded = format!("{digits:0>width$}", width = k + 1);
         let (a, b) = padded.split_at(padded.len() - k);
         return format!("{sign}{a}.{}", b.trim_end_matches('0'))
             .trim_end_matches('.')
             .to_string();
     }
-    let t = digits.trim_end_matches('0');
-    let exp = t.len() as i64 - 1 - k as i64 + (digits.len() - t.len()) as i64;
     let mant = if t.len() > 1 {
         format!("{}.{}", &t[..1], &t[1..])
     } else {
@@ -133,6 +133,8 @@ mod tests {
             ("1200e-10", "1.2e-7"),
             ("0", "0"),
             ("0.000001", "0.000001"),
+            ("8317/1024", "8.1220703125"),
+            ("1e-7", "1e-7"),
         ] {
             let r = parse_exact(t).unwrap();
             let s = show(&r);

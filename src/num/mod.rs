@@ -18,6 +18,12 @@ pub use fast::Fi;
 pub use mpfr::Iv;
 pub use parse::{parse_exact, parse_positive_integer};
 
+/// Φ(x) in plain `f64` (midpoint of the certified enclosure): for searches only.
+pub fn normal_cdf_f64(x: f64) -> f64 {
+    let i = normal::phi_enclosure(x);
+    0.5 * (i.inf() + i.sup())
+}
+
 use rug::Rational;
 
 /// Default MPFR precision in bits.

@@ -77,13 +77,12 @@ fn sgm_log_a_f64(q: f64, sigma: f64, n: u32) -> f64 {
 
 /// Mironov–Talwar–Zhang 2019: the Rényi divergence of order α of the Poisson-subsampled Gaussian
 /// removal pair, D_α((1−q)N(0,σ²) + qN(1,σ²) ‖ N(0,σ²)), composed `steps` times.
-/// Integer α: exact, = steps·ln(A_α)/(α − 1). Fractional α: the convexity bound
-/// (α−1)D_α ≤ linear interpolation of (n−1)D_n between the neighbouring integers (K(1) = 0).
+/// Integer α: the finite binomial sum, steps·ln(A_α)/(α − 1). Real α: MTZ19's two-sided
+/// series with a certified remainder.
 ///
 /// # Guarantee
-/// Encloses steps·ln A_α/(α−1) for integer α (two-sided); for fractional α encloses the
-/// interpolation bound (an upper bound of the exact value). q ∈ (0, 1], σ > 0, steps ≥ 1,
-/// 1 < α ≤ 20000. Note: `proofs-notes/subsampled_gaussian_rdp.md`.
+/// Two-sided enclosure of steps·D_α for every real α ∈ (1, 20000], q ∈ (0, 1], σ > 0,
+/// steps ≥ 1. Note: `proofs-notes/subsampled_gaussian_rdp.md`.
 pub fn subsampled_gaussian_rdp(
     q: &Rational,
     sigma: &Rational,
@@ -136,8 +135,14 @@ fn bits_of(prec: Precision) -> Result<u32> {
     }
 }
 
-/// K(α) = (α−1)·D_α for one subsampled-Gaussian step: exact at integers, interpolated between.
+/// K(α) = (α−1)·D_α = ln A_α for one subsampled-Gaussian step, enclosed: the finite binomial
+/// sum at integer α; otherwise MTZ19's two-sided series with a certified remainder, capped by
+/// the convexity chord between the neighbouring integers (K is convex, K(1) = 0).
 fn sgm_k<R: Real>(q: &Rational, sigma: &Rational, alpha: &Rational, p: u32) -> R {
+    if *alpha.denom() == 1 {
+        let n = alpha.numer().to_u32().unwrap_or(2);
+        return sgm_log_a::<R>(q, sigma, n, p);
+    }
     let n = alpha.clone().floor().numer().to_u32().unwrap_or(1);
     let k_at = |m: u32| {
         if m <= 1 {
@@ -146,14 +151,119 @@ fn sgm_k<R: Real>(q: &Rational, sigma: &Rational, alpha: &Rational, p: u32) -> R
             sgm_log_a::<R>(q, sigma, m, p)
         }
     };
-    if *alpha == n {
-        return k_at(n);
-    }
     let frac = R::from_rational(&Rational::from(alpha - n), p);
     let (kn, kn1) = (k_at(n), k_at(n + 1));
-    kn.add(&frac.mul(&kn1.sub(&kn)))
+    let chord = kn.add(&frac.mul(&kn1.sub(&kn)));
+    // K ∈ series and K ≤ chord value, so K = min(K, chord value) ∈ min(series, chord)
+    sgm_log_a_frac::<R>(q, sigma, alpha, p).min(&chord)
 }
 
+/// Largest number of terms of each fractional-order series.
+const FRAC_TERMS_MAX: u32 = 4000;
+
+/// Number of terms J for the fractional series: past α, z0 and α − z0 (where the uniform weight
+/// bounds of the remainder hold), then until the remainder bound (W₁ + W₂)|C(α,J)|(J+1)/α is
+/// below 1e-24 (A_α ≥ 1), at most [`FRAC_TERMS_MAX`]. A search choice: the remainder is
+/// certified for any J.
+fn frac_terms(q: f64, sigma: f64, alpha: f64, z0: f64) -> u32 {
+    let two_s2 = 2.0 * sigma * sigma;
+    let lw1 = alpha * (-q).ln_1p() - z0 * z0 / two_s2;
+    let lw2 = alpha * q.ln() + (2.0 * alpha * z0 - alpha - z0 * z0) / two_s2;
+    let lw = lw1.max(lw2) + 2f64.ln(); // ln(W₁ + W₂) ≤ ln(2·max) ; W's carry a ½
+    let j0 = alpha.max(z0).max(alpha - z0).max(1.0).ceil() as u32 + 2;
+    let mut lc = 0.0f64; // ln |C(α, j)|
+    let mut j = 0u32;
+    loop {
+        if j > 0 {
+            lc += ((alpha - (j - 1) as f64).abs()).ln() - (j as f64).ln();
+        }
+        let lrem = lw + lc + ((j as f64 + 1.0) / alpha).ln();
+        if (j >= j0 && lrem < -24.0 * 10f64.ln()) || j >= FRAC_TERMS_MAX {
+            return j.max(j0);
+        }
+        j += 1;
+    }
+}
+
+/// ln Φ(x) in f64 for the search model (asymptotic form in the far lower tail).
+fn ln_phi_f64(x: f64) -> f64 {
+    if x > -30.0 {
+        crate::num::normal_cdf_f64(x).ln()
+    } else {
+        -x * x / 2.0 - (-x).ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
+            + (-1.0 / (x * x)).ln_1p()
+    }
+}
+
+/// ln A_α for real, non-integer α > 1 (MTZ19 §3.3; dp_accounting's `_compute_log_a_frac`),
+/// with z0 = σ² ln((1−q)/q) + ½ the point where qL = 1 − q:
+/// A_α = (1−q)^α Σ_j C(α,j) (q/(1−q))^j e^{(j²−j)/(2σ²)} Φ((z0 − j)/σ)
+///     + q^α Σ_j C(α,j) ((1−q)/q)^j e^{(s²−s)/(2σ²)} Φ((s − z0)/σ),  s = α − j.
+/// Both series are truncated after J terms; the remainder is at most
+/// (W₁ + W₂)·|C(α,J)|·(J+1)/α with W₁ = ½(1−q)^α e^{−z0²/(2σ²)} and
+/// W₂ = ½q^α e^{(2αz0 − α − z0²)/(2σ²)} (proofs-notes/subsampled_gaussian_rdp.md).
+fn sgm_log_a_frac<R: Real>(q: &Rational, sigma: &Rational, alpha: &Rational, p: u32) -> R {
+    let two_s2 = Rational::from(sigma * sigma) * 2u32;
+    if *q == 1 {
+        // A_α = E[L^α] = e^{(α² − α)/(2σ²)}
+        return R::from_rational(&((Rational::from(alpha * alpha) - alpha) / &two_s2), p);
+    }
+    let one_q = Rational::from(1 - q.clone());
+    let s_iv = R::from_rational(sigma, p);
+    let z0 = R::from_rational(&Rational::from(sigma * sigma), p)
+        .mul(&R::from_rational(&Rational::from(&one_q / q), p).ln())
+        .add(&R::from_rational(&Rational::from((1, 2)), p));
+    let a = R::from_rational(alpha, p);
+    let z0f = sigma.to_f64().powi(2) * (one_q.to_f64() / q.to_f64()).ln() + 0.5;
+    let big_j = frac_terms(q.to_f64(), sigma.to_f64(), alpha.to_f64(), z0f);
+    let (mut s1, mut s2) = (R::from_int(0, p), R::from_int(0, p));
+    let mut c = Rational::from(1); // C(α, j), exact
+    let ln_r1 = R::from_rational(&Rational::from(q / &one_q), p).ln();
+    for j in 0..=big_j {
+        if j > 0 {
+            c = c * (Rational::from(alpha - (j - 1)) / j);
+        }
+        let cr = R::from_rational(&c, p);
+        let jr = R::from_int(i64::from(j), p);
+        let e1 = Rational::from((Integer::from(j) * j - j, Integer::from(1))) / &two_s2;
+        let t1 = cr
+            .mul(&jr.mul(&ln_r1).add(&R::from_rational(&e1, p)).exp())
+            .mul(&z0.sub(&jr).div(&s_iv).normal_cdf());
+        s1 = s1.add(&t1);
+        let sj = Rational::from(alpha - j);
+        let e2 = (Rational::from(&sj * &sj) - &sj) / &two_s2;
+        let t2 = cr
+            .mul(&R::from_rational(&e2, p).sub(&jr.mul(&ln_r1)).exp())
+            .mul(&R::from_rational(&sj, p).sub(&z0).div(&s_iv).normal_cdf());
+        s2 = s2.add(&t2);
+    }
+    let pow_1q = a.mul(&R::from_rational(&one_q, p).ln()).exp();
+    let pow_q = a.mul(&R::from_rational(q, p).ln()).exp();
+    let half = R::from_rational(&Rational::from((1, 2)), p);
+    let ts2 = R::from_rational(&two_s2, p);
+    let w1 = half.mul(&pow_1q).mul(&z0.sqr().div(&ts2).neg().exp());
+    let w2 = half.mul(&pow_q).mul(
+        &R::from_int(2, p)
+            .mul(&a)
+            .mul(&z0)
+            .sub(&a)
+            .sub(&z0.sqr())
+            .div(&ts2)
+            .exp(),
+    );
+    let tail_c = R::from_rational(&Rational::from(c.abs_ref()), p)
+        .mul(&R::from_int(i64::from(big_j) + 1, p))
+        .div(&a);
+    let tail = w1.add(&w2).mul(&tail_c);
+    pow_1q
+        .mul(&s1)
+        .add(&pow_q.mul(&s2))
+        .add(&tail.neg().hull(&tail))
+        .ln()
+}
+
+/// f64 model of ln A_α for the search: the integer sum; the fractional series in plain f64,
+/// falling back to the convexity chord where the series is not usable.
 fn sgm_k_f64(q: f64, sigma: f64, alpha: f64) -> f64 {
     let n = alpha.floor() as u32;
     let k_at = |m: u32| {
@@ -163,11 +273,46 @@ fn sgm_k_f64(q: f64, sigma: f64, alpha: f64) -> f64 {
             sgm_log_a_f64(q, sigma, m)
         }
     };
-    let f = alpha - n as f64;
-    if f == 0.0 {
-        k_at(n)
+    if alpha.fract() == 0.0 {
+        return k_at(n);
+    }
+    let chord = k_at(n) + alpha.fract() * (k_at(n + 1) - k_at(n));
+    if q >= 1.0 {
+        return (alpha * alpha - alpha) / (2.0 * sigma * sigma);
+    }
+    let z0 = sigma * sigma * ((1.0 - q) / q).ln() + 0.5;
+    let (mut s1, mut s2) = (0.0f64, 0.0f64);
+    let (mut lc, mut sign) = (0.0f64, 1.0f64); // ln |C(α, j)| and its sign
+    let lr = (q / (1.0 - q)).ln();
+    let two_s2 = 2.0 * sigma * sigma;
+    let (l1q, lq) = ((-q).ln_1p(), q.ln());
+    for j in 0..=frac_terms(q, sigma, alpha, z0) {
+        if j > 0 {
+            let f = alpha - (j - 1) as f64;
+            lc += f.abs().ln() - (j as f64).ln();
+            if f < 0.0 {
+                sign = -sign;
+            }
+        }
+        let jf = j as f64;
+        // terms in log space (they overflow f64 otherwise), prefactors (1−q)^α and q^α folded in
+        s1 += sign
+            * (alpha * l1q
+                + lc
+                + jf * lr
+                + (jf * jf - jf) / two_s2
+                + ln_phi_f64((z0 - jf) / sigma))
+            .exp();
+        let s = alpha - jf;
+        s2 += sign
+            * (alpha * lq + lc + (s * s - s) / two_s2 - jf * lr + ln_phi_f64((s - z0) / sigma))
+                .exp();
+    }
+    let v = (s1 + s2).ln();
+    if v.is_finite() && v <= chord && v >= 0.0 {
+        v
     } else {
-        k_at(n) + f * (k_at(n + 1) - k_at(n))
+        chord
     }
 }
 
