@@ -10,18 +10,33 @@ fn time<T>(label: &str, runs: u32, f: impl Fn() -> T) {
     for _ in 0..runs {
         std::hint::black_box(f());
     }
-    println!("{label}: {:.1} ms", t.elapsed().as_secs_f64() * 1e3 / runs as f64);
+    println!(
+        "{label}: {:.1} ms",
+        t.elapsed().as_secs_f64() * 1e3 / runs as f64
+    );
 }
 
 fn main() {
     let q = |s: &str| parse_exact(s).unwrap();
     for k in [1_000u32, 10_000, 100_000] {
-        let c = [optimal::Class { epsilon: q("0.01"), delta: q("0"), count: Integer::from(k) }];
-        time(&format!("optimal composition δ(ε=1), k = {k}"), 3, || optimal::optimal_composition_delta(&c, &q("1"), Precision::Auto).unwrap());
-        time(&format!("optimal composition ε(δ=1e-6), k = {k}"), 3, || optimal::optimal_composition_epsilon(&c, &q("1e-6"), Precision::Auto).unwrap());
+        let c = [optimal::Class {
+            epsilon: q("0.01"),
+            delta: q("0"),
+            count: Integer::from(k),
+        }];
+        time(&format!("optimal composition δ(ε=1), k = {k}"), 3, || {
+            optimal::optimal_composition_delta(&c, &q("1"), Precision::Auto).unwrap()
+        });
+        time(
+            &format!("optimal composition ε(δ=1e-6), k = {k}"),
+            3,
+            || optimal::optimal_composition_epsilon(&c, &q("1e-6"), Precision::Auto).unwrap(),
+        );
     }
     let (r, s, t) = (q("256/60000"), q("1.1"), Integer::from(14063));
-    time("DP-SGD RDP ε, MNIST (q = 256/60000, σ = 1.1, 14063 steps, δ = 1e-5)", 3, || {
-        rdp::dpsgd_rdp_epsilon(&r, &s, &t, &q("1e-5"), Precision::Auto).unwrap()
-    });
+    time(
+        "DP-SGD RDP ε, MNIST (q = 256/60000, σ = 1.1, 14063 steps, δ = 1e-5)",
+        3,
+        || rdp::dpsgd_rdp_epsilon(&r, &s, &t, &q("1e-5"), Precision::Auto).unwrap(),
+    );
 }

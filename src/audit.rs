@@ -566,10 +566,13 @@ fn optimal_route(d: &Deployment) -> Result<Route> {
                 enclosure: x,
                 exact,
             }),
-            Err(err) if too_big(&err) => Some(Answer {
-                enclosure: optimal::grouped_composition_delta(&classes, e, 4)?,
-                exact,
-            }),
+            Err(err) if too_big(&err) => {
+                note = Some("many distinct classes: δ bracketed by grouping them into 4 classes (rounded up for the upper bound, down for the lower)".into());
+                Some(Answer {
+                    enclosure: optimal::grouped_composition_delta(&classes, e, 4)?,
+                    exact,
+                })
+            }
             Err(err) => return Err(err),
         },
     };

@@ -158,3 +158,57 @@ fn fractional_orders_match_quadrature() {
         check(&got, &reference, tol, a);
     }
 }
+
+/// The conversion at the order the search picked contains the 1024-bit value of Proposition 14's
+/// general form there, for ε at δ and δ at ε.
+#[test]
+fn conversions_contain_references() {
+    for (qs, ss, t, d) in [
+        ("256/60000", "1.1", 14063u32, "1e-5"),
+        ("0.01", "4", 10000, "1e-15"),
+        ("0.05", "0.9", 300, "1e-6"),
+    ] {
+        let (qr, sigma, dl) = (q(qs), q(ss), q(d));
+        let (e, alpha) =
+            dpsgd_rdp_epsilon(&qr, &sigma, &Integer::from(t), &dl, Precision::Auto).unwrap();
+        let k = if *alpha.denom() == 1 {
+            reference_k(&qr, &sigma, alpha.numer().to_u32().unwrap())
+        } else {
+            reference_frac(&qr, &sigma, &alpha)
+        } * t;
+        let (a, a1) = (f(&alpha), f(&alpha) - Float::with_val(REF, 1));
+        let conv = (k
+            + (-f(&dl).ln())
+            + Float::with_val(REF, &a1 * (-Float::with_val(REF, 1) / &a).ln_1p())
+            - a.clone().ln())
+            / &a1;
+        check(
+            &e,
+            &conv.max(&Float::with_val(REF, 0)),
+            if alpha >= 2 { 1e-9 } else { 1e-3 },
+            qs,
+        );
+        let mut c = RdpCurve::new();
+        c.push(
+            RdpTerm::SubsampledGaussian {
+                rate: qr.clone(),
+                sigma: sigma.clone(),
+            },
+            Integer::from(t),
+        )
+        .unwrap();
+        let (dd, _) = rdp_to_dp_delta(
+            &c,
+            &Rational::from_f64(e.upper.to_f64()).unwrap(),
+            Precision::Auto,
+        )
+        .unwrap();
+        // at the certified ε the converted δ is at most the target (up to the search's order choice)
+        assert!(
+            dd.upper.to_f64() <= dl.to_f64() * 1.01,
+            "{qs}: δ {} vs {}",
+            dd.upper.to_decimal(),
+            d
+        );
+    }
+}

@@ -135,10 +135,20 @@ fn discrete_pld_table() {
 
 #[test]
 fn optimal_composition_table() {
-    use dpcert::theorems::optimal::{optimal_composition_delta, optimal_composition_epsilon, Class};
+    use dpcert::theorems::optimal::{
+        optimal_composition_delta, optimal_composition_epsilon, Class,
+    };
     let mut rows = vec![];
-    for (e0, d0, k, e, d) in [("0.1", "0", 100u32, "1", "1e-6"), ("1", "1e-7", 10, "5", "1e-5"), ("0.01", "0", 10000, "0.5", "1e-9")] {
-        let c = [Class { epsilon: q(e0), delta: q(d0), count: Integer::from(k) }];
+    for (e0, d0, k, e, d) in [
+        ("0.1", "0", 100u32, "1", "1e-6"),
+        ("1", "1e-7", 10, "5", "1e-5"),
+        ("0.01", "0", 10000, "0.5", "1e-9"),
+    ] {
+        let c = [Class {
+            epsilon: q(e0),
+            delta: q(d0),
+            count: Integer::from(k),
+        }];
         rows.push(json!({"epsilon0": e0, "delta0": d0, "k": k,
             "delta_at": e, "delta": bits(&optimal_composition_delta(&c, &q(e), Precision::Auto).unwrap()),
             "epsilon_at": d, "epsilon": bits(&optimal_composition_epsilon(&c, &q(d), Precision::Auto).unwrap())}));
@@ -150,18 +160,35 @@ fn optimal_composition_table() {
 fn subsampling_and_rdp_table() {
     use dpcert::theorems::{rdp, subsample};
     let mut rows = vec![];
-    for (e, d, r) in [("1", "1e-6", "0.1"), ("0.5", "0", "256/60000"), ("8", "1e-9", "0.5")] {
+    for (e, d, r) in [
+        ("1", "1e-6", "0.1"),
+        ("0.5", "0", "256/60000"),
+        ("8", "1e-9", "0.5"),
+    ] {
         let (e, d, r) = (q(e), q(d), q(r));
         let a = subsample::poisson_subsampling(&e, &d, &r, Precision::Auto).unwrap();
         let b = subsample::poisson_substitution_subsampling(&e, &d, &r, Precision::Auto).unwrap();
         rows.push(json!({"epsilon": e.to_string(), "delta": d.to_string(), "rate": r.to_string(),
             "poisson": [bits(&a.epsilon), bits(&a.delta)], "poisson_substitution": [bits(&b.epsilon), bits(&b.delta)]}));
     }
-    for (r, s, t, a) in [("256/60000", "1.1", 14063u32, "8"), ("256/60000", "1.1", 14063, "8317/1024"), ("0.01", "4", 10000, "33")] {
-        let enc = rdp::subsampled_gaussian_rdp(&q(r), &q(s), &Integer::from(t), &q(a), Precision::Auto).unwrap();
+    for (r, s, t, a) in [
+        ("256/60000", "1.1", 14063u32, "8"),
+        ("256/60000", "1.1", 14063, "8317/1024"),
+        ("0.01", "4", 10000, "33"),
+    ] {
+        let enc =
+            rdp::subsampled_gaussian_rdp(&q(r), &q(s), &Integer::from(t), &q(a), Precision::Auto)
+                .unwrap();
         rows.push(json!({"rate": r, "sigma": s, "steps": t, "order": a, "rdp": bits(&enc)}));
     }
-    let (e, a) = rdp::dpsgd_rdp_epsilon(&q("256/60000"), &q("1.1"), &Integer::from(14063), &q("1e-5"), Precision::Auto).unwrap();
+    let (e, a) = rdp::dpsgd_rdp_epsilon(
+        &q("256/60000"),
+        &q("1.1"),
+        &Integer::from(14063),
+        &q("1e-5"),
+        Precision::Auto,
+    )
+    .unwrap();
     rows.push(json!({"dpsgd_mnist_epsilon": bits(&e), "order": a.to_string()}));
     snap("subsampling_rdp", Value::Array(rows));
 }
