@@ -7,9 +7,12 @@ wrong) or undecided. Run it through `scripts/crosscheck-float-accountants`, whic
 throw-away venv with both libraries. A manual tool: not part of the test suite.
 """
 import argparse
+import contextlib
+import io
 import json
 import logging
 import math
+import resource
 import signal
 import subprocess
 import sys
@@ -28,6 +31,11 @@ from autodp import calibrator_zoo, dp_bank, mechanism_zoo, transformer_zoo
 warnings.filterwarnings("ignore")
 logging.getLogger("absl").setLevel(logging.ERROR)
 REPLACE_ONE = dpa.NeighboringRelation.REPLACE_ONE
+PLD_MAX_POINTS = 2e7  # larger Gaussian PLDs take minutes and tens of GB: skipped
+
+
+class Skip(Exception):
+    pass
 
 
 class Q:
@@ -61,7 +69,16 @@ def rr_event(q):
     return dpa.SelfComposedDpEvent(rr, int(q.opts["count"]))
 
 
+def check_pld_size(nm_eff):
+    # dp_accounting's Gaussian PLD spans about 1/σ² + 20/σ in privacy loss (truncation at
+    # log mass -50), on a grid of 1e-4
+    points = (1 / nm_eff**2 + 20 / nm_eff) / 1e-4
+    if points > PLD_MAX_POINTS:
+        raise Skip(f"PLD would have ~{points:.1e} points (σ/(Δ√K) = {nm_eff:.3g})")
+
+
 def dpa_pld(q):
+    check_pld_size(q.nm_eff)
     return PLDAccountant().compose(gauss_event(q))
 
 
@@ -72,6 +89,7 @@ def dpa_rdp(q):
 def dpa_sigma_pld(q):
     e, d = q.f("epsilon"), q.f("delta")
     guess = dpa.get_sigma_gaussian(e, d) * math.sqrt(q.K)
+    check_pld_size(guess / 2 / math.sqrt(q.K))
     s = dpa.calibrate_dp_mechanism(
         PLDAccountant,
         lambda x: gauss_event(q, nm=x),
@@ -97,9 +115,16 @@ def ad_sigma_rdp(q):
     def mech(s):
         return mechanism_zoo.ComposedGaussianMechanism({"sigma": s, "coeff": q.K})
 
-    cal = calibrator_zoo.eps_delta_calibrator()
-    m = cal(mech, q.f("epsilon"), q.f("delta"), [1e-3, 1e5])
+    # RDP needs more noise than the exact Gaussian: search above autodp's analytic σ
+    e, d = q.f("epsilon"), q.f("delta")
+    ana = ad_sigma_analytic(e, d) * math.sqrt(q.K)
+    m = calibrator_zoo.eps_delta_calibrator()(mech, e, d, [ana, 10 * ana])
     return m.params["sigma"] * q.sens
+
+
+def ad_sigma_analytic(e, d):
+    cal = calibrator_zoo.ana_gaussian_calibrator()
+    return cal(mechanism_zoo.ExactGaussianMechanism, e, d).params["sigma"]
 
 
 def ad_pure(q):
@@ -142,9 +167,9 @@ METHODS = {
     ("autodp", "analytic", "gaussian epsilon"): lambda q: ad_exact_gauss(q).get_approxDP(
         q.f("delta")
     ),
-    ("autodp", "analytic", "gaussian sigma"): lambda q: calibrator_zoo.ana_gaussian_calibrator()(
-        mechanism_zoo.ExactGaussianMechanism, q.f("epsilon"), q.f("delta")
-    ).params["sigma"]
+    ("autodp", "analytic", "gaussian sigma"): lambda q: ad_sigma_analytic(
+        q.f("epsilon"), q.f("delta")
+    )
     * math.sqrt(q.K)
     * q.sens,
     ("autodp", "rdp", "gaussian delta"): lambda q: ad_rdp_gauss(q).get_approx_delta(q.f("epsilon")),
@@ -169,20 +194,25 @@ def _alarm(signum, frame):
 
 
 def ask(fn, q, timeout):
-    """Returns ("ok", float) | ("nonfinite", repr) | ("error", message)."""
+    """Returns (status, float or message, what the library printed); status is one of
+    "ok", "nonfinite", "error", "skipped"."""
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(timeout)
+    printed = io.StringIO()  # autodp prints e.g. "not found" when it falls back to δ = 1
     try:
-        v = float(fn(q))
+        with contextlib.redirect_stdout(printed):
+            v = float(fn(q))
+    except Skip as e:
+        return "skipped", str(e), printed.getvalue()
     except Timeout:
-        return "error", f"timeout after {timeout}s"
+        return "error", f"timeout after {timeout}s", printed.getvalue()
     except Exception as e:  # noqa: BLE001 -- every library failure is data here
-        return "error", f"{type(e).__name__}: {e}"[:300]
+        return "error", f"{type(e).__name__}: {e}"[:300], printed.getvalue()
     finally:
         signal.alarm(0)
     if not math.isfinite(v):
-        return "nonfinite", repr(v)
-    return "ok", v
+        return "nonfinite", repr(v), printed.getvalue()
+    return "ok", v, printed.getvalue()
 
 
 def run_dpcert(dpcert, args):
@@ -203,7 +233,11 @@ def main():
     ap.add_argument("--dpcert", default="target/release/dpcert")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per library call")
     ap.add_argument("--only", help="substring filter on 'library method kind'")
+    ap.add_argument("--max-memory-gb", type=float, default=8,
+                    help="address-space limit for this process (a MemoryError counts as error)")
     args = ap.parse_args()
+    limit = int(args.max_memory_gb * 2**30)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
     out = run_dpcert(args.dpcert, ["vectors", "--json"])
     if out.returncode != 0:
@@ -223,9 +257,12 @@ def main():
                 continue
             key = (lib, meth, kind)
             stats[key]["asked"] += 1
-            status, v = ask(fn, q, args.timeout)
-            if status == "error":
-                stats[key]["error"] += 1
+            status, v, printed = ask(fn, q, args.timeout)
+            if printed.strip():
+                stats[key]["printed"] += 1
+                errors[key].add(f"printed {printed.strip()!r} (e.g. {' '.join(q.query)})")
+            if status in ("error", "skipped"):
+                stats[key][status] += 1
                 errors[key].add(v)
                 continue
             if status == "nonfinite":
@@ -256,7 +293,7 @@ def main():
         rec.update(verdict=res["verdict"], lower=res["lower"], upper=res["upper"])
         stats[(rec["library"], rec["method"], rec["kind"])][res["verdict"]] += 1
 
-    cols = ["asked", "sound", "unsound", "undecided", "error", "inf/nan", "invalid"]
+    cols = ["asked", "sound", "unsound", "undecided", "error", "inf/nan", "invalid", "skipped"]
     print(f"\n{'library':<14}{'method':<15}{'query kind':<18}" + "".join(f"{c:>10}" for c in cols))
     for key in sorted(stats):
         print(f"{key[0]:<14}{key[1]:<15}{key[2]:<18}"
@@ -276,7 +313,7 @@ def main():
               f"      value={r['value']}  dpcert=[{lo}, {r['upper']}]  rel.dev={dev_s}{below}")
 
     if errors:
-        print("\nerror / invalid messages (distinct, per method):")
+        print("\nerrors, skips, invalid answers and library printouts (distinct, per method):")
         for key in sorted(errors):
             for msg in sorted(errors[key])[:5]:
                 print(f"  {' '.join(key)}: {msg}")

@@ -100,3 +100,21 @@ fn large_k_is_fast_and_tight() {
     assert!(d.rel_width() < 1e-20);
     assert!(e.upper.to_f64() - e.lower.to_f64() <= 1e-9 * e.upper.to_f64());
 }
+
+/// k large enough that the binomial window drops tails (k > 350): still contains the full sum.
+#[test]
+fn truncated_windows_contain_the_full_sum() {
+    for (e0, k, e) in [
+        ("0.05", 2000u32, "3"),
+        ("0.2", 1500, "10"),
+        ("0.01", 3000, "0.2"),
+    ] {
+        let c = Class {
+            epsilon: q(e0),
+            delta: q("0"),
+            count: Integer::from(k),
+        };
+        let got = optimal_composition_delta(&[c], &q(e), Precision::Auto).unwrap();
+        common::check(&got, &reference(&q(e0), &q("0"), k, &q(e)), 1e-20, e0);
+    }
+}

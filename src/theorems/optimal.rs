@@ -63,6 +63,12 @@ fn class_atoms(c: &Class, prec: u32) -> Result<(Vec<(Rational, Iv)>, Float)> {
     let t = (kf * TAIL_EXP / 2.0).sqrt().ceil() + 1.0;
     let lo = ((kf * q - t).floor().max(0.0)) as u64;
     let hi = ((kf * q + t).ceil().min(kf)) as u64;
+    if (hi - lo) as usize >= MAX_PRODUCT_ATOMS {
+        return Err(Error::arg(
+            "count",
+            format!("the binomial window has more than {MAX_PRODUCT_ATOMS} atoms"),
+        ));
+    }
     let mut dropped = Float::with_val(prec, 0);
     for (cut, side) in [
         (lo > 0, (kf * q - lo as f64)),
@@ -74,7 +80,7 @@ fn class_atoms(c: &Class, prec: u32) -> Result<(Vec<(Rational, Iv)>, Float)> {
             let b = Iv::from_rational(&(Rational::from(&s * &s) * 2u32 / Rational::from(k)), prec)
                 .neg()
                 .exp();
-            dropped += b.hi();
+            dropped = Float::with_val_round(prec, &dropped + b.hi(), rug::float::Round::Up).0;
         }
     }
     let kk = Integer::from(k);
@@ -117,7 +123,7 @@ fn build(
             },
             prec,
         )?;
-        dropped += &d;
+        dropped = Float::with_val_round(prec, &dropped + &d, rug::float::Round::Up).0;
         if atoms.len().saturating_mul(ca.len()) > MAX_PRODUCT_ATOMS {
             return Err(Error::arg(
                 "classes",
@@ -234,8 +240,9 @@ pub fn optimal_composition_delta(
 ///
 /// # Guarantee
 /// `upper` is an ε certified to satisfy δ_opt(ε) ≤ δ; `lower` one certified not to (or 0 when
-/// δ_opt(0) ≤ δ); the optimum lies in (lower, upper], width ≤ 1e-9 relative when precision
-/// allows. Same preconditions, δ ∈ (0, 1). Note: `proofs-notes/optimal_composition_epsilon.md`.
+/// δ_opt(0) ≤ δ, then [0, 0]); the optimum lies in (lower, upper], typically within 1e-9
+/// relative (the bracket is valid whatever its width; it is wider only when 128 bits cannot
+/// decide closer points). Same preconditions, δ ∈ (0, 1). Note: `proofs-notes/optimal_composition_epsilon.md`.
 pub fn optimal_composition_epsilon(
     classes: &[Class],
     delta: &Rational,
@@ -319,7 +326,7 @@ fn invert(prod: &RrProduct, delta: &Rational) -> Result<Enclosure> {
         let up_ok = feasible(hi) == Some(true) || hi >= top && feasible(top) == Some(true);
         let lo_ok = feasible(lo) == Some(false);
         if up_ok && lo_ok {
-            return Ok(exact(lo, if hi >= top { hi.max(top) } else { hi }));
+            return Ok(exact(lo, hi));
         }
         rel *= 10.0;
     }
