@@ -31,6 +31,7 @@ from autodp import calibrator_zoo, dp_bank, mechanism_zoo, transformer_zoo
 warnings.filterwarnings("ignore")
 logging.getLogger("absl").setLevel(logging.ERROR)
 REPLACE_ONE = dpa.NeighboringRelation.REPLACE_ONE
+MATERIAL = 1e-9  # an unsound answer off by more than this relative amount is not rounding
 PLD_MAX_POINTS = 2e7  # larger Gaussian PLDs take minutes and tens of GB: skipped
 
 
@@ -57,61 +58,122 @@ class Q:
         return float(self.opts[name])
 
 
+# (library, method, query kind) -> function of Q giving the library's float answer
+METHODS = {}
+
+
+def method(library, name, *kinds):
+    def register(fn):
+        for kind in kinds:
+            METHODS[(library, name, kind)] = fn
+        return fn
+
+    return register
+
+
+def answer(q, get_delta, get_epsilon):
+    """δ at the query's ε, or ε at its δ, as the query asks."""
+    return get_delta(q.f("epsilon")) if q.kind.endswith("delta") else get_epsilon(q.f("delta"))
+
+
 # ---- Google dp_accounting ---------------------------------------------------------------
 def gauss_event(q, nm=None):
     return dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(noise_multiplier=nm or q.nm), q.K)
 
 
 def rr_event(q):
-    # binary randomized response that is exactly ε0-DP: the worst ε0-DP mechanism
+    # binary randomized response that is exactly ε0-DP, the worst ε0-DP mechanism
     p = 2.0 / (1.0 + math.exp(q.f("epsilon")))
     rr = dpa.RandomizedResponseDpEvent(noise_parameter=p, num_buckets=2)
     return dpa.SelfComposedDpEvent(rr, int(q.opts["count"]))
 
 
 def check_pld_size(nm_eff):
-    # dp_accounting's Gaussian PLD spans about 1/σ² + 20/σ in privacy loss (truncation at
-    # log mass -50), on a grid of 1e-4
+    # dp_accounting's Gaussian PLD spans about 1/σ² + 20/σ of privacy loss (tails cut at
+    # log mass -50) on a grid of 1e-4; much more than 2e7 points takes minutes and many GB
     points = (1 / nm_eff**2 + 20 / nm_eff) / 1e-4
     if points > PLD_MAX_POINTS:
-        raise Skip(f"PLD would have ~{points:.1e} points (σ/(Δ√K) = {nm_eff:.3g})")
+        raise Skip(f"skipped: the Gaussian PLD would have over {PLD_MAX_POINTS:.0e} points")
 
 
+@method("dp_accounting", "pld", "gaussian delta", "gaussian epsilon")
 def dpa_pld(q):
     check_pld_size(q.nm_eff)
-    return PLDAccountant().compose(gauss_event(q))
+    acct = PLDAccountant().compose(gauss_event(q))
+    return answer(q, acct.get_delta, acct.get_epsilon)
 
 
+@method("dp_accounting", "rdp", "gaussian delta", "gaussian epsilon")
 def dpa_rdp(q):
-    return RdpAccountant().compose(gauss_event(q))
+    acct = RdpAccountant().compose(gauss_event(q))
+    return answer(q, acct.get_delta, acct.get_epsilon)
 
 
-def dpa_sigma_pld(q):
+@method("dp_accounting", "analytic", "gaussian epsilon")
+def dpa_analytic_epsilon(q):
+    return dpa.get_epsilon_gaussian(q.nm_eff, q.f("delta"))
+
+
+@method("dp_accounting", "analytic", "gaussian sigma")
+def dpa_analytic_sigma(q):
+    return dpa.get_sigma_gaussian(q.f("epsilon"), q.f("delta")) * math.sqrt(q.K) * q.sens
+
+
+@method("dp_accounting", "pld-calibrate", "gaussian sigma")
+def dpa_pld_sigma(q):
     e, d = q.f("epsilon"), q.f("delta")
-    guess = dpa.get_sigma_gaussian(e, d) * math.sqrt(q.K)
+    guess = dpa.get_sigma_gaussian(e, d) * math.sqrt(q.K)  # bracket around the analytic σ
     check_pld_size(guess / 2 / math.sqrt(q.K))
-    s = dpa.calibrate_dp_mechanism(
-        PLDAccountant,
-        lambda x: gauss_event(q, nm=x),
-        e,
-        d,
-        dpa.ExplicitBracketInterval(guess / 2, guess * 2),
-    )
+    bracket = dpa.ExplicitBracketInterval(guess / 2, guess * 2)
+    s = dpa.calibrate_dp_mechanism(PLDAccountant, lambda x: gauss_event(q, nm=x), e, d, bracket)
     return s * q.sens
 
 
+@method("dp_accounting", "rdp", "zcdp delta", "zcdp epsilon")
+def dpa_zcdp(q):
+    acct = RdpAccountant().compose(dpa.ZCDpEvent(rho=q.f("rho")))
+    return answer(q, acct.get_delta, acct.get_epsilon)
+
+
+@method("dp_accounting", "pld-rr", "compose pure")
+def dpa_pld_pure(q):
+    return PLDAccountant(REPLACE_ONE).compose(rr_event(q)).get_epsilon(q.f("delta"))
+
+
+@method("dp_accounting", "rdp-rr", "compose pure")
+def dpa_rdp_pure(q):
+    acct = RdpAccountant(neighboring_relation=REPLACE_ONE).compose(rr_event(q))
+    return acct.get_epsilon(q.f("delta"))
+
+
 # ---- autodp ------------------------------------------------------------------------------
-def ad_rdp_gauss(q):
-    mech = mechanism_zoo.GaussianMechanism(sigma=q.nm)
-    return transformer_zoo.Composition()([mech], [q.K])
-
-
-def ad_exact_gauss(q):
+@method("autodp", "analytic", "gaussian delta", "gaussian epsilon")
+def ad_analytic(q):
+    if q.kind == "gaussian delta":
+        return math.exp(dp_bank.get_logdelta_ana_gaussian(q.nm_eff, q.f("epsilon")))
     mech = mechanism_zoo.ExactGaussianMechanism(sigma=q.nm)
-    return transformer_zoo.ComposeGaussian()([mech], [q.K])
+    return transformer_zoo.ComposeGaussian()([mech], [q.K]).get_approxDP(q.f("delta"))
 
 
-def ad_sigma_rdp(q):
+def ad_sigma_analytic(e, d):
+    cal = calibrator_zoo.ana_gaussian_calibrator()
+    return cal(mechanism_zoo.ExactGaussianMechanism, e, d).params["sigma"]
+
+
+@method("autodp", "analytic", "gaussian sigma")
+def ad_analytic_sigma(q):
+    return ad_sigma_analytic(q.f("epsilon"), q.f("delta")) * math.sqrt(q.K) * q.sens
+
+
+@method("autodp", "rdp", "gaussian delta", "gaussian epsilon")
+def ad_rdp(q):
+    mech = mechanism_zoo.GaussianMechanism(sigma=q.nm)
+    composed = transformer_zoo.Composition()([mech], [q.K])
+    return answer(q, composed.get_approx_delta, composed.get_approxDP)
+
+
+@method("autodp", "rdp-calibrate", "gaussian sigma")
+def ad_rdp_sigma(q):
     def mech(s):
         return mechanism_zoo.ComposedGaussianMechanism({"sigma": s, "coeff": q.K})
 
@@ -122,67 +184,17 @@ def ad_sigma_rdp(q):
     return m.params["sigma"] * q.sens
 
 
-def ad_sigma_analytic(e, d):
-    cal = calibrator_zoo.ana_gaussian_calibrator()
-    return cal(mechanism_zoo.ExactGaussianMechanism, e, d).params["sigma"]
+@method("autodp", "rdp", "zcdp delta", "zcdp epsilon")
+def ad_zcdp(q):
+    mech = mechanism_zoo.zCDP_Mechanism(rho=q.f("rho"))
+    return answer(q, mech.get_approx_delta, mech.get_approxDP)
 
 
+@method("autodp", "rdp+basic", "compose pure")
 def ad_pure(q):
     mech = mechanism_zoo.PureDP_Mechanism(eps=q.f("epsilon"))
-    return transformer_zoo.Composition()([mech], [int(q.opts["count"])])
-
-
-# (library, method, query kind) -> function of Q giving the library's float answer
-METHODS = {
-    ("dp_accounting", "pld", "gaussian delta"): lambda q: dpa_pld(q).get_delta(q.f("epsilon")),
-    ("dp_accounting", "pld", "gaussian epsilon"): lambda q: dpa_pld(q).get_epsilon(q.f("delta")),
-    ("dp_accounting", "rdp", "gaussian delta"): lambda q: dpa_rdp(q).get_delta(q.f("epsilon")),
-    ("dp_accounting", "rdp", "gaussian epsilon"): lambda q: dpa_rdp(q).get_epsilon(q.f("delta")),
-    ("dp_accounting", "analytic", "gaussian epsilon"): lambda q: dpa.get_epsilon_gaussian(
-        q.nm_eff, q.f("delta")
-    ),
-    ("dp_accounting", "analytic", "gaussian sigma"): lambda q: dpa.get_sigma_gaussian(
-        q.f("epsilon"), q.f("delta")
-    )
-    * math.sqrt(q.K)
-    * q.sens,
-    ("dp_accounting", "pld-calibrate", "gaussian sigma"): dpa_sigma_pld,
-    ("dp_accounting", "rdp", "zcdp delta"): lambda q: RdpAccountant()
-    .compose(dpa.ZCDpEvent(rho=q.f("rho")))
-    .get_delta(q.f("epsilon")),
-    ("dp_accounting", "rdp", "zcdp epsilon"): lambda q: RdpAccountant()
-    .compose(dpa.ZCDpEvent(rho=q.f("rho")))
-    .get_epsilon(q.f("delta")),
-    ("dp_accounting", "pld-rr", "compose pure"): lambda q: PLDAccountant(REPLACE_ONE)
-    .compose(rr_event(q))
-    .get_epsilon(q.f("delta")),
-    ("dp_accounting", "rdp-rr", "compose pure"): lambda q: RdpAccountant(
-        neighboring_relation=REPLACE_ONE
-    )
-    .compose(rr_event(q))
-    .get_epsilon(q.f("delta")),
-    ("autodp", "analytic", "gaussian delta"): lambda q: math.exp(
-        dp_bank.get_logdelta_ana_gaussian(q.nm_eff, q.f("epsilon"))
-    ),
-    ("autodp", "analytic", "gaussian epsilon"): lambda q: ad_exact_gauss(q).get_approxDP(
-        q.f("delta")
-    ),
-    ("autodp", "analytic", "gaussian sigma"): lambda q: ad_sigma_analytic(
-        q.f("epsilon"), q.f("delta")
-    )
-    * math.sqrt(q.K)
-    * q.sens,
-    ("autodp", "rdp", "gaussian delta"): lambda q: ad_rdp_gauss(q).get_approx_delta(q.f("epsilon")),
-    ("autodp", "rdp", "gaussian epsilon"): lambda q: ad_rdp_gauss(q).get_approxDP(q.f("delta")),
-    ("autodp", "rdp-calibrate", "gaussian sigma"): ad_sigma_rdp,
-    ("autodp", "rdp", "zcdp delta"): lambda q: mechanism_zoo.zCDP_Mechanism(
-        rho=q.f("rho")
-    ).get_approx_delta(q.f("epsilon")),
-    ("autodp", "rdp", "zcdp epsilon"): lambda q: mechanism_zoo.zCDP_Mechanism(
-        rho=q.f("rho")
-    ).get_approxDP(q.f("delta")),
-    ("autodp", "rdp+basic", "compose pure"): lambda q: ad_pure(q).get_eps(q.f("delta")),
-}
+    composed = transformer_zoo.Composition()([mech], [int(q.opts["count"])])
+    return composed.get_eps(q.f("delta"))  # min(basic composition, RDP conversion)
 
 
 class Timeout(Exception):
@@ -195,7 +207,7 @@ def _alarm(signum, frame):
 
 def ask(fn, q, timeout):
     """Returns (status, float or message, what the library printed); status is one of
-    "ok", "nonfinite", "error", "skipped"."""
+    "ok", "inf/nan", "error", "skipped"."""
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(timeout)
     printed = io.StringIO()  # autodp prints e.g. "not found" when it falls back to δ = 1
@@ -211,7 +223,7 @@ def ask(fn, q, timeout):
     finally:
         signal.alarm(0)
     if not math.isfinite(v):
-        return "nonfinite", repr(v), printed.getvalue()
+        return "inf/nan", repr(v), printed.getvalue()
     return "ok", v, printed.getvalue()
 
 
@@ -220,12 +232,14 @@ def run_dpcert(dpcert, args):
 
 
 def rel_dev(rec):
-    """(value - ref)/ref, ref = dpcert's certified lower end when it has one, else its upper
-    bound; negative = the library's number is that fraction too small."""
-    ref = rec["lower"] if rec["lower"] is not None else rec["upper"]
-    which = "lower" if rec["lower"] is not None else "upper"
-    r = Fraction(ref)
-    return (float((Fraction(rec["value"]) - r) / r) if r != 0 else None), which
+    """(value - upper)/upper: negative = the library's number is that fraction too small
+    (for zcdp / compose, `upper` is dpcert's bound, not the exact optimum)."""
+    up = Fraction(rec["upper"])
+    return float((Fraction(rec["value"]) - up) / up) if up != 0 else None
+
+
+def is_material(rec):
+    return rec["relative_deviation"] is None or abs(rec["relative_deviation"]) > MATERIAL
 
 
 def main():
@@ -247,7 +261,7 @@ def main():
     print(f"{len(vectors)} vectors; " + ", ".join(f"{k} {v}" for k, v in versions.items()))
 
     stats = defaultdict(lambda: defaultdict(int))
-    records, errors = [], defaultdict(set)
+    records, notes = [], defaultdict(lambda: defaultdict(list))  # notes: key -> msg -> queries
     t0 = time.time()
     for vec in vectors:
         q = Q(vec["query"])
@@ -258,71 +272,76 @@ def main():
             key = (lib, meth, kind)
             stats[key]["asked"] += 1
             status, v, printed = ask(fn, q, args.timeout)
+            rec = {"library": lib, "method": meth, "kind": kind, "query": q.query,
+                   "status": status, "printed": printed.strip() or None}
+            records.append(rec)
             if printed.strip():
-                stats[key]["printed"] += 1
-                errors[key].add(f"printed {printed.strip()!r} (e.g. {' '.join(q.query)})")
-            if status in ("error", "skipped"):
+                notes[key][f"printed {printed.strip()!r}"].append(q.query)
+            if status == "ok" and (v < 0 and kind != "gaussian delta"
+                                   or v <= 0 and kind == "gaussian sigma"):
+                status = rec["status"] = "invalid"  # dpcert rejects (exit 2) ε < 0 and σ <= 0
+                v = f"invalid answer {v!r}"
+            if status != "ok":
                 stats[key][status] += 1
-                errors[key].add(v)
+                rec["message"] = v
+                notes[key][v].append(q.query)
                 continue
-            if status == "nonfinite":
-                stats[key]["inf/nan"] += 1
-                continue
-            # dpcert rejects (exit 2) a negative ε and a σ <= 0: count those apart
-            if v < 0 and kind != "gaussian delta" or v <= 0 and kind == "gaussian sigma":
-                stats[key]["invalid"] += 1
-                errors[key].add(f"invalid answer {v!r}")
-                continue
-            records.append({"library": lib, "method": meth, "kind": kind,
-                            "query": q.query, "value": repr(v)})
-    print(f"asked the libraries in {time.time() - t0:.1f}s; {len(records)} answers to check")
+            rec["value"] = repr(v)
+    checked = [r for r in records if r["status"] == "ok"]
+    print(f"asked the libraries in {time.time() - t0:.1f}s; {len(checked)} answers to check")
 
     workdir = tempfile.mkdtemp(prefix="dpcert-crosscheck-", dir="/tmp")
     check_path = f"{workdir}/check.json"
     with open(check_path, "w") as fh:
-        json.dump([{"query": r["query"], "value": r["value"]} for r in records], fh, indent=1)
+        json.dump([{"query": r["query"], "value": r["value"]} for r in checked], fh, indent=1)
     t0 = time.time()
     out = run_dpcert(args.dpcert, ["check", check_path, "--json"])
     if out.returncode not in (0, 1):
         sys.exit(f"dpcert check failed ({out.returncode}) on {check_path}:\n{out.stderr}")
     results = json.loads(out.stdout)["results"]
     print(f"dpcert check took {time.time() - t0:.1f}s (exit {out.returncode})")
-    assert len(results) == len(records)
-    for rec, res in zip(records, results):
+    assert len(results) == len(checked)
+    for rec, res in zip(checked, results):
         assert res["query"] == rec["query"] and res["value"] == rec["value"]
         rec.update(verdict=res["verdict"], lower=res["lower"], upper=res["upper"])
-        stats[(rec["library"], rec["method"], rec["kind"])][res["verdict"]] += 1
+        key = (rec["library"], rec["method"], rec["kind"])
+        stats[key][res["verdict"]] += 1
+        if res["verdict"] == "unsound":
+            rec["relative_deviation"] = rel_dev(rec)
+            stats[key]["uns>1e-9"] += is_material(rec)
 
-    cols = ["asked", "sound", "unsound", "undecided", "error", "inf/nan", "invalid", "skipped"]
-    print(f"\n{'library':<14}{'method':<15}{'query kind':<18}" + "".join(f"{c:>10}" for c in cols))
+    cols = ["asked", "sound", "unsound", "uns>1e-9", "undecided", "error", "inf/nan",
+            "invalid", "skipped"]
+    print(f"\n{'library':<14}{'method':<15}{'query kind':<17}" + "".join(f"{c:>10}" for c in cols))
     for key in sorted(stats):
-        print(f"{key[0]:<14}{key[1]:<15}{key[2]:<18}"
+        print(f"{key[0]:<14}{key[1]:<15}{key[2]:<17}"
               + "".join(f"{stats[key][c]:>10}" for c in cols))
     totals = {c: sum(s[c] for s in stats.values()) for c in cols}
-    print(f"{'total':<47}" + "".join(f"{totals[c]:>10}" for c in cols))
+    print(f"{'total':<46}" + "".join(f"{totals[c]:>10}" for c in cols))
+    print(f"(uns>1e-9: unsound by more than {MATERIAL:g} relative, i.e. beyond float rounding)")
 
-    unsound = [r for r in records if r["verdict"] == "unsound"]
-    print(f"\n{len(unsound)} unsound answers (value on the wrong side of the certified enclosure):")
+    unsound = sorted((r for r in checked if r["verdict"] == "unsound"),
+                     key=lambda r: (r["relative_deviation"] or -math.inf))
+    print(f"\n{len(unsound)} unsound answers, worst first; rel.dev = (value - upper)/upper:")
     for r in unsound:
-        dev, which = rel_dev(r)
-        r["relative_deviation"], r["deviation_from"] = dev, which
+        dev = r["relative_deviation"]
+        dev_s = f"{dev:.3g}" if dev is not None else "?"
         lo = r["lower"] if r["lower"] is not None else "-"
-        dev_s = f"{dev:.3g} vs {which}" if dev is not None else "?"
-        below = " (exact value below f64 range)" if r["lower"] and float(r["lower"]) == 0 else ""
+        tiny = " (exact value below the f64 range)" if r["lower"] and float(r["lower"]) == 0 else ""
         print(f"  {r['library']} {r['method']}: {' '.join(r['query'])}\n"
-              f"      value={r['value']}  dpcert=[{lo}, {r['upper']}]  rel.dev={dev_s}{below}")
+              f"      value={r['value']}  dpcert=[{lo}, {r['upper']}]  rel.dev={dev_s}{tiny}")
 
-    if errors:
-        print("\nerrors, skips, invalid answers and library printouts (distinct, per method):")
-        for key in sorted(errors):
-            for msg in sorted(errors[key])[:5]:
-                print(f"  {' '.join(key)}: {msg}")
+    if notes:
+        print("\nerrors, skips, invalid answers and library printouts (distinct messages):")
+        for key in sorted(notes):
+            for msg, queries in sorted(notes[key].items()):
+                print(f"  {' '.join(key)}: {msg}\n      x{len(queries)}, "
+                      f"e.g. {' '.join(queries[0])}")
 
     result_path = f"{workdir}/results.json"
     with open(result_path, "w") as fh:
         json.dump({"versions": versions, "records": records,
-                   "stats": {" | ".join(k): dict(v) for k, v in sorted(stats.items())},
-                   "errors": {" | ".join(k): sorted(v) for k, v in sorted(errors.items())}},
+                   "stats": {" | ".join(k): dict(v) for k, v in sorted(stats.items())}},
                   fh, indent=1)
     print(f"\ncheck file: {check_path}\nfull results: {result_path}")
 
