@@ -652,25 +652,22 @@ fn run_rdp(cmd: &RdpCmd) -> CliResult {
         ));
     }
     let enc = rdp::subsampled_gaussian_rdp(&q, &s, &t, &a, precision(common)?)?;
+    // two-sided at every order: the exact sum at integers, a series with certified remainder between
     let integer = *a.denom() == 1;
     Ok(Output {
         quantity: "rdp_epsilon",
         query: "rdp subsampled-gaussian",
         sentence: format!(
             "{t} steps of the Poisson-subsampled Gaussian (q = {rate}, σ = {sigma}) have RDP ε({order}) {} {}",
-            if integer { "=" } else { "≤" },
-            if integer {
-                format!("[{}, {}]", enc.lower.to_decimal(), enc.upper.to_decimal())
-            } else {
-                enc.upper.to_decimal()
-            }
+            "∈",
+            format!("[{}, {}]", enc.lower.to_decimal(), enc.upper.to_decimal())
         ),
         enclosure: enc,
-        two_sided: integer,
+        two_sided: true,
         theorem: if integer {
             "Mironov–Talwar–Zhang 2019 (exact binomial sum at integer orders), composed additively (Mironov 2017)"
         } else {
-            "Mironov–Talwar–Zhang 2019 at the neighbouring integers, convexity interpolation between them"
+            "Mironov–Talwar–Zhang 2019 fractional-order series with a certified remainder (capped by the convexity chord)"
         },
         extra: vec![],
     })

@@ -48,6 +48,12 @@ pub fn minimize(f: impl Fn(f64) -> f64, lo: f64, hi: f64) -> f64 {
     }
 }
 
+/// ln r in plain `f64` for a positive exact rational, finite even when r itself is outside the
+/// `f64` range (δ = 1e-400): for searches only.
+pub fn ln_f64(r: &Rational) -> f64 {
+    rug::Float::with_val(64, r).ln().to_f64()
+}
+
 /// Where the certified value at `x` lies relative to the target.
 fn side(e: &Enclosure, target: &Rational) -> Tri {
     e.cmp_rational(target)

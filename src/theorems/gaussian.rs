@@ -129,7 +129,7 @@ pub fn gaussian_epsilon(pld: &GaussianPld, delta: &Rational, prec: Precision) ->
     validate::positive("rho", &pld.rho)?;
     validate::open_unit("delta", delta)?;
     let rho = pld.rho.to_f64();
-    let start = rho + 2.0 * (rho * (1.0 / delta.to_f64()).ln()).sqrt();
+    let start = rho + 2.0 * (rho * -crate::search::ln_f64(delta)).sqrt();
     let g = |e: &Rational, p: Precision| gaussian_delta(pld, e, p);
     let b = invert_nonincreasing(g, delta, 0.0, true, start.max(1e-6), 1e-15, prec)?;
     let arith =
@@ -164,9 +164,8 @@ pub fn gaussian_sigma(
     };
     // δ(σ) is non-increasing in σ; search on σ with the certified δ
     let g = |s: &Rational, p: Precision| gaussian_delta(&pld_of(s)?, eps, p);
-    let (e, d) = (eps.to_f64().max(1e-3), delta.to_f64());
-    let start =
-        sensitivity.to_f64() * count.to_f64().sqrt() * (2.0 * ((1.0 / d).ln() + e)).sqrt() / e;
+    let (e, ld) = (eps.to_f64().max(1e-3), crate::search::ln_f64(delta));
+    let start = sensitivity.to_f64() * count.to_f64().sqrt() * (2.0 * (-ld + e)).sqrt() / e;
     let b = invert_nonincreasing(g, delta, 0.0, false, start, 1e-12, prec)?;
     let arith = g(&Rational::from_f64(b.feasible).expect("finite"), prec)?.arithmetic;
     Ok(bracket_enclosure(b.infeasible, b.feasible, arith))

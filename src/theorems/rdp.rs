@@ -155,22 +155,30 @@ fn sgm_k<R: Real>(q: &Rational, sigma: &Rational, alpha: &Rational, p: u32) -> R
     let (kn, kn1) = (k_at(n), k_at(n + 1));
     let chord = kn.add(&frac.mul(&kn1.sub(&kn)));
     // K ∈ series and K ≤ chord value, so K = min(K, chord value) ∈ min(series, chord)
-    sgm_log_a_frac::<R>(q, sigma, alpha, p).min(&chord)
+    match sgm_log_a_frac::<R>(q, sigma, alpha, p) {
+        Some(series) => series.min(&chord),
+        // series unusable (z0 too large): the chord is an upper bound, K(n) ≤ K(α) a lower one
+        None => kn.hull(&chord),
+    }
 }
 
 /// Largest number of terms of each fractional-order series.
-const FRAC_TERMS_MAX: u32 = 4000;
+const FRAC_TERMS_MAX: u32 = 2000;
 
 /// Number of terms J for the fractional series: past α, z0 and α − z0 (where the uniform weight
 /// bounds of the remainder hold), then until the remainder bound (W₁ + W₂)|C(α,J)|(J+1)/α is
 /// below 1e-24 (A_α ≥ 1), at most [`FRAC_TERMS_MAX`]. A search choice: the remainder is
 /// certified for any J.
-fn frac_terms(q: f64, sigma: f64, alpha: f64, z0: f64) -> u32 {
+fn frac_terms(q: f64, sigma: f64, alpha: f64, z0: f64) -> Option<u32> {
     let two_s2 = 2.0 * sigma * sigma;
     let lw1 = alpha * (-q).ln_1p() - z0 * z0 / two_s2;
     let lw2 = alpha * q.ln() + (2.0 * alpha * z0 - alpha - z0 * z0) / two_s2;
     let lw = lw1.max(lw2) + 2f64.ln(); // ln(W₁ + W₂) ≤ ln(2·max) ; W's carry a ½
-    let j0 = alpha.max(z0).max(alpha - z0).max(1.0).ceil() as u32 + 2;
+    let j0f = alpha.max(z0).max(alpha - z0).max(1.0).ceil() + 2.0;
+    if !(j0f <= FRAC_TERMS_MAX as f64) {
+        return None; // the remainder's weight bounds need J ≥ j0: series not usable, chord only
+    }
+    let j0 = j0f as u32;
     let mut lc = 0.0f64; // ln |C(α, j)|
     let mut j = 0u32;
     loop {
@@ -179,7 +187,7 @@ fn frac_terms(q: f64, sigma: f64, alpha: f64, z0: f64) -> u32 {
         }
         let lrem = lw + lc + ((j as f64 + 1.0) / alpha).ln();
         if (j >= j0 && lrem < -24.0 * 10f64.ln()) || j >= FRAC_TERMS_MAX {
-            return j.max(j0);
+            return Some(j.max(j0));
         }
         j += 1;
     }
@@ -202,11 +210,14 @@ fn ln_phi_f64(x: f64) -> f64 {
 /// Both series are truncated after J terms; the remainder is at most
 /// (W₁ + W₂)·|C(α,J)|·(J+1)/α with W₁ = ½(1−q)^α e^{−z0²/(2σ²)} and
 /// W₂ = ½q^α e^{(2αz0 − α − z0²)/(2σ²)} (proofs-notes/subsampled_gaussian_rdp.md).
-fn sgm_log_a_frac<R: Real>(q: &Rational, sigma: &Rational, alpha: &Rational, p: u32) -> R {
+fn sgm_log_a_frac<R: Real>(q: &Rational, sigma: &Rational, alpha: &Rational, p: u32) -> Option<R> {
     let two_s2 = Rational::from(sigma * sigma) * 2u32;
     if *q == 1 {
         // A_α = E[L^α] = e^{(α² − α)/(2σ²)}
-        return R::from_rational(&((Rational::from(alpha * alpha) - alpha) / &two_s2), p);
+        return Some(R::from_rational(
+            &((Rational::from(alpha * alpha) - alpha) / &two_s2),
+            p,
+        ));
     }
     let one_q = Rational::from(1 - q.clone());
     let s_iv = R::from_rational(sigma, p);
@@ -215,7 +226,7 @@ fn sgm_log_a_frac<R: Real>(q: &Rational, sigma: &Rational, alpha: &Rational, p: 
         .add(&R::from_rational(&Rational::from((1, 2)), p));
     let a = R::from_rational(alpha, p);
     let z0f = sigma.to_f64().powi(2) * (one_q.to_f64() / q.to_f64()).ln() + 0.5;
-    let big_j = frac_terms(q.to_f64(), sigma.to_f64(), alpha.to_f64(), z0f);
+    let big_j = frac_terms(q.to_f64(), sigma.to_f64(), alpha.to_f64(), z0f)?;
     let (mut s1, mut s2) = (R::from_int(0, p), R::from_int(0, p));
     let mut c = Rational::from(1); // C(α, j), exact
     let ln_r1 = R::from_rational(&Rational::from(q / &one_q), p).ln();
@@ -255,11 +266,13 @@ fn sgm_log_a_frac<R: Real>(q: &Rational, sigma: &Rational, alpha: &Rational, p: 
         .mul(&R::from_int(i64::from(big_j) + 1, p))
         .div(&a);
     let tail = w1.add(&w2).mul(&tail_c);
-    pow_1q
-        .mul(&s1)
-        .add(&pow_q.mul(&s2))
-        .add(&tail.neg().hull(&tail))
-        .ln()
+    Some(
+        pow_1q
+            .mul(&s1)
+            .add(&pow_q.mul(&s2))
+            .add(&tail.neg().hull(&tail))
+            .ln(),
+    )
 }
 
 /// f64 model of ln A_α for the search: the integer sum; the fractional series in plain f64,
@@ -286,7 +299,10 @@ fn sgm_k_f64(q: f64, sigma: f64, alpha: f64) -> f64 {
     let lr = (q / (1.0 - q)).ln();
     let two_s2 = 2.0 * sigma * sigma;
     let (l1q, lq) = ((-q).ln_1p(), q.ln());
-    for j in 0..=frac_terms(q, sigma, alpha, z0) {
+    let Some(big_j) = frac_terms(q, sigma, alpha, z0) else {
+        return chord;
+    };
+    for j in 0..=big_j {
         if j > 0 {
             let f = alpha - (j - 1) as f64;
             lc += f.abs().ln() - (j as f64).ln();
@@ -316,20 +332,29 @@ fn sgm_k_f64(q: f64, sigma: f64, alpha: f64) -> f64 {
     }
 }
 
+fn check_term(term: &RdpTerm, count: &Integer) -> Result<()> {
+    validate::count("count", count)?;
+    match term {
+        RdpTerm::Zcdp { rho } => validate::nonnegative("rho", rho),
+        RdpTerm::Pure { epsilon } => validate::nonnegative("epsilon", epsilon),
+        RdpTerm::SubsampledGaussian { rate, sigma } => check_sgm(rate, sigma),
+    }
+}
+
 impl RdpCurve {
     pub fn new() -> Self {
         Self::default()
     }
     /// Add `count` copies of a term (composition adds RDP at every order).
     pub fn push(&mut self, term: RdpTerm, count: Integer) -> Result<()> {
-        validate::count("count", &count)?;
-        match &term {
-            RdpTerm::Zcdp { rho } => validate::nonnegative("rho", rho)?,
-            RdpTerm::Pure { epsilon } => validate::nonnegative("epsilon", epsilon)?,
-            RdpTerm::SubsampledGaussian { rate, sigma } => check_sgm(rate, sigma)?,
-        }
+        check_term(&term, &count)?;
         self.terms.push((term, count));
         Ok(())
+    }
+    /// Re-check every term (the field is public): non-empty, counts ≥ 1, valid parameters.
+    pub fn validate(&self) -> Result<()> {
+        validate::nonempty("curve", &self.terms)?;
+        self.terms.iter().try_for_each(|(t, c)| check_term(t, c))
     }
     /// (α − 1)·ε(α) of the whole curve, enclosed.
     fn k<R: Real>(&self, alpha: &Rational, p: u32) -> R {
@@ -370,7 +395,7 @@ impl RdpCurve {
     /// ε(α) of the curve, enclosed (an upper bound of the composed RDP at order α).
     pub fn epsilon_at(&self, alpha: &Rational, prec: Precision) -> Result<Enclosure> {
         check_order(alpha)?;
-        validate::nonempty("curve", &self.terms)?;
+        self.validate()?;
         let p = bits_of(prec)?;
         let a1 = Iv::from_rational(&Rational::from(alpha - 1u32), p);
         Enclosure::from_real(&self.k::<Iv>(alpha, p).div(&a1))
@@ -387,9 +412,8 @@ fn eps_from_k<R: Real>(k: &R, alpha: &Rational, delta: &Rational, p: u32) -> R {
     k.add(&l).add(&a1.mul(&inv)).sub(&a.ln()).div(&a1).max0()
 }
 
-fn eps_from_k_f64(k: f64, alpha: f64, delta: f64) -> f64 {
-    ((k - delta.ln() + (alpha - 1.0) * (-1.0 / alpha).ln_1p() - alpha.ln()) / (alpha - 1.0))
-        .max(0.0)
+fn eps_from_k_f64(k: f64, alpha: f64, ln_delta: f64) -> f64 {
+    ((k - ln_delta + (alpha - 1.0) * (-1.0 / alpha).ln_1p() - alpha.ln()) / (alpha - 1.0)).max(0.0)
 }
 
 /// The order an f64 search picks for the conversion (any α > 1 gives a valid bound).
@@ -421,8 +445,8 @@ pub fn rdp_to_dp(
     validate::nonempty("curve", &curve.terms)?;
     validate::open_unit("delta", delta)?;
     let p = bits_of(prec)?;
-    let d = delta.to_f64();
-    let alpha = best_order(curve, |k, a| eps_from_k_f64(k, a, d));
+    let ld = crate::search::ln_f64(delta);
+    let alpha = best_order(curve, |k, a| eps_from_k_f64(k, a, ld));
     let enc = Enclosure::from_real(&eps_from_k::<Iv>(
         &curve.k::<Iv>(&alpha, p),
         &alpha,
@@ -433,7 +457,6 @@ pub fn rdp_to_dp(
 }
 
 /// δ from RDP at order α (Proposition 14's general form, t = α − 1):
-/// ln δ = K(α) − (α−1)ε + (α−1)·ln(1 − 1/α) − ln(α−1)... written as
 /// δ = e^{K(α) − (α−1)ε}·(α−1)^{α−1}/α^α, clamped to 1.
 fn delta_from_k<R: Real>(k: &R, alpha: &Rational, eps: &Rational, p: u32) -> R {
     let a = R::from_rational(alpha, p);

@@ -160,8 +160,8 @@ pub fn zcdp_delta_closed_form(
 pub fn zcdp_epsilon(rho: &Rational, delta: &Rational, prec: Precision) -> Result<Enclosure> {
     validate::positive("rho", rho)?;
     validate::open_unit("delta", delta)?;
-    let (r, d) = (rho.to_f64(), delta.to_f64());
-    let t = best_t(|t| (t + 1.0) * r + (-(d.ln()) - t * (1.0 / t).ln_1p() - t.ln_1p()) / t);
+    let (r, ld) = (rho.to_f64(), crate::search::ln_f64(delta));
+    let t = best_t(|t| (t + 1.0) * r + (-ld - t * (1.0 / t).ln_1p() - t.ln_1p()) / t);
     certify(
         prec,
         || eps_t::<Fi>(rho, delta, &t, 53),
