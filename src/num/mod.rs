@@ -100,6 +100,20 @@ pub enum Precision {
     Bits(u32),
 }
 
+impl Precision {
+    /// The MPFR precision for computations that do not climb: [`DEFAULT_PREC`] under `Auto`,
+    /// the requested bits (validated) otherwise.
+    pub fn fixed_bits(self) -> crate::Result<u32> {
+        match self {
+            Precision::Auto => Ok(DEFAULT_PREC),
+            Precision::Bits(b) => {
+                crate::validate::precision(b)?;
+                Ok(b)
+            }
+        }
+    }
+}
+
 impl Default for Precision {
     fn default() -> Self {
         Precision::Auto

@@ -224,13 +224,7 @@ pub fn optimal_composition_delta(
 ) -> Result<Enclosure> {
     validate_classes(classes)?;
     validate::nonnegative("epsilon", eps)?;
-    let bits = match prec {
-        Precision::Auto => DEFAULT_PREC,
-        Precision::Bits(b) => {
-            validate::precision(b)?;
-            b
-        }
-    };
+    let bits = prec.fixed_bits()?;
     let (pure, deltas) = split(classes);
     let prod = build(&pure, &deltas, bits)?;
     Enclosure::from_real(&prod.delta(eps))
@@ -250,13 +244,7 @@ pub fn optimal_composition_epsilon(
 ) -> Result<Enclosure> {
     validate_classes(classes)?;
     validate::open_unit("delta", delta)?;
-    let bits = match prec {
-        Precision::Auto => DEFAULT_PREC,
-        Precision::Bits(b) => {
-            validate::precision(b)?;
-            b
-        }
-    };
+    let bits = prec.fixed_bits()?;
     let (pure, deltas) = split(classes);
     let prod = build(&pure, &deltas, bits)?;
     // δ_opt(ε) decreases to 1 − Π(1−δⱼ)^{kⱼ} as ε → ∞: below that floor no ε exists

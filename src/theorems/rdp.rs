@@ -1,6 +1,6 @@
 //! Rényi DP curves (Mironov 2017), the Poisson-subsampled Gaussian (Mironov–Talwar–Zhang 2019),
 //! and the conversion to (ε, δ) of Proposition 14's general form (Canonne–Kamath–Steinke 2020).
-use crate::num::{Enclosure, Iv, Precision, Real, DEFAULT_PREC};
+use crate::num::{Enclosure, Iv, Precision, Real};
 use crate::search::minimize;
 use crate::validate;
 use crate::{Error, Result};
@@ -93,7 +93,7 @@ pub fn subsampled_gaussian_rdp(
     check_sgm(q, sigma)?;
     validate::count("steps", steps)?;
     check_order(alpha)?;
-    let bits = bits_of(prec)?;
+    let bits = prec.fixed_bits()?;
     let k = sgm_k::<Iv>(q, sigma, alpha, bits);
     let a1 = Iv::from_rational(&Rational::from(alpha - 1u32), bits);
     Enclosure::from_real(
@@ -123,16 +123,6 @@ fn check_order(alpha: &Rational) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-fn bits_of(prec: Precision) -> Result<u32> {
-    match prec {
-        Precision::Auto => Ok(DEFAULT_PREC),
-        Precision::Bits(b) => {
-            validate::precision(b)?;
-            Ok(b)
-        }
-    }
 }
 
 /// K(α) = (α−1)·D_α = ln A_α for one subsampled-Gaussian step, enclosed: the finite binomial
@@ -396,7 +386,7 @@ impl RdpCurve {
     pub fn epsilon_at(&self, alpha: &Rational, prec: Precision) -> Result<Enclosure> {
         check_order(alpha)?;
         self.validate()?;
-        let p = bits_of(prec)?;
+        let p = prec.fixed_bits()?;
         let a1 = Iv::from_rational(&Rational::from(alpha - 1u32), p);
         Enclosure::from_real(&self.k::<Iv>(alpha, p).div(&a1))
     }
@@ -444,7 +434,7 @@ pub fn rdp_to_dp(
 ) -> Result<(Enclosure, Rational)> {
     validate::nonempty("curve", &curve.terms)?;
     validate::open_unit("delta", delta)?;
-    let p = bits_of(prec)?;
+    let p = prec.fixed_bits()?;
     let ld = crate::search::ln_f64(delta);
     let alpha = best_order(curve, |k, a| eps_from_k_f64(k, a, ld));
     let enc = Enclosure::from_real(&eps_from_k::<Iv>(
@@ -484,7 +474,7 @@ pub fn rdp_to_dp_delta(
 ) -> Result<(Enclosure, Rational)> {
     validate::nonempty("curve", &curve.terms)?;
     validate::nonnegative("epsilon", eps)?;
-    let p = bits_of(prec)?;
+    let p = prec.fixed_bits()?;
     let e = eps.to_f64();
     let alpha = best_order(curve, |k, a| delta_from_k_f64(k, a, e));
     let enc = Enclosure::from_real(&delta_from_k::<Iv>(

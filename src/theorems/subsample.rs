@@ -30,6 +30,19 @@ fn amplified_eps<R: Real>(eps: &Rational, q: &Rational, p: u32) -> R {
         .ln1p()
 }
 
+/// (ln1p(r·expm1(ε)), r·δ): the common form of the Poisson and without-replacement theorems.
+fn amplify(eps: &Rational, delta: &Rational, r: &Rational, prec: Precision) -> Result<Amplified> {
+    check(eps, delta, r)?;
+    Ok(Amplified {
+        epsilon: certify(
+            prec,
+            || amplified_eps::<Fi>(eps, r, 53),
+            |p| amplified_eps::<Iv>(eps, r, p),
+        )?,
+        delta: exact_product(r, delta)?,
+    })
+}
+
 fn exact_product(a: &Rational, b: &Rational) -> Result<Enclosure> {
     Enclosure::from_real(&Iv::from_rational(
         &Rational::from(a * b),
@@ -50,15 +63,7 @@ pub fn poisson_subsampling(
     q: &Rational,
     prec: Precision,
 ) -> Result<Amplified> {
-    check(eps, delta, q)?;
-    Ok(Amplified {
-        epsilon: certify(
-            prec,
-            || amplified_eps::<Fi>(eps, q, 53),
-            |p| amplified_eps::<Iv>(eps, q, p),
-        )?,
-        delta: exact_product(q, delta)?,
-    })
+    amplify(eps, delta, q, prec)
 }
 
 /// Sampling m of n records without replacement, substitution neighbours (Balle–Barthe–Gaboardi
@@ -74,15 +79,7 @@ pub fn without_replacement_subsampling(
     gamma: &Rational,
     prec: Precision,
 ) -> Result<Amplified> {
-    check(eps, delta, gamma)?;
-    Ok(Amplified {
-        epsilon: certify(
-            prec,
-            || amplified_eps::<Fi>(eps, gamma, 53),
-            |p| amplified_eps::<Iv>(eps, gamma, p),
-        )?,
-        delta: exact_product(gamma, delta)?,
-    })
+    amplify(eps, delta, gamma, prec)
 }
 
 /// Poisson subsampling with rate q of a mechanism that is (ε, δ)-DP under add/remove, analysed
