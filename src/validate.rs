@@ -74,7 +74,7 @@ pub fn show(x: &Rational) -> String {
         d /= 5u32;
         fives += 1;
     }
-    if d != 1 || twos.max(fives) > 400 {
+    if d != 1 || twos.max(fives) > 20_000 {
         return format!("{x}");
     }
     // x = m / 10^k exactly

@@ -153,7 +153,7 @@ fn fractional_orders_match_quadrature() {
             .unwrap();
         let reference = reference_frac(&qr, &sigma, &alpha) / (f(&alpha) - 1u32);
         // the series remainder decays like J^{−α}: tight for α ≥ 2, a looser (still certified)
-        // bound just above 1 where 4000 terms do not reach 1e-10
+        // bound just above 1 where 2000 terms do not reach 1e-10
         let tol = if alpha >= 2 { 1e-10 } else { 1e-4 };
         check(&got, &reference, tol, a);
     }

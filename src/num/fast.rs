@@ -92,6 +92,15 @@ impl Real for Fi {
     fn hull(&self, o: &Fi) -> Fi {
         Fi(self.0.convex_hull(o.0))
     }
+    fn intersect(&self, o: &Fi) -> Fi {
+        Fi(self.0.intersection(o.0))
+    }
+    fn span(&self, o: &Fi) -> Fi {
+        if self.0.is_empty() || o.0.is_empty() {
+            return Fi(Interval::EMPTY);
+        }
+        Fi(iv(self.0.inf(), o.0.sup()))
+    }
     fn endpoints(&self) -> Option<(Float, Float)> {
         let (a, b) = (self.0.inf(), self.0.sup());
         if self.0.is_empty() || a.is_nan() || b.is_nan() {

@@ -62,6 +62,11 @@ pub trait Real: Clone + std::fmt::Debug {
     fn min(&self, o: &Self) -> Self;
     /// Convex hull of two enclosures.
     fn hull(&self, o: &Self) -> Self;
+    /// Intersection of two enclosures of the *same* number (valid only then).
+    fn intersect(&self, o: &Self) -> Self;
+    /// `[self.lo, o.hi]`: valid when the number is known to lie above `self`'s value and below
+    /// `o`'s value.
+    fn span(&self, o: &Self) -> Self;
     /// The endpoints as MPFR numbers (exactly), or `None` if the enclosure is not a valid
     /// interval (NaN endpoint).
     fn endpoints(&self) -> Option<(rug::Float, rug::Float)>;

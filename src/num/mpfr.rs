@@ -246,6 +246,31 @@ impl Real for Iv {
         };
         Iv { lo, hi }
     }
+    fn intersect(&self, o: &Iv) -> Iv {
+        if self.has_nan() || o.has_nan() {
+            return Iv::nan(self.join(o));
+        }
+        let lo = if self.lo > o.lo {
+            self.lo.clone()
+        } else {
+            o.lo.clone()
+        };
+        let hi = if self.hi < o.hi {
+            self.hi.clone()
+        } else {
+            o.hi.clone()
+        };
+        Iv { lo, hi }
+    }
+    fn span(&self, o: &Iv) -> Iv {
+        if self.has_nan() || o.has_nan() {
+            return Iv::nan(self.join(o));
+        }
+        Iv {
+            lo: self.lo.clone(),
+            hi: o.hi.clone(),
+        }
+    }
     fn endpoints(&self) -> Option<(Float, Float)> {
         if self.lo.is_nan() || self.hi.is_nan() || self.lo > self.hi {
             None

@@ -235,8 +235,8 @@ pub fn optimal_composition_delta(
 /// # Guarantee
 /// `upper` is an ε certified to satisfy δ_opt(ε) ≤ δ; `lower` one certified not to (or 0 when
 /// δ_opt(0) ≤ δ, then [0, 0]); the optimum lies in (lower, upper], typically within 1e-9
-/// relative (the bracket is valid whatever its width; it is wider only when 128 bits cannot
-/// decide closer points). Same preconditions, δ ∈ (0, 1). Note: `proofs-notes/optimal_composition_epsilon.md`.
+/// relative (the bracket is valid whatever its width; it is wider when the working precision —
+/// 128 bits under `Auto` — cannot decide closer points or the f64 guess was poor). Same preconditions, δ ∈ (0, 1). Note: `proofs-notes/optimal_composition_epsilon.md`.
 pub fn optimal_composition_epsilon(
     classes: &[Class],
     delta: &Rational,

@@ -144,11 +144,12 @@ fn sgm_k<R: Real>(q: &Rational, sigma: &Rational, alpha: &Rational, p: u32) -> R
     let frac = R::from_rational(&Rational::from(alpha - n), p);
     let (kn, kn1) = (k_at(n), k_at(n + 1));
     let chord = kn.add(&frac.mul(&kn1.sub(&kn)));
-    // K ∈ series and K ≤ chord value, so K = min(K, chord value) ∈ min(series, chord)
+    // K(n) ≤ K(α) ≤ chord value (K non-decreasing, convex): K ∈ [K(n).lo, chord.hi];
+    // with the series enclosure, K lies in the intersection
+    let bounds = kn.span(&chord);
     match sgm_log_a_frac::<R>(q, sigma, alpha, p) {
-        Some(series) => series.min(&chord),
-        // series unusable (z0 too large): the chord is an upper bound, K(n) ≤ K(α) a lower one
-        None => kn.hull(&chord),
+        Some(series) => series.intersect(&bounds),
+        None => bounds, // series unusable (its remainder bound needs too many terms)
     }
 }
 
@@ -159,12 +160,13 @@ const FRAC_TERMS_MAX: u32 = 2000;
 /// bounds of the remainder hold), then until the remainder bound (W₁ + W₂)|C(α,J)|(J+1)/α is
 /// below 1e-24 (A_α ≥ 1), at most [`FRAC_TERMS_MAX`]. A search choice: the remainder is
 /// certified for any J.
-fn frac_terms(q: f64, sigma: f64, alpha: f64, z0: f64) -> Option<u32> {
+fn frac_terms(q: f64, sigma: f64, alpha: f64, z0: f64, z0_lo: f64, z0_hi: f64) -> Option<u32> {
     let two_s2 = 2.0 * sigma * sigma;
     let lw1 = alpha * (-q).ln_1p() - z0 * z0 / two_s2;
     let lw2 = alpha * q.ln() + (2.0 * alpha * z0 - alpha - z0 * z0) / two_s2;
     let lw = lw1.max(lw2) + 2f64.ln(); // ln(W₁ + W₂) ≤ ln(2·max) ; W's carry a ½
-    let j0f = alpha.max(z0).max(alpha - z0).max(1.0).ceil() + 2.0;
+                                       // j0 from certified bounds of z0, so that J ≥ max(α, z0, α − z0) holds for the exact z0
+    let j0f = alpha.max(z0_hi).max(alpha - z0_lo).max(1.0).ceil() + 2.0;
     if !(j0f <= FRAC_TERMS_MAX as f64) {
         return None; // the remainder's weight bounds need J ≥ j0: series not usable, chord only
     }
@@ -216,7 +218,20 @@ fn sgm_log_a_frac<R: Real>(q: &Rational, sigma: &Rational, alpha: &Rational, p: 
         .add(&R::from_rational(&Rational::from((1, 2)), p));
     let a = R::from_rational(alpha, p);
     let z0f = sigma.to_f64().powi(2) * (one_q.to_f64() / q.to_f64()).ln() + 0.5;
-    let big_j = frac_terms(q.to_f64(), sigma.to_f64(), alpha.to_f64(), z0f)?;
+    let (z0_lo, z0_hi) = z0.endpoints().map(|(l, h)| {
+        (
+            l.to_f64_round(rug::float::Round::Down),
+            h.to_f64_round(rug::float::Round::Up),
+        )
+    })?;
+    let big_j = frac_terms(
+        q.to_f64(),
+        sigma.to_f64(),
+        alpha.to_f64(),
+        z0f,
+        z0_lo,
+        z0_hi,
+    )?;
     let (mut s1, mut s2) = (R::from_int(0, p), R::from_int(0, p));
     let mut c = Rational::from(1); // C(α, j), exact
     let ln_r1 = R::from_rational(&Rational::from(q / &one_q), p).ln();
@@ -289,7 +304,7 @@ fn sgm_k_f64(q: f64, sigma: f64, alpha: f64) -> f64 {
     let lr = (q / (1.0 - q)).ln();
     let two_s2 = 2.0 * sigma * sigma;
     let (l1q, lq) = ((-q).ln_1p(), q.ln());
-    let Some(big_j) = frac_terms(q, sigma, alpha, z0) else {
+    let Some(big_j) = frac_terms(q, sigma, alpha, z0, z0, z0) else {
         return chord;
     };
     for j in 0..=big_j {
@@ -432,7 +447,7 @@ pub fn rdp_to_dp(
     delta: &Rational,
     prec: Precision,
 ) -> Result<(Enclosure, Rational)> {
-    validate::nonempty("curve", &curve.terms)?;
+    curve.validate()?;
     validate::open_unit("delta", delta)?;
     let p = prec.fixed_bits()?;
     let ld = crate::search::ln_f64(delta);
@@ -472,7 +487,7 @@ pub fn rdp_to_dp_delta(
     eps: &Rational,
     prec: Precision,
 ) -> Result<(Enclosure, Rational)> {
-    validate::nonempty("curve", &curve.terms)?;
+    curve.validate()?;
     validate::nonnegative("epsilon", eps)?;
     let p = prec.fixed_bits()?;
     let e = eps.to_f64();

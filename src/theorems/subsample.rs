@@ -87,7 +87,7 @@ pub fn without_replacement_subsampling(
 /// ε' = ln((1 − q + qe^ε)/(1 − q + qe^{−ε})), δ' = qδ(1 + e^{ε' − ε}).
 ///
 /// # Guarantee
-/// Encloses (ε', δ'), a valid guarantee; not claimed optimal (only an upper bound).
+/// Encloses (ε', min(1, δ')), a valid guarantee; not claimed optimal (only an upper bound).
 /// ε ≥ 0, δ ∈ [0, 1), q ∈ (0, 1]. Note: `proofs-notes/poisson_substitution_subsampling.md`.
 pub fn poisson_substitution_subsampling(
     eps: &Rational,
@@ -97,11 +97,16 @@ pub fn poisson_substitution_subsampling(
 ) -> Result<Amplified> {
     check(eps, delta, q)?;
     fn e_sub<R: Real>(eps: &Rational, q: &Rational, p: u32) -> R {
-        // ln(1 − q + qe^{−ε}) = −ε + ln1p((1 − q)·expm1(ε)): never −∞, even at q = 1
+        // two exact forms of ln(1 − q + qe^{−ε}); each encloses ε', so their intersection does:
+        // −ε + ln1p((1 − q)·expm1(ε)) is never −∞ (q = 1 gives 2ε), and ln1p(q·expm1(−ε)) keeps
+        // relative accuracy for tiny q
         let (e, qq) = (R::from_rational(eps, p), R::from_rational(q, p));
         let em1 = e.expm1();
         let rest = R::from_rational(&Rational::from(1 - q.clone()), p);
-        qq.mul(&em1).ln1p().add(&e).sub(&rest.mul(&em1).ln1p())
+        let up = qq.mul(&em1).ln1p();
+        let large_q = up.add(&e).sub(&rest.mul(&em1).ln1p());
+        let small_q = up.sub(&qq.mul(&e.neg().expm1()).ln1p());
+        large_q.intersect(&small_q)
     }
     fn d_sub<R: Real>(eps: &Rational, delta: &Rational, q: &Rational, p: u32) -> R {
         let ep = e_sub::<R>(eps, q, p);
