@@ -21,7 +21,8 @@ proptest! {
         let num = Float::with_val(REF, 1 - &qq) + Float::with_val(REF, &qq * e.clone().exp());
         let den = Float::with_val(REF, 1 - &qq) + Float::with_val(REF, &qq * (-e.clone()).exp());
         let es = Float::with_val(REF, &num / &den).ln();
-        let ds = f(&Rational::from(&rate * &delta)) * (Float::with_val(REF, &es - &e).exp() + 1u32);
+        // δ' is capped at 1 (a δ of 1 holds for every pair)
+        let ds = (f(&Rational::from(&rate * &delta)) * (Float::with_val(REF, &es - &e).exp() + 1u32)).min(&Float::with_val(REF, 1)).clone();
         let s = poisson_substitution_subsampling(&eps, &delta, &rate, Precision::Auto).unwrap();
         check(&s.epsilon, &es, 1e-12, "substitution ε'");
         check(&s.delta, &ds, 1e-12, "substitution δ'");
