@@ -54,7 +54,7 @@ proptest! {
         let slack = &delta - Rational::from(&each * k);
         let l2 = ln_inv(&slack);
         let adv = Float::with_val(REF, &s2 / 2u32) + (Float::with_val(REF, &s2 * &l2) * 2u32).sqrt();
-        let basic = Float::with_val(REF, f(&e0) * k);
+        let basic = f(&Rational::from(&e0 * k)); // exact Σε, rounded once
         check(&approx_advanced_composition(&mechs, &delta, p).unwrap(), &adv.min(&basic).clone(), TIGHT, "Theorem 22");
     }
 }
