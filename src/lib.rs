@@ -11,6 +11,20 @@
 //! Amplification by Subsampling* (2022). Each theorem function names its result and has a
 //! proof note `proofs-notes/<function>.md`.
 //!
+//! ## Example
+//! ```
+//! use dpcert::num::{parse_exact, Precision};
+//! use dpcert::theorems::{gaussian::gaussian_delta, pld::gaussian_pld};
+//! // N(0, 1) noise on a sensitivity-1 query, at ε = 0.5 (Corollary 8)
+//! let pld = gaussian_pld(&parse_exact("1").unwrap(), &parse_exact("1").unwrap()).unwrap();
+//! let delta = gaussian_delta(&pld, &parse_exact("0.5").unwrap(), Precision::Bits(128)).unwrap();
+//! assert_eq!(delta.upper.to_decimal(), "2.3842170813487662832e-1"); // rounded up
+//! assert_eq!(delta.lower.to_decimal(), "2.3842170813487662831e-1"); // rounded down
+//! // with 16 bits the rounding is visible, and the bounds stay on their sides
+//! let coarse = gaussian_delta(&pld, &parse_exact("0.5").unwrap(), Precision::Bits(16)).unwrap();
+//! assert!(coarse.lower.0 <= delta.lower.0 && delta.upper.0 <= coarse.upper.0);
+//! ```
+//!
 //! ## Adaptive composition (Proposition 19, Corollary 21, Theorem 22)
 //! The zCDP ledger ([`theorems::zcdp::ZcdpLedger`], Proposition 19) and the approximate-DP
 //! composition of Theorem 22 hold for *adaptively chosen* mechanisms: mechanism `j` may be
