@@ -44,8 +44,16 @@ class Q:
 
     def __init__(self, query):
         self.query = query
-        self.kind = f"{query[0]} {query[1]}"
-        opts = {k.lstrip("-"): Fraction(v) for k, v in zip(query[2::2], query[3::2])}
+        self.kind = "dpsgd" if query[0] == "dpsgd" else f"{query[0]} {query[1]}"
+        # options start after the subcommand words (one word for `dpsgd`, two otherwise);
+        # non-numeric option values (e.g. `--method rdp`) are not needed here
+        toks = query[1:] if query[0] == "dpsgd" else query[2:]
+        opts = {}
+        for k, v in zip(toks[::2], toks[1::2]):
+            try:
+                opts[k.lstrip("-")] = Fraction(v)
+            except ValueError:
+                pass
         self.opts = opts
         self.K = int(opts.get("compositions", 1))
         sens = opts.get("sensitivity", Fraction(1))

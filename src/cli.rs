@@ -1064,6 +1064,32 @@ fn vector_queries() -> Vec<Vec<String>> {
             ]);
         }
     }
+    for (q, sg, t) in [
+        ("256/60000", "1.1", "14063"),
+        ("0.01", "4", "10000"),
+        ("256/60000", "0.7", "10547"),
+        ("0.01", "2", "1500"),
+    ] {
+        for a in ["2", "8", "32.5", "256"] {
+            push(&[
+                "rdp",
+                "subsampled-gaussian",
+                "--rate",
+                q,
+                "--sigma",
+                sg,
+                "--steps",
+                t,
+                "--order",
+                a,
+            ]);
+        }
+        for d in ["1e-5", "1e-15"] {
+            push(&[
+                "dpsgd", "--rate", q, "--sigma", sg, "--steps", t, "--delta", d, "--method", "rdp",
+            ]);
+        }
+    }
     v
 }
 

@@ -188,6 +188,8 @@ fn vectors_cover_every_query_kind() {
         "zcdp delta",
         "zcdp epsilon",
         "compose pure",
+        "compose approx",
+        "rdp subsampled-gaussian",
     ] {
         assert!(list.iter().any(|r| {
             let q: Vec<&str> = r["query"]
