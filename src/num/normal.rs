@@ -1,15 +1,15 @@
 //! A certified standard normal CDF in `f64` interval arithmetic.
 //!
-//! For |x| < 2.5 (series): Φ(x) = ½ + φ(x)·S(x), S(t) = Σₙ t^{2n+1}/(2n+1)!!, all terms of one
+//! For |x| < 2 (series): Φ(x) = ½ + φ(x)·S(x), S(t) = Σₙ t^{2n+1}/(2n+1)!!, all terms of one
 //! sign, truncated with the geometric tail bound term_N/(1 − t²/(2N+3)).
-//! For |x| ≥ 2.5 (continued fraction): Q(t) = P[N(0,1) > t] = φ(t)·R(t) with the Mills ratio
+//! For |x| ≥ 2 (continued fraction): Q(t) = P[N(0,1) > t] = φ(t)·R(t) with the Mills ratio
 //! R(t) = 1/(t + 1/(t + 2/(t + 3/(t + …)))). Its elements are positive, so consecutive
 //! truncations bracket R(t); we enclose two consecutive truncations and take their hull.
 //! The number of terms only affects width, never soundness. See proofs-notes/normal_cdf.md.
 use super::fast::iv;
 use inari::Interval;
 
-const SERIES_LIMIT: f64 = 2.5;
+const SERIES_LIMIT: f64 = 2.0;
 
 /// φ(t) = exp(−t²/2)/√(2π), enclosed.
 fn pdf(t: Interval) -> Interval {
