@@ -244,6 +244,9 @@ pub fn audit(d: &Deployment) -> Result<Report> {
     if t.approx.is_some() {
         routes.push(optimal_route(d)?);
     }
+    if let Some(r) = gaussian_split_route(d)? {
+        routes.push(r);
+    }
 
     // Rényi DP: every mechanism with an RDP curve (all but approximate-DP black boxes)
     let terms: Option<Vec<_>> = d
@@ -593,6 +596,118 @@ fn optimal_route(d: &Deployment) -> Result<Route> {
         delta,
         note,
     })
+}
+
+/// Gaussians mixed with (ε, δ) black boxes: the composed Gaussians (Corollary 10) are
+/// (ε_g, δ_g(ε_g))-DP for every ε_g (Corollary 8), so they enter optimal composition as one more
+/// (ε_g, δ_g) class. Any ε_g gives a valid bound; an f64 search picks it. Upper bounds only.
+fn gaussian_split_route(d: &Deployment) -> Result<Option<Route>> {
+    let gauss: Vec<_> = d
+        .mechanisms
+        .iter()
+        .filter_map(|m| m.mechanism.gaussian(&m.repeat))
+        .collect();
+    let others: Vec<_> = d
+        .mechanisms
+        .iter()
+        .filter(|m| m.mechanism.gaussian(&m.repeat).is_none())
+        .collect();
+    if gauss.is_empty()
+        || others.is_empty()
+        || others.iter().any(|m| m.mechanism.approx().is_none())
+    {
+        return Ok(None);
+    }
+    let pld = gaussian::gaussian_composition(&gauss)?;
+    let mut classes: Vec<optimal::Class> = Vec::new();
+    for m in &others {
+        let (e, dl) = m.mechanism.approx().expect("checked above");
+        classes.push(optimal::Class {
+            epsilon: e,
+            delta: dl,
+            count: m.repeat.clone(),
+        });
+    }
+    let prec = Precision::Auto;
+    // the Gaussian part at split ε_g, as a class with its certified δ_g (upper end, exactly)
+    let with_split = |eg: f64| -> Option<Vec<optimal::Class>> {
+        let eg = Rational::from_f64(eg.max(0.0))?;
+        let dg = gaussian::gaussian_delta(&pld, &eg, prec).ok()?;
+        let dg = dg.upper.0.to_rational()?;
+        if dg >= 1 {
+            return None;
+        }
+        let mut c = classes.clone();
+        c.push(optimal::Class {
+            epsilon: eg,
+            delta: dg,
+            count: Integer::from(1),
+        });
+        Some(c)
+    };
+    let rho = pld.rho.to_f64();
+    let top = rho + 2.0 * (rho * 700.0).sqrt() + 1.0;
+    let mut split_note = Vec::new();
+    let epsilon = match &d.budget_delta {
+        None => None,
+        Some(dl) => {
+            let f = |eg: f64| {
+                with_split(eg)
+                    .and_then(|c| optimal::optimal_composition_epsilon(&c, dl, prec).ok())
+                    .map_or(f64::INFINITY, |e| e.upper.to_f64())
+            };
+            let eg = crate::search::minimize_with(f, 0.0, top, 24, 48);
+            match with_split(eg).map(|c| optimal::optimal_composition_epsilon(&c, dl, prec)) {
+                Some(Ok(e)) => {
+                    split_note.push(format!("ε at δ: Gaussians split at ε_g = {eg:.6}"));
+                    Some(Answer {
+                        enclosure: e,
+                        exact: false,
+                    })
+                }
+                _ => None,
+            }
+        }
+    };
+    let delta = match &d.budget_epsilon {
+        None => None,
+        Some(e) => {
+            let ef = e.to_f64();
+            let f = |eg: f64| {
+                with_split(eg)
+                    .and_then(|c| optimal::optimal_composition_delta(&c, e, prec).ok())
+                    .map_or(f64::INFINITY, |x| x.upper.to_f64())
+            };
+            let eg = crate::search::minimize_with(f, 0.0, ef.max(1e-9), 24, 48);
+            match with_split(eg).map(|c| optimal::optimal_composition_delta(&c, e, prec)) {
+                Some(Ok(x)) if x.upper.0 < 1 => {
+                    split_note.push(format!("δ at ε: Gaussians split at ε_g = {eg:.6}"));
+                    Some(Answer {
+                        enclosure: x,
+                        exact: false,
+                    })
+                }
+                _ => None,
+            }
+        }
+    };
+    Ok(Some(Route {
+        name: "Gaussian split + optimal",
+        steps: vec![
+            Step { theorem: "Theorem 9 / Corollary 10 (the Gaussians compose to N(ρ, 2ρ))".into(), value: format!("ρ = {}", show(&pld.rho)) },
+            Step {
+                theorem: "Corollary 8 (the composed Gaussians are (ε_g, δ_g(ε_g))-DP for every ε_g; ε_g chosen by search)".into(),
+                value: split_note.join("; "),
+            },
+            Step {
+                theorem: "Corollary 24 + Kairouz–Oh–Viswanath / Murtagh–Vadhan (optimal composition with the other mechanisms)".into(),
+                value: format!("{} other classes", classes.len()),
+            },
+        ],
+        epsilon,
+        delta,
+        note: None,
+    }))
 }
 
 fn no_route_reason(d: &Deployment, t: &Totals, eps_query: bool) -> String {

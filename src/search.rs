@@ -11,7 +11,11 @@ use rug::Rational;
 /// Approximate minimiser of `f` over `[lo, hi]`: a 97-point grid, then golden-section
 /// refinement around the best grid point. `f` may return NaN/∞ where undefined.
 pub fn minimize(f: impl Fn(f64) -> f64, lo: f64, hi: f64) -> f64 {
-    let n = 96;
+    minimize_with(f, lo, hi, 96, 100)
+}
+
+/// [`minimize`] with a chosen grid size and number of golden-section steps (for costly `f`).
+pub fn minimize_with(f: impl Fn(f64) -> f64, lo: f64, hi: f64, n: usize, steps: usize) -> f64 {
     let val = |x: f64| {
         let v = f(x);
         if v.is_nan() {
@@ -31,7 +35,7 @@ pub fn minimize(f: impl Fn(f64) -> f64, lo: f64, hi: f64) -> f64 {
     }
     let (mut a, mut b) = ((best.0 - step).max(lo), (best.0 + step).min(hi));
     let g = (5f64.sqrt() - 1.0) / 2.0;
-    for _ in 0..100 {
+    for _ in 0..steps {
         let c = b - g * (b - a);
         let d = a + g * (b - a);
         if val(c) < val(d) {

@@ -252,3 +252,33 @@ fn check_decides_near_misses() {
     assert_eq!(code, 2, "{err}");
     assert_eq!(err.trim().lines().count(), 1);
 }
+
+/// Gaussians mixed with (ε, δ) black boxes: the split route is valid (never below the exact
+/// Gaussian-only ε) and useful (no worse than basic composition at a split that a person would pick).
+#[test]
+fn gaussians_mixed_with_black_boxes() {
+    let d = Deployment::parse("[budget]\ndelta = \"1e-6\"\nepsilon = 1\n[[mechanism]]\ntype = \"gaussian\"\nsigma = 2\n[[mechanism]]\ntype = \"approx\"\nepsilon = 1\ndelta = \"1e-7\"\n", false).unwrap();
+    let r = audit(&d).unwrap();
+    let route = r
+        .routes
+        .iter()
+        .find(|x| x.name == "Gaussian split + optimal")
+        .unwrap();
+    let e = route.epsilon.as_ref().unwrap().enclosure.upper.to_f64();
+    let pld = gaussian::gaussian_composition(&[gaussian::GaussianMechanism::new(
+        q("2"),
+        q("1"),
+        1.into(),
+    )
+    .unwrap()])
+    .unwrap();
+    let alone = gaussian::gaussian_epsilon(&pld, &q("1e-6"), Precision::Auto).unwrap();
+    assert!(e >= alone.lower.to_f64());
+    let basic_split = gaussian::gaussian_epsilon(&pld, &q("9e-7"), Precision::Auto)
+        .unwrap()
+        .upper
+        .to_f64()
+        + 1.0;
+    assert!(e <= basic_split + 1e-9, "{e} vs {basic_split}");
+    assert!(route.delta.is_some());
+}
