@@ -1,23 +1,11 @@
 //! Deployment audits, the golden-reference commands (`vectors`, `check`) and bad files.
 mod common;
 use common::q;
+use common::run;
 use dpcert::audit::{audit, Verdict};
 use dpcert::deploy::{Deployment, Mechanism};
 use dpcert::num::Precision;
 use dpcert::theorems::{gaussian, zcdp};
-use std::process::Command;
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_dpcert"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into(),
-        String::from_utf8_lossy(&o.stderr).into(),
-    )
-}
 
 fn load(p: &str) -> Deployment {
     Deployment::load(std::path::Path::new(p)).unwrap()

@@ -1,17 +1,6 @@
 //! The single-query CLI: JSON shape, bad input (one line on stderr, non-zero exit, no number).
-use std::process::Command;
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_dpcert"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into(),
-        String::from_utf8_lossy(&o.stderr).into(),
-    )
-}
+mod common;
+use common::run;
 
 #[test]
 fn json_queries() {

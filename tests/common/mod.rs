@@ -74,3 +74,16 @@ pub fn rational(lo: f64, hi: f64) -> impl Strategy<Value = Rational> {
 pub fn small_delta() -> impl Strategy<Value = Rational> {
     (1u32..10, 1u32..300).prop_map(|(m, k)| dpcert::num::parse_exact(&format!("{m}e-{k}")).unwrap())
 }
+
+/// Run the `dpcert` binary: (exit code, stdout, stderr).
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_dpcert"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into(),
+        String::from_utf8_lossy(&o.stderr).into(),
+    )
+}
