@@ -598,27 +598,48 @@ fn optimal_route(d: &Deployment) -> Result<Route> {
     })
 }
 
-/// Gaussians mixed with (ε, δ) black boxes: the composed Gaussians (Corollary 10) are
-/// (ε_g, δ_g(ε_g))-DP for every ε_g (Corollary 8), so they enter optimal composition as one more
-/// (ε_g, δ_g) class. Any ε_g gives a valid bound; an f64 search picks it. Upper bounds only.
+/// Gaussians (or zCDP mechanisms) mixed with (ε, δ) black boxes: the composed Gaussians are
+/// (ε_g, δ_g(ε_g))-DP for every ε_g (Corollary 10, Corollary 8; with zCDP members, Theorem 13 and
+/// Proposition 14), so they enter optimal composition as one more (ε_g, δ_g) class. Any ε_g
+/// gives a valid bound; an f64 search picks it. Upper bounds only.
 fn gaussian_split_route(d: &Deployment) -> Result<Option<Route>> {
-    let gauss: Vec<_> = d
+    let is_split = |m: &Mechanism| matches!(m, Mechanism::Gaussian { .. } | Mechanism::Zcdp { .. });
+    let split: Vec<_> = d
         .mechanisms
         .iter()
-        .filter_map(|m| m.mechanism.gaussian(&m.repeat))
+        .filter(|m| is_split(&m.mechanism))
         .collect();
     let others: Vec<_> = d
         .mechanisms
         .iter()
-        .filter(|m| m.mechanism.gaussian(&m.repeat).is_none())
+        .filter(|m| !is_split(&m.mechanism))
         .collect();
-    if gauss.is_empty()
+    if split.is_empty()
         || others.is_empty()
         || others.iter().any(|m| m.mechanism.approx().is_none())
     {
         return Ok(None);
     }
-    let pld = gaussian::gaussian_composition(&gauss)?;
+    let prec = Precision::Auto;
+    // exact Gaussian composition when every split member is Gaussian, else ρ-zCDP
+    let gauss: Option<Vec<_>> = split
+        .iter()
+        .map(|m| m.mechanism.gaussian(&m.repeat))
+        .collect();
+    let pld = gauss
+        .map(|g| gaussian::gaussian_composition(&g))
+        .transpose()?;
+    let rho: Rational = split
+        .iter()
+        .map(|m| m.mechanism.zcdp_rho().expect("Gaussian or zCDP") * Rational::from(&m.repeat))
+        .sum();
+    let split_delta = |eg: &Rational| -> Option<Enclosure> {
+        match &pld {
+            Some(p) => gaussian::gaussian_delta(p, eg, prec).ok(),
+            None if rho > 0 => zcdp::zcdp_delta(&rho, eg, prec).ok(),
+            None => None,
+        }
+    };
     let mut classes: Vec<optimal::Class> = Vec::new();
     for m in &others {
         let (e, dl) = m.mechanism.approx().expect("checked above");
@@ -628,12 +649,10 @@ fn gaussian_split_route(d: &Deployment) -> Result<Option<Route>> {
             count: m.repeat.clone(),
         });
     }
-    let prec = Precision::Auto;
-    // the Gaussian part at split ε_g, as a class with its certified δ_g (upper end, exactly)
+    // the split part at ε_g, as a class with its certified δ_g (upper end, exactly)
     let with_split = |eg: f64| -> Option<Vec<optimal::Class>> {
         let eg = Rational::from_f64(eg.max(0.0))?;
-        let dg = gaussian::gaussian_delta(&pld, &eg, prec).ok()?;
-        let dg = dg.upper.0.to_rational()?;
+        let dg = split_delta(&eg)?.upper.0.to_rational()?;
         if dg >= 1 {
             return None;
         }
@@ -645,8 +664,8 @@ fn gaussian_split_route(d: &Deployment) -> Result<Option<Route>> {
         });
         Some(c)
     };
-    let rho = pld.rho.to_f64();
-    let top = rho + 2.0 * (rho * 700.0).sqrt() + 1.0;
+    let r = rho.to_f64();
+    let top = r + 2.0 * (r * 700.0).sqrt() + 1.0;
     let mut split_note = Vec::new();
     let epsilon = match &d.budget_delta {
         None => None,
@@ -659,7 +678,7 @@ fn gaussian_split_route(d: &Deployment) -> Result<Option<Route>> {
             let eg = crate::search::minimize_with(f, 0.0, top, 24, 48);
             match with_split(eg).map(|c| optimal::optimal_composition_epsilon(&c, dl, prec)) {
                 Some(Ok(e)) => {
-                    split_note.push(format!("ε at δ: Gaussians split at ε_g = {eg:.6}"));
+                    split_note.push(format!("ε at δ: split at ε_g = {eg:.6}"));
                     Some(Answer {
                         enclosure: e,
                         exact: false,
@@ -681,7 +700,7 @@ fn gaussian_split_route(d: &Deployment) -> Result<Option<Route>> {
             let eg = crate::search::minimize_with(f, 0.0, ef.max(1e-9), 24, 48);
             match with_split(eg).map(|c| optimal::optimal_composition_delta(&c, e, prec)) {
                 Some(Ok(x)) if x.upper.0 < 1 => {
-                    split_note.push(format!("δ at ε: Gaussians split at ε_g = {eg:.6}"));
+                    split_note.push(format!("δ at ε: split at ε_g = {eg:.6}"));
                     Some(Answer {
                         enclosure: x,
                         exact: false,
@@ -691,14 +710,15 @@ fn gaussian_split_route(d: &Deployment) -> Result<Option<Route>> {
             }
         }
     };
+    let first = if pld.is_some() {
+        "Theorem 9 / Corollary 10, then Corollary 8 (the Gaussians are (ε_g, δ_g(ε_g))-DP for every ε_g)"
+    } else {
+        "Lemma 12 / Theorem 13, then Proposition 14 (the zCDP part is (ε_g, δ_g(ε_g))-DP for every ε_g)"
+    };
     Ok(Some(Route {
         name: "Gaussian split + optimal",
         steps: vec![
-            Step { theorem: "Theorem 9 / Corollary 10 (the Gaussians compose to N(ρ, 2ρ))".into(), value: format!("ρ = {}", show(&pld.rho)) },
-            Step {
-                theorem: "Corollary 8 (the composed Gaussians are (ε_g, δ_g(ε_g))-DP for every ε_g; ε_g chosen by search)".into(),
-                value: split_note.join("; "),
-            },
+            Step { theorem: first.into(), value: format!("ρ = {}; {}", show(&rho), split_note.join("; ")) },
             Step {
                 theorem: "Corollary 24 + Kairouz–Oh–Viswanath / Murtagh–Vadhan (optimal composition with the other mechanisms)".into(),
                 value: format!("{} other classes", classes.len()),
@@ -711,18 +731,16 @@ fn gaussian_split_route(d: &Deployment) -> Result<Option<Route>> {
 }
 
 fn no_route_reason(d: &Deployment, t: &Totals, eps_query: bool) -> String {
-    let has_gauss = d.mechanisms.iter().any(|m| {
-        matches!(
-            m.mechanism,
-            Mechanism::Gaussian { .. } | Mechanism::Zcdp { .. }
-        )
-    });
+    let has_sgm = d
+        .mechanisms
+        .iter()
+        .any(|m| matches!(m.mechanism, Mechanism::SubsampledGaussian { .. }));
     let has_approx = d
         .mechanisms
         .iter()
         .any(|m| matches!(&m.mechanism, Mechanism::Approx { delta, .. } if *delta > 0));
-    if has_gauss && has_approx {
-        return "no route: Gaussian/zCDP mechanisms have no (ε, δ) guarantee of their own to add to the approximate-DP ones, and approximate-DP mechanisms are not zCDP; no theorem implemented here combines them.".into();
+    if has_sgm && has_approx {
+        return "no route: subsampled Gaussians are accounted in Rényi DP, which approximate-DP black boxes do not have; no theorem implemented here combines them.".into();
     }
     if let Some((_, sd, _, _)) = &t.approx {
         if eps_query && d.budget_delta.as_ref().is_some_and(|b| sd >= b) {
