@@ -520,18 +520,18 @@ fn run_compose(cmd: &ComposeCmd) -> CliResult {
     let (classes, d) = compose_classes(cmd)?;
     let c = &classes[0];
     let kr = Rational::from(&c.count);
-    let (sum_e, sum_d) = (
+    // bound routes, for comparison; Theorem 1 on the k copies (refuses k·δ0 ≥ 1)
+    let mut routes: Vec<(&str, &str, Enclosure)> = Vec::new();
+    let basic_sums = basic::basic_composition(&[(
         Rational::from(&c.epsilon * &kr),
         Rational::from(&c.delta * &kr),
-    );
-    // bound routes, for comparison
-    let mut routes: Vec<(&str, &str, Enclosure)> = Vec::new();
-    if sum_d <= d {
-        basic::basic_composition(&[(sum_e.clone(), Rational::new())])?;
+    )])
+    .ok();
+    if let Some((sum_e, _)) = basic_sums.as_ref().filter(|(_, sd)| *sd <= d) {
         routes.push((
             "basic composition",
             "Steinke 2022 Theorem 1",
-            Enclosure::from_real(&Iv::from_rational(&sum_e, DEFAULT_PREC))?,
+            Enclosure::from_real(&Iv::from_rational(sum_e, DEFAULT_PREC))?,
         ));
     }
     if c.delta == 0 {
@@ -548,7 +548,7 @@ fn run_compose(cmd: &ComposeCmd) -> CliResult {
                 zcdp::zcdp_epsilon(&rho, &d, p)?,
             ));
         }
-    } else if d > sum_d {
+    } else if basic_sums.as_ref().is_some_and(|(_, sd)| d > *sd) {
         routes.push((
             "advanced composition",
             "Steinke 2022 Theorem 22",
