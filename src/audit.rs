@@ -129,6 +129,24 @@ fn totals(d: &Deployment) -> Totals {
     }
 }
 
+/// "ε(δ=…) ∈ [lo, hi]" (exact), "ε(δ=…) ≤ hi", or "…: none": a route's answer as text.
+fn reached(what: &str, given: &str, at: &Rational, a: &Option<Answer>) -> String {
+    match a {
+        Some(a) if a.exact => format!(
+            "{what}({given}={}) ∈ [{}, {}]",
+            show(at),
+            a.enclosure.lower.to_decimal(),
+            a.enclosure.upper.to_decimal()
+        ),
+        Some(a) => format!(
+            "{what}({given}={}) ≤ {}",
+            show(at),
+            a.enclosure.upper.to_decimal()
+        ),
+        None => format!("{what}({given}={}): none", show(at)),
+    }
+}
+
 /// Run every applicable route for the deployment's budget queries and claim.
 pub fn audit(d: &Deployment) -> Result<Report> {
     let prec = Precision::Auto;
@@ -430,28 +448,10 @@ pub fn audit(d: &Deployment) -> Result<Report> {
     for r in &mut routes {
         let mut parts = Vec::new();
         if let Some(dl) = &d.budget_delta {
-            parts.push(match &r.epsilon {
-                Some(a) if a.exact => format!(
-                    "ε(δ={}) ∈ [{}, {}]",
-                    show(dl),
-                    a.enclosure.lower.to_decimal(),
-                    a.enclosure.upper.to_decimal()
-                ),
-                Some(a) => format!("ε(δ={}) ≤ {}", show(dl), a.enclosure.upper.to_decimal()),
-                None => format!("ε(δ={}): none", show(dl)),
-            });
+            parts.push(reached("ε", "δ", dl, &r.epsilon));
         }
         if let Some(e) = &d.budget_epsilon {
-            parts.push(match &r.delta {
-                Some(a) if a.exact => format!(
-                    "δ(ε={}) ∈ [{}, {}]",
-                    show(e),
-                    a.enclosure.lower.to_decimal(),
-                    a.enclosure.upper.to_decimal()
-                ),
-                Some(a) => format!("δ(ε={}) ≤ {}", show(e), a.enclosure.upper.to_decimal()),
-                None => format!("δ(ε={}): none", show(e)),
-            });
+            parts.push(reached("δ", "ε", e, &r.delta));
         }
         r.steps.push(Step {
             theorem: "result".into(),

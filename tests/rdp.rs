@@ -184,15 +184,7 @@ fn conversions_contain_references() {
             if alpha >= 2 { 1e-9 } else { 1e-3 },
             qs,
         );
-        let mut c = RdpCurve::new();
-        c.push(
-            RdpTerm::SubsampledGaussian {
-                rate: qr.clone(),
-                sigma: sigma.clone(),
-            },
-            Integer::from(t),
-        )
-        .unwrap();
+        let c = sgm_curve(&qr, &sigma, t);
         let (dd, _) = rdp_to_dp_delta(
             &c,
             &Rational::from_f64(e.upper.to_f64()).unwrap(),
@@ -219,15 +211,7 @@ fn delta_conversion_contains_reference() {
         ("0.05", "0.9", 300, "3"),
     ] {
         let (qr, sigma) = (q(qs), q(ss));
-        let mut c = RdpCurve::new();
-        c.push(
-            RdpTerm::SubsampledGaussian {
-                rate: qr.clone(),
-                sigma: sigma.clone(),
-            },
-            Integer::from(t),
-        )
-        .unwrap();
+        let c = sgm_curve(&qr, &sigma, t);
         let (d, alpha) = rdp_to_dp_delta(&c, &q(e), Precision::Auto).unwrap();
         let k = reference_k_at(&qr, &sigma, &alpha) * t;
         let (a, a1) = (f(&alpha), f(&alpha) - Float::with_val(REF, 1));
@@ -250,4 +234,18 @@ fn reference_k_at(qr: &Rational, sigma: &Rational, alpha: &Rational) -> Float {
     } else {
         reference_frac(qr, sigma, alpha)
     }
+}
+
+/// The RDP curve of `t` Poisson-subsampled Gaussian steps.
+fn sgm_curve(qr: &Rational, sigma: &Rational, t: u32) -> RdpCurve {
+    let mut c = RdpCurve::new();
+    c.push(
+        RdpTerm::SubsampledGaussian {
+            rate: qr.clone(),
+            sigma: sigma.clone(),
+        },
+        Integer::from(t),
+    )
+    .unwrap();
+    c
 }

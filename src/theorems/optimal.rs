@@ -196,6 +196,13 @@ impl RrProduct {
     }
 }
 
+/// The validated classes' RR product at the working precision.
+fn product(classes: &[Class], prec: Precision) -> Result<RrProduct> {
+    validate_classes(classes)?;
+    let (pure, deltas) = split(classes);
+    build(&pure, &deltas, prec.fixed_bits()?)
+}
+
 fn split(classes: &[Class]) -> (Vec<(Rational, Integer)>, Vec<(Rational, Integer)>) {
     let pure = classes
         .iter()
@@ -222,11 +229,8 @@ pub fn optimal_composition_delta(
     eps: &Rational,
     prec: Precision,
 ) -> Result<Enclosure> {
-    validate_classes(classes)?;
     validate::nonnegative("epsilon", eps)?;
-    let bits = prec.fixed_bits()?;
-    let (pure, deltas) = split(classes);
-    let prod = build(&pure, &deltas, bits)?;
+    let prod = product(classes, prec)?;
     Enclosure::from_real(&prod.delta(eps))
 }
 
@@ -242,11 +246,8 @@ pub fn optimal_composition_epsilon(
     delta: &Rational,
     prec: Precision,
 ) -> Result<Enclosure> {
-    validate_classes(classes)?;
     validate::open_unit("delta", delta)?;
-    let bits = prec.fixed_bits()?;
-    let (pure, deltas) = split(classes);
-    let prod = build(&pure, &deltas, bits)?;
+    let prod = product(classes, prec)?;
     // δ_opt(ε) decreases to 1 − Π(1−δⱼ)^{kⱼ} as ε → ∞: below that floor no ε exists
     let floor = prod.log_keep.expm1().neg();
     if *floor.hi() >= *delta && *floor.lo() < *delta {
