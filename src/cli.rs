@@ -6,7 +6,7 @@ use clap::{Args, Parser, Subcommand};
 use dpcert::num::{
     parse_exact, parse_positive_integer, Enclosure, Iv, Precision, Real, DEFAULT_PREC,
 };
-use dpcert::theorems::{approx, basic, gaussian, optimal, pld, rdp, zcdp};
+use dpcert::theorems::{approx, basic, gaussian, optimal, pld, pld_accountant, rdp, zcdp};
 use dpcert::{validate, Error};
 use rug::{Integer, Rational};
 use serde_json::{json, Value};
@@ -49,6 +49,8 @@ enum Cmd {
         /// rdp | pld | best
         #[arg(long, value_name = "METHOD", default_value = "best")]
         method: String,
+        #[command(flatten)]
+        pld: PldArgs,
         #[command(flatten)]
         common: Common,
     },
@@ -617,6 +619,36 @@ fn run_compose(cmd: &ComposeCmd) -> CliResult {
     }
 }
 
+/// Grid and truncation of the PLD accountant (automatic when absent).
+#[derive(clap::Args, Debug, Clone, Default)]
+struct PldArgs {
+    /// PLD grid width h (losses i·h); default: chosen from the composed spread
+    #[arg(long, value_name = "H", allow_hyphen_values = true)]
+    grid: Option<String>,
+    /// PLD tail mass one truncation may move; default: δ·10⁻⁶/(2·steps)
+    #[arg(long, value_name = "TAU", allow_hyphen_values = true)]
+    tail: Option<String>,
+}
+
+fn pld_options(a: &PldArgs) -> Result<pld_accountant::PldOptions, Error> {
+    use std::io::IsTerminal;
+    Ok(pld_accountant::PldOptions {
+        grid: a.grid.as_deref().map(|g| num("--grid", g)).transpose()?,
+        tail: a.tail.as_deref().map(|t| num("--tail", t)).transpose()?,
+        progress: std::io::stderr().is_terminal(),
+    })
+}
+
+fn pld_extra(r: &pld_accountant::PldReport) -> Vec<(&'static str, Value)> {
+    vec![
+        ("method", json!("pld")),
+        ("grid", json!(validate::show(&r.grid))),
+        ("tail", json!(validate::show(&r.tail))),
+        ("fixed_point_bits", json!(r.fixed_bits)),
+        ("support", json!(r.support)),
+    ]
+}
+
 fn sgm_args(rate: &str, sigma: &str, steps: &str) -> Result<(Rational, Rational, Integer), Error> {
     let q = num("--rate", rate)?;
     if q <= 0 || q > 1 {
@@ -679,23 +711,61 @@ fn run_dpsgd(
     steps: &str,
     delta: &str,
     method: &str,
+    pld_args: &PldArgs,
     common: &Common,
 ) -> CliResult {
     let (q, s, t) = sgm_args(rate, sigma, steps)?;
     let d = num("--delta", delta)?;
     validate::open_unit("--delta", &d)?;
-    match method {
-        "rdp" | "best" => {}
-        "pld" => {
-            return Err(Error::arg(
-                "--method",
-                "the certified PLD accountant is not implemented yet (it arrives with the PLD issue); use --method rdp",
-            ))
-        }
-        m => return Err(Error::arg("--method", format!("`{m}` is not rdp, pld or best"))),
+    if !["rdp", "pld", "best"].contains(&method) {
+        return Err(Error::arg("--method", format!("`{method}` is not rdp, pld or best")));
+    }
+    let pld = if method == "rdp" {
+        None
+    } else {
+        let opts = pld_options(pld_args)?;
+        Some(pld_accountant::dpsgd_pld_epsilon(&q, &s, &t, &d, &opts)?)
+    };
+    let pld_output = |r: pld_accountant::PldReport, note: &str| Output {
+        quantity: "epsilon",
+        query: "dpsgd",
+        sentence: format!(
+            "DP-SGD with q = {rate}, σ = {sigma}, {t} steps is (ε, δ = {delta})-DP for ε = {}, and not for any ε below {} (certified PLD, grid {}){note}",
+            r.enclosure.upper.to_decimal(),
+            r.enclosure.lower.to_decimal(),
+            validate::show(&r.grid)
+        ),
+        enclosure: r.enclosure.clone(),
+        two_sided: true,
+        theorem: "Theorem 9 (composition = convolution of PLDs) on a certified grid: dominating and dominated discretisations, exact integer convolution; add and remove neighbours",
+        extra: pld_extra(&r),
+    };
+    if method == "pld" {
+        return Ok(pld_output(pld.expect("computed"), ""));
     }
     let (enc, alpha) = rdp::dpsgd_rdp_epsilon(&q, &s, &t, &d, precision(common)?)?;
-    Ok(Output {
+    if let Some(r) = pld {
+        if r.enclosure.upper.0 <= enc.upper.0 {
+            return Ok(pld_output(r, "; tighter than RDP"));
+        }
+        // RDP's upper bound is the tighter one; the PLD lower bound still holds
+        let mut out = rdp_dpsgd_output(rate, sigma, &t, delta, enc, &alpha);
+        out.enclosure.lower = r.enclosure.lower;
+        out.two_sided = true;
+        return Ok(out);
+    }
+    Ok(rdp_dpsgd_output(rate, sigma, &t, delta, enc, &alpha))
+}
+
+fn rdp_dpsgd_output(
+    rate: &str,
+    sigma: &str,
+    t: &Integer,
+    delta: &str,
+    enc: Enclosure,
+    alpha: &Rational,
+) -> Output {
+    Output {
         quantity: "epsilon",
         query: "dpsgd",
         sentence: format!(
@@ -706,8 +776,8 @@ fn run_dpsgd(
         enclosure: enc,
         two_sided: false,
         theorem: "RDP of the Poisson-subsampled Gaussian (Mironov–Talwar–Zhang 2019), Proposition 14 general form / Canonne–Kamath–Steinke 2020 conversion",
-        extra: vec![("method", json!("rdp")), ("order", json!(validate::show(&alpha)))],
-    })
+        extra: vec![("method", json!("rdp")), ("order", json!(validate::show(alpha)))],
+    }
 }
 
 /// Evaluate a single query (the commands whose answer is one enclosure).
@@ -723,8 +793,9 @@ fn evaluate(cmd: &Cmd) -> CliResult {
             steps,
             delta,
             method,
+            pld,
             common,
-        } => run_dpsgd(rate, sigma, steps, delta, method, common),
+        } => run_dpsgd(rate, sigma, steps, delta, method, pld, common),
         _ => Err(Error::arg("query", "not a single-value query")),
     })
 }

@@ -4,6 +4,7 @@ pub mod basic;
 pub mod gaussian;
 pub mod optimal;
 pub mod pld;
+pub mod pld_accountant;
 pub mod rdp;
 pub mod subsample;
 pub mod zcdp;
