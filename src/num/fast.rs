@@ -76,9 +76,7 @@ impl Real for Fi {
         if self.0.is_empty() {
             return *self;
         }
-        let lo = normal::phi_enclosure(self.0.inf()).inf();
-        let hi = normal::phi_enclosure(self.0.sup()).sup();
-        Fi(iv(lo, hi))
+        Fi(normal::phi_interval(self.0))
     }
     fn max0(&self) -> Fi {
         if self.0.is_empty() {

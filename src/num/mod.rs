@@ -18,6 +18,11 @@ pub use fast::Fi;
 pub use mpfr::Iv;
 pub use parse::{parse_exact, parse_positive_integer};
 
+/// Enclosure of Φ over an `f64` interval (one interval evaluation when narrow).
+pub fn normal_cdf_interval(x: inari::Interval) -> inari::Interval {
+    normal::phi_interval(x)
+}
+
 /// Φ(x) in plain `f64` (midpoint of the certified enclosure): for searches only.
 pub fn normal_cdf_f64(x: f64) -> f64 {
     let i = normal::phi_enclosure(x);

@@ -84,6 +84,9 @@ pub struct PldReport {
     pub support: usize,
 }
 
+/// Largest grid a single mechanism may span (memory guard: 16 bytes per point and side).
+const MAX_POINTS: usize = 20_000_000;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Side {
     Upper,
@@ -310,6 +313,12 @@ fn phi(x: Interval) -> Interval {
     Fi(x).normal_cdf().0
 }
 
+/// The lower tails are computed only where an upper tail is large (elsewhere the cell masses
+/// come from the upper tails, without cancellation); ENTIRE marks "not computed".
+fn needs_le(p_gt: Interval, q_gt: Interval) -> bool {
+    p_gt.sup() > 0.25 || q_gt.sup() > 0.25
+}
+
 /// An atom: exact loss (None = +∞) and enclosed P-mass.
 struct Atom {
     loss: Option<Rational>,
@@ -394,12 +403,15 @@ fn profile(m: &PldMechanism) -> Profile {
                         }
                         let x = thr(y);
                         let (u0, u1) = (x / s, (x - one) / s);
-                        Tails {
-                            p_gt: keep * phi(-u0) + q * phi(-u1),
-                            q_gt: phi(-u0),
-                            p_le: keep * phi(u0) + q * phi(u1),
-                            q_le: phi(u0),
-                        }
+                        let g0 = phi(-u0);
+                        let p_gt = keep * g0 + q * phi(-u1);
+                        let (p_le, q_le) = if needs_le(p_gt, g0) {
+                            let l0 = phi(u0);
+                            (keep * l0 + q * phi(u1), l0)
+                        } else {
+                            (Interval::ENTIRE, Interval::ENTIRE)
+                        };
+                        Tails { p_gt, q_gt: g0, p_le, q_le }
                     })),
                     atoms: vec![],
                     support: (ln_keep, f64::INFINITY),
@@ -415,12 +427,15 @@ fn profile(m: &PldMechanism) -> Profile {
                         }
                         let x = thr(y);
                         let (u0, u1) = (x / s, (x - one) / s);
-                        Tails {
-                            p_gt: phi(u0),
-                            q_gt: keep * phi(u0) + q * phi(u1),
-                            p_le: phi(-u0),
-                            q_le: keep * phi(-u0) + q * phi(-u1),
-                        }
+                        let g0 = phi(u0);
+                        let q_gt = keep * g0 + q * phi(u1);
+                        let (p_le, q_le) = if needs_le(g0, q_gt) {
+                            let l0 = phi(-u0);
+                            (l0, keep * l0 + q * phi(-u1))
+                        } else {
+                            (Interval::ENTIRE, Interval::ENTIRE)
+                        };
+                        Tails { p_gt: g0, q_gt, p_le, q_le }
                     })),
                     atoms: vec![],
                     support: (f64::NEG_INFINITY, -ln_keep),
@@ -459,7 +474,8 @@ fn approx_atoms(eps: &Rational, delta: &Rational) -> Profile {
 /// Cell masses from tails at its ends: the form subtracting the smaller tails.
 fn cell(lo: &Tails, hi: &Tails) -> (Interval, Interval) {
     let d = |gt_lo: Interval, gt_hi: Interval, le_lo: Interval, le_hi: Interval| {
-        let v = if gt_lo.sup() <= 0.5 { gt_lo - gt_hi } else { le_hi - le_lo };
+        let known = le_lo.is_common_interval() && le_hi.is_common_interval();
+        let v = if gt_lo.sup() <= 0.5 || !known { gt_lo - gt_hi } else { le_hi - le_lo };
         Interval::try_from((v.inf().max(0.0), v.sup().max(0.0))).unwrap_or(Interval::ENTIRE)
     };
     (d(lo.p_gt, hi.p_gt, lo.p_le, hi.p_le), d(lo.q_gt, hi.q_gt, lo.q_le, hi.q_le))
@@ -508,24 +524,41 @@ fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> (i64, i64) {
     (lo_i, hi_i.max(lo_i + 1))
 }
 
-/// Discretise one copy of the mechanism onto the grid, dominating (Upper) or dominated (Lower).
-fn discretize(pr: &Profile, ctx: &Ctx) -> Result<GridPld> {
+/// One mechanism's material on the grid, shared by both sides: half-cell masses
+/// (continuous part plus off-grid atoms), atoms on grid points and at +∞, and the
+/// continuous mass beyond each end.
+struct Table {
+    i0: i64,
+    n: usize,
+    /// e^{a_i} at the grid points, enclosed.
+    y: Vec<Interval>,
+    half_cells: Vec<(Interval, Interval)>,
+    on_grid: Vec<(usize, Interval)>,
+    at_inf: Vec<Interval>,
+    below: Interval,
+    above: Interval,
+}
+
+fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
     let tau_f = ctx.tau as f64 / (2f64).powi(ctx.f as i32);
     let (i0, i1) = range(pr, ctx, tau_f);
     let n = (i1 - i0 + 1) as usize;
-    let mut mass = vec![0u128; n];
-    let mut inf = 0u128;
+    if n > MAX_POINTS {
+        return Err(Error::arg("grid", format!("one mechanism would need {n} grid points (at most {MAX_POINTS}); use a coarser --grid")));
+    }
+    let mut on_grid = Vec::new();
+    let mut at_inf = Vec::new();
     // atoms: on the grid exactly, at +∞, or folded into the cell (half-cell) holding them
     let half_h = Rational::from(&ctx.h / 2u32);
     let mut cells_extra: Vec<(usize, Interval, Interval)> = Vec::new(); // (half-cell index, P, Q)
     for a in &pr.atoms {
         match &a.loss {
-            None => inf += ctx.fixed(a.p)?,
+            None => at_inf.push(a.p),
             Some(z) => {
                 let t = Rational::from(z / &ctx.h);
                 if t.is_integer() {
                     let i = t.numer().to_i64().unwrap_or(0);
-                    mass[(i - i0) as usize] += ctx.fixed(a.p)?;
+                    on_grid.push(((i - i0) as usize, a.p));
                 } else {
                     // half-cell j = (b_j, b_{j+1}] with b_j = i0·h + j·h/2
                     let u = Rational::from((z - Rational::from(i0) * &ctx.h) / &half_h);
@@ -557,9 +590,25 @@ fn discretize(pr: &Profile, ctx: &Ctx) -> Result<GridPld> {
         c.0 = c.0 + p;
         c.1 = c.1 + q;
     }
-    let below = tails[0].p_le;
+    let below = if tails[0].p_le.is_common_interval() { tails[0].p_le } else { pt(1.0) - tails[0].p_gt };
     let above = tails[nb - 1].p_gt;
-    let y = |i: usize| ctx.point(i0 + i as i64).exp();
+    let y = (0..n).map(|i| ctx.point(i0 + i as i64).exp()).collect();
+    Ok(Table { i0, n, y, half_cells, on_grid, at_inf, below, above })
+}
+
+/// Discretise one copy of the mechanism onto the grid, dominating (Upper) or dominated (Lower).
+fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
+    let (i0, n, half_cells) = (tb.i0, tb.n, &tb.half_cells);
+    let (below, above) = (tb.below, tb.above);
+    let mut mass = vec![0u128; n];
+    let mut inf = 0u128;
+    for &(i, p) in &tb.on_grid {
+        mass[i] += ctx.fixed(p)?;
+    }
+    for &p in &tb.at_inf {
+        inf += ctx.fixed(p)?;
+    }
+    let y = |i: usize| tb.y[i];
     match ctx.side {
         Side::Upper => {
             mass[0] += ctx.fixed(below)?;
@@ -818,21 +867,29 @@ fn auto_grid(terms: &[PldTerm], profiles: &[Profile]) -> Rational {
     }
 }
 
-/// Compose all terms on one side. Returns the composed grid PLD and the context used.
-fn compose_side(terms: &[PldTerm], h: &Rational, tau: &Rational, f: u32, side: Side, progress: bool) -> Result<(GridPld, Ctx)> {
-    let mut ctx = Ctx {
-        h: h.clone(),
-        hf: fi_rat(h),
-        f,
-        tau: Rational::from(tau << f).floor().numer().to_u128().unwrap_or(u128::MAX),
+fn new_ctx(s: &Setup, side: Side, progress: bool) -> Ctx {
+    Ctx {
+        h: s.h.clone(),
+        hf: fi_rat(&s.h),
+        f: s.f,
+        tau: Rational::from(&s.tau << s.f).floor().numer().to_u128().unwrap_or(u128::MAX),
         side,
         progress,
         support: 0,
-    };
+    }
+}
+
+fn tables(terms: &[PldTerm], s: &Setup) -> Result<Vec<Table>> {
+    let ctx = new_ctx(s, Side::Upper, false);
+    terms.iter().map(|t| table(&profile(&t.mechanism), &ctx)).collect()
+}
+
+/// Compose all terms on one side: discretise each, self-compose by its count, convolve.
+fn compose_side(terms: &[PldTerm], tabs: &[Table], s: &Setup, side: Side, progress: bool) -> Result<(GridPld, Ctx)> {
+    let mut ctx = new_ctx(s, side, progress);
     let mut acc: Option<GridPld> = None;
-    for (n, t) in terms.iter().enumerate() {
-        let pr = profile(&t.mechanism);
-        let base = discretize(&pr, &ctx)?;
+    for (n, (t, tb)) in terms.iter().zip(tabs).enumerate() {
+        let base = discretize(tb, &ctx)?;
         let label = format!("{} side, term {}/{}", if side == Side::Upper { "upper" } else { "lower" }, n + 1, terms.len());
         let c = self_compose(base, &t.count, &mut ctx, &label)?;
         acc = Some(match acc {
@@ -842,6 +899,28 @@ fn compose_side(terms: &[PldTerm], h: &Rational, tau: &Rational, f: u32, side: S
     }
     let p = acc.ok_or_else(|| Error::arg("terms", "must not be empty"))?;
     Ok((p, ctx))
+}
+
+/// Both sides of one query, the lower on a second thread; `f` maps a side's curve to its answer.
+fn both_sides<T: Send>(
+    terms: &[PldTerm],
+    s: &Setup,
+    progress: bool,
+    f: impl Fn(&Curve) -> Result<T> + Sync,
+) -> Result<(T, T, usize)> {
+    let tabs = tables(terms, s)?;
+    let run = |side| -> Result<(T, usize)> {
+        let (p, ctx) = compose_side(terms, &tabs, s, side, progress)?;
+        Ok((f(&Curve::new(&p, &ctx))?, ctx.support))
+    };
+    let (lo, hi) = std::thread::scope(|sc| {
+        let lo = sc.spawn(|| run(Side::Lower));
+        let hi = run(Side::Upper);
+        (lo.join(), hi)
+    });
+    let (lo, s1) = lo.map_err(|_| Error::Numerical("PLD worker failed".into()))??;
+    let (hi, s2) = hi?;
+    Ok((lo, hi, s1.max(s2)))
 }
 
 struct Setup {
@@ -905,17 +984,10 @@ fn report(lo: Rational, hi: Rational, s: &Setup, support: usize) -> PldReport {
 pub fn pld_delta(terms: &[PldTerm], eps: &Rational, opts: &PldOptions) -> Result<PldReport> {
     validate::nonnegative("epsilon", eps)?;
     let s = setup(terms, opts, None)?;
-    let mut bounds = Vec::new();
-    let mut support = 0;
-    for side in [Side::Lower, Side::Upper] {
-        let (p, ctx) = compose_side(terms, &s.h, &s.tau, s.f, side, opts.progress)?;
-        support = support.max(ctx.support);
-        let c = Curve::new(&p, &ctx);
-        let v = c.delta(eps);
-        bounds.push(Rational::from_f64(v.min(1.0)).unwrap_or_else(|| Rational::from(1)));
-    }
-    let hi = bounds.pop().unwrap();
-    let lo = bounds.pop().unwrap();
+    let (lo, hi, support) = both_sides(terms, &s, opts.progress, |c| {
+        let v = c.delta(eps).min(1.0);
+        Ok(Rational::from_f64(v).unwrap_or_else(|| Rational::from(1)))
+    })?;
     Ok(report(lo, hi, &s, support))
 }
 
@@ -928,15 +1000,7 @@ pub fn pld_delta(terms: &[PldTerm], eps: &Rational, opts: &PldOptions) -> Result
 pub fn pld_epsilon(terms: &[PldTerm], delta: &Rational, opts: &PldOptions) -> Result<PldReport> {
     validate::open_unit("delta", delta)?;
     let s = setup(terms, opts, Some(delta))?;
-    let mut out = Vec::new();
-    let mut support = 0;
-    for side in [Side::Lower, Side::Upper] {
-        let (p, ctx) = compose_side(terms, &s.h, &s.tau, s.f, side, opts.progress)?;
-        support = support.max(ctx.support);
-        out.push(epsilon_side(&Curve::new(&p, &ctx), delta)?);
-    }
-    let hi = out.pop().unwrap();
-    let lo = out.pop().unwrap();
+    let (lo, hi, support) = both_sides(terms, &s, opts.progress, |c| epsilon_side(c, delta))?;
     Ok(report(lo, hi, &s, support))
 }
 
@@ -964,29 +1028,34 @@ pub fn dpsgd_pld_epsilon(
         },
         count: steps.clone(),
     };
-    let dirs = [Direction::Remove, Direction::Add];
     let s = setup(&[term(Direction::Remove)], opts, Some(delta))?;
-    // the three compositions are independent: run them on two threads
-    let run = |d: Direction, side: Side| -> Result<(Rational, usize)> {
-        let (p, ctx) = compose_side(&[term(d)], &s.h, &s.tau, s.f, side, opts.progress)?;
+    // tables of both directions in parallel, then three compositions on two threads
+    let (rem, add) = std::thread::scope(|sc| {
+        let add = sc.spawn(|| tables(&[term(Direction::Add)], &s));
+        (tables(&[term(Direction::Remove)], &s), add.join())
+    });
+    let rem = rem?;
+    let add = add.map_err(|_| Error::Numerical("PLD worker failed".into()))??;
+    let run = |d: Direction, tabs: &[Table], side: Side| -> Result<(Rational, usize)> {
+        let (p, ctx) = compose_side(&[term(d)], tabs, &s, side, opts.progress)?;
         Ok((epsilon_side(&Curve::new(&p, &ctx), delta)?, ctx.support))
     };
-    let (ups, lo_rem) = std::thread::scope(|sc| {
-        let lo_rem = sc.spawn(|| run(Direction::Remove, Side::Lower));
-        let ups: Vec<Result<(Rational, usize)>> = dirs.iter().map(|&d| run(d, Side::Upper)).collect();
-        (ups, lo_rem.join())
+    let (lo_rem, up_rem, up_add) = std::thread::scope(|sc| {
+        let lo = sc.spawn(|| run(Direction::Remove, &rem, Side::Lower));
+        let up_rem = run(Direction::Remove, &rem, Side::Upper);
+        let up_add = run(Direction::Add, &add, Side::Upper);
+        (lo.join(), up_rem, up_add)
     });
     let lo_rem = lo_rem.map_err(|_| Error::Numerical("PLD worker failed".into()))??;
-    let ups = ups.into_iter().collect::<Result<Vec<_>>>()?;
-    let (up_rem, up_add) = (&ups[0].0, &ups[1].0);
-    let mut support = ups.iter().map(|u| u.1).max().unwrap_or(0).max(lo_rem.1);
-    let lo = if up_add > up_rem {
-        let (l, sp) = run(Direction::Add, Side::Lower)?;
+    let (up_rem, up_add) = (up_rem?, up_add?);
+    let mut support = lo_rem.1.max(up_rem.1).max(up_add.1);
+    let lo = if up_add.0 > up_rem.0 {
+        let (l, sp) = run(Direction::Add, &add, Side::Lower)?;
         support = support.max(sp);
         l.max(lo_rem.0)
     } else {
         lo_rem.0
     };
-    let hi = if up_add > up_rem { up_add.clone() } else { up_rem.clone() };
+    let hi = up_add.0.max(up_rem.0);
     Ok(report(lo, hi, &s, support))
 }
