@@ -16,21 +16,7 @@ fn class(e: &str, d: &str, k: u32) -> Class {
     }
 }
 
-/// δ_opt(ε) = 1 − (1−δ0)^k (1 − Σ_ℓ C(k,ℓ) max(0, e^{(k−ℓ)ε0} − e^{ε+ℓε0})/(1+e^{ε0})^k), at 1024 bits.
-fn reference(e0: &Rational, d0: &Rational, k: u32, eps: &Rational) -> Float {
-    let (e0f, e) = (f(e0), f(eps));
-    let mut s = Float::with_val(REF, 0);
-    for l in 0..=k {
-        let t = Float::with_val(REF, &e0f * (k - l)).exp()
-            - Float::with_val(REF, &e + Float::with_val(REF, &e0f * l)).exp();
-        if t > 0 {
-            s += Float::with_val(REF, Integer::from(Integer::binomial_u(k, l))) * t;
-        }
-    }
-    let rr = s / Float::with_val(REF, e0f.exp() + 1u32).pow(k);
-    let keep = Float::with_val(REF, 1 - f(d0)).pow(k);
-    1 - keep * (1 - rr)
-}
+use common::rr_delta as reference;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(40))]

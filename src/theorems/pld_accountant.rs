@@ -21,6 +21,7 @@ use crate::{Error, Result};
 use inari::Interval;
 use rug::float::Round;
 use rug::integer::Order;
+use rug::ops::Pow;
 use rug::{Float, Integer, Rational};
 use std::io::Write;
 
@@ -83,6 +84,9 @@ pub struct PldReport {
     /// Largest number of grid points held by a composed PLD.
     pub support: usize,
 }
+
+/// Smallest tail mass per truncation, as a power of two (fixed point has 124 fraction bits).
+const MIN_TAIL_BITS: u32 = 100;
 
 /// Largest grid a single mechanism may span (memory guard: 16 bytes per point and side).
 const MAX_POINTS: usize = 20_000_000;
@@ -951,13 +955,22 @@ fn setup(terms: &[PldTerm], opts: &PldOptions, delta_hint: Option<&Rational>) ->
             }
             t.clone()
         }
+        // ε(δ): truncations may cost a 10⁻⁶ fraction of δ; δ(ε): an absolute 10⁻²⁰
         None => {
-            let d = delta_hint.map(|d| d.to_f64()).unwrap_or(1e-30).max(1e-300);
-            Rational::from_f64((d * 1e-6 / (2.0 * k_total)).max(1e-250)).unwrap()
+            let budget = delta_hint.map(|d| d.to_f64() * 1e-6).unwrap_or(1e-20);
+            let t = budget / (2.0 * k_total);
+            let m = (-t.log10()).ceil().clamp(3.0, 300.0) as u32;
+            Rational::from((1, Integer::from(10u32).pow(m)))
         }
     };
+    if tau < Rational::from((1, Integer::from(1u32) << MIN_TAIL_BITS)) {
+        return Err(Error::arg(
+            if opts.tail.is_some() { "tail" } else { "delta" },
+            "below the PLD accountant's resolution (tail mass ≥ 2^-100 per truncation); use --method rdp",
+        ));
+    }
     // rounding to 2^−F costs at most 2^−F per point per product: far below τ
-    let f = ((-tau.to_f64().log2()).ceil() as i64 + 28).clamp(64, 124) as u32;
+    let f = ((-tau.to_f64().log2()).ceil() as i64 + 24).clamp(64, 124) as u32;
     Ok(Setup { h, tau, f })
 }
 

@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use rug::float::Round;
 use rug::ops::Pow;
-use rug::{Float, Rational};
+use rug::{Float, Integer, Rational};
 
 pub const REF: u32 = 1024;
 
@@ -87,3 +87,20 @@ pub fn run(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&o.stderr).into(),
     )
 }
+
+/// δ_opt(ε) = 1 − (1−δ0)^k (1 − Σ_ℓ C(k,ℓ) max(0, e^{(k−ℓ)ε0} − e^{ε+ℓε0})/(1+e^{ε0})^k), at 1024 bits.
+pub fn rr_delta(e0: &Rational, d0: &Rational, k: u32, eps: &Rational) -> Float {
+    let (e0f, e) = (f(e0), f(eps));
+    let mut s = Float::with_val(REF, 0);
+    for l in 0..=k {
+        let t = Float::with_val(REF, &e0f * (k - l)).exp()
+            - Float::with_val(REF, &e + Float::with_val(REF, &e0f * l)).exp();
+        if t > 0 {
+            s += Float::with_val(REF, Integer::from(Integer::binomial_u(k, l))) * t;
+        }
+    }
+    let rr = s / Float::with_val(REF, e0f.exp() + 1u32).pow(k);
+    let keep = Float::with_val(REF, 1 - f(d0)).pow(k);
+    1 - keep * (1 - rr)
+}
+
