@@ -199,6 +199,12 @@ fn total(m: &[u128]) -> Result<u128> {
 /// P[A = ∞]·P[B any] + P[A finite]·P[B = ∞], all terms non-negative.
 fn convolve(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<GridPld> {
     let f = ctx.f;
+    // every mass below 4 (value < 2^{F+2}) keeps each slot of the packed product below
+    // 2^{2F+4+log₂ n}: the slot width below then rules out carries between slots
+    let limit = 1u128 << (f + 2);
+    if a.mass.iter().chain(&b.mass).chain([&a.inf, &b.inf]).any(|&m| m >= limit) {
+        return Err(Error::Numerical("PLD mass above 4 (fixed-point range)".into()));
+    }
     let shorter = a.mass.len().min(b.mass.len()) as u64;
     let bits = 2 * f + 4 + (64 - shorter.leading_zeros()) + 1;
     let l = bits.div_ceil(64) as usize;
@@ -761,10 +767,12 @@ fn epsilon_side(c: &Curve, delta: &Rational) -> Result<Rational> {
         // δ(a_{off−1}) ≤ δ already below the support: Upper takes that point (or 0),
         // Lower the trivial bound 0
         let a = Rational::from(c.off - 1) * &c.h;
-        return Ok(match c.side {
-            Side::Upper if a > 0 && !holds(&zero) => a,
-            _ => zero,
-        });
+        return match c.side {
+            Side::Upper if holds(&zero) => Ok(zero),
+            Side::Upper if a > 0 && holds(&a) => Ok(a),
+            Side::Upper => Err(Error::Numerical("PLD ε search failed to certify".into())),
+            Side::Lower => Ok(zero),
+        };
     }
     // within cell (a_{j}, a_{j+1}] with j+1 the grid index of slot `first`
     let j1 = first as i64 + c.off - 1;
