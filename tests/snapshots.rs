@@ -192,3 +192,29 @@ fn subsampling_and_rdp_table() {
     rows.push(json!({"dpsgd_mnist_epsilon": bits(&e), "order": a.to_string()}));
     snap("subsampling_rdp", Value::Array(rows));
 }
+
+#[test]
+fn dpsgd_pld_table() {
+    use dpcert::theorems::{pld_accountant, rdp};
+    let mut rows = vec![];
+    for (r, s, t, d) in [
+        ("256/60000", "1.1", 14063u32, "1e-5"),
+        ("0.01", "1", 1000, "1e-5"),
+        ("0.05", "0.8", 200, "1e-6"),
+        ("0.1", "4", 500, "1e-5"),
+        ("0.01", "2", 1500, "1e-15"),
+    ] {
+        let (qr, sg, steps, dl) = (q(r), q(s), Integer::from(t), q(d));
+        let opts = pld_accountant::PldOptions::default();
+        let p = pld_accountant::dpsgd_pld_epsilon(&qr, &sg, &steps, &dl, &opts).unwrap();
+        // containment in the independent RDP route's bound, and a two-sided bracket
+        let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(&qr, &sg, &steps, &dl, Precision::Auto).unwrap();
+        assert!(p.enclosure.lower.0 <= p.enclosure.upper.0 && p.enclosure.upper.0 <= rdp_bound.upper.0);
+        rows.push(json!({
+            "rate": r, "sigma": s, "steps": t, "delta": d,
+            "grid": p.grid.to_string(), "tail": p.tail.to_string(), "fixed_point_bits": p.fixed_bits,
+            "epsilon": bits(&p.enclosure),
+        }));
+    }
+    snap("dpsgd_pld", Value::Array(rows));
+}
