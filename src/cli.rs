@@ -720,11 +720,12 @@ fn run_dpsgd(
     if !["rdp", "pld", "best"].contains(&method) {
         return Err(Error::arg("--method", format!("`{method}` is not rdp, pld or best")));
     }
-    let pld = if method == "rdp" {
-        None
-    } else {
-        let opts = pld_options(pld_args)?;
-        Some(pld_accountant::dpsgd_pld_epsilon(&q, &s, &t, &d, &opts)?)
+    let opts = pld_options(pld_args)?;
+    let pld = match method {
+        "rdp" => None,
+        "pld" => Some(pld_accountant::dpsgd_pld_epsilon(&q, &s, &t, &d, &opts)?),
+        // best: a PLD failure (e.g. δ below its resolution) leaves the RDP route
+        _ => pld_accountant::dpsgd_pld_epsilon(&q, &s, &t, &d, &opts).ok(),
     };
     let pld_output = |r: pld_accountant::PldReport, note: &str| Output {
         quantity: "epsilon",

@@ -62,6 +62,28 @@ proptest! {
         check(&slow, &reference, 1e-30, "MPFR Φ");
     }
 
+    /// Φ over a narrow interval and Φ of its negation (one shared evaluation) contain the
+    /// 1024-bit values at both ends, and stay tight.
+    #[test]
+    fn normal_cdf_pair_contains_both_ends(x in -37.0f64..12.0, ulps in 0u32..2000) {
+        let mut y = x;
+        for _ in 0..ulps {
+            y = y.next_up();
+        }
+        let (fwd, back) = dpcert::num::normal_cdf_pair(inari::Interval::try_from((x, y)).unwrap());
+        for (v, sign) in [(fwd, 1.0), (back, -1.0)] {
+            let e = Enclosure::from_real(&Fi(v)).unwrap();
+            for end in [x, y] {
+                let reference = phi(&f(&Rational::from_f64(sign * end).unwrap()));
+                prop_assert!(e.contains(&reference), "Φ({}) outside", sign * end);
+            }
+            if x > -30.0 && x < 7.0 {
+                let mid = phi(&f(&Rational::from_f64(sign * x).unwrap()));
+                check(&e, &mid, 1e-9, "Φ pair");
+            }
+        }
+    }
+
     /// Printed decimals are outward: lower string ≤ value ≤ upper string, read back exactly.
     #[test]
     fn printing_is_outward(a in rational(-1e6, 1e6), k in 0u32..400) {

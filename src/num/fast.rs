@@ -76,7 +76,9 @@ impl Real for Fi {
         if self.0.is_empty() {
             return *self;
         }
-        Fi(normal::phi_interval(self.0))
+        let lo = normal::phi_enclosure(self.0.inf()).inf();
+        let hi = normal::phi_enclosure(self.0.sup()).sup();
+        Fi(iv(lo, hi))
     }
     fn max0(&self) -> Fi {
         if self.0.is_empty() {

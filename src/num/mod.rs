@@ -18,9 +18,9 @@ pub use fast::Fi;
 pub use mpfr::Iv;
 pub use parse::{parse_exact, parse_positive_integer};
 
-/// Enclosure of Φ over an `f64` interval (one interval evaluation when narrow).
-pub fn normal_cdf_interval(x: inari::Interval) -> inari::Interval {
-    normal::phi_interval(x)
+/// Enclosures of (Φ(x), Φ(−x)) over an `f64` interval, sharing one evaluation.
+pub fn normal_cdf_pair(x: inari::Interval) -> (inari::Interval, inari::Interval) {
+    normal::phi_pair(x)
 }
 
 /// Φ(x) in plain `f64` (midpoint of the certified enclosure): for searches only.

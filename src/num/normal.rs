@@ -11,7 +11,7 @@ use inari::Interval;
 
 const SERIES_LIMIT: f64 = 2.0;
 /// Continued-fraction terms ≈ K_COEF/x² + 8 (a width heuristic, never a soundness one).
-const K_COEF: f64 = 300.0;
+const K_COEF: f64 = 500.0;
 
 /// φ(t) = exp(−t²/2)/√(2π), enclosed.
 fn pdf(t: Interval) -> Interval {
@@ -64,46 +64,65 @@ pub fn phi_enclosure(x: f64) -> Interval {
     if x == f64::INFINITY {
         return iv(1.0, 1.0);
     }
-    phi_same_sign(iv(x.abs(), x.abs()), x < 0.0).0
+    let (below, above, _) = phi_same_sign(iv(x.abs(), x.abs()));
+    if x < 0.0 {
+        below
+    } else {
+        above
+    }
 }
 
-/// Enclosure of Φ over an interval [a, b]. Narrow intervals on one side of 0 cost one point
-/// evaluation: Φ(a) ≤ Φ(x) ≤ Φ(a) + (b − a)·max φ on [a, b], where max φ = φ(a) for a ≥ 0
-/// and φ(b) = φ(a)·e^{(a−b)(a+b)/2} ≤ φ(a)(1 + 2(b − a)|a|) for b ≤ 0 when (b − a)|a| ≤ ½
-/// (e^u ≤ 1 + 2u for 0 ≤ u ≤ 1). Otherwise the hull of both endpoint enclosures.
-pub fn phi_interval(x: Interval) -> Interval {
+/// Narrow and on one side of 0: the one-evaluation case of [`phi_pair`].
+fn is_narrow(x: Interval) -> bool {
+    let (a, b) = (x.inf(), x.sup());
+    !x.is_empty()
+        && a.is_finite()
+        && b.is_finite()
+        && (b - a) * a.abs().max(1.0) <= 1e-6
+        && (a >= 0.0 || b <= 0.0)
+}
+
+/// Enclosures of Φ(x) and Φ(−x) over an interval x = [a, b], from one evaluation when x is
+/// narrow and 0 ∉ (a, b): Φ(a) ≤ Φ(x) ≤ Φ(a) + (b − a)·max φ on [a, b], and symmetrically
+/// Φ(−a) − (b − a)·max φ ≤ Φ(−x) ≤ Φ(−a) (φ is even). max φ = φ(a) for a ≥ 0, and for b ≤ 0
+/// φ(b) = φ(a)·e^{(a−b)(a+b)/2} ≤ φ(a)(1 + 2(b − a)|a|) when (b − a)|a| ≤ ½ (e^u ≤ 1 + 2u on
+/// [0, 1]). Otherwise hulls of the endpoint enclosures (Φ is increasing).
+pub fn phi_pair(x: Interval) -> (Interval, Interval) {
     if x.is_empty() {
-        return x;
+        return (x, x);
     }
     let (a, b) = (x.inf(), x.sup());
-    let narrow = a.is_finite() && b.is_finite() && (b - a) * a.abs().max(1.0) <= 1e-6;
-    if narrow && (a >= 0.0 || b <= 0.0) {
+    if is_narrow(x) {
         let t = iv(a.abs(), a.abs());
-        let (at_a, pdf_a) = phi_same_sign(t, a < 0.0);
+        let (below, above, pdf_a) = phi_same_sign(t);
+        // Φ(a), Φ(−a)
+        let (at_a, at_minus_a) = if a < 0.0 { (below, above) } else { (above, below) };
         let w = iv(b, b) - iv(a, a);
         let grow = if a < 0.0 { iv(1.0, 1.0) + iv(2.0, 2.0) * w * t } else { iv(1.0, 1.0) };
-        let hi = (at_a + w * pdf_a * grow).sup();
-        return iv(at_a.inf(), hi.min(1.0));
+        let spread = (w * pdf_a * grow).sup();
+        let up = (at_a + iv(0.0, spread)).sup().min(1.0);
+        let down = (at_minus_a - iv(0.0, spread)).inf().max(0.0);
+        return (iv(at_a.inf(), up), iv(down, at_minus_a.sup()));
     }
-    let lo = phi_enclosure(a).inf();
-    let hi = phi_enclosure(b).sup();
-    iv(lo, hi)
+    let enc = |v: f64| phi_enclosure(v);
+    (
+        iv(enc(a).inf(), enc(b).sup()),
+        iv(enc(-b).inf(), enc(-a).sup()),
+    )
 }
 
-/// Φ(±t) for an interval t ≥ 0 lying in one regime (`neg` selects Φ(−t)), and φ(t).
-fn phi_same_sign(t: Interval, neg: bool) -> (Interval, Interval) {
+/// Φ(−t), Φ(t) and φ(t) for an interval t ≥ 0 lying in one regime, from one evaluation.
+fn phi_same_sign(t: Interval) -> (Interval, Interval, Interval) {
     let half = iv(0.5, 0.5);
+    let unit = iv(0.0, 1.0);
     let x = t.inf();
     let d = pdf(t);
     if t.sup() < SERIES_LIMIT {
         let p = d * series(t);
-        let v = if neg { half - p } else { half + p };
-        return (v.intersection(iv(0.0, 1.0)), d);
+        return ((half - p).intersection(unit), (half + p).intersection(unit), d);
     }
-    // Term count from a float heuristic; soundness holds for any k (hull of k and k+1).
+    // Term count from a float heuristic; soundness holds for any k (the tail is enclosed).
     let k = (K_COEF / (x * x)).ceil() as u32 + 8;
-    let r = mills_cf(t, k);
-    let q = d * r;
-    let v = if neg { q } else { iv(1.0, 1.0) - q };
-    (v.intersection(iv(0.0, 1.0)), d)
+    let q = d * mills_cf(t, k);
+    (q.intersection(unit), (iv(1.0, 1.0) - q).intersection(unit), d)
 }

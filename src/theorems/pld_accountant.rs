@@ -319,14 +319,9 @@ struct Tails {
     q_le: Interval,
 }
 
-fn phi(x: Interval) -> Interval {
-    Fi(x).normal_cdf().0
-}
-
-/// The lower tails are computed only where an upper tail is large (elsewhere the cell masses
-/// come from the upper tails, without cancellation); ENTIRE marks "not computed".
-fn needs_le(p_gt: Interval, q_gt: Interval) -> bool {
-    p_gt.sup() > 0.25 || q_gt.sup() > 0.25
+/// (Φ(x), Φ(−x)), enclosed, from one evaluation.
+fn phi2(x: Interval) -> (Interval, Interval) {
+    crate::num::normal_cdf_pair(x)
 }
 
 /// An atom: exact loss (None = +∞) and enclosed P-mass.
@@ -351,11 +346,10 @@ fn profile(m: &PldMechanism) -> Profile {
             let r = fi_rat(rho);
             let s = (pt(2.0) * r).sqrt();
             Profile {
-                tails: Some(Box::new(move |a| Tails {
-                    p_gt: phi((r - a) / s),
-                    q_gt: phi((-r - a) / s),
-                    p_le: phi((a - r) / s),
-                    q_le: phi((a + r) / s),
+                tails: Some(Box::new(move |a| {
+                    let (p_gt, p_le) = phi2((r - a) / s);
+                    let (q_gt, q_le) = phi2((-r - a) / s);
+                    Tails { p_gt, q_gt, p_le, q_le }
                 })),
                 atoms: vec![],
                 support: (f64::NEG_INFINITY, f64::INFINITY),
@@ -413,15 +407,13 @@ fn profile(m: &PldMechanism) -> Profile {
                         }
                         let x = thr(y);
                         let (u0, u1) = (x / s, (x - one) / s);
-                        let g0 = phi(-u0);
-                        let p_gt = keep * g0 + q * phi(-u1);
-                        let (p_le, q_le) = if needs_le(p_gt, g0) {
-                            let l0 = phi(u0);
-                            (keep * l0 + q * phi(u1), l0)
-                        } else {
-                            (Interval::ENTIRE, Interval::ENTIRE)
-                        };
-                        Tails { p_gt, q_gt: g0, p_le, q_le }
+                        let ((l0, g0), (l1, g1)) = (phi2(u0), phi2(u1));
+                        Tails {
+                            p_gt: keep * g0 + q * g1,
+                            q_gt: g0,
+                            p_le: keep * l0 + q * l1,
+                            q_le: l0,
+                        }
                     })),
                     atoms: vec![],
                     support: (ln_keep, f64::INFINITY),
@@ -437,15 +429,13 @@ fn profile(m: &PldMechanism) -> Profile {
                         }
                         let x = thr(y);
                         let (u0, u1) = (x / s, (x - one) / s);
-                        let g0 = phi(u0);
-                        let q_gt = keep * g0 + q * phi(u1);
-                        let (p_le, q_le) = if needs_le(g0, q_gt) {
-                            let l0 = phi(-u0);
-                            (l0, keep * l0 + q * phi(-u1))
-                        } else {
-                            (Interval::ENTIRE, Interval::ENTIRE)
-                        };
-                        Tails { p_gt: g0, q_gt, p_le, q_le }
+                        let ((g0, l0), (g1, l1)) = (phi2(u0), phi2(u1));
+                        Tails {
+                            p_gt: g0,
+                            q_gt: keep * g0 + q * g1,
+                            p_le: l0,
+                            q_le: keep * l0 + q * l1,
+                        }
                     })),
                     atoms: vec![],
                     support: (f64::NEG_INFINITY, -ln_keep),
@@ -484,8 +474,7 @@ fn approx_atoms(eps: &Rational, delta: &Rational) -> Profile {
 /// Cell masses from tails at its ends: the form subtracting the smaller tails.
 fn cell(lo: &Tails, hi: &Tails) -> (Interval, Interval) {
     let d = |gt_lo: Interval, gt_hi: Interval, le_lo: Interval, le_hi: Interval| {
-        let known = le_lo.is_common_interval() && le_hi.is_common_interval();
-        let v = if gt_lo.sup() <= 0.5 || !known { gt_lo - gt_hi } else { le_hi - le_lo };
+        let v = if gt_lo.sup() <= 0.5 { gt_lo - gt_hi } else { le_hi - le_lo };
         Interval::try_from((v.inf().max(0.0), v.sup().max(0.0))).unwrap_or(Interval::ENTIRE)
     };
     (d(lo.p_gt, hi.p_gt, lo.p_le, hi.p_le), d(lo.q_gt, hi.q_gt, lo.q_le, hi.q_le))
@@ -537,6 +526,7 @@ fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> (i64, i64) {
 /// One mechanism's material on the grid, shared by both sides: half-cell masses
 /// (continuous part plus off-grid atoms), atoms on grid points and at +∞, and the
 /// continuous mass beyond each end.
+#[derive(Clone)]
 struct Table {
     i0: i64,
     n: usize,
@@ -600,7 +590,7 @@ fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
         c.0 = c.0 + p;
         c.1 = c.1 + q;
     }
-    let below = if tails[0].p_le.is_common_interval() { tails[0].p_le } else { pt(1.0) - tails[0].p_gt };
+    let below = tails[0].p_le;
     let above = tails[nb - 1].p_gt;
     let y = (0..n).map(|i| ctx.point(i0 + i as i64).exp()).collect();
     Ok(Table { i0, n, y, half_cells, on_grid, at_inf, below, above })
@@ -880,6 +870,8 @@ fn auto_grid(terms: &[PldTerm], profiles: &[Profile]) -> Rational {
 }
 
 fn new_ctx(s: &Setup, side: Side, progress: bool) -> Ctx {
+    // one progress line: the upper side reports, the lower side (on another thread) is silent
+    let progress = progress && side == Side::Upper;
     Ctx {
         h: s.h.clone(),
         hf: fi_rat(&s.h),
@@ -1050,25 +1042,31 @@ pub fn dpsgd_pld_epsilon(
         count: steps.clone(),
     };
     let s = setup(&[term(Direction::Remove)], opts, Some(delta))?;
-    // tables of both directions in parallel, then three compositions on two threads
-    let (rem, add) = std::thread::scope(|sc| {
-        let add = sc.spawn(|| tables(&[term(Direction::Add)], &s));
-        (tables(&[term(Direction::Remove)], &s), add.join())
-    });
-    let rem = rem?;
-    let add = add.map_err(|_| Error::Numerical("PLD worker failed".into()))??;
     let run = |d: Direction, tabs: &[Table], side: Side| -> Result<(Rational, usize)> {
         let (p, ctx) = compose_side(&[term(d)], tabs, &s, side, opts.progress)?;
         Ok((epsilon_side(&Curve::new(&p, &ctx), delta)?, ctx.support))
     };
-    let (lo_rem, up_rem, up_add) = std::thread::scope(|sc| {
-        let lo = sc.spawn(|| run(Direction::Remove, &rem, Side::Lower));
-        let up_rem = run(Direction::Remove, &rem, Side::Upper);
-        let up_add = run(Direction::Add, &add, Side::Upper);
-        (lo.join(), up_rem, up_add)
+    // four independent jobs on as many threads (the OS shares the cores): the add direction's
+    // table and upper side; the remove direction's table, then its lower and upper sides
+    let (add_job, lo_rem, up_rem) = std::thread::scope(|sc| {
+        let add_job = sc.spawn(|| -> Result<_> {
+            let add = tables(&[term(Direction::Add)], &s)?;
+            let up = run(Direction::Add, &add, Side::Upper)?;
+            Ok((add, up))
+        });
+        let rem = match tables(&[term(Direction::Remove)], &s) {
+            Ok(r) => r,
+            Err(e) => return (add_job.join(), Err(e), Err(Error::Numerical(String::new()))),
+        };
+        let rem_copy = rem.clone();
+        let lo = sc.spawn(move || run(Direction::Remove, &rem_copy, Side::Lower));
+        let up = run(Direction::Remove, &rem, Side::Upper);
+        let lo = lo.join().unwrap_or_else(|_| Err(Error::Numerical("PLD worker failed".into())));
+        (add_job.join(), lo, up)
     });
-    let lo_rem = lo_rem.map_err(|_| Error::Numerical("PLD worker failed".into()))??;
-    let (up_rem, up_add) = (up_rem?, up_add?);
+    let (add, up_add) = add_job.map_err(|_| Error::Numerical("PLD worker failed".into()))??;
+    let lo_rem = lo_rem?;
+    let up_rem = up_rem?;
     let mut support = lo_rem.1.max(up_rem.1).max(up_add.1);
     let lo = if up_add.0 > up_rem.0 {
         let (l, sp) = run(Direction::Add, &add, Side::Lower)?;
