@@ -1,12 +1,16 @@
 //! Audit of a deployment: every applicable route, the best certified (ε, δ), and a verdict on
 //! the deployment's claim. Each route is a chain of the chapter's theorems; a route's number is
-//! a rigorous upper bound, and only exact routes (all-Gaussian, Corollary 10) also give a
-//! certified lower bound of the mechanisms' true privacy.
+//! a rigorous upper bound, and only exact routes (all-Gaussian, Corollary 10; optimal
+//! composition without Laplace; the PLD accountant) also give a certified lower bound of the
+//! mechanisms' true privacy (for black boxes: of the worst case in their class).
 use crate::deploy::{Deployment, Mechanism};
 use crate::num::{Enclosure, Iv, Lower, Precision, Real, Upper, DEFAULT_PREC};
+use crate::theorems::pld_accountant::{
+    pld_delta, pld_epsilon, Direction, PldOptions, PldReport, PldTerm,
+};
 use crate::theorems::{approx, basic, gaussian, optimal, rdp, zcdp};
 use crate::validate::show;
-use crate::Result;
+use crate::{Error, Result};
 use rug::float::Round;
 use rug::{Float, Integer, Rational};
 
@@ -149,6 +153,12 @@ fn reached(what: &str, given: &str, at: &Rational, a: &Option<Answer>) -> String
 
 /// Run every applicable route for the deployment's budget queries and claim.
 pub fn audit(d: &Deployment) -> Result<Report> {
+    audit_with(d, true)
+}
+
+/// [`audit`], optionally without the PLD route (the privacy-profile plot evaluates the audit
+/// at 61 values of ε and leaves the accountant out).
+pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
     let prec = Precision::Auto;
     let t = totals(d);
     let mut routes = Vec::new();
@@ -263,6 +273,9 @@ pub fn audit(d: &Deployment) -> Result<Report> {
         routes.push(optimal_route(d)?);
     }
     if let Some(r) = gaussian_split_route(d)? {
+        routes.push(r);
+    }
+    if let Some(r) = pld.then(|| pld_route(d)).flatten() {
         routes.push(r);
     }
 
@@ -474,9 +487,20 @@ pub fn audit(d: &Deployment) -> Result<Report> {
     let best_epsilon = best(|r| r.epsilon.as_ref());
     let best_delta = best(|r| r.delta.as_ref());
 
+    // δ at the claimed ε over every route: the budget query's if it is at that ε, else a probe
     let claim = match &d.claim {
         None => None,
-        Some((ce, cd)) => Some(check_claim(d, ce, cd)?),
+        Some((ce, cd)) if d.budget_epsilon.as_ref() == Some(ce) => {
+            Some(check_claim(&routes, best_delta.clone(), ce, cd))
+        }
+        Some((ce, cd)) => {
+            let mut probe = d.clone();
+            probe.budget_epsilon = Some(ce.clone());
+            probe.budget_delta = None;
+            probe.claim = None;
+            let r = audit_with(&probe, pld)?;
+            Some(check_claim(&r.routes, r.best_delta, ce, cd))
+        }
     };
     let mut notes = Vec::new();
     for m in &d.mechanisms {
@@ -491,10 +515,19 @@ pub fn audit(d: &Deployment) -> Result<Report> {
         }
     }
     if let (Some(dl), Some((i, a))) = (&d.budget_delta, &best_epsilon) {
-        if a.enclosure.upper.0 == 0 && routes[*i].name == "exact Gaussian composition" {
-            notes.push(format!("ε = 0 because the budget δ = {} is at least the total variation distance δ(0) of the composed Gaussians: no ε > 0 is needed.", show(dl)));
-        } else if a.enclosure.upper.0 == 0 {
+        let zero_dp = d
+            .mechanisms
+            .iter()
+            .all(|m| m.mechanism.approx() == Some((Rational::new(), Rational::new())));
+        if a.enclosure.upper.0 == 0 && zero_dp {
             notes.push("ε = 0: every mechanism is 0-DP.".into());
+        } else if a.enclosure.upper.0 == 0 {
+            let what = if routes[*i].name == "exact Gaussian composition" {
+                "Gaussians"
+            } else {
+                "mechanisms"
+            };
+            notes.push(format!("ε = 0 because the budget δ = {} is at least the total variation distance δ(0) of the composed {what}: no ε > 0 is needed.", show(dl)));
         }
     }
     if d.budget_delta.is_some() && best_epsilon.is_none() {
@@ -730,6 +763,163 @@ fn gaussian_split_route(d: &Deployment) -> Result<Option<Route>> {
     }))
 }
 
+/// The deployment's PLD terms for one neighbour direction (identical mechanisms merged by
+/// adding their counts); `None` if a mechanism has no PLD.
+fn pld_terms(d: &Deployment, direction: Direction) -> Option<Vec<PldTerm>> {
+    let mut terms: Vec<PldTerm> = Vec::new();
+    for m in &d.mechanisms {
+        let (mechanism, k) = m.mechanism.pld_term(direction)?;
+        let count = k * &m.repeat;
+        match terms.iter_mut().find(|t| t.mechanism == mechanism) {
+            Some(t) => t.count += count,
+            None => terms.push(PldTerm { mechanism, count }),
+        }
+    }
+    Some(terms)
+}
+
+/// One PLD query on each neighbour direction's terms, the directions on parallel threads (a
+/// failure or panic of the accountant comes back as an error).
+fn pld_directions(
+    sets: &[(&'static str, Vec<PldTerm>)],
+    query: impl Fn(&[PldTerm]) -> Result<PldReport> + Sync,
+) -> Result<Vec<PldReport>> {
+    std::thread::scope(|sc| {
+        let runs: Vec<_> = sets
+            .iter()
+            .map(|(_, terms)| sc.spawn(|| query(terms)))
+            .collect();
+        runs.into_iter()
+            .map(|r| {
+                r.join()
+                    .map_err(|_| Error::Numerical("PLD accountant panicked".into()))?
+            })
+            .collect()
+    })
+}
+
+/// The larger of the directions' values: upper = max of the uppers, lower = max of the lowers
+/// (each direction's lower bound is below its own value, hence below the maximum).
+fn max_over_directions(reports: &[PldReport]) -> Enclosure {
+    let mut e = reports[0].enclosure.clone();
+    for r in &reports[1..] {
+        if r.enclosure.lower.0 > e.lower.0 {
+            e.lower = r.enclosure.lower.clone();
+        }
+        if r.enclosure.upper.0 > e.upper.0 {
+            e.upper = r.enclosure.upper.clone();
+        }
+    }
+    e
+}
+
+/// The certified PLD accountant (Theorem 9 evaluated on a grid with dominating and dominated
+/// discretisations): Gaussian, Laplace, randomized response and Poisson-subsampled Gaussians
+/// exactly, ε-DP and (ε, δ)-DP black boxes as their worst case (ε, δ)-RR (Corollary 24); two
+/// sided. `None` when a mechanism (a zCDP black box) has no PLD. The accountant's errors
+/// (e.g. a budget δ below its resolution) become the route's note.
+fn pld_route(d: &Deployment) -> Option<Route> {
+    // only subsampled Gaussians have a PLD that depends on the neighbour direction
+    let directed = d
+        .mechanisms
+        .iter()
+        .any(|m| matches!(m.mechanism, Mechanism::SubsampledGaussian { .. }));
+    let directions: &[(&'static str, Direction)] = if directed {
+        &[("remove", Direction::Remove), ("add", Direction::Add)]
+    } else {
+        &[("either", Direction::Remove)]
+    };
+    let sets = directions
+        .iter()
+        .map(|(name, dir)| pld_terms(d, *dir).map(|t| (*name, t)))
+        .collect::<Option<Vec<_>>>()?;
+    let opts = PldOptions::default();
+    let mut grids = Vec::new();
+    let mut by_direction = Vec::new();
+    let mut failures = Vec::new();
+    let mut answer = |what: &str, given: &str, at: &Rational, q: Result<Vec<PldReport>>| {
+        let reports = match q {
+            Ok(r) => r,
+            Err(e) => {
+                failures.push(format!("{what} at {given}: {e}"));
+                return None;
+            }
+        };
+        let grid = |r: &PldReport| {
+            format!(
+                "h = {}, τ = {}, {} fraction bits, {} points",
+                show(&r.grid),
+                show(&r.tail),
+                r.fixed_bits,
+                r.support
+            )
+        };
+        let named = |f: &dyn Fn(&PldReport) -> String| {
+            sets.iter()
+                .zip(&reports)
+                .map(|((name, _), r)| format!("{name}: {}", f(r)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if reports.iter().all(|r| grid(r) == grid(&reports[0])) {
+            grids.push(format!("{what} at {given}: {}", grid(&reports[0])));
+        } else {
+            grids.push(format!("{what} at {given}: {}", named(&grid)));
+        }
+        if directed {
+            by_direction.push(named(&|r| {
+                format!(
+                    "{what}({given}={}) ∈ [{}, {}]",
+                    show(at),
+                    r.enclosure.lower.to_decimal(),
+                    r.enclosure.upper.to_decimal()
+                )
+            }));
+        }
+        Some(Answer {
+            enclosure: max_over_directions(&reports),
+            exact: true,
+        })
+    };
+    let epsilon = d.budget_delta.as_ref().and_then(|dl| {
+        let q = pld_directions(&sets, |t| pld_epsilon(t, dl, &opts));
+        answer("ε", "δ", dl, q)
+    });
+    let delta = d.budget_epsilon.as_ref().and_then(|e| {
+        let q = pld_directions(&sets, |t| pld_delta(t, e, &opts));
+        answer("δ", "ε", e, q)
+    });
+    let delta = delta.filter(|a| a.enclosure.upper.0 < 1);
+    let mut steps = vec![
+        Step {
+            theorem: "Proposition 3 / Corollary 24 (each mechanism's PLD: Gaussian N(ρⱼ, 2ρⱼ), ε-RR and Poisson-subsampled Gaussians exactly; Laplace as the one-dimensional pair (Lap(0,b), Lap(Δ,b)), exact in one dimension and the worst case for ℓ1 sensitivity Δ (Zhu–Dong–Wang 2022, cited); ε-DP and (ε, δ)-DP black boxes as (ε, δ)-RR, their worst case)".into(),
+            value: format!("{} distinct terms", sets[0].1.len()),
+        },
+        Step {
+            theorem: "Theorem 9 on a grid (certified PLD accountant: dominating and dominated discretisations, exact convolution)".into(),
+            value: grids.join("; "),
+        },
+    ];
+    steps.push(if directed {
+        Step {
+            theorem: "Neighbour directions: only the subsampled Gaussians' PLDs depend on them (the others are symmetric), so the composition is computed for remove and for add; the exact value is the larger, hence upper = max of the uppers, lower = max of the lowers".into(),
+            value: by_direction.join("; "),
+        }
+    } else {
+        Step {
+            theorem: "Neighbour directions: every PLD here is symmetric, so one composition serves both".into(),
+            value: String::new(),
+        }
+    });
+    Some(Route {
+        name: "PLD",
+        steps,
+        epsilon,
+        delta,
+        note: (!failures.is_empty()).then(|| format!("failed: {}", failures.join("; "))),
+    })
+}
+
 fn no_route_reason(d: &Deployment, t: &Totals, eps_query: bool) -> String {
     let has_sgm = d
         .mechanisms
@@ -739,8 +929,15 @@ fn no_route_reason(d: &Deployment, t: &Totals, eps_query: bool) -> String {
         .mechanisms
         .iter()
         .any(|m| matches!(&m.mechanism, Mechanism::Approx { delta, .. } if *delta > 0));
+    let has_zcdp = d
+        .mechanisms
+        .iter()
+        .any(|m| matches!(m.mechanism, Mechanism::Zcdp { .. }));
+    if has_sgm && has_approx && has_zcdp {
+        return "no route: subsampled Gaussians are accounted in Rényi DP, which approximate-DP black boxes do not have, or by the PLD accountant, which zCDP black boxes do not have; no theorem implemented here combines all three.".into();
+    }
     if has_sgm && has_approx {
-        return "no route: subsampled Gaussians are accounted in Rényi DP, which approximate-DP black boxes do not have; no theorem implemented here combines them.".into();
+        return "no route: only the PLD accountant combines subsampled Gaussians with approximate-DP black boxes, and it certified no bound here.".into();
     }
     if let Some((_, sd, _, _)) = &t.approx {
         if eps_query && d.budget_delta.as_ref().is_some_and(|b| sd >= b) {
@@ -754,23 +951,27 @@ fn no_route_reason(d: &Deployment, t: &Totals, eps_query: bool) -> String {
     }
 }
 
-fn check_claim(d: &Deployment, ce: &Rational, cd: &Rational) -> Result<ClaimCheck> {
-    // δ at the claimed ε over every route
-    let mut probe = d.clone();
-    probe.budget_epsilon = Some(ce.clone());
-    probe.budget_delta = None;
-    probe.claim = None;
-    let r = audit(&probe)?;
-    let best = r.best_delta.clone();
-    let exact = r
-        .routes
+/// The verdict on the claim (ε_c, δ_c) from the routes' δ at ε_c: verified by the best upper
+/// bound, refuted by the largest lower bound of an exact route.
+fn check_claim(
+    routes: &[Route],
+    best: Option<(usize, Answer)>,
+    ce: &Rational,
+    cd: &Rational,
+) -> ClaimCheck {
+    let exact = routes
         .iter()
-        .find_map(|x| x.delta.as_ref().filter(|a| a.exact).cloned());
+        .enumerate()
+        .filter_map(|(i, x)| x.delta.as_ref().filter(|a| a.exact).map(|a| (i, a.clone())))
+        .fold(None, |m: Option<(usize, Answer)>, x| match m {
+            Some(m) if m.1.enclosure.lower.0 >= x.1.enclosure.lower.0 => Some(m),
+            _ => Some(x),
+        });
     let (verdict, route, explanation) =
         match &best {
             Some((i, a)) if a.enclosure.upper.0 <= *cd => (
                 Verdict::Verified,
-                Some(r.routes[*i].name),
+                Some(routes[*i].name),
                 format!(
                     "certified δ(ε={}) ≤ {} ≤ claimed δ = {}",
                     show(ce),
@@ -779,9 +980,9 @@ fn check_claim(d: &Deployment, ce: &Rational, cd: &Rational) -> Result<ClaimChec
                 ),
             ),
             _ => match &exact {
-                Some(a) if a.enclosure.lower.0 > *cd => (
+                Some((i, a)) if a.enclosure.lower.0 > *cd => (
                     Verdict::Refuted,
-                    Some("exact Gaussian composition"),
+                    Some(routes[*i].name),
                     format!(
                         "the exact δ(ε={}) is at least {} > claimed δ = {}",
                         show(ce),
@@ -791,7 +992,7 @@ fn check_claim(d: &Deployment, ce: &Rational, cd: &Rational) -> Result<ClaimChec
                 ),
                 _ => (
                     Verdict::Undecided,
-                    best.as_ref().map(|(i, _)| r.routes[*i].name),
+                    best.as_ref().map(|(i, _)| routes[*i].name),
                     match &best {
                         Some((_, a)) => format!(
                         "best certified δ(ε={}) ∈ [{}, {}] does not separate from claimed δ = {}",
@@ -806,17 +1007,17 @@ fn check_claim(d: &Deployment, ce: &Rational, cd: &Rational) -> Result<ClaimChec
             },
         };
     let delta_at_claim = match (&verdict, exact) {
-        (Verdict::Refuted, Some(a)) => Some(a),
+        (Verdict::Refuted, Some((_, a))) => Some(a),
         _ => best.map(|b| b.1),
     };
-    Ok(ClaimCheck {
+    ClaimCheck {
         epsilon: ce.clone(),
         delta: cd.clone(),
         verdict,
         delta_at_claim,
         route,
         explanation,
-    })
+    }
 }
 
 fn enc_json(a: &Answer) -> serde_json::Value {

@@ -6,6 +6,7 @@
 //! arms in the capability methods the audit routes ask for.
 use crate::num::{parse_exact, parse_positive_integer};
 use crate::theorems::gaussian::GaussianMechanism;
+use crate::theorems::pld_accountant::{Direction, PldMechanism};
 use crate::{validate, Error, Result};
 use rug::{Integer, Rational};
 use std::path::Path;
@@ -303,6 +304,44 @@ impl Mechanism {
             _ => self
                 .pure_epsilon()
                 .map(|epsilon| (RdpTerm::Pure { epsilon }, Integer::from(1))),
+        }
+    }
+    /// The mechanism's privacy loss distribution for the PLD accountant and its multiplicity
+    /// per repetition: exact for Gaussian and randomized response, for Laplace the
+    /// one-dimensional pair (the worst case under ℓ1 sensitivity, cited from Zhu–Dong–Wang
+    /// 2022), the worst case
+    /// (ε, δ)-randomized response for ε-DP and (ε, δ)-DP black boxes (Corollary 24), and for
+    /// subsampled Gaussians the PLD of the given neighbour `direction`. `None` for zCDP black
+    /// boxes, which have no PLD.
+    pub fn pld_term(&self, direction: Direction) -> Option<(PldMechanism, Integer)> {
+        let once = |m| Some((m, Integer::from(1)));
+        match self {
+            Mechanism::Gaussian { .. } => once(PldMechanism::Gaussian {
+                rho: self.zcdp_rho()?,
+            }),
+            Mechanism::Laplace { .. } => once(PldMechanism::Laplace {
+                eps: self.pure_epsilon()?,
+            }),
+            Mechanism::Pure { epsilon } | Mechanism::RandomizedResponse { epsilon } => {
+                once(PldMechanism::RandomizedResponse {
+                    eps: epsilon.clone(),
+                })
+            }
+            Mechanism::Approx { epsilon, delta } => once(PldMechanism::ApproxDp {
+                eps: epsilon.clone(),
+                delta: delta.clone(),
+            }),
+            Mechanism::SubsampledGaussian {
+                sigma, rate, steps, ..
+            } => Some((
+                PldMechanism::SubsampledGaussian {
+                    sigma: sigma.clone(),
+                    rate: rate.clone(),
+                    direction,
+                },
+                steps.clone(),
+            )),
+            Mechanism::Zcdp { .. } => None,
         }
     }
     /// A one-line description.

@@ -1,6 +1,6 @@
 //! The privacy profile δ(ε) of a deployment as an SVG picture: the certified upper curve, the
 //! certified lower curve where the analysis is exact, and the deployment's claim.
-use crate::audit::audit;
+use crate::audit::audit_with;
 use crate::deploy::Deployment;
 use crate::validate::show;
 use crate::Result;
@@ -19,7 +19,7 @@ pub fn profile_svg(d: &Deployment) -> Result<String> {
         top = top.max(2.0 * e.to_f64());
     }
     if d.budget_delta.is_some() {
-        let r = audit(d)?;
+        let r = audit_with(d, false)?;
         if let Some((_, a)) = &r.best_epsilon {
             top = top.max(1.5 * a.enclosure.upper.to_f64());
         }
@@ -33,7 +33,7 @@ pub fn profile_svg(d: &Deployment) -> Result<String> {
         probe.budget_epsilon = Some(eps.clone());
         probe.budget_delta = None;
         probe.claim = None;
-        let r = audit(&probe)?;
+        let r = audit_with(&probe, false)?;
         if let Some((_, a)) = &r.best_delta {
             upper.push((eps.to_f64(), a.enclosure.upper.to_f64()));
         }

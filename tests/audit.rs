@@ -2,13 +2,25 @@
 mod common;
 use common::q;
 use common::run;
-use dpcert::audit::{audit, Verdict};
+use dpcert::audit::{audit, Answer, Report, Route, Verdict};
 use dpcert::deploy::{Deployment, Mechanism};
 use dpcert::num::Precision;
-use dpcert::theorems::{gaussian, zcdp};
+use dpcert::theorems::{gaussian, pld_accountant, zcdp};
 
 fn load(p: &str) -> Deployment {
     Deployment::load(std::path::Path::new(p)).unwrap()
+}
+
+fn route<'a>(r: &'a Report, name: &str) -> &'a Route {
+    r.routes
+        .iter()
+        .find(|x| x.name == name)
+        .unwrap_or_else(|| panic!("no route {name}"))
+}
+
+/// Two enclosures of the same value overlap.
+fn overlap(a: &Answer, b: &Answer) -> bool {
+    a.enclosure.lower.0 <= b.enclosure.upper.0 && b.enclosure.lower.0 <= a.enclosure.upper.0
 }
 
 #[test]
@@ -19,21 +31,13 @@ fn examples_have_the_expected_verdicts() {
             Verdict::Refuted,
             "exact Gaussian composition",
         ),
-        (
-            "examples/laplace-dashboard.toml",
-            Verdict::Verified,
-            "optimal composition",
-        ),
+        ("examples/laplace-dashboard.toml", Verdict::Verified, "PLD"),
         (
             "examples/gaussian-survey.json",
             Verdict::Refuted,
             "exact Gaussian composition",
         ),
-        (
-            "examples/mixed-release.toml",
-            Verdict::Verified,
-            "optimal composition",
-        ),
+        ("examples/mixed-release.toml", Verdict::Verified, "PLD"),
     ] {
         let r = audit(&load(file)).unwrap();
         assert_eq!(r.claim.as_ref().unwrap().verdict, verdict, "{file}");
@@ -98,15 +102,31 @@ fn exact_inputs_and_route_agreement() {
 
 #[test]
 fn undecided_claim_explains_itself() {
-    // Laplace mechanisms: every route is an upper bound only, so a claim below them is undecided
-    let d = Deployment::parse("[budget]\ndelta = \"1e-5\"\n[claim]\nepsilon = 2.4\ndelta = \"1e-5\"\n[[mechanism]]\ntype = \"laplace\"\nscale = 2\nrepeat = 5\n", false).unwrap();
+    // a zCDP black box: its only route is an upper bound, so a claim below it is undecided
+    let d = Deployment::parse("[budget]\ndelta = \"1e-5\"\n[claim]\nepsilon = 2.4\ndelta = \"1e-5\"\n[[mechanism]]\ntype = \"zcdp\"\nrho = 0.5\n", false).unwrap();
     let r = audit(&d).unwrap();
     let c = r.claim.unwrap();
     assert_eq!(c.verdict, Verdict::Undecided);
     assert!(c.explanation.contains("does not separate"));
-    // the same guarantees as black boxes: optimal composition is exact, the claim is refuted
-    let d = Deployment::parse("[budget]\ndelta = \"1e-5\"\n[claim]\nepsilon = 2.4\ndelta = \"1e-5\"\n[[mechanism]]\ntype = \"pure\"\nepsilon = 0.5\nrepeat = 5\n", false).unwrap();
-    assert_eq!(audit(&d).unwrap().claim.unwrap().verdict, Verdict::Refuted);
+    // Laplace: only the PLD route is exact for it; the same guarantees as black boxes:
+    // optimal composition and PLD are both exact. Either way the claim is refuted, by the
+    // exact route with the largest lower bound.
+    for (mechanism, routes) in [
+        ("type = \"laplace\"\nscale = 2", &["PLD"][..]),
+        (
+            "type = \"pure\"\nepsilon = 0.5",
+            &["PLD", "optimal composition"][..],
+        ),
+    ] {
+        let d = Deployment::parse(&format!("[budget]\ndelta = \"1e-5\"\n[claim]\nepsilon = 2.4\ndelta = \"1e-5\"\n[[mechanism]]\n{mechanism}\nrepeat = 5\n"), false).unwrap();
+        let c = audit(&d).unwrap().claim.unwrap();
+        assert_eq!(c.verdict, Verdict::Refuted, "{mechanism}");
+        assert!(
+            routes.contains(&c.route.unwrap()),
+            "{mechanism}: {:?}",
+            c.route
+        );
+    }
 }
 
 #[test]
@@ -269,4 +289,119 @@ fn gaussians_mixed_with_black_boxes() {
         + 1.0;
     assert!(e <= basic_split + 1e-9, "{e} vs {basic_split}");
     assert!(route.delta.is_some());
+}
+
+/// k identical Gaussians: the PLD route's two-sided ε and δ bracket the exact Gaussian route's
+/// (both enclose the same value), to 10⁻⁴ relative on each side.
+#[test]
+fn pld_route_brackets_exact_gaussians() {
+    let d = Deployment::parse("[budget]\ndelta = \"1e-6\"\nepsilon = 1\n[[mechanism]]\ntype = \"gaussian\"\nsigma = 2\nrepeat = 10\n", false).unwrap();
+    let r = audit(&d).unwrap();
+    let (exact, pld) = (route(&r, "exact Gaussian composition"), route(&r, "PLD"));
+    for (e, p) in [(&exact.epsilon, &pld.epsilon), (&exact.delta, &pld.delta)] {
+        let (e, p) = (e.as_ref().unwrap(), p.as_ref().unwrap());
+        assert!(p.exact && overlap(e, p));
+        let (lo, hi) = (p.enclosure.lower.to_f64(), p.enclosure.upper.to_f64());
+        assert!(
+            hi <= e.enclosure.upper.to_f64() * (1.0 + 1e-4)
+                && lo >= e.enclosure.lower.to_f64() * (1.0 - 1e-4),
+            "PLD [{lo}, {hi}] vs exact {:?}",
+            e.enclosure
+        );
+    }
+    // the exact route stays the reported one (its bracket is the narrower)
+    assert_eq!(
+        r.routes[r.best_epsilon.unwrap().0].name,
+        "exact Gaussian composition"
+    );
+}
+
+/// Mixed deployments: the PLD route is never above the routes that compose guarantees
+/// (Gaussian split, basic, advanced), and its lower bound is below every route's upper bound.
+#[test]
+fn pld_route_on_mixed_deployments() {
+    let gauss = "[[mechanism]]\ntype = \"gaussian\"\nsigma = 5\nrepeat = 4\n";
+    let rest = "[[mechanism]]\ntype = \"laplace\"\nscale = 10\nrepeat = 10\n[[mechanism]]\ntype = \"approx\"\nepsilon = 0.1\ndelta = \"1e-8\"\nrepeat = 3\n[[mechanism]]\ntype = \"pure\"\nepsilon = 0.2\n";
+    for (mechanisms, beaten) in [
+        (format!("{gauss}{rest}"), &["Gaussian split + optimal"][..]),
+        (
+            rest.to_string(),
+            &["basic composition", "advanced composition"][..],
+        ),
+    ] {
+        let d =
+            Deployment::parse(&format!("[budget]\ndelta = \"1e-6\"\n{mechanisms}"), false).unwrap();
+        let r = audit(&d).unwrap();
+        let pld = route(&r, "PLD").epsilon.clone().unwrap();
+        assert!(pld.exact && pld.enclosure.lower.0 <= pld.enclosure.upper.0);
+        for name in beaten {
+            let other = route(&r, name).epsilon.as_ref().unwrap();
+            assert!(
+                pld.enclosure.upper.0 <= other.enclosure.upper.0,
+                "{name}: {other:?} vs {pld:?}"
+            );
+        }
+        for x in r.routes.iter().filter_map(|x| x.epsilon.as_ref()) {
+            assert!(pld.enclosure.lower.0 <= x.enclosure.upper.0);
+        }
+    }
+}
+
+/// Subsampled Gaussians (steps × repeat, both neighbour directions): the PLD route applies,
+/// overlaps the DP-SGD accountant on the same steps, and is not above Rényi DP. A shuffled
+/// run accounted as Poisson keeps its warning.
+#[test]
+fn pld_route_with_subsampled_gaussians() {
+    let d = Deployment::parse("[budget]\ndelta = \"1e-5\"\n[[mechanism]]\ntype = \"subsampled-gaussian\"\nsigma = 1\nrate = \"1/100\"\nsteps = 500\nrepeat = 2\nsampling = \"shuffled\"\naccounting = \"poisson\"\n", false).unwrap();
+    let r = audit(&d).unwrap();
+    let route_pld = route(&r, "PLD");
+    let pld = route_pld.epsilon.as_ref().unwrap();
+    let rdp = route(&r, "Rényi DP").epsilon.as_ref().unwrap();
+    assert!(pld.enclosure.upper.0 <= rdp.enclosure.upper.0);
+    let direct = pld_accountant::dpsgd_pld_epsilon(
+        &q("1/100"),
+        &q("1"),
+        &1000.into(),
+        &q("1e-5"),
+        &Default::default(),
+    )
+    .unwrap();
+    let direct = Answer {
+        enclosure: direct.enclosure,
+        exact: true,
+    };
+    assert!(overlap(pld, &direct), "{pld:?} vs {direct:?}");
+    assert!(route_pld
+        .steps
+        .iter()
+        .any(|s| s.value.contains("remove: ") && s.value.contains("add: ")));
+    assert!(r.notes.iter().any(|n| n.contains("shuffled batches")));
+}
+
+/// zCDP black boxes have no PLD: the route is absent and the audit still answers. A PLD
+/// failure (a budget δ below its resolution) is the route's note, not the audit's error.
+#[test]
+fn pld_route_absent_or_failed() {
+    let d = Deployment::parse("[budget]\ndelta = \"1e-5\"\nepsilon = 2\n[[mechanism]]\ntype = \"subsampled-gaussian\"\nsigma = 1\nrate = \"1/100\"\nsteps = 100\n[[mechanism]]\ntype = \"zcdp\"\nrho = \"0.01\"\n", false).unwrap();
+    let r = audit(&d).unwrap();
+    assert!(r.routes.iter().all(|x| x.name != "PLD"));
+    assert_eq!(r.routes[r.best_epsilon.unwrap().0].name, "Rényi DP");
+    assert!(r.best_delta.is_some());
+    let tiny = Deployment::parse(
+        "[budget]\ndelta = \"1e-200\"\n[[mechanism]]\ntype = \"gaussian\"\nsigma = 2\n",
+        false,
+    )
+    .unwrap();
+    let r = audit(&tiny).unwrap();
+    let pld = route(&r, "PLD");
+    assert!(pld.epsilon.is_none());
+    assert!(
+        pld.note.as_ref().unwrap().starts_with("failed: ε at δ: "),
+        "{:?}",
+        pld.note
+    );
+    assert_eq!(
+        r.routes[r.best_epsilon.unwrap().0].name,
+        "exact Gaussian composition"
+    );
 }

@@ -89,7 +89,11 @@ pub struct PldReport {
 const MIN_TAIL_BITS: u32 = 100;
 
 /// Largest grid a single mechanism may span (memory guard: 16 bytes per point and side).
-const MAX_POINTS: usize = 20_000_000;
+const MAX_POINTS: usize = 2_000_000;
+/// Largest composed support (memory guard: ~16 bytes per point, plus the packed integers).
+const MAX_SUPPORT: usize = 20_000_000;
+/// Largest |loss| a grid may reach (e^{700} is still a finite f64).
+const MAX_LOSS: f64 = 700.0;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Side {
@@ -274,6 +278,9 @@ fn truncate(p: &mut GridPld, ctx: &Ctx) {
 }
 
 fn compose_pair(a: &GridPld, b: &GridPld, ctx: &mut Ctx) -> Result<GridPld> {
+    if a.mass.len() + b.mass.len() > MAX_SUPPORT {
+        return Err(Error::arg("grid", format!("a composed PLD would exceed {MAX_SUPPORT} grid points; use a coarser --grid")));
+    }
     let mut c = convolve(a, b, ctx)?;
     truncate(&mut c, ctx);
     ctx.support = ctx.support.max(c.mass.len());
@@ -482,7 +489,7 @@ fn cell(lo: &Tails, hi: &Tails) -> (Interval, Interval) {
 
 /// Grid index range [i_min, i_max] outside which the continuous part has P-mass ≤ τ/4 on
 /// each side (a search: any range is sound, tails are charged to the side's rule).
-fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> (i64, i64) {
+fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
     let hf = ctx.h.to_f64();
     let mut lo_i = i64::MAX;
     let mut hi_i = i64::MIN;
@@ -500,7 +507,7 @@ fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> (i64, i64) {
         let find = |start: f64, dir: f64, ok: &dyn Fn(i64) -> bool| -> i64 {
             let mut i = (start / hf).round() as i64;
             let mut step = 1i64.max((pr.spread / hf) as i64);
-            while !ok(i) && step < (1i64 << 50) {
+            while !ok(i) && ((i as f64) * hf).abs() <= 2.0 * MAX_LOSS {
                 i += (dir as i64) * step;
                 step *= 2;
             }
@@ -520,7 +527,15 @@ fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> (i64, i64) {
         lo_i = lo_i.min(l);
         hi_i = hi_i.max(r);
     }
-    (lo_i, hi_i.max(lo_i + 1))
+    // e^{a} must stay finite in f64 for the cell formulas
+    let reach = (lo_i as f64).abs().max(hi_i as f64) * hf;
+    if !(reach <= MAX_LOSS) {
+        return Err(Error::arg(
+            "terms",
+            format!("a mechanism's privacy loss reaches {reach:.0} (the PLD grid covers |loss| ≤ {MAX_LOSS}); such a mechanism is far from private — use the closed-form routes"),
+        ));
+    }
+    Ok((lo_i, hi_i.max(lo_i + 1)))
 }
 
 /// One mechanism's material on the grid, shared by both sides: half-cell masses
@@ -541,7 +556,7 @@ struct Table {
 
 fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
     let tau_f = ctx.tau as f64 / (2f64).powi(ctx.f as i32);
-    let (i0, i1) = range(pr, ctx, tau_f);
+    let (i0, i1) = range(pr, ctx, tau_f)?;
     let n = (i1 - i0 + 1) as usize;
     if n > MAX_POINTS {
         return Err(Error::arg("grid", format!("one mechanism would need {n} grid points (at most {MAX_POINTS}); use a coarser --grid")));
@@ -859,14 +874,48 @@ fn auto_grid(terms: &[PldTerm], profiles: &[Profile]) -> Rational {
         .zip(profiles)
         .map(|(t, p)| t.count.to_f64() * p.spread * p.spread)
         .sum();
-    let target = (var.sqrt() / 1500.0).clamp(1e-7, 0.05);
+    // resolve the composed spread, and each copy's own spread (a copy much narrower than the
+    // grid is smeared over two grid points, an error that then grows with the count)
+    // (Gaussian copies are exempt: narrow ones are merged instead, see below)
+    let finest = terms
+        .iter()
+        .zip(profiles)
+        .filter(|(t, _)| !matches!(t.mechanism, PldMechanism::Gaussian { .. }))
+        .map(|(_, p)| p.spread)
+        .fold(f64::INFINITY, f64::min);
+    let target = (var.sqrt() / 1500.0).min(finest / 4.0).clamp(1e-7, 0.05);
+    let dyadic = Rational::from_f64((2f64).powi(target.log2().round() as i32)).unwrap();
     match atom_gcd(terms) {
-        Some(g) => {
+        // atoms on the grid when that costs at most 8× the points; else they are split/merged
+        Some(g) if g.to_f64() >= target / 8.0 => {
             let m = (g.to_f64() / target).ceil().max(1.0);
             Rational::from((g.numer().clone(), Integer::from(g.denom() * Integer::from(m as u64))))
         }
-        None => Rational::from_f64((2f64).powi(target.log2().round() as i32)).unwrap(),
+        _ => dyadic,
     }
+}
+
+/// Gaussian terms compose exactly (Theorem 9: ρ adds up); copies narrower than a few grid
+/// widths are merged into one Gaussian term, which the grid then resolves.
+fn merge_narrow_gaussians(terms: &[PldTerm], h: &Rational) -> Vec<PldTerm> {
+    let hf = h.to_f64();
+    let mut rho = Rational::new();
+    let mut out = Vec::new();
+    for t in terms {
+        match &t.mechanism {
+            PldMechanism::Gaussian { rho: r } if (2.0 * r.to_f64()).sqrt() < 4.0 * hf => {
+                rho += Rational::from(r * &t.count);
+            }
+            _ => out.push(t.clone()),
+        }
+    }
+    if rho > 0 {
+        out.push(PldTerm {
+            mechanism: PldMechanism::Gaussian { rho },
+            count: Integer::from(1),
+        });
+    }
+    out
 }
 
 fn new_ctx(s: &Setup, side: Side, progress: bool) -> Ctx {
@@ -907,11 +956,11 @@ fn compose_side(terms: &[PldTerm], tabs: &[Table], s: &Setup, side: Side, progre
 
 /// Both sides of one query, the lower on a second thread; `f` maps a side's curve to its answer.
 fn both_sides<T: Send>(
-    terms: &[PldTerm],
     s: &Setup,
     progress: bool,
     f: impl Fn(&Curve) -> Result<T> + Sync,
 ) -> Result<(T, T, usize)> {
+    let terms = &s.terms;
     let tabs = tables(terms, s)?;
     let run = |side| -> Result<(T, usize)> {
         let (p, ctx) = compose_side(terms, &tabs, s, side, progress)?;
@@ -931,6 +980,8 @@ struct Setup {
     h: Rational,
     tau: Rational,
     f: u32,
+    /// The terms as composed (narrow Gaussians merged).
+    terms: Vec<PldTerm>,
 }
 
 fn setup(terms: &[PldTerm], opts: &PldOptions, delta_hint: Option<&Rational>) -> Result<Setup> {
@@ -971,7 +1022,21 @@ fn setup(terms: &[PldTerm], opts: &PldOptions, delta_hint: Option<&Rational>) ->
     }
     // rounding to 2^−F costs at most 2^−F per point per product: far below τ
     let f = ((-tau.to_f64().log2()).ceil() as i64 + 24).clamp(64, 124) as u32;
-    Ok(Setup { h, tau, f })
+    let terms = merge_narrow_gaussians(terms, &h);
+    // refuse up front what the support guard would refuse after minutes of work
+    let spread: f64 = terms
+        .iter()
+        .map(|t| t.count.to_f64() * profile(&t.mechanism).spread.powi(2))
+        .sum::<f64>()
+        .sqrt();
+    let estimate = 20.0 * spread / h.to_f64();
+    if !(estimate <= MAX_SUPPORT as f64) {
+        return Err(Error::arg(
+            "grid",
+            format!("the composition would need about {estimate:.1e} grid points (at most {MAX_SUPPORT}); use a coarser --grid"),
+        ));
+    }
+    Ok(Setup { h, tau, f, terms })
 }
 
 fn report(lo: Rational, hi: Rational, s: &Setup, support: usize) -> PldReport {
@@ -997,7 +1062,7 @@ fn report(lo: Rational, hi: Rational, s: &Setup, support: usize) -> PldReport {
 pub fn pld_delta(terms: &[PldTerm], eps: &Rational, opts: &PldOptions) -> Result<PldReport> {
     validate::nonnegative("epsilon", eps)?;
     let s = setup(terms, opts, None)?;
-    let (lo, hi, support) = both_sides(terms, &s, opts.progress, |c| {
+    let (lo, hi, support) = both_sides(&s, opts.progress, |c| {
         let v = c.delta(eps).min(1.0);
         Ok(Rational::from_f64(v).unwrap_or_else(|| Rational::from(1)))
     })?;
@@ -1013,7 +1078,7 @@ pub fn pld_delta(terms: &[PldTerm], eps: &Rational, opts: &PldOptions) -> Result
 pub fn pld_epsilon(terms: &[PldTerm], delta: &Rational, opts: &PldOptions) -> Result<PldReport> {
     validate::open_unit("delta", delta)?;
     let s = setup(terms, opts, Some(delta))?;
-    let (lo, hi, support) = both_sides(terms, &s, opts.progress, |c| epsilon_side(c, delta))?;
+    let (lo, hi, support) = both_sides(&s, opts.progress, |c| epsilon_side(c, delta))?;
     Ok(report(lo, hi, &s, support))
 }
 
