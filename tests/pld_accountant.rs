@@ -5,6 +5,7 @@ mod common;
 use common::{f, gaussian_delta, q, rr_delta, REF};
 use dpcert::num::Precision;
 use dpcert::theorems::{gaussian, pld, pld_accountant::*, rdp};
+use rug::ops::Pow;
 use rug::{Float, Integer, Rational};
 
 fn term(mechanism: PldMechanism, k: u32) -> PldTerm {
@@ -165,4 +166,13 @@ fn bad_input_is_an_error_naming_the_problem() {
     assert!(err(pld_delta(&[bb], &q("1"), &grid(None))).contains("delta"));
     // a grid too fine for memory is refused, not attempted
     assert!(err(pld_delta(&[g("1", 1)], &q("1"), &grid(Some("1e-9")))).contains("grid"));
+}
+
+#[test]
+fn extreme_epsilon_is_answered_not_panicked() {
+    // far beyond the support: δ is the mass at +∞ (here that of the (ε, δ0) black box, 1e-6)
+    let t = [term(PldMechanism::ApproxDp { eps: q("1"), delta: q("1e-6") }, 3)];
+    let r = pld_delta(&t, &q("1e30"), &grid(None)).unwrap();
+    let exact = 1 - Float::with_val(REF, 1 - f(&q("1e-6"))).pow(3u32);
+    brackets(&r, &exact, 1e-6, "δ at ε = 1e30");
 }

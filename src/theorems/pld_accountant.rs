@@ -732,7 +732,7 @@ impl Curve {
     fn delta(&self, eps: &Rational) -> f64 {
         let j = Rational::from(eps / &self.h).floor().numer().to_i64().unwrap_or(i64::MAX);
         let n = self.s.len() as i64 - 1;
-        let k = j - self.off + 1; // slot of grid index j
+        let k = j.saturating_sub(self.off).saturating_add(1); // slot of grid index j
         if k >= n {
             return self.pick(self.inf);
         }
