@@ -1107,8 +1107,10 @@ pub fn dpsgd_pld_epsilon(
         count: steps.clone(),
     };
     let s = setup(&[term(Direction::Remove)], opts, Some(delta))?;
+    // one progress line: the remove direction's upper side (the longest job) reports
     let run = |d: Direction, tabs: &[Table], side: Side| -> Result<(Rational, usize)> {
-        let (p, ctx) = compose_side(&[term(d)], tabs, &s, side, opts.progress)?;
+        let progress = opts.progress && d == Direction::Remove;
+        let (p, ctx) = compose_side(&[term(d)], tabs, &s, side, progress)?;
         Ok((epsilon_side(&Curve::new(&p, &ctx), delta)?, ctx.support))
     };
     // four independent jobs on as many threads (the OS shares the cores): the add direction's
