@@ -45,6 +45,9 @@ class Q:
     def __init__(self, query):
         self.query = query
         self.kind = "dpsgd" if query[0] == "dpsgd" else f"{query[0]} {query[1]}"
+        if query[0] == "dpsgd":
+            # `dpcert check` judges by the vector's method: the PLD bracket is two-sided
+            self.kind += " " + query[query.index("--method") + 1]
         # options start after the subcommand words (one word for `dpsgd`, two otherwise);
         # non-numeric option values (e.g. `--method rdp`) are not needed here
         toks = query[1:] if query[0] == "dpsgd" else query[2:]
@@ -152,6 +155,22 @@ def dpa_pld_pure(q):
 def dpa_rdp_pure(q):
     acct = RdpAccountant(neighboring_relation=REPLACE_ONE).compose(rr_event(q))
     return acct.get_epsilon(q.f("delta"))
+
+
+def dpsgd_event(q):
+    sampled = dpa.PoissonSampledDpEvent(q.f("rate"), dpa.GaussianDpEvent(q.f("sigma")))
+    return dpa.SelfComposedDpEvent(sampled, int(q.opts["steps"]))
+
+
+@method("dp_accounting", "pld", "dpsgd pld")
+def dpa_dpsgd_pld(q):
+    acct = PLDAccountant(value_discretization_interval=1e-4).compose(dpsgd_event(q))
+    return acct.get_epsilon(q.f("delta"))
+
+
+@method("dp_accounting", "rdp", "dpsgd rdp")
+def dpa_dpsgd_rdp(q):
+    return RdpAccountant().compose(dpsgd_event(q)).get_epsilon(q.f("delta"))
 
 
 # ---- autodp ------------------------------------------------------------------------------
