@@ -354,8 +354,9 @@ fn profile(m: &PldMechanism) -> Profile {
             let s = (pt(2.0) * r).sqrt();
             Profile {
                 tails: Some(Box::new(move |a| {
-                    let (p_gt, p_le) = phi2((r - a) / s);
-                    let (q_gt, q_le) = phi2((-r - a) / s);
+                    let (vp, vq) = ((r - a) / s, (-r - a) / s);
+                    let (p_gt, p_le) = phi2(vp);
+                    let (q_gt, q_le) = phi2(vq);
                     Tails { p_gt, q_gt, p_le, q_le }
                 })),
                 atoms: vec![],
@@ -401,18 +402,28 @@ fn profile(m: &PldMechanism) -> Profile {
             let (sf, qf) = (sigma.to_f64(), rate.to_f64());
             let spread = qf * ((1.0 / (sf * sf)).exp() - 1.0).max(0.0).sqrt();
             // the loss is monotone in the output x: threshold x(a) where it crosses a
-            let thr = move |y: Interval| s2 * ((y - keep) / q).ln() + half;
+            // e^{±a} − (1 − q) = expm1(±a) + q: with `m` = expm1(±a) the threshold is
+            // σ² ln1p(m/q) + ½, free of the cancellation in e^{±a} − (1 − q) (a factor 1/q)
+            let thr = move |m: Interval| s2 * Fi(m / q).ln1p().0 + half;
+            // expm1 (MPFR) only where it matters; for |b| > ½ the plain form has no cancellation
+            let em1 = |b: Interval| {
+                if b.mag() > 0.5 {
+                    b.exp() - pt(1.0)
+                } else {
+                    Fi(b).expm1().0
+                }
+            };
             let ln_keep = (1.0 - qf).ln();
             match direction {
                 Direction::Remove => Profile {
                     // Z > a ⟺ x > x(e^a)
                     tails: Some(Box::new(move |a| {
-                        let y = a.exp();
-                        if (y - keep).sup() <= 0.0 {
+                        let m = em1(a);
+                        if (m + q).sup() <= 0.0 {
                             let (o, z) = (pt(1.0), pt(0.0));
                             return Tails { p_gt: o, q_gt: o, p_le: z, q_le: z };
                         }
-                        let x = thr(y);
+                        let x = thr(m);
                         let (u0, u1) = (x / s, (x - one) / s);
                         let ((l0, g0), (l1, g1)) = (phi2(u0), phi2(u1));
                         Tails {
@@ -429,12 +440,12 @@ fn profile(m: &PldMechanism) -> Profile {
                 Direction::Add => Profile {
                     // Z > a ⟺ x < x(e^{−a})
                     tails: Some(Box::new(move |a| {
-                        let y = (-a).exp();
-                        if (y - keep).sup() <= 0.0 {
+                        let m = em1(-a);
+                        if (m + q).sup() <= 0.0 {
                             let (o, z) = (pt(1.0), pt(0.0));
                             return Tails { p_gt: z, q_gt: z, p_le: o, q_le: o };
                         }
-                        let x = thr(y);
+                        let x = thr(m);
                         let (u0, u1) = (x / s, (x - one) / s);
                         let ((g0, l0), (g1, l1)) = (phi2(u0), phi2(u1));
                         Tails {
