@@ -723,8 +723,11 @@ fn run_dpsgd(
     let opts = pld_options(pld_args)?;
     let pld = match method {
         "rdp" => None,
-        "pld" => Some(pld_accountant::dpsgd_pld_epsilon(&q, &s, &t, &d, &opts)?),
-        // best: a PLD failure (e.g. δ below its resolution) leaves the RDP route
+        // pld, or best with a grid or tail the user chose: their errors are the answer
+        _ if method == "pld" || pld_args.grid.is_some() || pld_args.tail.is_some() => {
+            Some(pld_accountant::dpsgd_pld_epsilon(&q, &s, &t, &d, &opts)?)
+        }
+        // best on automatic settings: a PLD failure (e.g. δ below its resolution) leaves RDP
         _ => pld_accountant::dpsgd_pld_epsilon(&q, &s, &t, &d, &opts).ok(),
     };
     let pld_output = |r: pld_accountant::PldReport, note: &str| Output {

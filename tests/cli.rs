@@ -273,3 +273,32 @@ fn bad_input_never_yields_a_number() {
         assert!(!err.contains("panicked"), "{args:?}");
     }
 }
+
+#[test]
+fn dpsgd_methods() {
+    let base = ["dpsgd", "--rate", "0.01", "--sigma", "1.5", "--steps", "300", "--delta", "1e-5", "--json"];
+    let get = |extra: &[&str]| {
+        let args: Vec<&str> = base.iter().chain(extra).copied().collect();
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let num = |k: &str| v[k].as_str().map(|s| s.parse::<f64>().unwrap());
+        (num("lower"), num("upper").unwrap(), v["method"].as_str().unwrap().to_string())
+    };
+    // pld: two-sided at the top level; rdp: an upper bound only; best: the smaller upper bound
+    let (pl, pu, pm) = get(&["--method", "pld"]);
+    let (rl, ru, _) = get(&["--method", "rdp"]);
+    let (bl, bu, _) = get(&[]);
+    assert_eq!(pm, "pld");
+    assert!(pl.unwrap() < pu && rl.is_none() && pu < ru);
+    assert!(bu <= pu.min(ru) && bl.is_some());
+    // a coarser grid: still a bracket of the same number
+    let (cl, cu, _) = get(&["--method", "pld", "--grid", "1/256"]);
+    assert!(cl.unwrap() <= pu && pl.unwrap() <= cu);
+    for (flag, bad) in [("--grid", "0"), ("--grid", "x"), ("--tail", "0.5"), ("--method", "fft")] {
+        let args: Vec<&str> = base.iter().copied().chain([flag, bad]).collect();
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 2, "{flag} {bad}: {out}");
+        assert!(out.is_empty() && err.lines().count() == 1, "{err}");
+    }
+}
