@@ -176,3 +176,14 @@ fn extreme_epsilon_is_answered_not_panicked() {
     let exact = 1 - Float::with_val(REF, 1 - f(&q("1e-6"))).pow(3u32);
     brackets(&r, &exact, 1e-6, "δ at ε = 1e30");
 }
+
+#[test]
+fn lower_side_survives_an_accumulating_bulk() {
+    // σ = 0.3, q = 0.001: the unsampled outputs pile up just below loss 0 (at ln(1 − q)), and
+    // only far-away losses could balance them; the lower sweep moves that pool down instead of
+    // merging everything into one atom (which once gave the trivial lower bound 0)
+    let r = dpsgd_pld_epsilon(&q("0.001"), &q("0.3"), &Integer::from(100), &q("1e-6"), &PldOptions::default()).unwrap();
+    let e = &r.enclosure;
+    let w = Float::with_val(64, &e.upper.0 - &e.lower.0) / e.upper.0.clone();
+    assert!(e.lower.0 > 13 && w < 1e-3, "[{}, {}]", e.lower.to_decimal(), e.upper.to_decimal());
+}

@@ -88,10 +88,18 @@ pub struct PldReport {
 /// Smallest tail mass per truncation, as a power of two (fixed point has 124 fraction bits).
 const MIN_TAIL_BITS: u32 = 100;
 
+/// Points per mechanism table the automatic grid aims to stay under (about half a second).
+const TABLE_TARGET: usize = 60_000;
+
 /// Largest grid a single mechanism may span (memory guard: 16 bytes per point and side).
 const MAX_POINTS: usize = 2_000_000;
 /// Largest composed support (memory guard: ~16 bytes per point, plus the packed integers).
 const MAX_SUPPORT: usize = 20_000_000;
+/// How many grid steps above its target the lower sweep looks for balancing material before
+/// it moves a pool down instead (a width choice: a mass accumulating just below a grid point,
+/// as the unsampled outputs of a subsampled Gaussian do, would otherwise be merged with
+/// everything above it).
+const SWEEP_WINDOW: usize = 4;
 /// Largest |loss| a grid may reach (e^{700} is still a finite f64).
 const MAX_LOSS: f64 = 700.0;
 
@@ -344,6 +352,10 @@ struct Profile {
     support: (f64, f64),
     /// Rough standard deviation of one copy's loss (grid heuristic only).
     spread: f64,
+    /// The finest loss scale the grid should resolve (grid heuristic only): the spread, or for
+    /// subsampled Gaussians also the distance |ln(1 − q)| from the accumulation point of the
+    /// unsampled outputs to 0.
+    detail: f64,
 }
 
 fn profile(m: &PldMechanism) -> Profile {
@@ -362,6 +374,7 @@ fn profile(m: &PldMechanism) -> Profile {
                 atoms: vec![],
                 support: (f64::NEG_INFINITY, f64::INFINITY),
                 spread: (2.0 * rho.to_f64()).sqrt(),
+                detail: (2.0 * rho.to_f64()).sqrt(),
             }
         }
         PldMechanism::Laplace { eps } => {
@@ -386,6 +399,7 @@ fn profile(m: &PldMechanism) -> Profile {
                 ],
                 support: (-ef, ef),
                 spread: ef,
+                detail: ef,
             }
         }
         PldMechanism::RandomizedResponse { eps } => approx_atoms(eps, &Rational::new()),
@@ -436,6 +450,7 @@ fn profile(m: &PldMechanism) -> Profile {
                     atoms: vec![],
                     support: (ln_keep, f64::INFINITY),
                     spread,
+                    detail: spread.min(-ln_keep),
                 },
                 Direction::Add => Profile {
                     // Z > a ⟺ x < x(e^{−a})
@@ -458,6 +473,7 @@ fn profile(m: &PldMechanism) -> Profile {
                     atoms: vec![],
                     support: (f64::NEG_INFINITY, -ln_keep),
                     spread,
+                    detail: spread.min(-ln_keep),
                 },
             }
         }
@@ -483,6 +499,7 @@ fn approx_atoms(eps: &Rational, delta: &Rational) -> Profile {
         atoms,
         support: (0.0, 0.0),
         spread: eps.to_f64().max(1e-6),
+        detail: eps.to_f64().max(1e-6),
     }
 }
 
@@ -652,8 +669,17 @@ fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
             }
         }
         Side::Lower => {
-            // sweep: a pool of material below its target grid point t is balanced with
-            // material above t until its loss is at least a_t, then emitted at a_t
+            // sweep: a pool of material at or below its target grid point t is balanced with
+            // material above t until its loss is at least a_t, then emitted at a_t; a pool not
+            // balanced within SWEEP_WINDOW grid steps above a_t is emitted at the highest grid
+            // point at or below its loss ("flushed")
+            let flush = |pool: (usize, Interval, Interval), mass: &mut Vec<u128>| -> Result<()> {
+                let (t, pp, pq) = pool;
+                if let Some(s) = (0..=t).rev().find(|&s| (pp - y(s) * pq).inf() >= 0.0) {
+                    mass[s] += ctx.fixed(pp)?;
+                }
+                Ok(())
+            };
             let mut pool: Option<(usize, Interval, Interval)> = None;
             for (j, &(p, q)) in half_cells.iter().enumerate() {
                 if p.sup() <= 0.0 {
@@ -666,6 +692,12 @@ fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
                 };
                 if tj == t {
                     pool = Some((t, pp + p, pq + q));
+                    continue;
+                }
+                if j >= 2 * (t + SWEEP_WINDOW) {
+                    // no balance within the window above a_t: flush, start afresh
+                    flush((t, pp, pq), &mut mass)?;
+                    pool = Some((tj, p, q));
                     continue;
                 }
                 let yt = y(t);
@@ -682,13 +714,11 @@ fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
                         continue;
                     }
                 }
+                // not enough: absorb the whole half-cell and keep the target
                 pool = Some((t, pp + p, pq + q));
             }
-            if let Some((t, pp, pq)) = pool {
-                // leftover: emit at the highest grid point at or below its loss
-                if let Some(s) = (0..=t).rev().find(|&s| (pp - y(s) * pq).inf() >= 0.0) {
-                    mass[s] += ctx.fixed(pp)?;
-                }
+            if let Some(pl) = pool {
+                flush(pl, &mut mass)?;
             }
         }
     }
@@ -892,7 +922,7 @@ fn auto_grid(terms: &[PldTerm], profiles: &[Profile]) -> Rational {
         .iter()
         .zip(profiles)
         .filter(|(t, _)| !matches!(t.mechanism, PldMechanism::Gaussian { .. }))
-        .map(|(_, p)| p.spread)
+        .map(|(_, p)| p.detail)
         .fold(f64::INFINITY, f64::min);
     let target = (var.sqrt() / 1500.0).min(finest / 4.0).clamp(1e-7, 0.05);
     let dyadic = Rational::from_f64((2f64).powi(target.log2().round() as i32)).unwrap();
@@ -1033,6 +1063,25 @@ fn setup(terms: &[PldTerm], opts: &PldOptions, delta_hint: Option<&Rational>) ->
     }
     // rounding to 2^−F costs at most 2^−F per point per product: far below τ
     let f = ((-tau.to_f64().log2()).ceil() as i64 + 24).clamp(64, 124) as u32;
+    // automatic grid: no single mechanism's table above TABLE_TARGET points (a long-tailed copy
+    // with a narrow bulk, e.g. q = 10⁻⁴ and σ = 0.5, would otherwise ask for millions)
+    let mut h = h;
+    if opts.grid.is_none() {
+        while h < Rational::from((1, 20)) {
+            let probe = new_ctx(&Setup { h: h.clone(), tau: tau.clone(), f, terms: vec![] }, Side::Upper, false);
+            let tau_f = probe.tau as f64 / (2f64).powi(f as i32);
+            let widest = profiles
+                .iter()
+                .filter_map(|p| range(p, &probe, tau_f).ok())
+                .map(|(a, b)| (b - a) as usize)
+                .max()
+                .unwrap_or(0);
+            if widest <= TABLE_TARGET {
+                break;
+            }
+            h *= 2u32;
+        }
+    }
     let terms = merge_narrow_gaussians(terms, &h);
     // refuse up front what the support guard would refuse after minutes of work
     let spread: f64 = terms
