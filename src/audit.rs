@@ -829,10 +829,12 @@ fn pld_route(d: &Deployment) -> Option<Route> {
     } else {
         &[("either", Direction::Remove)]
     };
-    let assumes_poisson = d
-        .mechanisms
-        .iter()
-        .any(|m| matches!(m.mechanism, Mechanism::SubsampledGaussian { shuffled: true, .. }));
+    let assumes_poisson = d.mechanisms.iter().any(|m| {
+        matches!(
+            m.mechanism,
+            Mechanism::SubsampledGaussian { shuffled: true, .. }
+        )
+    });
     let sets = directions
         .iter()
         .map(|(name, dir)| pld_terms(d, *dir).map(|t| (*name, t)))

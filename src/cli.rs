@@ -718,7 +718,10 @@ fn run_dpsgd(
     let d = num("--delta", delta)?;
     validate::open_unit("--delta", &d)?;
     if !["rdp", "pld", "best"].contains(&method) {
-        return Err(Error::arg("--method", format!("`{method}` is not rdp, pld or best")));
+        return Err(Error::arg(
+            "--method",
+            format!("`{method}` is not rdp, pld or best"),
+        ));
     }
     let opts = pld_options(pld_args)?;
     let pld = match method {
@@ -730,7 +733,8 @@ fn run_dpsgd(
         // best on automatic settings: a PLD failure (e.g. δ below its resolution) leaves RDP
         _ => pld_accountant::dpsgd_pld_epsilon(&q, &s, &t, &d, &opts).ok(),
     };
-    let pld_output = |r: pld_accountant::PldReport, note: &str| Output {
+    let pld_output = |r: pld_accountant::PldReport, note: &str| {
+        Output {
         quantity: "epsilon",
         query: "dpsgd",
         sentence: format!(
@@ -743,6 +747,7 @@ fn run_dpsgd(
         two_sided: true,
         theorem: "Theorem 9 (composition = convolution of PLDs) on a certified grid: dominating and dominated discretisations, exact integer convolution; add and remove neighbours",
         extra: pld_extra(&r),
+    }
     };
     if method == "pld" {
         return Ok(pld_output(pld.expect("computed"), ""));

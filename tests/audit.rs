@@ -380,7 +380,11 @@ fn pld_route_with_subsampled_gaussians() {
     // PLD lower bound is undecided, not refuted; with Poisson sampling it is refuted
     let claim = |sampling: &str| {
         let text = format!("[budget]\ndelta = \"1e-5\"\n[claim]\nepsilon = \"0.1\"\ndelta = \"1e-5\"\n[[mechanism]]\ntype = \"subsampled-gaussian\"\nsigma = 1\nrate = \"1/100\"\nsteps = 500\nsampling = \"{sampling}\"\naccounting = \"poisson\"\n");
-        audit(&Deployment::parse(&text, false).unwrap()).unwrap().claim.unwrap().verdict
+        audit(&Deployment::parse(&text, false).unwrap())
+            .unwrap()
+            .claim
+            .unwrap()
+            .verdict
     };
     assert_eq!(claim("shuffled"), Verdict::Undecided);
     assert_eq!(claim("poisson"), Verdict::Refuted);

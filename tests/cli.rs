@@ -276,14 +276,20 @@ fn bad_input_never_yields_a_number() {
 
 #[test]
 fn dpsgd_methods() {
-    let base = ["dpsgd", "--rate", "0.01", "--sigma", "1.5", "--steps", "300", "--delta", "1e-5", "--json"];
+    let base = [
+        "dpsgd", "--rate", "0.01", "--sigma", "1.5", "--steps", "300", "--delta", "1e-5", "--json",
+    ];
     let get = |extra: &[&str]| {
         let args: Vec<&str> = base.iter().chain(extra).copied().collect();
         let (code, out, err) = run(&args);
         assert_eq!(code, 0, "{err}");
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         let num = |k: &str| v[k].as_str().map(|s| s.parse::<f64>().unwrap());
-        (num("lower"), num("upper").unwrap(), v["method"].as_str().unwrap().to_string())
+        (
+            num("lower"),
+            num("upper").unwrap(),
+            v["method"].as_str().unwrap().to_string(),
+        )
     };
     // pld: two-sided at the top level; rdp: an upper bound only; best: the smaller upper bound
     let (pl, pu, pm) = get(&["--method", "pld"]);
@@ -295,7 +301,12 @@ fn dpsgd_methods() {
     // a coarser grid: still a bracket of the same number
     let (cl, cu, _) = get(&["--method", "pld", "--grid", "1/256"]);
     assert!(cl.unwrap() <= pu && pl.unwrap() <= cu);
-    for (flag, bad) in [("--grid", "0"), ("--grid", "x"), ("--tail", "0.5"), ("--method", "fft")] {
+    for (flag, bad) in [
+        ("--grid", "0"),
+        ("--grid", "x"),
+        ("--tail", "0.5"),
+        ("--method", "fft"),
+    ] {
         let args: Vec<&str> = base.iter().copied().chain([flag, bad]).collect();
         let (code, out, err) = run(&args);
         assert_eq!(code, 2, "{flag} {bad}: {out}");

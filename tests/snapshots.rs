@@ -208,8 +208,11 @@ fn dpsgd_pld_table() {
         let opts = pld_accountant::PldOptions::default();
         let p = pld_accountant::dpsgd_pld_epsilon(&qr, &sg, &steps, &dl, &opts).unwrap();
         // containment in the independent RDP route's bound, and a two-sided bracket
-        let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(&qr, &sg, &steps, &dl, Precision::Auto).unwrap();
-        assert!(p.enclosure.lower.0 <= p.enclosure.upper.0 && p.enclosure.upper.0 <= rdp_bound.upper.0);
+        let (rdp_bound, _) =
+            rdp::dpsgd_rdp_epsilon(&qr, &sg, &steps, &dl, Precision::Auto).unwrap();
+        assert!(
+            p.enclosure.lower.0 <= p.enclosure.upper.0 && p.enclosure.upper.0 <= rdp_bound.upper.0
+        );
         rows.push(json!({
             "rate": r, "sigma": s, "steps": t, "delta": d,
             "grid": p.grid.to_string(), "tail": p.tail.to_string(), "fixed_point_bits": p.fixed_bits,

@@ -96,9 +96,17 @@ pub fn phi_pair(x: Interval) -> (Interval, Interval) {
         let t = iv(a.abs(), a.abs());
         let (below, above, pdf_a) = phi_same_sign(t);
         // Φ(a), Φ(−a)
-        let (at_a, at_minus_a) = if a < 0.0 { (below, above) } else { (above, below) };
+        let (at_a, at_minus_a) = if a < 0.0 {
+            (below, above)
+        } else {
+            (above, below)
+        };
         let w = iv(b, b) - iv(a, a);
-        let grow = if a < 0.0 { iv(1.0, 1.0) + iv(2.0, 2.0) * w * t } else { iv(1.0, 1.0) };
+        let grow = if a < 0.0 {
+            iv(1.0, 1.0) + iv(2.0, 2.0) * w * t
+        } else {
+            iv(1.0, 1.0)
+        };
         let spread = (w * pdf_a * grow).sup();
         let up = (at_a + iv(0.0, spread)).sup().min(1.0);
         let down = (at_minus_a - iv(0.0, spread)).inf().max(0.0);
@@ -119,10 +127,18 @@ fn phi_same_sign(t: Interval) -> (Interval, Interval, Interval) {
     let d = pdf(t);
     if t.sup() < SERIES_LIMIT {
         let p = d * series(t);
-        return ((half - p).intersection(unit), (half + p).intersection(unit), d);
+        return (
+            (half - p).intersection(unit),
+            (half + p).intersection(unit),
+            d,
+        );
     }
     // Term count from a float heuristic; soundness holds for any k (the tail is enclosed).
     let k = (K_COEF / (x * x)).ceil() as u32 + 8;
     let q = d * mills_cf(t, k);
-    (q.intersection(unit), (iv(1.0, 1.0) - q).intersection(unit), d)
+    (
+        q.intersection(unit),
+        (iv(1.0, 1.0) - q).intersection(unit),
+        d,
+    )
 }

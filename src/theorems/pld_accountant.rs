@@ -153,7 +153,11 @@ impl Ctx {
             }
             Side::Lower => {
                 let v = (x.inf().max(0.0) * scale).floor();
-                Ok(if v.is_finite() { v.min(2f64.powi(126)) as u128 } else { 0 })
+                Ok(if v.is_finite() {
+                    v.min(2f64.powi(126)) as u128
+                } else {
+                    0
+                })
             }
         }
     }
@@ -166,7 +170,11 @@ impl Ctx {
 /// Enclosure of a fixed-point mass m·2^−F.
 fn fixed_iv(m: u128, f: u32) -> Interval {
     let x = m as f64;
-    let back = if x >= 2f64.powi(128) { u128::MAX } else { x as u128 };
+    let back = if x >= 2f64.powi(128) {
+        u128::MAX
+    } else {
+        x as u128
+    };
     let (lo, hi) = if back == m {
         (x, x)
     } else if back > m {
@@ -214,8 +222,15 @@ fn convolve(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<GridPld> {
     // every mass below 4 (value < 2^{F+2}) keeps each slot of the packed product below
     // 2^{2F+4+log₂ n}: the slot width below then rules out carries between slots
     let limit = 1u128 << (f + 2);
-    if a.mass.iter().chain(&b.mass).chain([&a.inf, &b.inf]).any(|&m| m >= limit) {
-        return Err(Error::Numerical("PLD mass above 4 (fixed-point range)".into()));
+    if a.mass
+        .iter()
+        .chain(&b.mass)
+        .chain([&a.inf, &b.inf])
+        .any(|&m| m >= limit)
+    {
+        return Err(Error::Numerical(
+            "PLD mass above 4 (fixed-point range)".into(),
+        ));
     }
     let shorter = a.mass.len().min(b.mass.len()) as u64;
     let bits = 2 * f + 4 + (64 - shorter.leading_zeros()) + 1;
@@ -287,7 +302,10 @@ fn truncate(p: &mut GridPld, ctx: &Ctx) {
 
 fn compose_pair(a: &GridPld, b: &GridPld, ctx: &mut Ctx) -> Result<GridPld> {
     if a.mass.len() + b.mass.len() > MAX_SUPPORT {
-        return Err(Error::arg("grid", format!("a composed PLD would exceed {MAX_SUPPORT} grid points; use a coarser --grid")));
+        return Err(Error::arg(
+            "grid",
+            format!("a composed PLD would exceed {MAX_SUPPORT} grid points; use a coarser --grid"),
+        ));
     }
     let mut c = convolve(a, b, ctx)?;
     truncate(&mut c, ctx);
@@ -369,7 +387,12 @@ fn profile(m: &PldMechanism) -> Profile {
                     let (vp, vq) = ((r - a) / s, (-r - a) / s);
                     let (p_gt, p_le) = phi2(vp);
                     let (q_gt, q_le) = phi2(vq);
-                    Tails { p_gt, q_gt, p_le, q_le }
+                    Tails {
+                        p_gt,
+                        q_gt,
+                        p_le,
+                        q_le,
+                    }
                 })),
                 atoms: vec![],
                 support: (f64::NEG_INFINITY, f64::INFINITY),
@@ -394,8 +417,14 @@ fn profile(m: &PldMechanism) -> Profile {
                     }
                 })),
                 atoms: vec![
-                    Atom { loss: Some(eps.clone()), p: half },
-                    Atom { loss: Some(Rational::from(-eps)), p: half * em },
+                    Atom {
+                        loss: Some(eps.clone()),
+                        p: half,
+                    },
+                    Atom {
+                        loss: Some(Rational::from(-eps)),
+                        p: half * em,
+                    },
                 ],
                 support: (-ef, ef),
                 spread: ef,
@@ -435,7 +464,12 @@ fn profile(m: &PldMechanism) -> Profile {
                         let m = em1(a);
                         if (m + q).sup() <= 0.0 {
                             let (o, z) = (pt(1.0), pt(0.0));
-                            return Tails { p_gt: o, q_gt: o, p_le: z, q_le: z };
+                            return Tails {
+                                p_gt: o,
+                                q_gt: o,
+                                p_le: z,
+                                q_le: z,
+                            };
                         }
                         let x = thr(m);
                         let (u0, u1) = (x / s, (x - one) / s);
@@ -458,7 +492,12 @@ fn profile(m: &PldMechanism) -> Profile {
                         let m = em1(-a);
                         if (m + q).sup() <= 0.0 {
                             let (o, z) = (pt(1.0), pt(0.0));
-                            return Tails { p_gt: z, q_gt: z, p_le: o, q_le: o };
+                            return Tails {
+                                p_gt: z,
+                                q_gt: z,
+                                p_le: o,
+                                q_le: o,
+                            };
                         }
                         let x = thr(m);
                         let (u0, u1) = (x / s, (x - one) / s);
@@ -488,8 +527,14 @@ fn approx_atoms(eps: &Rational, delta: &Rational) -> Profile {
     let up = rest / (pt(1.0) + (-e).exp());
     let down = rest / (pt(1.0) + e.exp());
     let mut atoms = vec![
-        Atom { loss: Some(eps.clone()), p: up },
-        Atom { loss: Some(Rational::from(-eps)), p: down },
+        Atom {
+            loss: Some(eps.clone()),
+            p: up,
+        },
+        Atom {
+            loss: Some(Rational::from(-eps)),
+            p: down,
+        },
     ];
     if *delta > 0 {
         atoms.push(Atom { loss: None, p: d });
@@ -509,10 +554,17 @@ fn approx_atoms(eps: &Rational, delta: &Rational) -> Profile {
 /// Cell masses from tails at its ends: the form subtracting the smaller tails.
 fn cell(lo: &Tails, hi: &Tails) -> (Interval, Interval) {
     let d = |gt_lo: Interval, gt_hi: Interval, le_lo: Interval, le_hi: Interval| {
-        let v = if gt_lo.sup() <= 0.5 { gt_lo - gt_hi } else { le_hi - le_lo };
+        let v = if gt_lo.sup() <= 0.5 {
+            gt_lo - gt_hi
+        } else {
+            le_hi - le_lo
+        };
         Interval::try_from((v.inf().max(0.0), v.sup().max(0.0))).unwrap_or(Interval::ENTIRE)
     };
-    (d(lo.p_gt, hi.p_gt, lo.p_le, hi.p_le), d(lo.q_gt, hi.q_gt, lo.q_le, hi.q_le))
+    (
+        d(lo.p_gt, hi.p_gt, lo.p_le, hi.p_le),
+        d(lo.q_gt, hi.q_gt, lo.q_le, hi.q_le),
+    )
 }
 
 /// Grid index range [i_min, i_max] outside which the continuous part has P-mass ≤ τ/4 on
@@ -523,7 +575,11 @@ fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
     let mut hi_i = i64::MIN;
     for a in &pr.atoms {
         if let Some(z) = &a.loss {
-            let i = Rational::from(z / &ctx.h).floor().numer().to_i64().unwrap_or(0);
+            let i = Rational::from(z / &ctx.h)
+                .floor()
+                .numer()
+                .to_i64()
+                .unwrap_or(0);
             lo_i = lo_i.min(i);
             hi_i = hi_i.max(i + 1);
         }
@@ -543,15 +599,33 @@ fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
             let (mut good, mut bad) = (i, i - (dir as i64) * step / 2);
             while (good - bad).abs() > 1 {
                 let m = (good + bad) / 2;
-                if ok(m) { good = m } else { bad = m }
+                if ok(m) {
+                    good = m
+                } else {
+                    bad = m
+                }
             }
             good
         };
-        let start = if pr.support.0.is_finite() { pr.support.0 } else if pr.support.1.is_finite() { pr.support.1 } else { 0.0 };
+        let start = if pr.support.0.is_finite() {
+            pr.support.0
+        } else if pr.support.1.is_finite() {
+            pr.support.1
+        } else {
+            0.0
+        };
         let r = find(start, 1.0, &|i| mid(eval(i).p_gt) <= tau / 4.0);
         let l = find(start, -1.0, &|i| mid(eval(i).p_le) <= tau / 4.0);
-        let r = if pr.support.1.is_finite() { r.min((pr.support.1 / hf).ceil() as i64 + 1) } else { r };
-        let l = if pr.support.0.is_finite() { l.max((pr.support.0 / hf).floor() as i64 - 1) } else { l };
+        let r = if pr.support.1.is_finite() {
+            r.min((pr.support.1 / hf).ceil() as i64 + 1)
+        } else {
+            r
+        };
+        let l = if pr.support.0.is_finite() {
+            l.max((pr.support.0 / hf).floor() as i64 - 1)
+        } else {
+            l
+        };
         lo_i = lo_i.min(l);
         hi_i = hi_i.max(r);
     }
@@ -612,7 +686,12 @@ fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
             }
         }
     }
-    let zero = Tails { p_gt: pt(0.0), q_gt: pt(0.0), p_le: pt(0.0), q_le: pt(0.0) };
+    let zero = Tails {
+        p_gt: pt(0.0),
+        q_gt: pt(0.0),
+        p_le: pt(0.0),
+        q_le: pt(0.0),
+    };
     // tails at the half-grid points b_j, j = 0 … 2(n−1)
     let half = pt(0.5) * ctx.hf;
     let nb = 2 * (n - 1) + 1;
@@ -626,8 +705,9 @@ fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
             .collect(),
     };
     // material of half-cell j (continuous part + off-grid atoms in it)
-    let mut half_cells: Vec<(Interval, Interval)> =
-        (0..nb - 1).map(|j| cell(&tails[j], &tails[j + 1])).collect();
+    let mut half_cells: Vec<(Interval, Interval)> = (0..nb - 1)
+        .map(|j| cell(&tails[j], &tails[j + 1]))
+        .collect();
     for (j, p, q) in cells_extra {
         let c = &mut half_cells[j.min(nb - 2)];
         c.0 = c.0 + p;
@@ -636,7 +716,16 @@ fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
     let below = tails[0].p_le;
     let above = tails[nb - 1].p_gt;
     let y = (0..n).map(|i| ctx.point(i0 + i as i64).exp()).collect();
-    Ok(Table { i0, n, y, half_cells, on_grid, at_inf, below, above })
+    Ok(Table {
+        i0,
+        n,
+        y,
+        half_cells,
+        on_grid,
+        at_inf,
+        below,
+        above,
+    })
 }
 
 /// Discretise one copy of the mechanism onto the grid, dominating (Upper) or dominated (Lower).
@@ -659,7 +748,10 @@ fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
             let eh = ctx.hf.exp();
             let ehm1 = Fi(ctx.hf).expm1().0;
             for c in 0..n - 1 {
-                let (p, q) = (half_cells[2 * c].0 + half_cells[2 * c + 1].0, half_cells[2 * c].1 + half_cells[2 * c + 1].1);
+                let (p, q) = (
+                    half_cells[2 * c].0 + half_cells[2 * c + 1].0,
+                    half_cells[2 * c].1 + half_cells[2 * c + 1].1,
+                );
                 if p.sup() <= 0.0 {
                     continue;
                 }
@@ -737,7 +829,6 @@ struct Curve {
     inf: Interval,
     side: Side,
     h: Rational,
-    hf: Interval,
 }
 
 impl Curve {
@@ -759,7 +850,6 @@ impl Curve {
             inf: fixed_iv(p.inf, ctx.f),
             side: ctx.side,
             h: ctx.h.clone(),
-            hf: ctx.hf,
         }
     }
     fn pick(&self, x: Interval) -> f64 {
@@ -771,7 +861,11 @@ impl Curve {
     /// δ at ε, certified on this side: with a_j ≤ ε < a_{j+1} and c = e^{ε − a_{j+1}},
     /// δ = ν(∞) + (1 − c)·S_j + c·D_{j+1}.
     fn delta(&self, eps: &Rational) -> f64 {
-        let j = Rational::from(eps / &self.h).floor().numer().to_i64().unwrap_or(i64::MAX);
+        let j = Rational::from(eps / &self.h)
+            .floor()
+            .numer()
+            .to_i64()
+            .unwrap_or(i64::MAX);
         let n = self.s.len() as i64 - 1;
         let k = j.saturating_sub(self.off).saturating_add(1); // slot of grid index j
         if k >= n {
@@ -825,7 +919,11 @@ fn epsilon_side(c: &Curve, delta: &Rational) -> Result<Rational> {
     let a1 = Rational::from(j1) * &c.h;
     let s = c.pick(c.s[first - 1]);
     let dv = c.pick(c.d[first]);
-    let cc = if s > dv { ((s + c.pick(c.inf) - df) / (s - dv)).clamp(1e-300, 1.0) } else { 1.0 };
+    let cc = if s > dv {
+        ((s + c.pick(c.inf) - df) / (s - dv)).clamp(1e-300, 1.0)
+    } else {
+        1.0
+    };
     let guess = a1.to_f64() + cc.ln();
     let mut cand = Rational::from_f64(guess).unwrap_or_default();
     let step = Rational::from_f64((guess.abs() + 1.0) * 1e-13).unwrap_or_default();
@@ -847,7 +945,6 @@ fn epsilon_side(c: &Curve, delta: &Rational) -> Result<Rational> {
         }
     }
     // fall back to grid points: a_{j+1} (Upper) satisfies δ ≤ δ by the slot search
-    let _ = &c.hf;
     match c.side {
         Side::Upper if holds(&a1) => Ok(a1),
         Side::Lower => {
@@ -875,7 +972,10 @@ fn validate_term(t: &PldTerm) -> Result<()> {
             validate::positive("sigma", sigma)?;
             validate::positive("rate", rate)?;
             if *rate > 1 {
-                return Err(Error::arg("rate", format!("must be at most 1, got {}", validate::show(rate))));
+                return Err(Error::arg(
+                    "rate",
+                    format!("must be at most 1, got {}", validate::show(rate)),
+                ));
             }
             Ok(())
         }
@@ -930,7 +1030,10 @@ fn auto_grid(terms: &[PldTerm], profiles: &[Profile]) -> Rational {
         // atoms on the grid when that costs at most 8× the points; else they are split/merged
         Some(g) if g.to_f64() >= target / 8.0 => {
             let m = (g.to_f64() / target).ceil().max(1.0);
-            Rational::from((g.numer().clone(), Integer::from(g.denom() * Integer::from(m as u64))))
+            Rational::from((
+                g.numer().clone(),
+                Integer::from(g.denom() * Integer::from(m as u64)),
+            ))
         }
         _ => dyadic,
     }
@@ -966,7 +1069,11 @@ fn new_ctx(s: &Setup, side: Side, progress: bool) -> Ctx {
         h: s.h.clone(),
         hf: fi_rat(&s.h),
         f: s.f,
-        tau: Rational::from(&s.tau << s.f).floor().numer().to_u128().unwrap_or(u128::MAX),
+        tau: Rational::from(&s.tau << s.f)
+            .floor()
+            .numer()
+            .to_u128()
+            .unwrap_or(u128::MAX),
         side,
         progress,
         support: 0,
@@ -975,16 +1082,34 @@ fn new_ctx(s: &Setup, side: Side, progress: bool) -> Ctx {
 
 fn tables(terms: &[PldTerm], s: &Setup) -> Result<Vec<Table>> {
     let ctx = new_ctx(s, Side::Upper, false);
-    terms.iter().map(|t| table(&profile(&t.mechanism), &ctx)).collect()
+    terms
+        .iter()
+        .map(|t| table(&profile(&t.mechanism), &ctx))
+        .collect()
 }
 
 /// Compose all terms on one side: discretise each, self-compose by its count, convolve.
-fn compose_side(terms: &[PldTerm], tabs: &[Table], s: &Setup, side: Side, progress: bool) -> Result<(GridPld, Ctx)> {
+fn compose_side(
+    terms: &[PldTerm],
+    tabs: &[Table],
+    s: &Setup,
+    side: Side,
+    progress: bool,
+) -> Result<(GridPld, Ctx)> {
     let mut ctx = new_ctx(s, side, progress);
     let mut acc: Option<GridPld> = None;
     for (n, (t, tb)) in terms.iter().zip(tabs).enumerate() {
         let base = discretize(tb, &ctx)?;
-        let label = format!("{} side, term {}/{}", if side == Side::Upper { "upper" } else { "lower" }, n + 1, terms.len());
+        let label = format!(
+            "{} side, term {}/{}",
+            if side == Side::Upper {
+                "upper"
+            } else {
+                "lower"
+            },
+            n + 1,
+            terms.len()
+        );
         let c = self_compose(base, &t.count, &mut ctx, &label)?;
         acc = Some(match acc {
             None => c,
@@ -1068,7 +1193,16 @@ fn setup(terms: &[PldTerm], opts: &PldOptions, delta_hint: Option<&Rational>) ->
     let mut h = h;
     if opts.grid.is_none() {
         while h < Rational::from((1, 20)) {
-            let probe = new_ctx(&Setup { h: h.clone(), tau: tau.clone(), f, terms: vec![] }, Side::Upper, false);
+            let probe = new_ctx(
+                &Setup {
+                    h: h.clone(),
+                    tau: tau.clone(),
+                    f,
+                    terms: vec![],
+                },
+                Side::Upper,
+                false,
+            );
             let tau_f = probe.tau as f64 / (2f64).powi(f as i32);
             let widest = profiles
                 .iter()
@@ -1188,7 +1322,9 @@ pub fn dpsgd_pld_epsilon(
         let rem_copy = rem.clone();
         let lo = sc.spawn(move || run(Direction::Remove, &rem_copy, Side::Lower));
         let up = run(Direction::Remove, &rem, Side::Upper);
-        let lo = lo.join().unwrap_or_else(|_| Err(Error::Numerical("PLD worker failed".into())));
+        let lo = lo
+            .join()
+            .unwrap_or_else(|_| Err(Error::Numerical("PLD worker failed".into())));
         (add_job.join(), lo, up)
     });
     let (add, up_add) = add_job.map_err(|_| Error::Numerical("PLD worker failed".into()))??;

@@ -103,4 +103,3 @@ pub fn rr_delta(e0: &Rational, d0: &Rational, k: u32, eps: &Rational) -> Float {
     let keep = Float::with_val(REF, 1 - f(d0)).pow(k);
     1 - keep * (1 - rr)
 }
-
