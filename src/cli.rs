@@ -7,6 +7,7 @@ use dpcert::num::{
     parse_exact, parse_positive_integer, Enclosure, Iv, Precision, Real, DEFAULT_PREC,
 };
 use dpcert::theorems::{approx, basic, gaussian, optimal, pld, pld_accountant, rdp, zcdp};
+use dpcert::reference::check::{quote_nonfinite_tokens, screen, Bracket, Claimed, Kind, Quantity, Verdict};
 use dpcert::{validate, Error};
 use rug::{Integer, Rational};
 use serde_json::{json, Value};
@@ -278,7 +279,14 @@ fn precision(c: &Common) -> Result<Precision, Error> {
                 .parse::<u32>()
                 .map_err(|_| Error::arg("--precision", format!("`{t}` is not a bit count")))?;
             validate::precision(b).map_err(|_| {
-                Error::arg("--precision", format!("{b} bits is outside 16..=16777216"))
+                Error::arg(
+                    "--precision",
+                    format!(
+                        "{b} bits is outside {}..={} (the limit keeps every query within seconds)",
+                        validate::MIN_PRECISION,
+                        validate::MAX_PRECISION
+                    ),
+                )
             })?;
             Ok(Precision::Bits(b))
         }
@@ -316,7 +324,7 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
             let enc = gaussian::gaussian_delta(&pld, &e, precision(common)?)?;
             let sentence = format!(
                 "δ(ε={epsilon}) = [{}, {}] exactly (optimal), ρ = {}",
-                enc.lower.to_decimal(),
+                lower_text(&enc),
                 enc.upper.to_decimal(),
                 pld.rho
             );
@@ -342,7 +350,7 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
             let enc = gaussian::gaussian_epsilon(&pld, &d, precision(common)?)?;
             let sentence = format!(
                 "the optimal ε at δ={delta} lies in [{}, {}]; (upper, δ)-DP is certified",
-                enc.lower.to_decimal(),
+                lower_text(&enc),
                 enc.upper.to_decimal()
             );
             Ok(Output {
@@ -372,7 +380,7 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
             let sentence = format!(
                 "σ = {} is certified to give (ε={epsilon}, δ={delta})-DP; σ = {} is certified not to",
                 enc.upper.to_decimal(),
-                enc.lower.to_decimal()
+                lower_text(&enc)
             );
             Ok(Output {
                 quantity: "sigma",
@@ -388,8 +396,32 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
     }
 }
 
+/// A lower bound for printing, clamped to the domain: every quantity printed here (ε, δ, σ,
+/// an RDP ε) is ≥ 0, so a certified lower end below 0 (interval cancellation at tiny values)
+/// prints as 0, which is still a lower bound.
+fn lower_text(enc: &Enclosure) -> String {
+    if enc.lower.0 < 0 {
+        "0".to_string()
+    } else {
+        enc.lower.to_decimal()
+    }
+}
+
+/// Refuse an answer whose upper end overflowed to +∞ (an input far outside any sensible range):
+/// a numerical failure with a clear message, never `inf` printed as a bound.
+fn require_finite(out: Output) -> CliResult {
+    if out.enclosure.upper.0.is_finite() {
+        Ok(out)
+    } else {
+        Err(Error::Numerical(format!(
+            "the certified upper bound of {} overflowed (beyond MPFR's exponent range); an input is too extreme for this route",
+            out.query
+        )))
+    }
+}
+
 fn formula(enc: &Enclosure) -> Value {
-    json!({"lower": enc.lower.to_decimal(), "upper": enc.upper.to_decimal()})
+    json!({"lower": lower_text(&enc), "upper": enc.upper.to_decimal()})
 }
 
 fn run_zcdp(cmd: &ZcdpCmd) -> CliResult {
@@ -581,7 +613,7 @@ fn run_compose(cmd: &ComposeCmd) -> CliResult {
                 validate::show(&c.epsilon),
                 validate::show(&c.delta),
                 validate::show(&d),
-                enc.lower.to_decimal(),
+                lower_text(&enc),
                 enc.upper.to_decimal()
             ),
             enclosure: enc,
@@ -692,7 +724,7 @@ fn run_rdp(cmd: &RdpCmd) -> CliResult {
         sentence: format!(
             "{t} steps of the Poisson-subsampled Gaussian (q = {rate}, σ = {sigma}) have RDP ε({order}) {} {}",
             "∈",
-            format!("[{}, {}]", enc.lower.to_decimal(), enc.upper.to_decimal())
+            format!("[{}, {}]", lower_text(&enc), enc.upper.to_decimal())
         ),
         enclosure: enc,
         two_sided: true,
@@ -740,7 +772,7 @@ fn run_dpsgd(
         sentence: format!(
             "DP-SGD with q = {rate}, σ = {sigma}, {t} steps is (ε, δ = {delta})-DP for ε = {}, and not for any ε below {} (certified PLD, grid {}){note}",
             r.enclosure.upper.to_decimal(),
-            r.enclosure.lower.to_decimal(),
+            lower_text(&r.enclosure),
             validate::show(&r.grid)
         ),
         enclosure: r.enclosure.clone(),
@@ -791,7 +823,11 @@ fn rdp_dpsgd_output(
 
 /// Evaluate a single query (the commands whose answer is one enclosure).
 fn evaluate(cmd: &Cmd) -> CliResult {
-    flagged(match cmd {
+    flagged(evaluate_any(cmd)).and_then(require_finite)
+}
+
+fn evaluate_any(cmd: &Cmd) -> CliResult {
+    match cmd {
         Cmd::Gaussian(g) => run_gaussian(g),
         Cmd::Zcdp(z) => run_zcdp(z),
         Cmd::Compose(c) => run_compose(c),
@@ -806,7 +842,7 @@ fn evaluate(cmd: &Cmd) -> CliResult {
             common,
         } => run_dpsgd(rate, sigma, steps, delta, method, pld, common),
         _ => Err(Error::arg("query", "not a single-value query")),
-    })
+    }
 }
 
 /// Parse a query given as the argument list one would pass to `dpcert`.
@@ -856,7 +892,7 @@ fn run_tool(cmd: &Cmd) -> Result<i32, Error> {
                 let out = evaluate(&cmd)?;
                 recs.push(json!({
                     "query": q,
-                    "lower": if out.two_sided { json!(out.enclosure.lower.to_decimal()) } else { Value::Null },
+                    "lower": if out.two_sided { json!(lower_text(&out.enclosure)) } else { Value::Null },
                     "upper": out.enclosure.upper.to_decimal(),
                     "theorem": out.theorem,
                 }));
@@ -948,7 +984,12 @@ fn run_subsample(
         }
         (s, _) => return Err(Error::arg("--scheme", format!("`{s}` is not poisson or without-replacement"))),
     };
-    let side = |enc: &Enclosure| json!({"lower": if tight { json!(enc.lower.to_decimal()) } else { Value::Null }, "upper": enc.upper.to_decimal()});
+    if !(amp.epsilon.upper.0.is_finite() && amp.delta.upper.0.is_finite()) {
+        return Err(Error::Numerical(
+            "the certified upper bound of the amplified guarantee overflowed (beyond MPFR's exponent range); an input is too extreme for this route".into(),
+        ));
+    }
+    let side = |enc: &Enclosure| json!({"lower": if tight { json!(lower_text(&enc)) } else { Value::Null }, "upper": enc.upper.to_decimal()});
     if common.json {
         println!(
             "{}",
@@ -1179,39 +1220,95 @@ fn vector_queries() -> Vec<Vec<String>> {
 /// doubles the time: 0.2 s … 1.6 s on the MNIST setting).
 const PLD_CHECK_REFINEMENTS: usize = 4;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum CheckVerdict {
-    Sound,
-    Unsound,
-    Undecided,
+/// Precisions `check` climbs through when a value is not yet separated from the exact one.
+const CHECK_PRECISIONS: [Precision; 4] = [
+    Precision::Auto,
+    Precision::Bits(256),
+    Precision::Bits(1024),
+    Precision::Bits(4096),
+];
+
+/// The quantity a single-value query asks for, and whether dpcert's answer to it is two-sided.
+fn check_quantity(cmd: &Cmd) -> Option<(Quantity, Kind)> {
+    Some(match cmd {
+        Cmd::Gaussian(GaussianCmd::Delta { .. }) => (Quantity::Delta, Kind::TwoSided),
+        Cmd::Gaussian(GaussianCmd::Epsilon { .. }) => (Quantity::Epsilon, Kind::TwoSided),
+        Cmd::Gaussian(GaussianCmd::Sigma { .. }) => (Quantity::Sigma, Kind::TwoSided),
+        Cmd::Zcdp(ZcdpCmd::Delta { .. }) => (Quantity::Delta, Kind::UpperBound),
+        Cmd::Zcdp(ZcdpCmd::Epsilon { .. }) => (Quantity::Epsilon, Kind::UpperBound),
+        Cmd::Compose(_) => (Quantity::Epsilon, Kind::TwoSided),
+        Cmd::Rdp(_) => (Quantity::RdpEpsilon, Kind::TwoSided),
+        // an upper bound (RDP) until a two-sided PLD bracket is met
+        Cmd::Dpsgd { .. } => (Quantity::Epsilon, Kind::UpperBound),
+        _ => return None,
+    })
 }
 
-/// Compare a claimed value with certified evaluations, raising precision until decided.
-/// `eval(prec)` returns (sound?, unsound?, enclosure to report, two-sided?).
-fn decide_value(
-    eval: impl Fn(Precision) -> Result<(bool, bool, Enclosure, bool), Error>,
-) -> Result<(CheckVerdict, Enclosure, bool), Error> {
-    let mut last = None;
-    for p in [
-        Precision::Auto,
-        Precision::Bits(256),
-        Precision::Bits(1024),
-        Precision::Bits(4096),
-    ] {
-        let (sound, unsound, enc, two) = eval(p)?;
-        if sound {
-            return Ok((CheckVerdict::Sound, enc, two));
-        }
-        if unsound {
-            return Ok((CheckVerdict::Unsound, enc, two));
-        }
-        last = Some((enc, two));
+/// The reason given for a verdict read off the bracket.
+fn bracket_reason(v: Verdict, b: &Bracket) -> String {
+    let (l, u) = b.to_decimals();
+    match v {
+        Verdict::Sound => format!(
+            "at or above the certified upper end {} of the smallest valid value",
+            u.unwrap_or_default()
+        ),
+        _ => format!(
+            "below the certified lower end {} of the smallest valid value",
+            l.unwrap_or_default()
+        ),
     }
-    let (enc, two) = last.expect("evaluated");
-    Ok((CheckVerdict::Undecided, enc, two))
 }
 
-fn check_one(cmd: &Cmd, value: &Rational) -> Result<(CheckVerdict, Enclosure, bool), Error> {
+/// Judge one claimed value for a parsed query. `Err` only for a malformed query (invalid) or a
+/// numerical failure (undecided); the bracket is the intersection of every certified
+/// evaluation made here, and the verdict is consistent with it.
+fn judge(cmd: &Cmd, value: &Claimed) -> Result<(Verdict, String, Bracket), Error> {
+    let (qty, kind) = check_quantity(cmd).ok_or_else(|| {
+        Error::arg(
+            "query",
+            "not a single-value query (gaussian, zcdp, compose, rdp or dpsgd)",
+        )
+    })?;
+    let mut b = Bracket::new(qty, kind);
+    // dpcert's own answer to the query (this also validates every argument of the query)
+    match cmd {
+        Cmd::Dpsgd { common, .. } => {
+            precision(common)?;
+        }
+        _ => {
+            let out = evaluate(cmd)?;
+            if out.two_sided {
+                b.meet_enclosure(&out.enclosure);
+            } else {
+                b.set_kind(Kind::UpperBound);
+                b.meet_upper(&out.enclosure.upper);
+            }
+        }
+    }
+    // the value: impossible → unsound, vacuous → sound, else judged against the exact one
+    let v = match screen(qty, value) {
+        Ok(v) => v,
+        Err((verdict, why)) => {
+            if let Cmd::Dpsgd { .. } = cmd {
+                dpsgd_bracket(cmd, None, &mut b)?;
+            }
+            return Ok((verdict, why, b));
+        }
+    };
+    if !matches!(cmd, Cmd::Dpsgd { .. }) {
+        if let Some(verdict) = b.decide(&v) {
+            let why = bracket_reason(verdict, &b);
+            return Ok((verdict, why, b));
+        }
+    }
+    let sound_at = |b: &mut Bracket, what: String| {
+        b.meet_upper_exact(&v);
+        Ok((Verdict::Sound, what, b.clone()))
+    };
+    let unsound_at = |b: &mut Bracket, what: String| {
+        b.meet_lower_exact(&v);
+        Ok((Verdict::Unsound, what, b.clone()))
+    };
     match cmd {
         Cmd::Gaussian(GaussianCmd::Delta {
             sigma,
@@ -1221,10 +1318,13 @@ fn check_one(cmd: &Cmd, value: &Rational) -> Result<(CheckVerdict, Enclosure, bo
         }) => {
             let (pld, _, _) = gaussian_pld(sigma, shape)?;
             let e = num("--epsilon", epsilon)?;
-            decide_value(|p| {
-                let enc = gaussian::gaussian_delta(&pld, &e, p)?;
-                Ok((enc.upper.0 <= *value, enc.lower.0 > *value, enc, true))
-            })
+            for p in &CHECK_PRECISIONS[1..] {
+                b.meet_enclosure(&gaussian::gaussian_delta(&pld, &e, *p)?);
+                if let Some(verdict) = b.decide(&v) {
+                    let why = bracket_reason(verdict, &b);
+                    return Ok((verdict, why, b));
+                }
+            }
         }
         Cmd::Gaussian(GaussianCmd::Epsilon {
             sigma,
@@ -1234,14 +1334,15 @@ fn check_one(cmd: &Cmd, value: &Rational) -> Result<(CheckVerdict, Enclosure, bo
         }) => {
             let (pld, _, _) = gaussian_pld(sigma, shape)?;
             let d = num("--delta", delta)?;
-            if *value < 0 {
-                return Err(Error::arg("value", "ε must be ≥ 0"));
+            for p in CHECK_PRECISIONS {
+                let at = gaussian::gaussian_delta(&pld, &v, p)?;
+                if at.upper.0 <= d {
+                    return sound_at(&mut b, "δ(ε = value) ≤ δ, certified: (value, δ)-DP holds".into());
+                }
+                if at.lower.0 > d {
+                    return unsound_at(&mut b, "δ(ε = value) > δ, certified: (value, δ)-DP fails for this mechanism".into());
+                }
             }
-            let star = gaussian::gaussian_epsilon(&pld, &d, Precision::Auto)?;
-            decide_value(|p| {
-                let at = gaussian::gaussian_delta(&pld, value, p)?;
-                Ok((at.upper.0 <= d, at.lower.0 > d, star.clone(), true))
-            })
         }
         Cmd::Gaussian(GaussianCmd::Sigma {
             epsilon,
@@ -1253,125 +1354,246 @@ fn check_one(cmd: &Cmd, value: &Rational) -> Result<(CheckVerdict, Enclosure, bo
             let d = num("--delta", delta)?;
             let sens = num("--sensitivity", &shape.sensitivity)?;
             let k = count("--compositions", &shape.compositions)?;
-            validate::positive("value", value)?;
             let pld = gaussian::gaussian_composition(&[gaussian::GaussianMechanism {
-                sigma: value.clone(),
-                sensitivity: sens.clone(),
-                count: k.clone(),
+                sigma: v.clone(),
+                sensitivity: sens,
+                count: k,
             }])?;
-            let star = gaussian::gaussian_sigma(&e, &d, &sens, &k, Precision::Auto)?;
-            decide_value(|p| {
+            for p in CHECK_PRECISIONS {
                 let at = gaussian::gaussian_delta(&pld, &e, p)?;
-                Ok((at.upper.0 <= d, at.lower.0 > d, star.clone(), true))
-            })
+                if at.upper.0 <= d {
+                    return sound_at(&mut b, "with σ = value, δ(ε) ≤ δ, certified: (ε, δ)-DP holds".into());
+                }
+                if at.lower.0 > d {
+                    return unsound_at(&mut b, "with σ = value, δ(ε) > δ, certified: (ε, δ)-DP fails".into());
+                }
+            }
         }
         Cmd::Zcdp(ZcdpCmd::Delta { rho, epsilon, .. }) => {
             let r = num("--rho", rho)?;
             let e = num("--epsilon", epsilon)?;
-            let ours = evaluate(cmd)?.enclosure;
             // the Gaussian with this ρ is ρ-zCDP: a valid δ for the class is ≥ its exact δ
-            let g = pld::GaussianPld { rho: r };
-            decide_value(|p| {
-                let gd = gaussian::gaussian_delta(&g, &e, p)?;
-                Ok((
-                    ours.upper.0 <= *value,
-                    gd.lower.0 > *value,
-                    ours.clone(),
-                    false,
-                ))
-            })
+            let g = pld::GaussianPld { rho: r.clone() };
+            for p in CHECK_PRECISIONS {
+                b.meet_lower(&gaussian::gaussian_delta(&g, &e, p)?.lower);
+                if p != Precision::Auto {
+                    b.meet_upper(&zcdp::zcdp_delta(&r, &e, p)?.upper);
+                }
+                if let Some(verdict) = b.decide(&v) {
+                    let why = match verdict {
+                        Verdict::Unsound => format!(
+                            "below the exact δ of the Gaussian mechanism with this ρ (≥ {}), which is ρ-zCDP",
+                            b.to_decimals().0.unwrap_or_default()
+                        ),
+                        _ => bracket_reason(verdict, &b),
+                    };
+                    return Ok((verdict, why, b));
+                }
+            }
         }
         Cmd::Zcdp(ZcdpCmd::Epsilon { rho, delta, .. }) => {
             let r = num("--rho", rho)?;
             let d = num("--delta", delta)?;
-            if *value < 0 {
-                return Err(Error::arg("value", "ε must be ≥ 0"));
+            let g = pld::GaussianPld { rho: r.clone() };
+            b.meet_lower(&gaussian::gaussian_epsilon(&g, &d, Precision::Auto)?.lower);
+            if let Some(verdict) = b.decide(&v) {
+                let why = bracket_reason(verdict, &b);
+                return Ok((verdict, why, b));
             }
-            let ours = evaluate(cmd)?.enclosure;
-            let g = pld::GaussianPld { rho: r };
-            decide_value(|p| {
-                let gd = gaussian::gaussian_delta(&g, value, p)?;
-                Ok((ours.upper.0 <= *value, gd.lower.0 > d, ours.clone(), false))
-            })
+            for p in CHECK_PRECISIONS {
+                if zcdp::zcdp_delta(&r, &v, p)?.upper.0 <= d {
+                    return sound_at(&mut b, "Proposition 14 gives δ(ε = value) ≤ δ for every ρ-zCDP mechanism, certified".into());
+                }
+                if gaussian::gaussian_delta(&g, &v, p)?.lower.0 > d {
+                    return unsound_at(&mut b, "the Gaussian mechanism with this ρ (which is ρ-zCDP) has δ(ε = value) > δ, certified".into());
+                }
+            }
         }
-        Cmd::Dpsgd {
+        Cmd::Compose(c) => {
+            let (classes, d) = compose_classes(c)?;
+            for p in CHECK_PRECISIONS {
+                // exact optimum when computable: sound iff δ_opt(value) ≤ δ
+                match optimal::optimal_composition_delta(&classes, &v, p) {
+                    Ok(at) if at.upper.0 <= d => {
+                        return sound_at(&mut b, "the optimal composition has δ(ε = value) ≤ δ, certified".into())
+                    }
+                    Ok(at) if at.lower.0 > d => {
+                        return unsound_at(&mut b, "the optimal composition has δ(ε = value) > δ, certified (k-fold randomized response attains it)".into())
+                    }
+                    Ok(_) => {}
+                    Err(_) => break,
+                }
+            }
+        }
+        Cmd::Rdp(RdpCmd::SubsampledGaussian {
             rate,
             sigma,
             steps,
-            delta,
-            method,
-            pld: pld_args,
+            order,
             ..
-        } if method != "rdp" => {
-            // the PLD bracket is two-sided: halve the grid until the value is decided
+        }) => {
             let (q, s, t) = sgm_args(rate, sigma, steps)?;
-            let d = num("--delta", delta)?;
-            if *value < 0 {
-                return Err(Error::arg("value", "ε must be ≥ 0"));
-            }
-            let mut opts = pld_options(pld_args)?;
-            opts.progress = false;
-            let mut last = None;
-            for _ in 0..PLD_CHECK_REFINEMENTS {
-                let r = pld_accountant::dpsgd_pld_epsilon(&q, &s, &t, &d, &opts)?;
-                if r.enclosure.upper.0 <= *value {
-                    return Ok((CheckVerdict::Sound, r.enclosure, true));
+            let a = num("--order", order)?;
+            for p in &CHECK_PRECISIONS[1..] {
+                b.meet_enclosure(&rdp::subsampled_gaussian_rdp(&q, &s, &t, &a, *p)?);
+                if let Some(verdict) = b.decide(&v) {
+                    let why = bracket_reason(verdict, &b);
+                    return Ok((verdict, why, b));
                 }
-                if r.enclosure.lower.0 > *value {
-                    return Ok((CheckVerdict::Unsound, r.enclosure, true));
-                }
-                opts.grid = Some(Rational::from(&r.grid / 2u32));
-                last = Some(r.enclosure);
             }
-            Ok((CheckVerdict::Undecided, last.expect("evaluated"), true))
         }
-        Cmd::Rdp(_) | Cmd::Dpsgd { .. } => {
-            // RDP at an integer order is exact (two-sided); DP-SGD via RDP is an upper bound only
-            let ours = evaluate(cmd)?;
-            let two = ours.two_sided;
-            Ok((
-                if ours.enclosure.upper.0 <= *value {
-                    CheckVerdict::Sound
-                } else if two && ours.enclosure.lower.0 > *value {
-                    CheckVerdict::Unsound
-                } else {
-                    CheckVerdict::Undecided
-                },
-                ours.enclosure,
-                two,
-            ))
-        }
-        Cmd::Compose(c) => {
-            if *value < 0 {
-                return Err(Error::arg("value", "ε must be ≥ 0"));
+        Cmd::Dpsgd { .. } => {
+            if let Some(verdict) = dpsgd_bracket(cmd, Some(&v), &mut b)? {
+                let why = bracket_reason(verdict, &b);
+                return Ok((verdict, why, b));
             }
-            let (classes, d) = compose_classes(c)?;
-            let ours = evaluate(cmd)?;
-            decide_value(|p| {
-                // exact optimum when computable: sound iff δ_opt(value) ≤ δ
-                match optimal::optimal_composition_delta(&classes, value, p) {
-                    Ok(at) => Ok((
-                        at.upper.0 <= d,
-                        at.lower.0 > d,
-                        ours.enclosure.clone(),
-                        ours.two_sided,
-                    )),
-                    Err(_) => Ok((
-                        ours.enclosure.upper.0 <= *value,
-                        false,
-                        ours.enclosure.clone(),
-                        false,
-                    )),
-                }
-            })
         }
-        _ => Err(Error::arg("query", "not a single-value query")),
+        _ => {}
+    }
+    Ok((
+        Verdict::Undecided,
+        "not separated from the exact value by the certified evaluations tried".into(),
+        b,
+    ))
+}
+
+/// DP-SGD: the RDP bound (an upper end) and the two-sided PLD bracket, halving the PLD grid
+/// until `value` is decided (or `PLD_CHECK_REFINEMENTS` runs). With `value = None`, one pass.
+fn dpsgd_bracket(
+    cmd: &Cmd,
+    value: Option<&Rational>,
+    b: &mut Bracket,
+) -> Result<Option<Verdict>, Error> {
+    let Cmd::Dpsgd {
+        rate,
+        sigma,
+        steps,
+        delta,
+        method,
+        pld: pld_args,
+        ..
+    } = cmd
+    else {
+        return Ok(None);
+    };
+    let (q, s, t) = flagged(sgm_args(rate, sigma, steps))?;
+    let d = num("--delta", delta)?;
+    validate::open_unit("--delta", &d)?;
+    if !["rdp", "pld", "best"].contains(&method.as_str()) {
+        return Err(Error::arg(
+            "--method",
+            format!("`{method}` is not rdp, pld or best"),
+        ));
+    }
+    let mut opts = pld_options(pld_args)?;
+    opts.progress = false;
+    let decided = |b: &Bracket| value.and_then(|v| b.decide(v));
+    if method != "pld" {
+        let (enc, _) = flagged(rdp::dpsgd_rdp_epsilon(&q, &s, &t, &d, Precision::Auto))?;
+        b.meet_upper(&enc.upper);
+        if let Some(verdict) = decided(b) {
+            return Ok(Some(verdict));
+        }
+    }
+    let rounds = if value.is_some() {
+        PLD_CHECK_REFINEMENTS
+    } else {
+        1
+    };
+    for i in 0..rounds {
+        let r = match pld_accountant::dpsgd_pld_epsilon(&q, &s, &t, &d, &opts) {
+            Ok(r) => r,
+            // the user asked for the PLD route (or chose its grid): its errors are the answer
+            Err(e) if i == 0 && (method == "pld" || opts.grid.is_some() || opts.tail.is_some()) => {
+                return Err(flagged::<()>(Err(e)).unwrap_err())
+            }
+            Err(_) => break,
+        };
+        b.meet_enclosure(&r.enclosure);
+        b.set_kind(Kind::TwoSided);
+        if let Some(verdict) = decided(b) {
+            return Ok(Some(verdict));
+        }
+        opts.grid = Some(Rational::from(&r.grid / 2u32));
+    }
+    Ok(None)
+}
+
+/// One `check` record's JSON result.
+fn check_record(i: usize, rec: &Value) -> (Verdict, Value) {
+    let query_json = rec.get("query").cloned().unwrap_or(Value::Null);
+    let value_json = match rec.get("value") {
+        Some(Value::Number(n)) => json!(n.to_string()),
+        Some(v) => v.clone(),
+        None => Value::Null,
+    };
+    let result = |verdict: Verdict, why: String, b: Option<&Bracket>| {
+        let (kind, lower, upper) = match b {
+            Some(b) => {
+                let (l, u) = b.to_decimals();
+                (json!(b.kind().name()), json!(l), json!(u))
+            }
+            None => (Value::Null, Value::Null, Value::Null),
+        };
+        (
+            verdict,
+            json!({
+                "record": i + 1,
+                "query": query_json,
+                "value": value_json,
+                "verdict": verdict.name(),
+                "reason": why,
+                "kind": kind,
+                "lower": lower,
+                "upper": upper,
+            }),
+        )
+    };
+    if !rec.is_object() {
+        return result(
+            Verdict::Invalid,
+            "a record must be an object {\"query\": [...], \"value\": ...}".into(),
+            None,
+        );
+    }
+    let query: Option<Vec<String>> = rec["query"].as_array().and_then(|a| {
+        a.iter()
+            .map(|x| x.as_str().map(str::to_string))
+            .collect()
+    });
+    let Some(query) = query else {
+        return result(
+            Verdict::Invalid,
+            "`query` must be a list of strings (the arguments one would pass to dpcert)".into(),
+            None,
+        );
+    };
+    let value = match Claimed::from_json(&rec["value"]) {
+        Ok(v) => v,
+        Err(e) => return result(Verdict::Invalid, e, None),
+    };
+    let cmd = match parse_query(&query) {
+        Ok(c) => c,
+        Err(e) => return result(Verdict::Invalid, e.to_string(), None),
+    };
+    match judge(&cmd, &value) {
+        Ok((verdict, why, b)) => {
+            if let Claimed::Finite(v) = &value {
+                debug_assert!(b.agrees(verdict, v), "verdict contradicts the bracket");
+            }
+            result(verdict, why, Some(&b))
+        }
+        Err(e @ Error::InvalidArgument { .. }) => result(Verdict::Invalid, e.to_string(), None),
+        Err(e) => result(Verdict::Undecided, e.to_string(), None),
     }
 }
 
 fn run_check(file: &std::path::Path, json_mode: bool) -> Result<i32, Error> {
+    use std::io::IsTerminal;
     let text = std::fs::read_to_string(file)
         .map_err(|e| Error::arg("FILE", format!("cannot read {}: {e}", file.display())))?;
+    // other libraries print NaN / Infinity as bare tokens: quote them so they are judged
+    let text = quote_nonfinite_tokens(&text);
     let v: Value = serde_json::from_str(&text).map_err(|e| {
         Error::arg(
             "FILE",
@@ -1386,66 +1608,72 @@ fn run_check(file: &std::path::Path, json_mode: bool) -> Result<i32, Error> {
     let list = v.as_array().ok_or_else(|| {
         Error::arg(
             "FILE",
-            "must hold a JSON list of {\"query\": [...], \"value\": \"...\"}",
+            format!(
+                "{}: must hold a JSON list of {{\"query\": [...], \"value\": \"...\"}}",
+                file.display()
+            ),
         )
     })?;
+    let progress = std::io::stderr().is_terminal();
+    let started = std::time::Instant::now();
     let mut results = Vec::new();
-    let mut any_unsound = false;
+    let mut counts = [0usize; 4];
     for (i, rec) in list.iter().enumerate() {
-        let at = |why: String| Error::arg(&format!("record {}", i + 1), why);
-        let query: Vec<String> = rec["query"]
-            .as_array()
-            .ok_or_else(|| at("`query` must be a list of strings".into()))?
-            .iter()
-            .map(|x| {
-                x.as_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| at("`query` must be a list of strings".into()))
-            })
-            .collect::<Result<_, _>>()?;
-        let value_text = match &rec["value"] {
-            Value::String(s) => s.clone(),
-            Value::Number(n) => n.to_string(),
-            _ => return Err(at("`value` must be a string or number".into())),
-        };
-        let value = parse_exact(&value_text).map_err(at)?;
-        let cmd = parse_query(&query).map_err(|e| at(e.to_string()))?;
-        let (verdict, enc, two) = check_one(&cmd, &value).map_err(|e| at(e.to_string()))?;
-        any_unsound |= verdict == CheckVerdict::Unsound;
-        let name = match verdict {
-            CheckVerdict::Sound => "sound",
-            CheckVerdict::Unsound => "unsound",
-            CheckVerdict::Undecided => "undecided",
-        };
-        results.push(json!({
-            "query": query,
-            "value": value_text,
-            "verdict": name,
-            "lower": if two { json!(enc.lower.to_decimal()) } else { Value::Null },
-            "upper": enc.upper.to_decimal(),
-        }));
+        if progress && started.elapsed().as_secs() >= 2 {
+            eprint!("\rdpcert check: record {}/{} ", i + 1, list.len());
+        }
+        let (verdict, r) = check_record(i, rec);
+        counts[verdict as usize] += 1;
+        results.push(r);
     }
+    if progress && started.elapsed().as_secs() >= 2 {
+        eprintln!();
+    }
+    let [sound, unsound, undecided, invalid] = counts;
     if json_mode {
-        println!("{}", json!({ "results": results }));
+        println!(
+            "{}",
+            json!({
+                "results": results,
+                "summary": {"records": results.len(), "sound": sound, "unsound": unsound, "undecided": undecided, "invalid": invalid},
+            })
+        );
     } else {
         for r in &results {
-            let q: Vec<&str> = r["query"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|x| x.as_str())
-                .collect();
+            let q = match r["query"].as_array() {
+                Some(a) => a
+                    .iter()
+                    .map(|x| x.as_str().map(str::to_string).unwrap_or_else(|| x.to_string()))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                None => r["query"].to_string(),
+            };
+            let value = r["value"]
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| r["value"].to_string());
+            let bracket = match (r["lower"].as_str(), r["upper"].as_str()) {
+                (None, None) => String::new(),
+                (l, u) => format!(
+                    "  smallest valid value ∈ [{}, {}] ({})",
+                    l.unwrap_or("?"),
+                    u.unwrap_or("?"),
+                    r["kind"].as_str().unwrap_or("")
+                ),
+            };
             println!(
-                "{:<9}  {}  value={}  exact∈[{}, {}]",
+                "{:<9}  #{}  {q}  value={value}{bracket}  — {}",
                 r["verdict"].as_str().unwrap_or(""),
-                q.join(" "),
-                r["value"].as_str().unwrap_or(""),
-                r["lower"].as_str().unwrap_or("?"),
-                r["upper"].as_str().unwrap_or("")
+                r["record"],
+                r["reason"].as_str().unwrap_or("")
             );
         }
+        println!(
+            "{} records: {sound} sound, {unsound} unsound, {undecided} undecided, {invalid} invalid",
+            results.len()
+        );
     }
-    Ok(if any_unsound { 1 } else { 0 })
+    Ok(if unsound + invalid > 0 { 1 } else { 0 })
 }
 
 fn print(out: &Output, json_mode: bool) {
@@ -1456,7 +1684,7 @@ fn print(out: &Output, json_mode: bool) {
         obj.insert(
             "lower".into(),
             if out.two_sided {
-                json!(out.enclosure.lower.to_decimal())
+                json!(lower_text(&out.enclosure))
             } else {
                 Value::Null
             },

@@ -39,6 +39,7 @@ pub mod audit;
 pub mod deploy;
 pub mod num;
 pub mod plot;
+pub mod reference;
 pub mod search;
 pub mod theorems;
 pub mod validate;
