@@ -36,6 +36,8 @@
 //! Theorem 9 (composition as convolution of PLDs) and the exact Gaussian composition built on it
 //! are stated for independent mechanisms.
 
+extern crate self as dpcert;
+
 pub mod audit;
 #[doc(hidden)]
 pub mod cli;

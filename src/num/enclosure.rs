@@ -64,6 +64,10 @@ impl Lower {
     pub fn as_float(&self) -> &Float {
         &self.0
     }
+    /// An owned copy of [`Lower::as_float`].
+    pub fn to_float(&self) -> Float {
+        self.0.clone()
+    }
     /// Decimal string rounded toward −∞ (never above the bound).
     pub fn to_decimal(&self) -> String {
         decimal(&self.0, Round::Down)
@@ -82,6 +86,10 @@ impl Upper {
     /// The bound itself (exact MPFR value; the quantity is ≤ it).
     pub fn as_float(&self) -> &Float {
         &self.0
+    }
+    /// An owned copy of [`Upper::as_float`].
+    pub fn to_float(&self) -> Float {
+        self.0.clone()
     }
     /// Decimal string rounded toward +∞ (never below the bound).
     pub fn to_decimal(&self) -> String {

@@ -12,6 +12,8 @@ mod fast;
 mod mpfr;
 mod normal;
 mod parse;
+#[cfg(test)]
+mod tests;
 
 pub use enclosure::{Arithmetic, Certified, Enclosure, Lower, LowerBound, Tri, Upper, UpperBound};
 pub use fast::Fi;
