@@ -3,12 +3,16 @@
 //! where no lower bound of the asked quantity is claimed), `"theorem"`, `"precision_bits"`
 //! and `"arithmetic"`.
 use clap::{Args, Parser, Subcommand};
-use dpcert::num::{
-    parse_exact, parse_positive_integer, Enclosure, Iv, Precision, Real, DEFAULT_PREC,
+use crate::num::{
+    parse_exact, parse_positive_integer, Certified, Enclosure, Precision, UpperBound,
+    DEFAULT_PREC,
 };
-use dpcert::theorems::{approx, basic, gaussian, optimal, pld, pld_accountant, rdp, zcdp};
-use dpcert::reference::check::{quote_nonfinite_tokens, screen, Bracket, Claimed, Kind, Quantity, Verdict};
-use dpcert::{validate, Error};
+use crate::theorems::{approx, basic, gaussian, optimal, pld, pld_accountant, rdp, zcdp};
+use crate::num::{Lower, Upper};
+use crate::reference::check::{
+    quote_nonfinite_tokens, screen, Bracket, Claimed, Kind, Quantity, Verdict,
+};
+use crate::{validate, Error};
 use rug::{Integer, Rational};
 use serde_json::{json, Value};
 
@@ -92,7 +96,15 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Check values printed by another library: sound, unsound or undecided.
+    /// Check values printed by another library: each record is sound, unsound, undecided or
+    /// invalid, with a reason and the certified bracket of the smallest valid value.
+    ///
+    /// A value is unsound when it is below the exact value or impossible (NaN, −∞, a negative
+    /// ε or δ, σ ≤ 0); +∞ and any δ ≥ 1 are sound but vacuous. A record whose query or value is
+    /// malformed is invalid; the other records are still judged. Bare NaN / Infinity tokens
+    /// (as Python's json prints them) are accepted. Exit status: 0 when no record is unsound or
+    /// invalid (undecided records alone give 0), 1 when any record is unsound or invalid, 2 when
+    /// FILE cannot be read or is not a JSON list.
     Check {
         /// JSON list of {"query": [...], "value": "..."}.
         file: std::path::PathBuf,
@@ -241,9 +253,8 @@ type CliResult = Result<Output, Error>;
 struct Output {
     quantity: &'static str,
     query: &'static str,
-    enclosure: Enclosure,
-    /// Whether `lower` is a lower bound of the asked quantity.
-    two_sided: bool,
+    /// Two-sided enclosure of the asked quantity, or an upper bound on it.
+    value: Certified,
     theorem: &'static str,
     sentence: String,
     extra: Vec<(&'static str, Value)>,
@@ -324,15 +335,14 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
             let enc = gaussian::gaussian_delta(&pld, &e, precision(common)?)?;
             let sentence = format!(
                 "δ(ε={epsilon}) = [{}, {}] exactly (optimal), ρ = {}",
-                lower_text(&enc),
-                enc.upper.to_decimal(),
+                lower_dec(enc.lower()),
+                enc.upper().to_decimal(),
                 pld.rho
             );
             Ok(Output {
                 quantity: "delta",
                 query: "gaussian delta",
-                enclosure: enc,
-                two_sided: true,
+                value: Certified::TwoSided(enc),
                 theorem: "Steinke 2022 Corollary 8 / Corollary 10 (Theorem 9 for compositions)",
                 sentence,
                 extra: vec![("rho", json!(pld.rho.to_string()))],
@@ -350,14 +360,13 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
             let enc = gaussian::gaussian_epsilon(&pld, &d, precision(common)?)?;
             let sentence = format!(
                 "the optimal ε at δ={delta} lies in [{}, {}]; (upper, δ)-DP is certified",
-                lower_text(&enc),
-                enc.upper.to_decimal()
+                lower_dec(enc.lower()),
+                enc.upper().to_decimal()
             );
             Ok(Output {
                 quantity: "epsilon",
                 query: "gaussian epsilon",
-                enclosure: enc,
-                two_sided: true,
+                value: Certified::TwoSided(enc),
                 theorem: "Steinke 2022 Corollary 8 / Corollary 10, inverted by certified bisection",
                 sentence,
                 extra: vec![("rho", json!(pld.rho.to_string()))],
@@ -379,14 +388,13 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
             let enc = gaussian::gaussian_sigma(&e, &d, &s, &k, precision(common)?)?;
             let sentence = format!(
                 "σ = {} is certified to give (ε={epsilon}, δ={delta})-DP; σ = {} is certified not to",
-                enc.upper.to_decimal(),
-                lower_text(&enc)
+                enc.upper().to_decimal(),
+                lower_dec(enc.lower())
             );
             Ok(Output {
                 quantity: "sigma",
                 query: "gaussian sigma",
-                enclosure: enc,
-                two_sided: true,
+                value: Certified::TwoSided(enc),
                 theorem:
                     "Steinke 2022 Corollary 8 / Corollary 10, inverted in σ by certified bisection",
                 sentence,
@@ -397,31 +405,31 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
 }
 
 /// A lower bound for printing, clamped to the domain: every quantity printed here (ε, δ, σ,
-/// an RDP ε) is ≥ 0, so a certified lower end below 0 (interval cancellation at tiny values)
-/// prints as 0, which is still a lower bound.
-fn lower_text(enc: &Enclosure) -> String {
-    if enc.lower.0 < 0 {
+/// an RDP ε, a bound's formula value) is ≥ 0, so a certified lower end below 0 (interval
+/// cancellation at tiny values) prints as 0, which is still a lower bound.
+fn lower_dec(l: &Lower) -> String {
+    if l.0 < 0 {
         "0".to_string()
     } else {
-        enc.lower.to_decimal()
+        l.to_decimal()
     }
 }
 
-/// Refuse an answer whose upper end overflowed to +∞ (an input far outside any sensible range):
-/// a numerical failure with a clear message, never `inf` printed as a bound.
-fn require_finite(out: Output) -> CliResult {
-    if out.enclosure.upper.0.is_finite() {
-        Ok(out)
+/// Refuse an answer whose upper end overflowed to +∞ (an input far outside any sensible
+/// range): a numerical failure with a clear message, never `inf` printed as a bound.
+fn require_finite_upper(u: &Upper, what: &str) -> Result<(), Error> {
+    if u.0.is_finite() {
+        Ok(())
     } else {
         Err(Error::Numerical(format!(
-            "the certified upper bound of {} overflowed (beyond MPFR's exponent range); an input is too extreme for this route",
-            out.query
+            "the certified upper bound of {what} overflowed (beyond MPFR's exponent range); an input is too extreme for this route"
         )))
     }
 }
 
-fn formula(enc: &Enclosure) -> Value {
-    json!({"lower": lower_text(&enc), "upper": enc.upper.to_decimal()})
+fn formula(b: &UpperBound) -> Value {
+    let enc = b.formula();
+    json!({"lower": lower_dec(enc.lower()), "upper": enc.upper().to_decimal()})
 }
 
 fn run_zcdp(cmd: &ZcdpCmd) -> CliResult {
@@ -443,7 +451,7 @@ fn run_zcdp(cmd: &ZcdpCmd) -> CliResult {
                 None
             };
             let (best, theorem) = match &closed {
-                Some(c) if c.upper.0 < opt.upper.0 => (
+                Some(c) if c.upper().0 < opt.upper().0 => (
                     c.clone(),
                     "Steinke 2022 Proposition 14 (closed form, Remark 15)",
                 ),
@@ -461,10 +469,9 @@ fn run_zcdp(cmd: &ZcdpCmd) -> CliResult {
                 query: "zcdp delta",
                 sentence: format!(
                     "every {rho}-zCDP mechanism is (ε={epsilon}, δ)-DP for δ = {}",
-                    best.upper.to_decimal()
+                    best.upper().to_decimal()
                 ),
-                enclosure: best,
-                two_sided: false,
+                value: Certified::UpperBound(best),
                 theorem,
                 extra,
             })
@@ -477,7 +484,7 @@ fn run_zcdp(cmd: &ZcdpCmd) -> CliResult {
             let p = precision(common)?;
             let opt = zcdp::zcdp_epsilon(&r, &d, p)?;
             let closed = zcdp::zcdp_epsilon_closed_form(&r, &d, p)?;
-            let (best, theorem) = if closed.upper.0 < opt.upper.0 {
+            let (best, theorem) = if closed.upper().0 < opt.upper().0 {
                 (
                     closed.clone(),
                     "Steinke 2022 Remark 15 (ρ + 2√(ρ log(1/δ)))",
@@ -493,10 +500,9 @@ fn run_zcdp(cmd: &ZcdpCmd) -> CliResult {
                 query: "zcdp epsilon",
                 sentence: format!(
                     "every {rho}-zCDP mechanism is (ε, δ={delta})-DP for ε = {}",
-                    best.upper.to_decimal()
+                    best.upper().to_decimal()
                 ),
-                enclosure: best,
-                two_sided: false,
+                value: Certified::UpperBound(best),
                 theorem,
                 extra: vec![
                     ("optimised", formula(&opt)),
@@ -555,7 +561,7 @@ fn run_compose(cmd: &ComposeCmd) -> CliResult {
     let c = &classes[0];
     let kr = Rational::from(&c.count);
     // bound routes, for comparison; Theorem 1 on the k copies (refuses k·δ0 ≥ 1)
-    let mut routes: Vec<(&str, &str, Enclosure)> = Vec::new();
+    let mut routes: Vec<(&str, &str, UpperBound)> = Vec::new();
     let basic_sums = basic::basic_composition(&[(
         Rational::from(&c.epsilon * &kr),
         Rational::from(&c.delta * &kr),
@@ -565,7 +571,7 @@ fn run_compose(cmd: &ComposeCmd) -> CliResult {
         routes.push((
             "basic composition",
             "Steinke 2022 Theorem 1",
-            Enclosure::from_real(&Iv::from_rational(sum_e, DEFAULT_PREC))?,
+            UpperBound::new(Enclosure::rational(sum_e, DEFAULT_PREC)),
         ));
     }
     if c.delta == 0 {
@@ -595,7 +601,7 @@ fn run_compose(cmd: &ComposeCmd) -> CliResult {
     }
     let routes_json: Vec<Value> = routes
         .iter()
-        .map(|(n, t, e)| json!({"route": n, "theorem": t, "upper": e.upper.to_decimal()}))
+        .map(|(n, t, e)| json!({"route": n, "theorem": t, "upper": e.upper().to_decimal()}))
         .collect();
     let query = if c.delta == 0 {
         "compose pure"
@@ -613,11 +619,10 @@ fn run_compose(cmd: &ComposeCmd) -> CliResult {
                 validate::show(&c.epsilon),
                 validate::show(&c.delta),
                 validate::show(&d),
-                lower_text(&enc),
-                enc.upper.to_decimal()
+                lower_dec(enc.lower()),
+                enc.upper().to_decimal()
             ),
-            enclosure: enc,
-            two_sided: true,
+            value: Certified::TwoSided(enc),
             theorem: opt_theorem,
             extra: vec![
                 ("route", json!("optimal composition")),
@@ -628,7 +633,7 @@ fn run_compose(cmd: &ComposeCmd) -> CliResult {
             // too many atoms for the exact computation: best bound route, one-sided
             let best = routes
                 .iter()
-                .min_by(|a, b| a.2.upper.0.partial_cmp(&b.2.upper.0).expect("finite"))
+                .min_by(|a, b| a.2.upper().0.partial_cmp(&b.2.upper().0).expect("finite"))
                 .expect("routes")
                 .clone();
             Ok(Output {
@@ -638,11 +643,10 @@ fn run_compose(cmd: &ComposeCmd) -> CliResult {
                     "{} mechanisms are (ε, δ={})-DP for ε = {} (best route: {}; the exact optimum is too large to compute here)",
                     c.count,
                     validate::show(&d),
-                    best.2.upper.to_decimal(),
+                    best.2.upper().to_decimal(),
                     best.0
                 ),
-                enclosure: best.2.clone(),
-                two_sided: false,
+                value: Certified::UpperBound(best.2.clone()),
                 theorem: best.1,
                 extra: vec![("route", json!(best.0)), ("routes", Value::Array(routes_json))],
             })
@@ -724,10 +728,9 @@ fn run_rdp(cmd: &RdpCmd) -> CliResult {
         sentence: format!(
             "{t} steps of the Poisson-subsampled Gaussian (q = {rate}, σ = {sigma}) have RDP ε({order}) {} {}",
             "∈",
-            format!("[{}, {}]", lower_text(&enc), enc.upper.to_decimal())
+            format!("[{}, {}]", lower_dec(enc.lower()), enc.upper().to_decimal())
         ),
-        enclosure: enc,
-        two_sided: true,
+        value: Certified::TwoSided(enc),
         theorem: if integer {
             "Mironov–Talwar–Zhang 2019 (exact binomial sum at integer orders), composed additively (Mironov 2017)"
         } else {
@@ -771,12 +774,11 @@ fn run_dpsgd(
         query: "dpsgd",
         sentence: format!(
             "DP-SGD with q = {rate}, σ = {sigma}, {t} steps is (ε, δ = {delta})-DP for ε = {}, and not for any ε below {} (certified PLD, grid {}){note}",
-            r.enclosure.upper.to_decimal(),
-            lower_text(&r.enclosure),
+            r.enclosure.upper().to_decimal(),
+            lower_dec(r.enclosure.lower()),
             validate::show(&r.grid)
         ),
-        enclosure: r.enclosure.clone(),
-        two_sided: true,
+        value: Certified::TwoSided(r.enclosure.clone()),
         theorem: "Theorem 9 (composition = convolution of PLDs) on a certified grid: dominating and dominated discretisations, exact integer convolution; add and remove neighbours",
         extra: pld_extra(&r),
     }
@@ -784,18 +786,13 @@ fn run_dpsgd(
     if method == "pld" {
         return Ok(pld_output(pld.expect("computed"), ""));
     }
-    let (enc, alpha) = rdp::dpsgd_rdp_epsilon(&q, &s, &t, &d, precision(common)?)?;
+    // best: the PLD accountant certifies both neighbour directions; the RDP route rests on a
+    // cited domination result, so it answers only when the PLD accountant cannot run
     if let Some(r) = pld {
-        if r.enclosure.upper.0 <= enc.upper.0 {
-            return Ok(pld_output(r, "; tighter than RDP"));
-        }
-        // RDP's upper bound is the tighter one; the PLD lower bound still holds
-        let mut out = rdp_dpsgd_output(rate, sigma, &t, delta, enc, &alpha);
-        out.enclosure.lower = r.enclosure.lower;
-        out.two_sided = true;
-        return Ok(out);
+        return Ok(pld_output(r, ""));
     }
-    Ok(rdp_dpsgd_output(rate, sigma, &t, delta, enc, &alpha))
+    let (bound, alpha) = rdp::dpsgd_rdp_epsilon(&q, &s, &t, &d, precision(common)?)?;
+    Ok(rdp_dpsgd_output(rate, sigma, &t, delta, bound, &alpha))
 }
 
 fn rdp_dpsgd_output(
@@ -803,27 +800,34 @@ fn rdp_dpsgd_output(
     sigma: &str,
     t: &Integer,
     delta: &str,
-    enc: Enclosure,
+    enc: UpperBound,
     alpha: &Rational,
 ) -> Output {
+    let rests_on = enc.rests_on();
     Output {
         quantity: "epsilon",
         query: "dpsgd",
         sentence: format!(
-            "DP-SGD with q = {rate}, σ = {sigma}, {t} steps is (ε, δ = {delta})-DP for ε = {} (RDP at order {})",
-            enc.upper.to_decimal(),
-            validate::show(&alpha)
+            "DP-SGD with q = {rate}, σ = {sigma}, {t} steps is (ε, δ = {delta})-DP for ε = {} (RDP at order {}; rests on a cited result: {})",
+            enc.upper().to_decimal(),
+            validate::show(&alpha),
+            rests_on.unwrap_or("none")
         ),
-        enclosure: enc,
-        two_sided: false,
+        value: Certified::UpperBound(enc),
         theorem: "RDP of the Poisson-subsampled Gaussian (Mironov–Talwar–Zhang 2019), Proposition 14 general form / Canonne–Kamath–Steinke 2020 conversion",
-        extra: vec![("method", json!("rdp")), ("order", json!(validate::show(alpha)))],
+        extra: vec![
+            ("method", json!("rdp")),
+            ("order", json!(validate::show(alpha))),
+            ("rests_on", json!(rests_on)),
+        ],
     }
 }
 
 /// Evaluate a single query (the commands whose answer is one enclosure).
 fn evaluate(cmd: &Cmd) -> CliResult {
-    flagged(evaluate_any(cmd)).and_then(require_finite)
+    let out = flagged(evaluate_any(cmd))?;
+    require_finite_upper(out.value.upper(), out.query)?;
+    Ok(out)
 }
 
 fn evaluate_any(cmd: &Cmd) -> CliResult {
@@ -864,8 +868,8 @@ fn parse_query(args: &[String]) -> Result<Cmd, Error> {
 fn run_tool(cmd: &Cmd) -> Result<i32, Error> {
     match cmd {
         Cmd::Audit { file, json } => {
-            let d = dpcert::deploy::Deployment::load(file)?;
-            let r = dpcert::audit::audit(&d)?;
+            let d = crate::deploy::Deployment::load(file)?;
+            let r = crate::audit::audit(&d)?;
             if *json {
                 println!("{}", r.to_json());
             } else {
@@ -874,8 +878,8 @@ fn run_tool(cmd: &Cmd) -> Result<i32, Error> {
             Ok(0)
         }
         Cmd::Plot { file, output } => {
-            let d = dpcert::deploy::Deployment::load(file)?;
-            let svg = dpcert::plot::profile_svg(&d)?;
+            let d = crate::deploy::Deployment::load(file)?;
+            let svg = crate::plot::profile_svg(&d)?;
             std::fs::write(output, svg).map_err(|e| {
                 Error::arg(
                     "--output",
@@ -892,8 +896,8 @@ fn run_tool(cmd: &Cmd) -> Result<i32, Error> {
                 let out = evaluate(&cmd)?;
                 recs.push(json!({
                     "query": q,
-                    "lower": if out.two_sided { json!(lower_text(&out.enclosure)) } else { Value::Null },
-                    "upper": out.enclosure.upper.to_decimal(),
+                    "lower": if out.value.is_two_sided() { json!(out.value.formula().lower().to_decimal()) } else { Value::Null },
+                    "upper": out.value.formula().upper().to_decimal(),
                     "theorem": out.theorem,
                 }));
             }
@@ -938,7 +942,7 @@ fn run_subsample(
     relation: Option<&str>,
     common: &Common,
 ) -> Result<i32, Error> {
-    use dpcert::theorems::subsample;
+    use crate::theorems::subsample;
     let e = num("--epsilon", epsilon)?;
     validate::nonnegative("--epsilon", &e)?;
     let d = num("--delta", delta)?;
@@ -957,21 +961,20 @@ fn run_subsample(
         (_, Some(r)) => r,
         (s, None) => s,
     };
-    let (amp, theorem, tight) = match (scheme, relation) {
+    let certified = |a: subsample::Amplified| (Certified::TwoSided(a.epsilon), Certified::TwoSided(a.delta));
+    let bound = |a: subsample::AmplifiedBound| (Certified::UpperBound(a.epsilon), Certified::UpperBound(a.delta));
+    let ((eps_out, delta_out), theorem) = match (scheme, relation) {
         ("poisson", "add-remove") => (
-            subsample::poisson_subsampling(&e, &d, &q, p)?,
+            certified(subsample::poisson_subsampling(&e, &d, &q, p)?),
             "Poisson subsampling, add/remove (Steinke 2022 §6; Balle–Barthe–Gaboardi 2018)",
-            true,
         ),
         ("without-replacement", "substitution") => (
-            subsample::without_replacement_subsampling(&e, &d, &q, p)?,
+            certified(subsample::without_replacement_subsampling(&e, &d, &q, p)?),
             "sampling without replacement, substitution (Balle–Barthe–Gaboardi 2018, Theorem 9)",
-            true,
         ),
         ("poisson", "substitution") => (
-            subsample::poisson_substitution_subsampling(&e, &d, &q, p)?,
+            bound(subsample::poisson_substitution_subsampling(&e, &d, &q, p)?),
             "Poisson subsampling analysed for substitution (derived; proofs-notes/poisson_substitution_subsampling.md)",
-            false,
         ),
         ("without-replacement", "add-remove") => {
             return Err(Error::arg(
@@ -984,12 +987,9 @@ fn run_subsample(
         }
         (s, _) => return Err(Error::arg("--scheme", format!("`{s}` is not poisson or without-replacement"))),
     };
-    if !(amp.epsilon.upper.0.is_finite() && amp.delta.upper.0.is_finite()) {
-        return Err(Error::Numerical(
-            "the certified upper bound of the amplified guarantee overflowed (beyond MPFR's exponent range); an input is too extreme for this route".into(),
-        ));
-    }
-    let side = |enc: &Enclosure| json!({"lower": if tight { json!(lower_text(&enc)) } else { Value::Null }, "upper": enc.upper.to_decimal()});
+    require_finite_upper(eps_out.upper(), "the amplified ε")?;
+    require_finite_upper(delta_out.upper(), "the amplified δ")?;
+    let side = |c: &Certified| json!({"kind": c.kind(), "lower": c.lower().map(lower_dec), "upper": c.upper().to_decimal()});
     if common.json {
         println!(
             "{}",
@@ -997,20 +997,20 @@ fn run_subsample(
                 "query": "subsample",
                 "scheme": scheme,
                 "relation": relation,
-                "epsilon": side(&amp.epsilon),
-                "delta": side(&amp.delta),
-                "exact": tight,
+                "epsilon": side(&eps_out),
+                "delta": side(&delta_out),
+                "exact": eps_out.is_two_sided(),
                 "theorem": theorem,
-                "precision_bits": amp.epsilon.precision_bits(),
-                "arithmetic": amp.epsilon.arithmetic.name(),
+                "precision_bits": eps_out.formula().precision_bits(),
+                "arithmetic": eps_out.formula().arithmetic().name(),
             })
         );
     } else {
         println!(
             "subsampled at rate {}: ({}, {})-DP [{theorem}]",
             validate::show(&q),
-            amp.epsilon.upper.to_decimal(),
-            amp.delta.upper.to_decimal()
+            eps_out.upper().to_decimal(),
+            delta_out.upper().to_decimal()
         );
     }
     Ok(0)
@@ -1276,12 +1276,12 @@ fn judge(cmd: &Cmd, value: &Claimed) -> Result<(Verdict, String, Bracket), Error
             precision(common)?;
         }
         _ => {
-            let out = evaluate(cmd)?;
-            if out.two_sided {
-                b.meet_enclosure(&out.enclosure);
-            } else {
-                b.set_kind(Kind::UpperBound);
-                b.meet_upper(&out.enclosure.upper);
+            match evaluate(cmd)?.value {
+                Certified::TwoSided(e) => b.meet_enclosure(&e),
+                Certified::UpperBound(u) => {
+                    b.set_kind(Kind::UpperBound);
+                    b.meet_upper(u.upper());
+                }
             }
         }
     }
@@ -1336,10 +1336,10 @@ fn judge(cmd: &Cmd, value: &Claimed) -> Result<(Verdict, String, Bracket), Error
             let d = num("--delta", delta)?;
             for p in CHECK_PRECISIONS {
                 let at = gaussian::gaussian_delta(&pld, &v, p)?;
-                if at.upper.0 <= d {
+                if at.upper().0 <= d {
                     return sound_at(&mut b, "δ(ε = value) ≤ δ, certified: (value, δ)-DP holds".into());
                 }
-                if at.lower.0 > d {
+                if at.lower().0 > d {
                     return unsound_at(&mut b, "δ(ε = value) > δ, certified: (value, δ)-DP fails for this mechanism".into());
                 }
             }
@@ -1361,10 +1361,10 @@ fn judge(cmd: &Cmd, value: &Claimed) -> Result<(Verdict, String, Bracket), Error
             }])?;
             for p in CHECK_PRECISIONS {
                 let at = gaussian::gaussian_delta(&pld, &e, p)?;
-                if at.upper.0 <= d {
+                if at.upper().0 <= d {
                     return sound_at(&mut b, "with σ = value, δ(ε) ≤ δ, certified: (ε, δ)-DP holds".into());
                 }
-                if at.lower.0 > d {
+                if at.lower().0 > d {
                     return unsound_at(&mut b, "with σ = value, δ(ε) > δ, certified: (ε, δ)-DP fails".into());
                 }
             }
@@ -1375,9 +1375,9 @@ fn judge(cmd: &Cmd, value: &Claimed) -> Result<(Verdict, String, Bracket), Error
             // the Gaussian with this ρ is ρ-zCDP: a valid δ for the class is ≥ its exact δ
             let g = pld::GaussianPld { rho: r.clone() };
             for p in CHECK_PRECISIONS {
-                b.meet_lower(&gaussian::gaussian_delta(&g, &e, p)?.lower);
+                b.meet_lower(gaussian::gaussian_delta(&g, &e, p)?.lower());
                 if p != Precision::Auto {
-                    b.meet_upper(&zcdp::zcdp_delta(&r, &e, p)?.upper);
+                    b.meet_upper(zcdp::zcdp_delta(&r, &e, p)?.upper());
                 }
                 if let Some(verdict) = b.decide(&v) {
                     let why = match verdict {
@@ -1395,16 +1395,16 @@ fn judge(cmd: &Cmd, value: &Claimed) -> Result<(Verdict, String, Bracket), Error
             let r = num("--rho", rho)?;
             let d = num("--delta", delta)?;
             let g = pld::GaussianPld { rho: r.clone() };
-            b.meet_lower(&gaussian::gaussian_epsilon(&g, &d, Precision::Auto)?.lower);
+            b.meet_lower(gaussian::gaussian_epsilon(&g, &d, Precision::Auto)?.lower());
             if let Some(verdict) = b.decide(&v) {
                 let why = bracket_reason(verdict, &b);
                 return Ok((verdict, why, b));
             }
             for p in CHECK_PRECISIONS {
-                if zcdp::zcdp_delta(&r, &v, p)?.upper.0 <= d {
+                if zcdp::zcdp_delta(&r, &v, p)?.upper().0 <= d {
                     return sound_at(&mut b, "Proposition 14 gives δ(ε = value) ≤ δ for every ρ-zCDP mechanism, certified".into());
                 }
-                if gaussian::gaussian_delta(&g, &v, p)?.lower.0 > d {
+                if gaussian::gaussian_delta(&g, &v, p)?.lower().0 > d {
                     return unsound_at(&mut b, "the Gaussian mechanism with this ρ (which is ρ-zCDP) has δ(ε = value) > δ, certified".into());
                 }
             }
@@ -1414,10 +1414,10 @@ fn judge(cmd: &Cmd, value: &Claimed) -> Result<(Verdict, String, Bracket), Error
             for p in CHECK_PRECISIONS {
                 // exact optimum when computable: sound iff δ_opt(value) ≤ δ
                 match optimal::optimal_composition_delta(&classes, &v, p) {
-                    Ok(at) if at.upper.0 <= d => {
+                    Ok(at) if at.upper().0 <= d => {
                         return sound_at(&mut b, "the optimal composition has δ(ε = value) ≤ δ, certified".into())
                     }
-                    Ok(at) if at.lower.0 > d => {
+                    Ok(at) if at.lower().0 > d => {
                         return unsound_at(&mut b, "the optimal composition has δ(ε = value) > δ, certified (k-fold randomized response attains it)".into())
                     }
                     Ok(_) => {}
@@ -1443,8 +1443,11 @@ fn judge(cmd: &Cmd, value: &Claimed) -> Result<(Verdict, String, Bracket), Error
             }
         }
         Cmd::Dpsgd { .. } => {
-            if let Some(verdict) = dpsgd_bracket(cmd, Some(&v), &mut b)? {
-                let why = bracket_reason(verdict, &b);
+            if let (Some(verdict), cited) = dpsgd_bracket(cmd, Some(&v), &mut b)? {
+                let mut why = bracket_reason(verdict, &b);
+                if let Some(c) = cited {
+                    why += &format!(" (by the RDP bound, which rests on a cited result: {c})");
+                }
                 return Ok((verdict, why, b));
             }
         }
@@ -1463,7 +1466,7 @@ fn dpsgd_bracket(
     cmd: &Cmd,
     value: Option<&Rational>,
     b: &mut Bracket,
-) -> Result<Option<Verdict>, Error> {
+) -> Result<(Option<Verdict>, Option<&'static str>), Error> {
     let Cmd::Dpsgd {
         rate,
         sigma,
@@ -1474,7 +1477,7 @@ fn dpsgd_bracket(
         ..
     } = cmd
     else {
-        return Ok(None);
+        return Ok((None, None));
     };
     let (q, s, t) = flagged(sgm_args(rate, sigma, steps))?;
     let d = num("--delta", delta)?;
@@ -1488,13 +1491,7 @@ fn dpsgd_bracket(
     let mut opts = pld_options(pld_args)?;
     opts.progress = false;
     let decided = |b: &Bracket| value.and_then(|v| b.decide(v));
-    if method != "pld" {
-        let (enc, _) = flagged(rdp::dpsgd_rdp_epsilon(&q, &s, &t, &d, Precision::Auto))?;
-        b.meet_upper(&enc.upper);
-        if let Some(verdict) = decided(b) {
-            return Ok(Some(verdict));
-        }
-    }
+    // the PLD accountant first: two-sided, both neighbour directions, no cited result
     let rounds = if value.is_some() {
         PLD_CHECK_REFINEMENTS
     } else {
@@ -1503,7 +1500,7 @@ fn dpsgd_bracket(
     for i in 0..rounds {
         let r = match pld_accountant::dpsgd_pld_epsilon(&q, &s, &t, &d, &opts) {
             Ok(r) => r,
-            // the user asked for the PLD route (or chose its grid): its errors are the answer
+            // the query asked for the PLD route (or chose its grid): its errors are the answer
             Err(e) if i == 0 && (method == "pld" || opts.grid.is_some() || opts.tail.is_some()) => {
                 return Err(flagged::<()>(Err(e)).unwrap_err())
             }
@@ -1512,11 +1509,20 @@ fn dpsgd_bracket(
         b.meet_enclosure(&r.enclosure);
         b.set_kind(Kind::TwoSided);
         if let Some(verdict) = decided(b) {
-            return Ok(Some(verdict));
+            return Ok((Some(verdict), None));
         }
         opts.grid = Some(Rational::from(&r.grid / 2u32));
     }
-    Ok(None)
+    // then the RDP bound, which rests on a cited domination result (the reason says so)
+    if method != "pld" {
+        if let Ok((bound, _)) = rdp::dpsgd_rdp_epsilon(&q, &s, &t, &d, Precision::Auto) {
+            b.meet_upper(bound.upper());
+            if let Some(verdict) = decided(b) {
+                return Ok((Some(verdict), bound.rests_on()));
+            }
+        }
+    }
+    Ok((None, None))
 }
 
 /// One `check` record's JSON result.
@@ -1677,32 +1683,24 @@ fn run_check(file: &std::path::Path, json_mode: bool) -> Result<i32, Error> {
 }
 
 fn print(out: &Output, json_mode: bool) {
+    let v = &out.value;
     if json_mode {
         let mut obj = serde_json::Map::new();
         obj.insert("query".into(), json!(out.query));
         obj.insert("quantity".into(), json!(out.quantity));
-        obj.insert(
-            "lower".into(),
-            if out.two_sided {
-                json!(lower_text(&out.enclosure))
-            } else {
-                Value::Null
-            },
-        );
-        obj.insert("upper".into(), json!(out.enclosure.upper.to_decimal()));
-        obj.insert("exact".into(), json!(out.two_sided));
+        obj.insert("kind".into(), json!(v.kind()));
+        obj.insert("lower".into(), json!(v.lower().map(lower_dec)));
+        obj.insert("upper".into(), json!(v.upper().to_decimal()));
+        obj.insert("exact".into(), json!(v.is_two_sided()));
         obj.insert("theorem".into(), json!(out.theorem));
-        obj.insert(
-            "precision_bits".into(),
-            json!(out.enclosure.precision_bits()),
-        );
-        obj.insert("arithmetic".into(), json!(out.enclosure.arithmetic.name()));
-        obj.insert("upper_f64".into(), json!(out.enclosure.upper.to_f64()));
-        if !out.two_sided {
-            obj.insert("formula_value".into(), formula(&out.enclosure));
+        obj.insert("precision_bits".into(), json!(v.formula().precision_bits()));
+        obj.insert("arithmetic".into(), json!(v.formula().arithmetic().name()));
+        obj.insert("upper_f64".into(), json!(v.upper().to_f64()));
+        if let Certified::UpperBound(b) = v {
+            obj.insert("formula_value".into(), formula(b));
         }
-        for (k, v) in &out.extra {
-            obj.insert((*k).into(), v.clone());
+        for (k, val) in &out.extra {
+            obj.insert((*k).into(), val.clone());
         }
         println!("{}", Value::Object(obj));
     } else {
@@ -1710,8 +1708,8 @@ fn print(out: &Output, json_mode: bool) {
             "{} [{}; {} bits, {}]",
             out.sentence,
             out.theorem,
-            out.enclosure.precision_bits(),
-            out.enclosure.arithmetic.name()
+            v.formula().precision_bits(),
+            v.formula().arithmetic().name()
         );
     }
 }

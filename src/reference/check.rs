@@ -310,8 +310,8 @@ impl Bracket {
     }
     /// `e` encloses `t*`.
     pub fn meet_enclosure(&mut self, e: &Enclosure) {
-        self.meet_lower(&e.lower);
-        self.meet_upper(&e.upper);
+        self.meet_lower(e.lower());
+        self.meet_upper(e.upper());
     }
     /// `t* ≥ x` for an exact rational (kept exactly).
     pub fn meet_lower_exact(&mut self, x: &Rational) {
