@@ -890,16 +890,27 @@ fn run_tool(cmd: &Cmd) -> Result<i32, Error> {
             Ok(0)
         }
         Cmd::Vectors { json } => {
+            use std::io::IsTerminal;
+            // about 10 s of work (more on a loaded machine): a progress line on a terminal
+            let progress = std::io::stderr().is_terminal();
+            let started = std::time::Instant::now();
+            let queries = vector_queries();
             let mut recs = Vec::new();
-            for q in vector_queries() {
-                let cmd = parse_query(&q)?;
+            for (i, q) in queries.iter().enumerate() {
+                if progress && started.elapsed().as_secs() >= 1 {
+                    eprint!("\rdpcert vectors: {}/{} ", i + 1, queries.len());
+                }
+                let cmd = parse_query(q)?;
                 let out = evaluate(&cmd)?;
                 recs.push(json!({
                     "query": q,
-                    "lower": if out.value.is_two_sided() { json!(out.value.formula().lower().to_decimal()) } else { Value::Null },
-                    "upper": out.value.formula().upper().to_decimal(),
+                    "lower": out.value.lower().map(lower_dec),
+                    "upper": out.value.upper().to_decimal(),
                     "theorem": out.theorem,
                 }));
+            }
+            if progress && started.elapsed().as_secs() >= 1 {
+                eprintln!();
             }
             if *json {
                 println!("{}", json!({"vectors": recs}));

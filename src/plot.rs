@@ -24,6 +24,12 @@ pub fn profile_svg(d: &Deployment) -> Result<String> {
             top = top.max(1.5 * a.formula().upper().to_f64());
         }
     }
+    if !top.is_finite() {
+        return Err(crate::Error::arg(
+            "FILE",
+            "the ε range to plot is not finite (a budget, claim or certified ε beyond the f64 range); nothing to draw",
+        ));
+    }
     let n = 60;
     let mut upper = Vec::new();
     let mut lower = Vec::new();
@@ -48,8 +54,11 @@ pub fn profile_svg(d: &Deployment) -> Result<String> {
     let floor = -16.0f64; // log10 δ axis bottom
     let (w, h, ml, mb, mt, mr) = (720.0, 440.0, 70.0, 50.0, 30.0, 20.0);
     let x = |e: f64| ml + (w - ml - mr) * e / top;
+    // log10 δ, clamped to the axis [floor, 0] (a δ bound ≥ 1 draws at the top; never NaN)
     let y = |dl: f64| {
-        let l = if dl > 0.0 {
+        let l = if dl >= 1.0 {
+            0.0
+        } else if dl > 0.0 {
             dl.log10().max(floor)
         } else {
             floor
