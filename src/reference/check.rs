@@ -422,7 +422,7 @@ mod tests {
         assert_eq!(v[0]["query"][1], "NaN inside");
         assert_eq!(v[1]["value"], "-Infinity");
         assert_eq!(v[2]["value"], "Infinity");
-        assert_eq!(v[3]["value"].to_string(), "1e5");
+        assert_eq!(Claimed::from_json(&v[3]["value"]).unwrap(), Claimed::Finite(q("100000")));
         assert_eq!(v[4]["v"], "say \"NaN\"");
         assert!(matches!(quote_nonfinite_tokens("[1, 2]"), Cow::Borrowed(_)));
     }
