@@ -357,6 +357,28 @@ fn check_judges_every_record() {
     // compose pure, ε0 = 1, k = 10: δ is the optimal δ at ε = 5.5, so the optimal ε is 5.5
     let d_rr = dec(&rr_delta(&q("1"), &q("0"), 10, &q("5.5")));
     let c_ref = rug::Float::with_val(common::REF, 5.5);
+    // RDP of the Poisson-subsampled Gaussian at integer order α (MTZ19's binomial sum, composed
+    // over T steps): q = 0.01, σ = 2, T = 100, α = 8
+    let rdp_ref = {
+        use rug::{ops::Pow, Float, Integer};
+        let (qq, a) = (common::f(&q("0.01")), 8u32);
+        let mut sum = Float::with_val(common::REF, 0);
+        for k in 0..=a {
+            let c = Float::with_val(common::REF, Integer::from(Integer::binomial_u(a, k)));
+            let w = Float::with_val(common::REF, 1 - qq.clone()).pow(a - k)
+                * Float::with_val(common::REF, qq.clone().pow(k));
+            let e = Float::with_val(common::REF, (k * k - k) as f64 / 8.0).exp();
+            sum += c * w * e;
+        }
+        sum.ln() * 100u32 / (a - 1)
+    };
+    // DP-SGD at q = 1 is T compositions of the Gaussian (Corollary 10): σ = 2, T = 10, so
+    // ρ = 10/8; δ is the exact δ at ε = 3, so the exact ε is 3 (the PLD bracket is ~0.1% wide:
+    // the margin here is 5%)
+    let d_sgd = dec(&gaussian_delta(&q("1.25"), &q("3")));
+    let sgd_ref = rug::Float::with_val(common::REF, 3);
+    let rd = json!(["rdp", "subsampled-gaussian", "--rate", "0.01", "--sigma", "2", "--steps", "100", "--order", "8"]);
+    let sg = json!(["dpsgd", "--rate", "1", "--sigma", "2", "--steps", "10", "--delta", d_sgd, "--method", "pld"]);
     let gd = json!(["gaussian", "delta", "--sigma", "1", "--epsilon", "0.5"]);
     let ge = json!(["gaussian", "epsilon", "--sigma", "1", "--delta", d_at]);
     let gs = json!(["gaussian", "sigma", "--epsilon", "1", "--delta", d_sigma]);
@@ -373,6 +395,10 @@ fn check_judges_every_record() {
         (json!({"query": zd, "value": dec(&scaled(&zg, -m))}), "unsound"),
         (json!({"query": cp, "value": dec(&scaled(&c_ref, m))}), "sound"),
         (json!({"query": cp, "value": dec(&scaled(&c_ref, -m))}), "unsound"),
+        (json!({"query": rd, "value": dec(&scaled(&rdp_ref, m))}), "sound"),
+        (json!({"query": rd, "value": dec(&scaled(&rdp_ref, -m))}), "unsound"),
+        (json!({"query": sg, "value": dec(&scaled(&sgd_ref, 0.05))}), "sound"),
+        (json!({"query": sg, "value": dec(&scaled(&sgd_ref, -0.05))}), "unsound"),
         // impossible values: unsound whatever the truth
         (json!({"query": ge, "value": -0.0048}), "unsound"),
         (json!({"query": gd, "value": "-9.3e-38"}), "unsound"),
