@@ -1032,6 +1032,9 @@ fn run_subsample(
 /// doubles the time: 0.2 s … 1.6 s on the MNIST setting).
 const PLD_CHECK_REFINEMENTS: usize = 4;
 
+/// Most records one `check` run judges (each may take a second or more: the work is linear).
+const MAX_CHECK_RECORDS: usize = 100_000;
+
 /// Precisions `check` climbs through when a value is not yet separated from the exact one.
 const CHECK_PRECISIONS: [Precision; 4] = [
     Precision::Auto,
@@ -1432,6 +1435,16 @@ fn run_check(file: &std::path::Path, json_mode: bool) -> Result<i32, Error> {
             ),
         )
     })?;
+    if list.len() > MAX_CHECK_RECORDS {
+        return Err(Error::arg(
+            "FILE",
+            format!(
+                "{}: {} records; at most {MAX_CHECK_RECORDS} are judged in one run (split the file)",
+                file.display(),
+                list.len()
+            ),
+        ));
+    }
     let progress = std::io::stderr().is_terminal();
     let started = std::time::Instant::now();
     let mut results = Vec::new();

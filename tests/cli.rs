@@ -553,7 +553,7 @@ fn hostile_deployments_are_refused() {
     );
     let many = format!(
         "[budget]\ndelta = \"1e-5\"\n{}",
-        "[[mechanism]]\ntype = \"pure\"\nepsilon = 1\n".repeat(1001)
+        "[[mechanism]]\ntype = \"pure\"\nepsilon = 1\n".repeat(101)
     );
     let bogus = "[budget]\ndelta = \"1e-5\"\nbogus = 1\n[[mechanism]]\ntype = \"pure\"\nepsilon = 1\n";
     for (name, text, names) in [
