@@ -879,7 +879,10 @@ fn run_tool(cmd: &Cmd) -> Result<i32, Error> {
         }
         Cmd::Plot { file, output } => {
             let d = crate::deploy::Deployment::load(file)?;
-            let svg = crate::plot::profile_svg(&d)?;
+            let svg = {
+                use std::io::IsTerminal;
+                crate::plot::profile_svg_with(&d, std::io::stderr().is_terminal())?
+            };
             std::fs::write(output, svg).map_err(|e| {
                 Error::arg(
                     "--output",
