@@ -577,3 +577,20 @@ fn hostile_deployments_are_refused() {
     let r = dpcert::audit::audit(&d).unwrap();
     assert!(r.to_table().contains("yyyy"));
 }
+
+/// Huge counts on the PLD accountant's automatic grid (10⁹ DP-SGD steps: minutes of squarings
+/// of a 10⁷-point grid before the composed-support target) now answer in seconds. A robustness
+/// regression (no closed form exists at q < 1 for a reference): it fails if the run refuses,
+/// errors, or prints a non-finite or inverted bracket.
+#[test]
+fn huge_step_counts_are_answered() {
+    let (code, out, err) = run(&[
+        "dpsgd", "--rate", "0.01", "--sigma", "2", "--steps", "1e9", "--delta", "1e-5", "--method",
+        "pld", "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let lo = dpcert::num::parse_exact(v["lower"].as_str().unwrap()).unwrap();
+    let up = dpcert::num::parse_exact(v["upper"].as_str().unwrap()).unwrap();
+    assert!(lo <= up && up > 0, "[{lo}, {up}]");
+}
