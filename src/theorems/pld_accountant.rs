@@ -128,8 +128,31 @@ struct Ctx {
     support: usize,
 }
 
+/// The point interval [x, x]. A NaN gives ENTIRE: a widening, so every use stays an enclosure
+/// (a mass enclosed by ENTIRE is then refused by `Ctx::fixed` on the upper side and counted as 0,
+/// a sub-measure, on the lower side).
 fn pt(x: f64) -> Interval {
     Interval::try_from((x, x)).unwrap_or(Interval::ENTIRE)
+}
+
+/// `a += b` on fixed-point masses, refusing an overflow (masses stay far below 2^126, so this
+/// never fires on a valid run; a wrapped sum would drop mass from the upper side).
+fn add_mass(a: &mut u128, b: u128) -> Result<()> {
+    *a = a
+        .checked_add(b)
+        .ok_or_else(|| Error::Numerical("PLD fixed-point mass overflow".into()))?;
+    Ok(())
+}
+
+/// ⌊r⌋ as an i64 grid index; an index beyond i64 is refused (the grid would have to be absurdly
+/// fine or the loss absurdly large), never replaced by another index.
+fn floor_index(r: &Rational, what: &str) -> Result<i64> {
+    r.clone().floor().numer().to_i64().ok_or_else(|| {
+        Error::arg(
+            "grid",
+            format!("{what} lies beyond 2^63 grid steps; use a coarser --grid"),
+        )
+    })
 }
 
 fn fi_rat(r: &Rational) -> Interval {
@@ -137,29 +160,26 @@ fn fi_rat(r: &Rational) -> Interval {
 }
 
 impl Ctx {
-    /// Fixed-point value of an enclosed non-negative mass, rounded to this side.
+    /// Fixed-point value of an enclosed non-negative mass, rounded to this side: ⌈sup·2^F⌉
+    /// (Upper) or ⌊inf·2^F⌋ (Lower). The exact mass is ≥ 0, so a negative end is replaced by 0
+    /// (still a bound on the right side). Scaling by 2^F is exact in f64 and the result is an
+    /// integer below 2^126 before the cast, so the cast is exact. An empty or unbounded
+    /// enclosure, or one at or above 2^126·2^−F, is an error on both sides.
     fn fixed(&self, x: Interval) -> Result<u128> {
         let scale = (2f64).powi(self.f as i32);
         if x.is_empty() || x.sup().is_nan() || x.inf().is_nan() {
             return Err(Error::Numerical("PLD mass enclosure is empty".into()));
         }
-        match self.side {
-            Side::Upper => {
-                let v = (x.sup().max(0.0) * scale).ceil();
-                if !(v < 2f64.powi(126)) {
-                    return Err(Error::Numerical("PLD mass enclosure not finite".into()));
-                }
-                Ok(v as u128)
-            }
-            Side::Lower => {
-                let v = (x.inf().max(0.0) * scale).floor();
-                Ok(if v.is_finite() {
-                    v.min(2f64.powi(126)) as u128
-                } else {
-                    0
-                })
-            }
+        let v = match self.side {
+            Side::Upper => (x.sup().max(0.0) * scale).ceil(),
+            Side::Lower => (x.inf().max(0.0) * scale).floor(),
+        };
+        if !(v < 2f64.powi(126)) {
+            return Err(Error::Numerical(
+                "PLD mass enclosure not finite or above the fixed-point range".into(),
+            ));
         }
+        Ok(v as u128)
     }
     /// Grid point i·h, enclosed.
     fn point(&self, i: i64) -> Interval {
@@ -167,7 +187,8 @@ impl Ctx {
     }
 }
 
-/// Enclosure of a fixed-point mass m·2^−F.
+/// Enclosure of a fixed-point mass m·2^−F. (`lo ≤ hi` by construction, so the ENTIRE
+/// fallback below is unreachable; it would be a widening anyway.)
 fn fixed_iv(m: u128, f: u32) -> Interval {
     let x = m as f64;
     let back = if x >= 2f64.powi(128) {
@@ -192,6 +213,7 @@ fn fixed_iv(m: u128, f: u32) -> Interval {
 /// ⌊v / 2^f⌋ (Lower) or ⌈v / 2^f⌉ (Upper) for v given by little-endian limbs; None if the
 /// quotient does not fit in 126 bits.
 fn shr_round(limbs: &[u64], f: u32, side: Side) -> Option<u128> {
+    // limbs past the end of the slice are the value's zero high limbs (GMP strips them)
     let get = |i: usize| limbs.get(i).copied().unwrap_or(0);
     let w = (f / 64) as usize;
     let s = f % 64;
@@ -219,6 +241,9 @@ fn total(m: &[u128]) -> Result<u128> {
 /// P[A = ∞]·P[B any] + P[A finite]·P[B = ∞], all terms non-negative.
 fn convolve(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<GridPld> {
     let f = ctx.f;
+    if a.mass.is_empty() || b.mass.is_empty() {
+        return Err(Error::Numerical("PLD grid measure with no grid points".into()));
+    }
     // every mass below 4 (value < 2^{F+2}) keeps each slot of the packed product below
     // 2^{2F+4+log₂ n}: the slot width below then rules out carries between slots
     let limit = 1u128 << (f + 2);
@@ -253,6 +278,7 @@ fn convolve(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<GridPld> {
     let n = a.mass.len() + b.mass.len() - 1;
     let mut mass = Vec::with_capacity(n);
     for k in 0..n {
+        // slots past the product's top limb are zero (GMP strips high zero limbs)
         let lo = (k * l).min(digits.len());
         let hi = ((k + 1) * l).min(digits.len());
         mass.push(
@@ -265,7 +291,10 @@ fn convolve(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<GridPld> {
     let inf = shr_round(&inf_exact.to_digits::<u64>(Order::Lsf), f, ctx.side)
         .ok_or_else(|| Error::Numerical("PLD convolution overflow".into()))?;
     Ok(GridPld {
-        off: a.off + b.off,
+        off: a
+            .off
+            .checked_add(b.off)
+            .ok_or_else(|| Error::Numerical("PLD grid offset overflow".into()))?,
         mass,
         inf,
     })
@@ -273,8 +302,12 @@ fn convolve(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<GridPld> {
 
 /// Cut tails of mass ≤ τ: Upper moves the left tail up to the first kept point and the right
 /// tail to +∞; Lower drops the left tail and moves the right tail down to the last kept point.
-fn truncate(p: &mut GridPld, ctx: &Ctx) {
+fn truncate(p: &mut GridPld, ctx: &Ctx) -> Result<()> {
     let m = &p.mass;
+    if m.is_empty() {
+        return Err(Error::Numerical("PLD grid measure with no grid points".into()));
+    }
+    // tail sums stay ≤ τ < 2^124 and every mass is < 2^126: the sums below cannot overflow
     let (mut lo, mut left) = (0usize, 0u128);
     while lo + 1 < m.len() && left + m[lo] <= ctx.tau {
         left += m[lo];
@@ -288,16 +321,21 @@ fn truncate(p: &mut GridPld, ctx: &Ctx) {
     let mut kept = m[lo..=hi].to_vec();
     match ctx.side {
         Side::Upper => {
-            kept[0] += left;
-            p.inf += right;
+            add_mass(&mut kept[0], left)?;
+            add_mass(&mut p.inf, right)?;
         }
         Side::Lower => {
             let last = kept.len() - 1;
-            kept[last] += right;
+            add_mass(&mut kept[last], right)?;
         }
     }
-    p.off += lo as i64;
+    // lo < len ≤ MAX_SUPPORT: the cast is exact
+    p.off = p
+        .off
+        .checked_add(lo as i64)
+        .ok_or_else(|| Error::Numerical("PLD grid offset overflow".into()))?;
     p.mass = kept;
+    Ok(())
 }
 
 fn compose_pair(a: &GridPld, b: &GridPld, ctx: &mut Ctx) -> Result<GridPld> {
@@ -308,7 +346,7 @@ fn compose_pair(a: &GridPld, b: &GridPld, ctx: &mut Ctx) -> Result<GridPld> {
         ));
     }
     let mut c = convolve(a, b, ctx)?;
-    truncate(&mut c, ctx);
+    truncate(&mut c, ctx)?;
     ctx.support = ctx.support.max(c.mass.len());
     Ok(c)
 }
@@ -575,13 +613,12 @@ fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
     let mut hi_i = i64::MIN;
     for a in &pr.atoms {
         if let Some(z) = &a.loss {
-            let i = Rational::from(z / &ctx.h)
-                .floor()
-                .numer()
-                .to_i64()
-                .unwrap_or(0);
+            if !(z.to_f64().abs() <= MAX_LOSS) {
+                return Err(far_from_private(z.to_f64().abs()));
+            }
+            let i = floor_index(&Rational::from(z / &ctx.h), "an atom's loss")?;
             lo_i = lo_i.min(i);
-            hi_i = hi_i.max(i + 1);
+            hi_i = hi_i.max(i.saturating_add(1));
         }
     }
     if let Some(t) = &pr.tails {
@@ -591,14 +628,16 @@ fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
         let find = |start: f64, dir: f64, ok: &dyn Fn(i64) -> bool| -> i64 {
             let mut i = (start / hf).round() as i64;
             let mut step = 1i64.max((pr.spread / hf) as i64);
+            // (a search: saturating steps only move where it looks; the reach check below
+            // refuses an index beyond ±MAX_LOSS)
             while !ok(i) && ((i as f64) * hf).abs() <= 2.0 * MAX_LOSS {
-                i += (dir as i64) * step;
-                step *= 2;
+                i = i.saturating_add((dir as i64).saturating_mul(step));
+                step = step.saturating_mul(2);
             }
             // bisect back between i − dir·step/2 … i
-            let (mut good, mut bad) = (i, i - (dir as i64) * step / 2);
-            while (good - bad).abs() > 1 {
-                let m = (good + bad) / 2;
+            let (mut good, mut bad) = (i, i.saturating_sub((dir as i64) * (step / 2)));
+            while (good as i128 - bad as i128).abs() > 1 {
+                let m = ((good as i128 + bad as i128) / 2) as i64;
                 if ok(m) {
                     good = m
                 } else {
@@ -616,13 +655,14 @@ fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
         };
         let r = find(start, 1.0, &|i| mid(eval(i).p_gt) <= tau / 4.0);
         let l = find(start, -1.0, &|i| mid(eval(i).p_le) <= tau / 4.0);
+        // (f64 → i64 casts saturate; an index that far out fails the reach check below)
         let r = if pr.support.1.is_finite() {
-            r.min((pr.support.1 / hf).ceil() as i64 + 1)
+            r.min(((pr.support.1 / hf).ceil() as i64).saturating_add(1))
         } else {
             r
         };
         let l = if pr.support.0.is_finite() {
-            l.max((pr.support.0 / hf).floor() as i64 - 1)
+            l.max(((pr.support.0 / hf).floor() as i64).saturating_sub(1))
         } else {
             l
         };
@@ -632,12 +672,16 @@ fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
     // e^{a} must stay finite in f64 for the cell formulas
     let reach = (lo_i as f64).abs().max(hi_i as f64) * hf;
     if !(reach <= MAX_LOSS) {
-        return Err(Error::arg(
-            "terms",
-            format!("a mechanism's privacy loss reaches {reach:.0} (the PLD grid covers |loss| ≤ {MAX_LOSS}); such a mechanism is far from private — use the closed-form routes"),
-        ));
+        return Err(far_from_private(reach));
     }
     Ok((lo_i, hi_i.max(lo_i + 1)))
+}
+
+fn far_from_private(reach: f64) -> Error {
+    Error::arg(
+        "terms",
+        format!("a mechanism's privacy loss reaches {reach:.0} (the PLD grid covers |loss| ≤ {MAX_LOSS}); such a mechanism is far from private — use the closed-form routes"),
+    )
 }
 
 /// One mechanism's material on the grid, shared by both sides: half-cell masses
@@ -656,13 +700,26 @@ struct Table {
     above: Interval,
 }
 
+/// `i` as an index into a table of `len` slots; anything else is refused (an atom moved to
+/// another slot would move its mass to another loss, possibly the unsafe way).
+fn slot(i: Option<i64>, len: usize) -> Result<usize> {
+    match i {
+        Some(i) if i >= 0 && (i as u64) < len as u64 => Ok(i as usize),
+        _ => Err(Error::Numerical(
+            "PLD atom outside its mechanism's grid range".into(),
+        )),
+    }
+}
+
 fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
     let tau_f = ctx.tau as f64 / (2f64).powi(ctx.f as i32);
     let (i0, i1) = range(pr, ctx, tau_f)?;
-    let n = (i1 - i0 + 1) as usize;
-    if n > MAX_POINTS {
-        return Err(Error::arg("grid", format!("one mechanism would need {n} grid points (at most {MAX_POINTS}); use a coarser --grid")));
+    // i0 < i1 (from `range`); the width in i128 cannot overflow and is range-checked before the cast
+    let width = i1 as i128 - i0 as i128 + 1;
+    if width > MAX_POINTS as i128 {
+        return Err(Error::arg("grid", format!("one mechanism would need {width} grid points (at most {MAX_POINTS}); use a coarser --grid")));
     }
+    let n = width as usize;
     let mut on_grid = Vec::new();
     let mut at_inf = Vec::new();
     // atoms: on the grid exactly, at +∞, or folded into the cell (half-cell) holding them
@@ -674,14 +731,15 @@ fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
             Some(z) => {
                 let t = Rational::from(z / &ctx.h);
                 if t.is_integer() {
-                    let i = t.numer().to_i64().unwrap_or(0);
-                    on_grid.push(((i - i0) as usize, a.p));
+                    let i = floor_index(&t, "an atom's loss")?;
+                    on_grid.push((slot(i.checked_sub(i0), n)?, a.p));
                 } else {
                     // half-cell j = (b_j, b_{j+1}] with b_j = i0·h + j·h/2
                     let u = Rational::from((z - Rational::from(i0) * &ctx.h) / &half_h);
-                    let j = u.ceil().numer().to_i64().unwrap_or(1) - 1;
+                    let j = floor_index(&Rational::from(-u), "an atom's loss")?;
                     let q = a.p * (-fi_rat(z)).exp();
-                    cells_extra.push((j as usize, a.p, q));
+                    // j = ⌈u⌉ − 1 = −⌊−u⌋ − 1 must name one of the 2(n − 1) half-cells
+                    cells_extra.push((slot(j.checked_neg().and_then(|x| x.checked_sub(1)), 2 * (n - 1))?, a.p, q));
                 }
             }
         }
@@ -709,7 +767,7 @@ fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
         .map(|j| cell(&tails[j], &tails[j + 1]))
         .collect();
     for (j, p, q) in cells_extra {
-        let c = &mut half_cells[j.min(nb - 2)];
+        let c = &mut half_cells[j];
         c.0 = c.0 + p;
         c.1 = c.1 + q;
     }
@@ -735,16 +793,16 @@ fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
     let mut mass = vec![0u128; n];
     let mut inf = 0u128;
     for &(i, p) in &tb.on_grid {
-        mass[i] += ctx.fixed(p)?;
+        add_mass(&mut mass[i], ctx.fixed(p)?)?;
     }
     for &p in &tb.at_inf {
-        inf += ctx.fixed(p)?;
+        add_mass(&mut inf, ctx.fixed(p)?)?;
     }
     let y = |i: usize| tb.y[i];
     match ctx.side {
         Side::Upper => {
-            mass[0] += ctx.fixed(below)?;
-            inf += ctx.fixed(above)?;
+            add_mass(&mut mass[0], ctx.fixed(below)?)?;
+            add_mass(&mut inf, ctx.fixed(above)?)?;
             let eh = ctx.hf.exp();
             let ehm1 = Fi(ctx.hf).expm1().0;
             for c in 0..n - 1 {
@@ -756,8 +814,8 @@ fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
                     continue;
                 }
                 let y1q = y(c + 1) * q;
-                mass[c] += ctx.fixed((y1q - p) / ehm1)?;
-                mass[c + 1] += ctx.fixed((eh * p - y1q) / ehm1)?;
+                add_mass(&mut mass[c], ctx.fixed((y1q - p) / ehm1)?)?;
+                add_mass(&mut mass[c + 1], ctx.fixed((eh * p - y1q) / ehm1)?)?;
             }
         }
         Side::Lower => {
@@ -768,7 +826,7 @@ fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
             let flush = |pool: (usize, Interval, Interval), mass: &mut Vec<u128>| -> Result<()> {
                 let (t, pp, pq) = pool;
                 if let Some(s) = (0..=t).rev().find(|&s| (pp - y(s) * pq).inf() >= 0.0) {
-                    mass[s] += ctx.fixed(pp)?;
+                    add_mass(&mut mass[s], ctx.fixed(pp)?)?;
                 }
                 Ok(())
             };
@@ -800,7 +858,7 @@ fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
                     let beta = (need / av.inf() * (1.0 + 1e-12)).min(1.0);
                     let b = pt(beta);
                     if (ep + b * av).inf() >= 0.0 {
-                        mass[t] += ctx.fixed(pp + b * p)?;
+                        add_mass(&mut mass[t], ctx.fixed(pp + b * p)?)?;
                         let rest = pt(1.0) - b;
                         pool = Some((tj, rest * p, rest * q));
                         continue;
@@ -852,15 +910,26 @@ impl Curve {
             h: ctx.h.clone(),
         }
     }
-    fn pick(&self, x: Interval) -> f64 {
-        match self.side {
+    /// This side's end of an enclosure of a δ: the sup (Upper) or the inf (Lower; δ ≥ 0, so a
+    /// negative inf is raised to 0, still a lower bound). An empty enclosure is an error: its
+    /// inf is +∞, which would otherwise become the lower bound 1 after capping.
+    fn pick(&self, x: Interval) -> Result<f64> {
+        if x.is_empty() {
+            return Err(Error::Numerical("PLD δ enclosure is empty".into()));
+        }
+        Ok(match self.side {
             Side::Upper => x.sup(),
             Side::Lower => x.inf().max(0.0),
-        }
+        })
     }
     /// δ at ε, certified on this side: with a_j ≤ ε < a_{j+1} and c = e^{ε − a_{j+1}},
     /// δ = ν(∞) + (1 − c)·S_j + c·D_{j+1}.
-    fn delta(&self, eps: &Rational) -> f64 {
+    fn delta(&self, eps: &Rational) -> Result<f64> {
+        if *eps < 0 {
+            return Err(Error::arg("epsilon", "must be ≥ 0"));
+        }
+        // ε ≥ 0, so j ≥ 0; a j beyond i64 lies beyond the support (|off| ≤ 2^62), where
+        // δ is exactly the mass at +∞: i64::MAX stands for it exactly
         let j = Rational::from(eps / &self.h)
             .floor()
             .numer()
@@ -871,16 +940,19 @@ impl Curve {
         if k >= n {
             return self.pick(self.inf);
         }
+        // k < 0: ε below the first grid point, where the same formula holds with slot 0
         let k = k.max(0) as usize;
         let jj = (k as i64) + self.off - 1; // grid index of slot k
         let t = Rational::from(eps - Rational::from(jj + 1) * &self.h);
+        // t ≤ 0 exactly, so c = e^t ≤ 1 and 1 − c ≥ 0: the min/max below only drop the
+        // parts of the enclosures outside the exact values' range
         let c = fi_rat(&t).exp().min(pt(1.0));
         let one_c = -Fi(fi_rat(&t)).expm1().0;
         let v = self.inf + one_c.max(pt(0.0)) * self.s[k] + c * self.d[k + 1];
         self.pick(v)
     }
     /// δ at grid slot k (grid index off + k − 1), this side.
-    fn at_slot(&self, k: usize) -> f64 {
+    fn at_slot(&self, k: usize) -> Result<f64> {
         self.pick(self.inf + self.d[k])
     }
 }
@@ -890,26 +962,40 @@ impl Curve {
 /// every returned value is re-checked by [`Curve::delta`].
 fn epsilon_side(c: &Curve, delta: &Rational) -> Result<Rational> {
     let df = delta.to_f64();
-    let holds = |e: &Rational| match c.side {
-        Side::Upper => Rational::from_f64(c.delta(e)).is_some_and(|v| v <= *delta),
-        Side::Lower => Rational::from_f64(c.delta(e)).is_some_and(|v| v > *delta),
+    // the certified test: the side's δ at e, compared exactly with the rational δ (an f64 is a
+    // rational; an infinite one never passes, which is the safe answer on both sides)
+    let holds = |e: &Rational| -> Result<bool> {
+        let v = Rational::from_f64(c.delta(e)?);
+        Ok(match c.side {
+            Side::Upper => v.is_some_and(|v| v <= *delta),
+            Side::Lower => v.is_some_and(|v| v > *delta),
+        })
     };
     let zero = Rational::new();
-    if c.side == Side::Upper && c.pick(c.inf) > df {
+    if c.side == Side::Upper && c.pick(c.inf)? > df {
         return Err(Error::Numerical(
             "the PLD upper bound puts more mass at +∞ than δ; lower --tail".into(),
         ));
     }
     // slot-wise search for the first grid slot whose δ is ≤ δ
+    // (the float search below only proposes candidates: the fallbacks `unwrap_or(n)`,
+    // `unwrap_or_default()` and the clamp change which candidates are tried, never what is
+    // returned, since every return passes `holds` or is the trivial lower bound 0)
     let n = c.s.len() - 1;
-    let first = (0..=n).find(|&k| c.at_slot(k) <= df).unwrap_or(n);
+    let mut first = n;
+    for k in 0..=n {
+        if c.at_slot(k)? <= df {
+            first = k;
+            break;
+        }
+    }
     if first == 0 {
         // δ(a_{off−1}) ≤ δ already below the support: Upper takes that point (or 0),
         // Lower the trivial bound 0
         let a = Rational::from(c.off - 1) * &c.h;
         return match c.side {
-            Side::Upper if holds(&zero) => Ok(zero),
-            Side::Upper if a > 0 && holds(&a) => Ok(a),
+            Side::Upper if holds(&zero)? => Ok(zero),
+            Side::Upper if a > 0 && holds(&a)? => Ok(a),
             Side::Upper => Err(Error::Numerical("PLD ε search failed to certify".into())),
             Side::Lower => Ok(zero),
         };
@@ -917,10 +1003,10 @@ fn epsilon_side(c: &Curve, delta: &Rational) -> Result<Rational> {
     // within cell (a_{j}, a_{j+1}] with j+1 the grid index of slot `first`
     let j1 = first as i64 + c.off - 1;
     let a1 = Rational::from(j1) * &c.h;
-    let s = c.pick(c.s[first - 1]);
-    let dv = c.pick(c.d[first]);
+    let s = c.pick(c.s[first - 1])?;
+    let dv = c.pick(c.d[first])?;
     let cc = if s > dv {
-        ((s + c.pick(c.inf) - df) / (s - dv)).clamp(1e-300, 1.0)
+        ((s + c.pick(c.inf)? - df) / (s - dv)).clamp(1e-300, 1.0)
     } else {
         1.0
     };
@@ -931,7 +1017,7 @@ fn epsilon_side(c: &Curve, delta: &Rational) -> Result<Rational> {
         if cand < 0 {
             cand = zero.clone();
         }
-        if holds(&cand) {
+        if holds(&cand)? {
             return Ok(cand);
         }
         match c.side {
@@ -946,10 +1032,10 @@ fn epsilon_side(c: &Curve, delta: &Rational) -> Result<Rational> {
     }
     // fall back to grid points: a_{j+1} (Upper) satisfies δ ≤ δ by the slot search
     match c.side {
-        Side::Upper if holds(&a1) => Ok(a1),
+        Side::Upper if holds(&a1)? => Ok(a1),
         Side::Lower => {
             let a0 = Rational::from(j1 - 1) * &c.h;
-            Ok(if a0 > 0 && holds(&a0) { a0 } else { zero })
+            Ok(if a0 > 0 && holds(&a0)? { a0 } else { zero })
         }
         _ => Err(Error::Numerical("PLD ε search failed to certify".into())),
     }
@@ -1062,26 +1148,30 @@ fn merge_narrow_gaussians(terms: &[PldTerm], h: &Rational) -> Vec<PldTerm> {
     out
 }
 
-fn new_ctx(s: &Setup, side: Side, progress: bool) -> Ctx {
+fn new_ctx(s: &Setup, side: Side, progress: bool) -> Result<Ctx> {
     // one progress line: the upper side reports, the lower side (on another thread) is silent
     let progress = progress && side == Side::Upper;
-    Ctx {
+    // τ ≤ 10⁻³ and F ≤ 124, so ⌊τ·2^F⌋ < 2^115 fits; a τ that did not would be refused, not
+    // replaced (a huge τ would truncate whole measures)
+    let tau = Rational::from(&s.tau << s.f)
+        .floor()
+        .numer()
+        .to_u128()
+        .filter(|&t| t < 1u128 << 124)
+        .ok_or_else(|| Error::arg("tail", "above the fixed-point range"))?;
+    Ok(Ctx {
         h: s.h.clone(),
         hf: fi_rat(&s.h),
         f: s.f,
-        tau: Rational::from(&s.tau << s.f)
-            .floor()
-            .numer()
-            .to_u128()
-            .unwrap_or(u128::MAX),
+        tau,
         side,
         progress,
         support: 0,
-    }
+    })
 }
 
 fn tables(terms: &[PldTerm], s: &Setup) -> Result<Vec<Table>> {
-    let ctx = new_ctx(s, Side::Upper, false);
+    let ctx = new_ctx(s, Side::Upper, false)?;
     terms
         .iter()
         .map(|t| table(&profile(&t.mechanism), &ctx))
@@ -1096,7 +1186,7 @@ fn compose_side(
     side: Side,
     progress: bool,
 ) -> Result<(GridPld, Ctx)> {
-    let mut ctx = new_ctx(s, side, progress);
+    let mut ctx = new_ctx(s, side, progress)?;
     let mut acc: Option<GridPld> = None;
     for (n, (t, tb)) in terms.iter().zip(tabs).enumerate() {
         let base = discretize(tb, &ctx)?;
@@ -1202,7 +1292,7 @@ fn setup(terms: &[PldTerm], opts: &PldOptions, delta_hint: Option<&Rational>) ->
                 },
                 Side::Upper,
                 false,
-            );
+            )?;
             let tau_f = probe.tau as f64 / (2f64).powi(f as i32);
             let widest = profiles
                 .iter()
@@ -1257,8 +1347,11 @@ pub fn pld_delta(terms: &[PldTerm], eps: &Rational, opts: &PldOptions) -> Result
     validate::nonnegative("epsilon", eps)?;
     let s = setup(terms, opts, None)?;
     let (lo, hi, support) = both_sides(&s, opts.progress, |c| {
-        let v = c.delta(eps).min(1.0);
-        Ok(Rational::from_f64(v).unwrap_or_else(|| Rational::from(1)))
+        // δ ≤ 1 always, so capping either side at 1 keeps it a bound; a non-finite value
+        // (impossible: `pick` refuses empty enclosures, and the min caps +∞) is an error,
+        // never replaced by 1 (on the lower side that would claim δ ≥ 1)
+        let v = c.delta(eps)?.min(1.0);
+        Rational::from_f64(v).ok_or_else(|| Error::Numerical("PLD δ bound is not finite".into()))
     })?;
     Ok(report(lo, hi, &s, support))
 }
