@@ -39,7 +39,10 @@ fn brackets(r: &PldReport, exact: &Float, rel: f64, what: &str) {
         e.upper.to_decimal()
     );
     let w = Float::with_val(REF, &e.upper.0 - &e.lower.0);
-    eprintln!("{what}: relative width {:.3e}", Float::with_val(64, &w / exact).to_f64());
+    eprintln!(
+        "{what}: relative width {:.3e}",
+        Float::with_val(64, &w / exact).to_f64()
+    );
     assert!(
         w <= Float::with_val(REF, exact * rel),
         "{what}: bracket [{}, {}] wider than {rel} of {}",
@@ -384,7 +387,10 @@ fn sgm_densities(dir: Direction, qr: &Float, s: &Float, x: &Float) -> (Float, Fl
 /// Privacy loss ln(p(x)/q(x)) of one step, from its closed form ±ln(1 − q + q·e^{(2x−1)/(2σ²)}).
 fn sgm_loss(dir: Direction, qr: &Float, s: &Float, x: &Float) -> Float {
     let p = x.prec();
-    let a = Float::with_val(p, (x.clone() * 2u32 - 1u32) / (Float::with_val(p, s * s) * 2u32));
+    let a = Float::with_val(
+        p,
+        (x.clone() * 2u32 - 1u32) / (Float::with_val(p, s * s) * 2u32),
+    );
     let v = (Float::with_val(p, 1 - qr.clone()) + Float::with_val(p, qr * a.exp())).ln();
     match dir {
         Direction::Remove => v,
@@ -429,7 +435,10 @@ fn integrate(f: &dyn Fn(&Float) -> Float, breaks: &[Float], width: f64, level: u
         let parts = (len / width).ceil().max(1.0) as u32;
         for i in 0..parts {
             let a = Float::with_val(p, &w[0] + Float::with_val(p, &w[1] - &w[0]) * i / parts);
-            let b = Float::with_val(p, &w[0] + Float::with_val(p, &w[1] - &w[0]) * (i + 1) / parts);
+            let b = Float::with_val(
+                p,
+                &w[0] + Float::with_val(p, &w[1] - &w[0]) * (i + 1) / parts,
+            );
             total += tanh_sinh(f, &a, &b, level);
         }
     }
@@ -439,9 +448,16 @@ fn integrate(f: &dyn Fn(&Float) -> Float, breaks: &[Float], width: f64, level: u
 /// double-exponentially: halving the step roughly squares the error, so the difference bounds
 /// the error of the finer one generously).
 fn quad(f: &dyn Fn(&Float) -> Float, breaks: &[Float], width: f64, tol: f64, what: &str) -> Float {
-    let (a, b) = (integrate(f, breaks, width, 5), integrate(f, breaks, width, 6));
+    let (a, b) = (
+        integrate(f, breaks, width, 5),
+        integrate(f, breaks, width, 6),
+    );
     let diff = Float::with_val(a.prec(), &a - &b).abs();
-    assert!(diff < tol, "{what}: quadrature not converged, steps 2⁻⁵/2⁻⁶ differ by {}", show(&diff));
+    assert!(
+        diff < tol,
+        "{what}: quadrature not converged, steps 2⁻⁵/2⁻⁶ differ by {}",
+        show(&diff)
+    );
     b
 }
 
@@ -456,7 +472,11 @@ fn half_range(s: &Float) -> Float {
 /// the inner integral is the one-step hockey-stick at e^{ε − L(x₁)}), by quadrature at 192 bits (58 digits), split
 /// where δ₁'s closed form changes branch (ε − L(x₁) = ±ln(1 − q)), where it is not analytic.
 fn sgm_delta2(dir: Direction, qr: &Rational, sr: &Rational, eps: &Rational) -> Float {
-    let (qf, s, e) = (Float::with_val(QP, qr), Float::with_val(QP, sr), Float::with_val(QP, eps));
+    let (qf, s, e) = (
+        Float::with_val(QP, qr),
+        Float::with_val(QP, sr),
+        Float::with_val(QP, eps),
+    );
     let k = half_range(&s);
     let f = |x: &Float| {
         let (px, _) = sgm_densities(dir, &qf, &s, x);
@@ -474,7 +494,8 @@ fn sgm_delta2(dir: Direction, qr: &Rational, sr: &Rational, eps: &Rational) -> F
             Direction::Add => Float::with_val(QP, (-e.clone()).exp()) / &keep,
         };
         if target > keep {
-            let x = Float::with_val(QP, &s * &s) * (Float::with_val(QP, &target - &keep) / &qf).ln()
+            let x = Float::with_val(QP, &s * &s)
+                * (Float::with_val(QP, &target - &keep) / &qf).ln()
                 + Float::with_val(QP, 0.5);
             if x > breaks[0] && x < breaks[1] {
                 breaks.insert(1, x);
@@ -549,7 +570,11 @@ fn one_step_closed_form_matches_quadrature() {
         (Direction::Add, "0.3", "2", "-0.7"),
         (Direction::Add, "1", "1.2", "0.6"),
     ] {
-        let (qf, s, e) = (Float::with_val(QP, &q(qs)), Float::with_val(QP, &q(ss)), Float::with_val(QP, &q(es)));
+        let (qf, s, e) = (
+            Float::with_val(QP, &q(qs)),
+            Float::with_val(QP, &q(ss)),
+            Float::with_val(QP, &q(es)),
+        );
         let (closed, x) = sgm_delta1(dir, &qf, &s, &e);
         let ee = Float::with_val(QP, e.exp_ref());
         let g = |x: &Float| {
@@ -581,14 +606,29 @@ fn one_step_closed_form_matches_quadrature() {
 /// directions, at the width documented in pld_delta.md.
 #[test]
 fn one_step_delta_brackets_the_mixture_closed_form() {
-    for (qs, ss, es) in [("0.01", "1", "0.01"), ("0.1", "0.8", "0.5"), ("0.5", "2", "0.2"), ("1", "1", "1")] {
+    for (qs, ss, es) in [
+        ("0.01", "1", "0.01"),
+        ("0.1", "0.8", "0.5"),
+        ("0.5", "2", "0.2"),
+        ("1", "1", "1"),
+    ] {
         for dir in [Direction::Remove, Direction::Add] {
             let r = pld_delta(&[term(sgm(qs, ss, dir), 1)], &q(es), &grid(None)).unwrap();
             let (exact, _) = sgm_delta1(dir, &f(&q(qs)), &f(&q(ss)), &f(&q(es)));
-            eprintln!("1-step {dir:?} q={qs} σ={ss} ε={es}: [{}, {}] exact {} rel.width {:.3e}",
-                show(lo(&r)), show(hi(&r)), show(&exact),
-                Float::with_val(64, hi(&r) - lo(&r)).to_f64() / exact.to_f64());
-            contains(&r, &exact, SGM_REL, SGM_ABS, &format!("one step {dir:?} q={qs} σ={ss} ε={es}"));
+            eprintln!(
+                "1-step {dir:?} q={qs} σ={ss} ε={es}: [{}, {}] exact {} rel.width {:.3e}",
+                show(lo(&r)),
+                show(hi(&r)),
+                show(&exact),
+                Float::with_val(64, hi(&r) - lo(&r)).to_f64() / exact.to_f64()
+            );
+            contains(
+                &r,
+                &exact,
+                SGM_REL,
+                SGM_ABS,
+                &format!("one step {dir:?} q={qs} σ={ss} ε={es}"),
+            );
         }
     }
 }
@@ -600,10 +640,20 @@ fn two_step_delta_brackets_the_convolution_quadrature() {
         for dir in [Direction::Remove, Direction::Add] {
             let r = pld_delta(&[term(sgm(qs, ss, dir), 2)], &q(es), &grid(None)).unwrap();
             let exact = sgm_delta2(dir, &q(qs), &q(ss), &q(es));
-            eprintln!("2-step {dir:?} q={qs} σ={ss} ε={es}: [{}, {}] exact {} rel.width {:.3e}",
-                show(lo(&r)), show(hi(&r)), show(&exact),
-                Float::with_val(64, hi(&r) - lo(&r)).to_f64() / exact.to_f64());
-            contains(&r, &exact, SGM_REL, SGM_ABS, &format!("two steps {dir:?} q={qs} σ={ss} ε={es}"));
+            eprintln!(
+                "2-step {dir:?} q={qs} σ={ss} ε={es}: [{}, {}] exact {} rel.width {:.3e}",
+                show(lo(&r)),
+                show(hi(&r)),
+                show(&exact),
+                Float::with_val(64, hi(&r) - lo(&r)).to_f64() / exact.to_f64()
+            );
+            contains(
+                &r,
+                &exact,
+                SGM_REL,
+                SGM_ABS,
+                &format!("two steps {dir:?} q={qs} σ={ss} ε={es}"),
+            );
         }
     }
 }
@@ -618,7 +668,12 @@ fn two_step_quadrature_at_q_one_is_the_gaussian_composition() {
         let rho = Rational::from(1) / (q(ss) * q(ss));
         let g = gaussian_delta(&rho, &q(es));
         let diff = Float::with_val(QP, &v - &g).abs();
-        assert!(diff < 1e-40, "{dir:?}: quadrature {} vs Corollary 8 {}", show(&v), show(&g));
+        assert!(
+            diff < 1e-40,
+            "{dir:?}: quadrature {} vs Corollary 8 {}",
+            show(&v),
+            show(&g)
+        );
     }
 }
 
@@ -627,18 +682,46 @@ fn two_step_quadrature_at_q_one_is_the_gaussian_composition() {
 /// `pld_epsilon`, and `dpsgd_pld_epsilon`, within the width documented in dpsgd_pld_epsilon.md.
 #[test]
 fn q_one_brackets_the_gaussian_composition() {
-    for (ss, t, ds) in [("1", 1u32, "1e-5"), ("2", 10, "1e-6"), ("0.8", 3, "1e-3"), ("5", 100, "1e-8")] {
+    for (ss, t, ds) in [
+        ("1", 1u32, "1e-5"),
+        ("2", 10, "1e-6"),
+        ("0.8", 3, "1e-3"),
+        ("5", 100, "1e-8"),
+    ] {
         let rho = Rational::from((t, 2u32)) / (q(ss) * q(ss));
         let exact = invert(&|e| gaussian_delta_at(&rho, e), &q(ds), REF, 200);
         for dir in [Direction::Remove, Direction::Add] {
             let r = pld_epsilon(&[term(sgm("1", ss, dir), t)], &q(ds), &grid(None)).unwrap();
-            eprintln!("q=1 {dir:?} σ={ss} T={t} δ={ds}: [{}, {}] exact {} rel.width {:.3e}",
-                show(lo(&r)), show(hi(&r)), show(&exact),
-                Float::with_val(64, hi(&r) - lo(&r)).to_f64() / exact.to_f64());
-            contains(&r, &exact, Q_ONE_REL, 0.0, &format!("q = 1 {dir:?} σ={ss} T={t} δ={ds}"));
+            eprintln!(
+                "q=1 {dir:?} σ={ss} T={t} δ={ds}: [{}, {}] exact {} rel.width {:.3e}",
+                show(lo(&r)),
+                show(hi(&r)),
+                show(&exact),
+                Float::with_val(64, hi(&r) - lo(&r)).to_f64() / exact.to_f64()
+            );
+            contains(
+                &r,
+                &exact,
+                Q_ONE_REL,
+                0.0,
+                &format!("q = 1 {dir:?} σ={ss} T={t} δ={ds}"),
+            );
         }
-        let r = dpsgd_pld_epsilon(&q("1"), &q(ss), &Integer::from(t), &q(ds), &PldOptions::default()).unwrap();
-        contains(&r, &exact, Q_ONE_REL, 0.0, &format!("dpsgd q = 1 σ={ss} T={t} δ={ds}"));
+        let r = dpsgd_pld_epsilon(
+            &q("1"),
+            &q(ss),
+            &Integer::from(t),
+            &q(ds),
+            &PldOptions::default(),
+        )
+        .unwrap();
+        contains(
+            &r,
+            &exact,
+            Q_ONE_REL,
+            0.0,
+            &format!("dpsgd q = 1 σ={ss} T={t} δ={ds}"),
+        );
     }
 }
 
@@ -700,13 +783,33 @@ proptest! {
 #[test]
 fn one_laplace_epsilon_brackets_its_closed_form() {
     for (e0, d) in [("1", "0.1"), ("2", "1e-6"), ("0.5", "0.01")] {
-        let r = pld_epsilon(&[term(PldMechanism::Laplace { eps: q(e0) }, 1)], &q(d), &grid(None)).unwrap();
+        let r = pld_epsilon(
+            &[term(PldMechanism::Laplace { eps: q(e0) }, 1)],
+            &q(d),
+            &grid(None),
+        )
+        .unwrap();
         let exact = f(&q(e0)) + Float::with_val(REF, 1 - f(&q(d))).ln() * 2u32;
-        eprintln!("Laplace ε0={e0} δ={d}: [{}, {}] exact {}", show(lo(&r)), show(hi(&r)), show(&exact));
+        eprintln!(
+            "Laplace ε0={e0} δ={d}: [{}, {}] exact {}",
+            show(lo(&r)),
+            show(hi(&r)),
+            show(&exact)
+        );
         brackets(&r, &exact, LAPLACE_REL, &format!("Laplace ε0={e0} δ={d}"));
     }
-    let r = pld_delta(&[term(PldMechanism::Laplace { eps: q("1") }, 1)], &q("1.5"), &grid(None)).unwrap();
-    assert!(*lo(&r) == 0 && *hi(&r) <= 1e-18, "δ(1.5) of Lap ε0 = 1: [{}, {}]", show(lo(&r)), show(hi(&r)));
+    let r = pld_delta(
+        &[term(PldMechanism::Laplace { eps: q("1") }, 1)],
+        &q("1.5"),
+        &grid(None),
+    )
+    .unwrap();
+    assert!(
+        *lo(&r) == 0 && *hi(&r) <= 1e-18,
+        "δ(1.5) of Lap ε0 = 1: [{}, {}]",
+        show(lo(&r)),
+        show(hi(&r))
+    );
 }
 
 /// k-fold randomized response, ε(δ): the exact binomial δ(ε) (tests/common::rr_delta) inverted by
@@ -714,7 +817,12 @@ fn one_laplace_epsilon_brackets_its_closed_form() {
 #[test]
 fn k_fold_randomized_response_epsilon_brackets_optimal_composition() {
     for (e0, k, d) in [("0.1", 50u32, "1e-3"), ("1", 7, "1e-2")] {
-        let r = pld_epsilon(&[term(PldMechanism::RandomizedResponse { eps: q(e0) }, k)], &q(d), &grid(None)).unwrap();
+        let r = pld_epsilon(
+            &[term(PldMechanism::RandomizedResponse { eps: q(e0) }, k)],
+            &q(d),
+            &grid(None),
+        )
+        .unwrap();
         let (mut a, mut b) = (Rational::new(), Rational::from(k) * q(e0));
         let dd = f(&q(d));
         for _ in 0..80 {
@@ -725,9 +833,18 @@ fn k_fold_randomized_response_epsilon_brackets_optimal_composition() {
                 b = m;
             }
         }
-        eprintln!("RR ε0={e0} k={k} δ={d}: [{}, {}] exact in [{}, {}]", show(lo(&r)), show(hi(&r)), show(&f(&a)), show(&f(&b)));
+        eprintln!(
+            "RR ε0={e0} k={k} δ={d}: [{}, {}] exact in [{}, {}]",
+            show(lo(&r)),
+            show(hi(&r)),
+            show(&f(&a)),
+            show(&f(&b))
+        );
         // ε(δ) ∈ [a, b], b − a = kε0·2⁻⁸⁰
-        assert!(*lo(&r) <= f(&a) && f(&b) <= *hi(&r), "RR ε(δ) reference outside the bracket");
+        assert!(
+            *lo(&r) <= f(&a) && f(&b) <= *hi(&r),
+            "RR ε(δ) reference outside the bracket"
+        );
         brackets(&r, &f(&b), RR_REL, &format!("RR ε0={e0} k={k} δ={d}"));
     }
 }
@@ -735,4 +852,3 @@ fn k_fold_randomized_response_epsilon_brackets_optimal_composition() {
 /// Documented widths (pld_epsilon.md).
 const LAPLACE_REL: f64 = 1e-6;
 const RR_REL: f64 = 1e-11;
-

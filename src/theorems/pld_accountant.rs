@@ -242,7 +242,9 @@ fn total(m: &[u128]) -> Result<u128> {
 fn convolve(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<GridPld> {
     let f = ctx.f;
     if a.mass.is_empty() || b.mass.is_empty() {
-        return Err(Error::Numerical("PLD grid measure with no grid points".into()));
+        return Err(Error::Numerical(
+            "PLD grid measure with no grid points".into(),
+        ));
     }
     // every mass below 4 (value < 2^{F+2}) keeps each slot of the packed product below
     // 2^{2F+4+log₂ n}: the slot width below then rules out carries between slots
@@ -305,16 +307,18 @@ fn convolve(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<GridPld> {
 fn truncate(p: &mut GridPld, ctx: &Ctx) -> Result<()> {
     let m = &p.mass;
     if m.is_empty() {
-        return Err(Error::Numerical("PLD grid measure with no grid points".into()));
+        return Err(Error::Numerical(
+            "PLD grid measure with no grid points".into(),
+        ));
     }
-    // tail sums stay ≤ τ < 2^124 and every mass is < 2^126: the sums below cannot overflow
+    // tail sums stay ≤ τ; the tests saturate, so a huge mass is never taken for a small one
     let (mut lo, mut left) = (0usize, 0u128);
-    while lo + 1 < m.len() && left + m[lo] <= ctx.tau {
+    while lo + 1 < m.len() && left.saturating_add(m[lo]) <= ctx.tau {
         left += m[lo];
         lo += 1;
     }
     let (mut hi, mut right) = (m.len() - 1, 0u128);
-    while hi > lo && right + m[hi] <= ctx.tau {
+    while hi > lo && right.saturating_add(m[hi]) <= ctx.tau {
         right += m[hi];
         hi -= 1;
     }
@@ -739,7 +743,11 @@ fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
                     let j = floor_index(&Rational::from(-u), "an atom's loss")?;
                     let q = a.p * (-fi_rat(z)).exp();
                     // j = ⌈u⌉ − 1 = −⌊−u⌋ − 1 must name one of the 2(n − 1) half-cells
-                    cells_extra.push((slot(j.checked_neg().and_then(|x| x.checked_sub(1)), 2 * (n - 1))?, a.p, q));
+                    cells_extra.push((
+                        slot(j.checked_neg().and_then(|x| x.checked_sub(1)), 2 * (n - 1))?,
+                        a.p,
+                        q,
+                    ));
                 }
             }
         }
@@ -1433,4 +1441,616 @@ pub fn dpsgd_pld_epsilon(
     };
     let hi = up_add.0.max(up_rem.0);
     Ok(report(lo, hi, &s, support))
+}
+
+// ---------------------------------------------------------------------------------------
+// Unit tests of the exact kernels, bypassing `setup`: expected values are exact integers
+// (naive big-integer convolution, hand-computed truncations and placements) or 256-bit MPFR
+// hockey-stick sums of the exact measures, never the kernels' own arithmetic.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P: u32 = 256;
+
+    fn ctx(h: &str, f: u32, tau: u128, side: Side) -> Ctx {
+        let h = crate::num::parse_exact(h).unwrap();
+        Ctx {
+            hf: fi_rat(&h),
+            h,
+            f,
+            tau,
+            side,
+            progress: false,
+            support: 0,
+        }
+    }
+    /// xorshift64*: a fixed pseudo-random stream (no dependence on the code under test).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, bound: u128) -> u128 {
+            let v = (self.next() as u128) << 64 | self.next() as u128;
+            v % bound
+        }
+    }
+    /// ⌊v/2^f⌋ or ⌈v/2^f⌉ of an exact integer.
+    fn div_pow2(v: &Integer, f: u32, side: Side) -> Integer {
+        let d = Integer::from(1) << f;
+        match side {
+            Side::Lower => <(Integer, Integer)>::from(v.div_rem_floor_ref(&d)).0,
+            Side::Upper => <(Integer, Integer)>::from(v.div_rem_ceil_ref(&d)).0,
+        }
+    }
+
+    #[test]
+    fn shr_round_divides_exactly_and_refuses_overflow() {
+        for f in [64u32, 100, 124] {
+            for (v, lo, hi) in [
+                (Integer::from(0), 0u128, 0u128),
+                (Integer::from(1), 0, 1),
+                (Integer::from(1) << f, 1, 1),
+                ((Integer::from(5) << f) + 1u32, 5, 6),
+                ((Integer::from(7) << f) - 1u32, 6, 7),
+                (
+                    (Integer::from(1) << (f + 125)) + 3u32,
+                    1 << 125,
+                    (1 << 125) + 1,
+                ),
+            ] {
+                let d = v.to_digits::<u64>(Order::Lsf);
+                assert_eq!(shr_round(&d, f, Side::Lower), Some(lo), "{v} >> {f} down");
+                assert_eq!(shr_round(&d, f, Side::Upper), Some(hi), "{v} >> {f} up");
+            }
+            // quotients ≥ 2^126 are refused, also when the excess sits in a higher limb
+            for v in [Integer::from(1) << (f + 126), Integer::from(1) << (f + 200)] {
+                let d = v.to_digits::<u64>(Order::Lsf);
+                assert_eq!(shr_round(&d, f, Side::Lower), None);
+                assert_eq!(shr_round(&d, f, Side::Upper), None);
+            }
+        }
+    }
+
+    /// The packed product against the naive O(n·m) exact convolution, masses up to just below 4
+    /// (the largest the slot width admits), vectors of length 1 (single atoms) to 300.
+    #[test]
+    fn convolution_equals_naive_exact_convolution() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        for f in [64u32, 100, 124] {
+            let mut returned = 0;
+            // kind 0: masses just below 4 (the largest the slot width admits); 1: any below 4;
+            // 2: probability vectors (total ≤ 1), as in every real run
+            for (na, nb, kind) in [
+                (1usize, 1usize, 0),
+                (1, 7, 1),
+                (5, 3, 0),
+                (300, 41, 1),
+                (64, 64, 0),
+                (1, 1, 2),
+                (300, 41, 2),
+                (1000, 1000, 2),
+            ] {
+                let limit = 1u128 << (f + 2);
+                let mut draw = |n: usize| -> Vec<u128> {
+                    (0..n)
+                        .map(|_| match kind {
+                            0 => limit - 1 - rng.below(3),
+                            1 => rng.below(limit),
+                            _ => rng.below((1u128 << f) / n as u128),
+                        })
+                        .collect()
+                };
+                let (ma, mb) = (draw(na), draw(nb));
+                let (ia, ib) = (draw(1)[0], draw(1)[0]);
+                let a = GridPld {
+                    off: -3,
+                    mass: ma,
+                    inf: ia,
+                };
+                let b = GridPld {
+                    off: 11,
+                    mass: mb,
+                    inf: ib,
+                };
+                for side in [Side::Upper, Side::Lower] {
+                    let c = ctx("1/64", f, 0, side);
+                    let mut want: Vec<Integer> = (0..na + nb - 1)
+                        .map(|k| {
+                            let mut s = Integer::new();
+                            for i in 0..na {
+                                if k >= i && k - i < nb {
+                                    s += Integer::from(a.mass[i]) * b.mass[k - i];
+                                }
+                            }
+                            div_pow2(&s, f, side)
+                        })
+                        .collect();
+                    let ta: Integer = a.mass.iter().map(|&m| Integer::from(m)).sum();
+                    let tb: Integer = b.mass.iter().map(|&m| Integer::from(m)).sum();
+                    let inf = Integer::from(a.inf) * (tb + b.inf) + ta * b.inf;
+                    want.push(div_pow2(&inf, f, side));
+                    // a result mass ≥ 2^126 (possible only for total masses far above 1) is refused
+                    let fits = want.iter().all(|w| *w < Integer::from(1) << 126);
+                    match convolve(&a, &b, &c) {
+                        Ok(got) => {
+                            returned += 1;
+                            assert!(fits, "F = {f}: an unrepresentable result was returned");
+                            assert_eq!(got.off, 8);
+                            let mut all: Vec<Integer> =
+                                got.mass.iter().map(|&m| Integer::from(m)).collect();
+                            all.push(Integer::from(got.inf));
+                            assert_eq!(all, want, "F = {f}, lengths {na}·{nb}");
+                        }
+                        Err(e) => {
+                            assert!(!fits && matches!(e, Error::Numerical(_)), "F = {f}: {e}")
+                        }
+                    }
+                }
+            }
+            assert!(
+                returned >= 6,
+                "F = {f}: only {returned} convolutions were representable"
+            );
+        }
+    }
+
+    #[test]
+    fn convolution_refuses_masses_outside_the_fixed_point_range() {
+        let c = ctx("1/64", 64, 0, Side::Upper);
+        let ok = GridPld {
+            off: 0,
+            mass: vec![1, 2],
+            inf: 0,
+        };
+        let big = GridPld {
+            off: 0,
+            mass: vec![1u128 << 66],
+            inf: 0,
+        };
+        let big_inf = GridPld {
+            off: 0,
+            mass: vec![1],
+            inf: 1u128 << 66,
+        };
+        let empty = GridPld {
+            off: 0,
+            mass: vec![],
+            inf: 0,
+        };
+        for bad in [&big, &big_inf, &empty] {
+            assert!(matches!(convolve(&ok, bad, &c), Err(Error::Numerical(_))));
+            assert!(matches!(convolve(bad, &ok, &c), Err(Error::Numerical(_))));
+        }
+        let far = GridPld {
+            off: i64::MAX,
+            mass: vec![1],
+            inf: 0,
+        };
+        let far2 = GridPld {
+            off: 1,
+            mass: vec![1],
+            inf: 0,
+        };
+        assert!(matches!(
+            convolve(&far, &far2, &c),
+            Err(Error::Numerical(_))
+        ));
+    }
+
+    #[test]
+    fn truncation_moves_tails_by_hand() {
+        let p = GridPld {
+            off: 10,
+            mass: vec![1, 2, 3, 100, 4, 1],
+            inf: 7,
+        };
+        // τ = 3: left tail {1, 2} (sum 3), right tail {1} (1 + 4 > 3)
+        let mut up = p.clone();
+        truncate(&mut up, &ctx("1", 64, 3, Side::Upper)).unwrap();
+        assert_eq!((up.off, up.mass.clone(), up.inf), (12, vec![6, 100, 4], 8));
+        let mut lo = p.clone();
+        truncate(&mut lo, &ctx("1", 64, 3, Side::Lower)).unwrap();
+        assert_eq!((lo.off, lo.mass.clone(), lo.inf), (12, vec![3, 100, 5], 7));
+        // a single atom is kept whatever τ
+        let mut one = GridPld {
+            off: -5,
+            mass: vec![2],
+            inf: 0,
+        };
+        truncate(&mut one, &ctx("1", 64, 1000, Side::Upper)).unwrap();
+        assert_eq!((one.off, one.mass), (-5, vec![2]));
+        // τ above everything: Upper keeps one point holding the left tail, sends the rest to +∞
+        let mut all = p.clone();
+        truncate(&mut all, &ctx("1", 64, 1000, Side::Upper)).unwrap();
+        assert_eq!((all.off, all.mass, all.inf), (15, vec![111], 7));
+        let mut empty = GridPld {
+            off: 0,
+            mass: vec![],
+            inf: 0,
+        };
+        assert!(truncate(&mut empty, &ctx("1", 64, 3, Side::Upper)).is_err());
+        // an overflowing move is an error, not a wrapped mass
+        let mut over = GridPld {
+            off: 0,
+            mass: vec![2, u128::MAX - 1],
+            inf: 0,
+        };
+        assert!(truncate(&mut over, &ctx("1", 64, 3, Side::Upper)).is_err());
+    }
+
+    // --- discretisation: domination against exact measures -------------------------------
+
+    /// An exact measure: atoms (loss, P-mass), None = +∞; P-masses dyadic (exact in f64).
+    type Atoms = Vec<(Option<Rational>, f64)>;
+
+    fn atoms_profile(atoms: &Atoms) -> Profile {
+        Profile {
+            tails: None,
+            atoms: atoms
+                .iter()
+                .map(|(z, p)| Atom {
+                    loss: z.clone(),
+                    p: pt(*p),
+                })
+                .collect(),
+            support: (0.0, 0.0),
+            spread: 1.0,
+            detail: 1.0,
+        }
+    }
+    /// δ_μ(ε) = Σ p (1 − e^{ε − z})₊ of exact atoms at 256 bits.
+    fn atoms_delta(atoms: &Atoms, eps: &Rational) -> Float {
+        let mut s = Float::with_val(P, 0);
+        for (z, p) in atoms {
+            match z {
+                None => s += *p,
+                Some(z) if z > eps => {
+                    let t = Float::with_val(P, Rational::from(eps - z));
+                    s += Float::with_val(P, 1 - t.exp()) * *p;
+                }
+                _ => {}
+            }
+        }
+        s
+    }
+    /// δ of a grid measure (masses m·2^−F at (off + i)h), at 256 bits from the exact integers.
+    fn grid_delta(g: &GridPld, c: &Ctx, eps: &Rational) -> Float {
+        let scale = Float::with_val(P, 1) >> c.f;
+        let mut s = Float::with_val(P, g.inf) * &scale;
+        for (i, &m) in g.mass.iter().enumerate() {
+            if m == 0 {
+                continue;
+            }
+            let a = Rational::from(g.off + i as i64) * &c.h;
+            if a > *eps {
+                let t = Float::with_val(P, Rational::from(eps - &a));
+                s += Float::with_val(P, 1 - t.exp()) * Float::with_val(P, m) * &scale;
+            }
+        }
+        s
+    }
+    fn disc(pr: &Profile, h: &str, side: Side) -> (GridPld, Ctx) {
+        let c = ctx(h, 100, 1 << 20, side);
+        let tb = table(pr, &c).unwrap();
+        (discretize(&tb, &c).unwrap(), c)
+    }
+    /// The ε at which to compare: every grid point, every midpoint, each atom's loss ± 10⁻¹².
+    fn probes(g: &GridPld, c: &Ctx, atoms: &Atoms) -> Vec<Rational> {
+        let mut v = vec![Rational::new()];
+        let stride = (g.mass.len() / 100).max(1);
+        for i in (-2..g.mass.len() as i64 + 2).step_by(stride) {
+            let a = Rational::from(g.off + i) * &c.h;
+            v.push(a.clone());
+            v.push(a + Rational::from(&c.h / 2u32));
+        }
+        let tiny = Rational::from((1, 1_000_000_000_000u64));
+        for (z, _) in atoms.iter() {
+            if let Some(z) = z {
+                v.push(z.clone());
+                v.push(Rational::from(z - &tiny));
+                v.push(Rational::from(z + &tiny));
+            }
+        }
+        v.retain(|e| *e >= 0);
+        v
+    }
+    /// Upper dominates, Lower is dominated, at every probe; both within `width` of the truth.
+    fn check_domination(atoms: &Atoms, h: &str, width: f64) -> (GridPld, GridPld) {
+        let pr = atoms_profile(atoms);
+        let (up, cu) = disc(&pr, h, Side::Upper);
+        let (lo, cl) = disc(&pr, h, Side::Lower);
+        for e in probes(&up, &cu, atoms)
+            .iter()
+            .chain(&probes(&lo, &cl, atoms))
+        {
+            let exact = atoms_delta(atoms, e);
+            let (u, l) = (grid_delta(&up, &cu, e), grid_delta(&lo, &cl, e));
+            assert!(
+                l <= exact && exact <= u,
+                "h = {h}, ε = {e}: {l} ≤ {exact} ≤ {u} fails"
+            );
+            assert!(
+                Float::with_val(P, &u - &l) <= width,
+                "h = {h}, ε = {e}: [{l}, {u}] wider than {width}"
+            );
+        }
+        (up, lo)
+    }
+    fn r(s: &str) -> Rational {
+        crate::num::parse_exact(s).unwrap()
+    }
+
+    #[test]
+    fn an_atom_on_a_grid_point_is_placed_exactly_on_both_sides() {
+        let atoms: Atoms = vec![
+            (Some(r("3/4")), 0.5),
+            (Some(r("-1/4")), 0.25),
+            (None, 0.125),
+        ];
+        let (up, lo) = check_domination(&atoms, "1/4", 1e-25);
+        for g in [&up, &lo] {
+            let at = |z: i64| g.mass[(z - g.off) as usize];
+            assert_eq!(
+                (at(3), at(-1), g.inf),
+                (1u128 << 99, 1u128 << 98, 1u128 << 97)
+            );
+            assert_eq!(g.mass.iter().sum::<u128>(), 3u128 << 98);
+        }
+    }
+
+    #[test]
+    fn a_single_atom_off_the_grid_is_split_up_and_merged_down() {
+        // loss z = 0.3 between a_1 = 0.25 and a_2 = 0.5 (h = 1/4); P-mass ½
+        let atoms: Atoms = vec![(Some(r("0.3")), 0.5)];
+        let (up, lo) = check_domination(&atoms, "1/4", 0.5);
+        // Lower: the whole atom at a_1 (merge is impossible, so the pool is moved down)
+        let at = |g: &GridPld, i: i64| g.mass.get((i - g.off) as usize).copied().unwrap_or(0);
+        assert_eq!(
+            (at(&lo, 1), lo.mass.iter().sum::<u128>()),
+            (1u128 << 99, 1u128 << 99)
+        );
+        // Upper: p_a = p(e^{−z} − e^{−b})/(e^{−a} − e^{−b}) at a, the rest at b (MPFR reference);
+        // the kernel's values are rounded up, by at most 10⁻¹⁴ relative (f64 intervals)
+        let (z, a, b) = (
+            Float::with_val(P, &r("0.3")),
+            Float::with_val(P, 0.25),
+            Float::with_val(P, 0.5),
+        );
+        let em = |x: &Float| Float::with_val(P, -x.clone()).exp();
+        let pa = Float::with_val(P, 0.5) * (em(&z) - em(&b)) / (em(&a) - em(&b));
+        let pb = Float::with_val(P, 0.5) - pa.clone();
+        let scale = Float::with_val(P, 1) >> 100u32;
+        for (got, want) in [(at(&up, 1), pa), (at(&up, 2), pb)] {
+            let g = Float::with_val(P, got) * &scale;
+            assert!(
+                g >= want && Float::with_val(P, &g - &want) <= Float::with_val(P, &want * 1e-14),
+                "{g} vs {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn masses_accumulating_below_a_grid_point() {
+        // five atoms just below a_4 = 1 (h = 1/4), as the unsampled outputs of a subsampled
+        // Gaussian sit just below 0; plus a balancing atom beyond the sweep window (far) or
+        // within it (near)
+        let below: Vec<(Option<Rational>, f64)> = (1..=5)
+            .map(|k| {
+                (
+                    Some(Rational::from(1) - Rational::from((k, 1_000_000_000u64))),
+                    0.125,
+                )
+            })
+            .collect();
+        let mut far = below.clone();
+        far.push((Some(r("3.6")), 0.125)); // 10.4 grid steps above a_4
+        let (_, lo) = check_domination(&far, "1/4", 0.7);
+        // beyond the window the pool is flushed down to a_3 whole, never merged with the far atom
+        let at = |g: &GridPld, i: i64| g.mass.get((i - g.off) as usize).copied().unwrap_or(0);
+        assert_eq!(at(&lo, 3), 5u128 << 97);
+        assert_eq!(at(&lo, 14), 1u128 << 97);
+        let mut near = below.clone();
+        near.push((Some(r("1.6")), 0.125)); // 2.4 steps above a_4: balances the pool
+        let (_, lo) = check_domination(&near, "1/4", 0.7);
+        // a fraction β of the near atom lifts the pool to a_4 exactly: mass at a_4 ≥ ⅝
+        assert!(
+            at(&lo, 4) >= 5u128 << 97 && at(&lo, 3) == 0,
+            "{:?}",
+            lo.mass
+        );
+    }
+
+    #[test]
+    fn huge_and_tiny_grid_steps_still_dominate() {
+        let atoms: Atoms = vec![
+            (Some(r("0.3")), 0.25),
+            (Some(r("-0.3")), 0.125),
+            (Some(r("1.7")), 0.0625),
+            (None, 0.0625),
+        ];
+        // h = 8 puts every atom in one cell around 0; h = 10⁻⁵ resolves them
+        check_domination(&atoms, "8", 1.0);
+        check_domination(&atoms, "1/65536", 2e-5);
+    }
+
+    /// A continuous mechanism (Gaussian PLD, ρ = 1/2) discretised on a coarse and a fine grid,
+    /// against Corollary 8 at 256 bits: domination at grid points and midpoints.
+    #[test]
+    fn gaussian_discretisation_dominates_corollary_8() {
+        let rho = r("1/2");
+        let pr = profile(&PldMechanism::Gaussian { rho: rho.clone() });
+        let gauss = |e: &Rational| {
+            let (rr, ee) = (Float::with_val(P, &rho), Float::with_val(P, e));
+            let s = Float::with_val(P, &rr * 2u32).sqrt();
+            let phi =
+                |x: Float| Float::with_val(P, -x / Float::with_val(P, 2u32).sqrt()).erfc() / 2u32;
+            phi(Float::with_val(P, &rr - &ee) / &s)
+                - Float::with_val(P, ee.exp_ref()) * phi(Float::with_val(P, -rr.clone() - &ee) / &s)
+        };
+        for (h, width) in [("1/2", 0.2), ("1/1024", 1e-5)] {
+            let (up, cu) = disc(&pr, h, Side::Upper);
+            let (lo, cl) = disc(&pr, h, Side::Lower);
+            for k in 0..20 {
+                let e = Rational::from((k, 4));
+                let exact = gauss(&e);
+                let (u, l) = (grid_delta(&up, &cu, &e), grid_delta(&lo, &cl, &e));
+                assert!(
+                    l <= exact && exact <= u,
+                    "h = {h}, ε = {e}: {l} ≤ {exact} ≤ {u} fails"
+                );
+                assert!(
+                    Float::with_val(P, &u - &l) <= width,
+                    "h = {h}, ε = {e}: width"
+                );
+            }
+        }
+    }
+
+    // --- curve queries ------------------------------------------------------------------
+
+    #[test]
+    fn curve_delta_encloses_the_exact_grid_sum() {
+        let mut rng = Rng(42);
+        let f = 100;
+        let g = GridPld {
+            off: -7,
+            mass: (0..50).map(|_| rng.below(1u128 << 95)).collect(),
+            inf: 12345,
+        };
+        for side in [Side::Upper, Side::Lower] {
+            let c = ctx("3/64", f, 0, side);
+            let cv = Curve::new(&g, &c);
+            let mut probes: Vec<Rational> = (0..200).map(|k| Rational::from((k, 97))).collect();
+            probes.extend([r("0"), r("3/64"), r("129/64"), r("1e30")]);
+            for e in probes {
+                let exact = grid_delta(&g, &c, &e);
+                let got = Float::with_val(P, cv.delta(&e).unwrap());
+                let tol = Float::with_val(P, &exact * 1e-13) + 1e-300;
+                match side {
+                    Side::Upper => assert!(
+                        got >= exact && Float::with_val(P, &got - &exact) <= tol,
+                        "ε = {e}: {got} vs {exact}"
+                    ),
+                    Side::Lower => assert!(
+                        got <= exact && Float::with_val(P, &exact - &got) <= tol,
+                        "ε = {e}: {got} vs {exact}"
+                    ),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn epsilon_side_is_certified_against_the_exact_grid_sum() {
+        let g = GridPld {
+            off: 0,
+            mass: vec![1u128 << 98, 1u128 << 97, 1u128 << 96, 1u128 << 95],
+            inf: 1u128 << 80,
+        };
+        for d in ["0.1", "0.01", "1e-3", "1e-5"] {
+            let delta = r(d);
+            let (cu, cl) = (
+                ctx("1/2", 100, 0, Side::Upper),
+                ctx("1/2", 100, 0, Side::Lower),
+            );
+            let (eu, el) = (
+                epsilon_side(&Curve::new(&g, &cu), &delta).unwrap(),
+                epsilon_side(&Curve::new(&g, &cl), &delta).unwrap(),
+            );
+            let dd = Float::with_val(P, &delta);
+            assert!(
+                grid_delta(&g, &cu, &eu) <= dd,
+                "δ = {d}: upper ε {eu} not certified"
+            );
+            assert!(
+                el == 0 || grid_delta(&g, &cl, &el) > dd,
+                "δ = {d}: lower ε {el} not certified"
+            );
+            assert!(Rational::from(&eu - &el) <= 1e-9, "δ = {d}: [{el}, {eu}]");
+        }
+        // more mass at +∞ than δ: the upper side has no finite answer and says so
+        let c = ctx("1/2", 100, 0, Side::Upper);
+        assert!(epsilon_side(&Curve::new(&g, &c), &r("1e-30")).is_err());
+    }
+
+    // --- error paths that were silent fallbacks -----------------------------------------
+
+    #[test]
+    fn fixed_point_conversion_refuses_what_it_cannot_represent() {
+        for side in [Side::Upper, Side::Lower] {
+            let c = ctx("1", 100, 0, side);
+            assert!(c.fixed(Interval::EMPTY).is_err());
+            // ENTIRE: no upper bound exists (error); 0 is a lower bound of any mass
+            match side {
+                Side::Upper => assert!(c.fixed(Interval::ENTIRE).is_err()),
+                Side::Lower => assert_eq!(c.fixed(Interval::ENTIRE).unwrap(), 0),
+            }
+            // a mass of 2^30 at F = 100 would need 130 bits: both sides refuse (the lower side
+            // once clamped it to 2^126 silently)
+            assert!(c.fixed(pt(2f64.powi(30))).is_err());
+            assert_eq!(c.fixed(pt(0.5)).unwrap(), 1u128 << 99);
+            assert_eq!(c.fixed(pt(-0.5)).unwrap(), 0);
+        }
+        let mut m = u128::MAX - 1;
+        assert!(add_mass(&mut m, 2).is_err());
+        assert!(add_mass(&mut m, 1).is_ok());
+    }
+
+    #[test]
+    fn indices_out_of_range_are_refused() {
+        assert!(floor_index(&r("1e30"), "x").is_err());
+        assert_eq!(floor_index(&r("-2.5"), "x").unwrap(), -3);
+        assert!(slot(Some(-1), 4).is_err());
+        assert!(slot(Some(4), 4).is_err());
+        assert!(slot(None, 4).is_err());
+        assert_eq!(slot(Some(3), 4).unwrap(), 3);
+        // an atom far outside the grid range: refused, not folded into the last cell
+        let c = ctx("1/4", 100, 0, Side::Lower);
+        let pr = atoms_profile(&vec![(Some(r("800")), 0.5)]);
+        assert!(matches!(table(&pr, &c), Err(Error::InvalidArgument { .. })));
+        // a grid so fine that the atom's index leaves i64
+        let c = ctx("1e-20", 100, 0, Side::Lower);
+        let pr = atoms_profile(&vec![(Some(r("1")), 0.5)]);
+        assert!(table(&pr, &c).is_err());
+    }
+
+    #[test]
+    fn an_empty_delta_enclosure_is_an_error_not_a_lower_bound_of_one() {
+        let g = GridPld {
+            off: 5,
+            mass: vec![1u128 << 99],
+            inf: 0,
+        };
+        for side in [Side::Upper, Side::Lower] {
+            let mut cv = Curve::new(&g, &ctx("1", 100, 0, side));
+            assert!(cv.delta(&r("0")).unwrap() > 0.0);
+            cv.inf = Interval::EMPTY;
+            assert!(cv.delta(&r("0")).is_err()); // through the formula below the support
+            assert!(cv.delta(&r("10")).is_err()); // beyond the support: the +∞ mass alone
+            assert!(epsilon_side(&cv, &r("0.1")).is_err());
+        }
+    }
+
+    #[test]
+    fn a_tail_beyond_the_fixed_point_range_is_refused() {
+        let s = Setup {
+            h: r("1"),
+            tau: r("1"),
+            f: 124,
+            terms: vec![],
+        };
+        assert!(new_ctx(&s, Side::Upper, false).is_err());
+        let s = Setup {
+            h: r("1"),
+            tau: r("1/1000"),
+            f: 124,
+            terms: vec![],
+        };
+        assert!(new_ctx(&s, Side::Upper, false).is_ok());
+    }
 }
