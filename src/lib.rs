@@ -18,11 +18,12 @@
 //! // N(0, 1) noise on a sensitivity-1 query, at ε = 0.5 (Corollary 8)
 //! let pld = gaussian_pld(&parse_exact("1").unwrap(), &parse_exact("1").unwrap()).unwrap();
 //! let delta = gaussian_delta(&pld, &parse_exact("0.5").unwrap(), Precision::Bits(128)).unwrap();
-//! assert_eq!(delta.upper.to_decimal(), "2.3842170813487662832e-1"); // rounded up
-//! assert_eq!(delta.lower.to_decimal(), "2.3842170813487662831e-1"); // rounded down
+//! assert_eq!(delta.upper().to_decimal(), "2.3842170813487662832e-1"); // rounded up
+//! assert_eq!(delta.lower().to_decimal(), "2.3842170813487662831e-1"); // rounded down
 //! // with 16 bits the rounding is visible, and the bounds stay on their sides
 //! let coarse = gaussian_delta(&pld, &parse_exact("0.5").unwrap(), Precision::Bits(16)).unwrap();
-//! assert!(coarse.lower.0 <= delta.lower.0 && delta.upper.0 <= coarse.upper.0);
+//! assert!(coarse.lower().as_float() <= delta.lower().as_float());
+//! assert!(delta.upper().as_float() <= coarse.upper().as_float());
 //! ```
 //!
 //! ## Adaptive composition (Proposition 19, Corollary 21, Theorem 22)
@@ -35,7 +36,11 @@
 //! Theorem 9 (composition as convolution of PLDs) and the exact Gaussian composition built on it
 //! are stated for independent mechanisms.
 
+extern crate self as dpcert;
+
 pub mod audit;
+#[doc(hidden)]
+pub mod cli;
 pub mod deploy;
 pub mod num;
 pub mod plot;
@@ -76,4 +81,4 @@ impl std::error::Error for Error {}
 
 pub type Result<T> = std::result::Result<T, Error>;
 
-pub use num::{Enclosure, Lower, Precision, Upper};
+pub use num::{Certified, Enclosure, Lower, LowerBound, Precision, Upper, UpperBound};

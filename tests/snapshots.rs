@@ -9,14 +9,15 @@ use dpcert::Enclosure;
 use rug::Integer;
 use serde_json::{json, Value};
 
-fn bits(e: &Enclosure) -> Value {
+fn bits(e: &impl common::Formula) -> Value {
+    let e = e.enclosure();
     json!({
-        "lower": e.lower.0.to_string_radix(16, None),
-        "upper": e.upper.0.to_string_radix(16, None),
-        "lower_decimal": e.lower.to_decimal(),
-        "upper_decimal": e.upper.to_decimal(),
+        "lower": e.lower().to_float().to_string_radix(16, None),
+        "upper": e.upper().to_float().to_string_radix(16, None),
+        "lower_decimal": e.lower().to_decimal(),
+        "upper_decimal": e.upper().to_decimal(),
         "precision_bits": e.precision_bits(),
-        "arithmetic": e.arithmetic.name(),
+        "arithmetic": e.arithmetic().name(),
     })
 }
 
@@ -211,7 +212,7 @@ fn dpsgd_pld_table() {
         let (rdp_bound, _) =
             rdp::dpsgd_rdp_epsilon(&qr, &sg, &steps, &dl, Precision::Auto).unwrap();
         assert!(
-            p.enclosure.lower.0 <= p.enclosure.upper.0 && p.enclosure.upper.0 <= rdp_bound.upper.0
+            p.enclosure.lower().to_float() <= p.enclosure.upper().to_float() && p.enclosure.upper().to_float() <= rdp_bound.upper().to_float()
         );
         rows.push(json!({
             "rate": r, "sigma": s, "steps": t, "delta": d,
