@@ -155,7 +155,6 @@ fn upper_bound_falls_and_bracket_narrows_as_the_grid_halves() {
     let mut prev: Option<PldReport> = None;
     for h in ["1/128", "1/256", "1/512", "1/1024"] {
         let r = pld_delta(&t, &q("1"), &grid(Some(h))).unwrap();
-        assert!(r.enclosure.lower().to_float() <= r.enclosure.upper().to_float());
         if let Some(p) = &prev {
             assert!(
                 r.enclosure.upper().to_float() <= p.enclosure.upper().to_float(),
@@ -177,14 +176,18 @@ fn dpsgd_pld_is_inside_the_rdp_bound_and_two_sided() {
     let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
     let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(&qr, &s, &t, &d, Precision::Auto).unwrap();
     let e = &r.enclosure;
-    assert!(e.lower().to_float() <= e.upper().to_float() && e.upper().to_float() <= rdp_bound.upper().to_float());
-    let w = Float::with_val(64, &e.upper().to_float() - &e.lower().to_float()) / e.upper().to_float().clone();
-    assert!(w < 1e-2, "bracket {w}");
+    // the RDP route (another algorithm) is an upper bound too: the PLD upper end must not exceed it
+    assert!(e.upper().as_float() <= rdp_bound.upper().as_float());
+    let w = Float::with_val(64, e.upper().as_float() - e.lower().as_float()) / e.upper().as_float();
+    eprintln!("dpsgd q=0.01 σ=1.5 T=500 δ=1e-5: [{}, {}] rel {w}", e.lower().to_decimal(), e.upper().to_decimal());
+    // documented (dpsgd_pld_epsilon.md): ≤ 10⁻⁴ relative here
+    assert!(w < 1e-4, "bracket {w}");
 }
 
 #[test]
 fn both_directions_are_accounted() {
-    // the add direction alone, through the general entry point, stays below the DP-SGD upper
+    // ε_DPSGD = max(ε_add, ε_rem) lies in [max of the lower ends, max of the upper ends] of the
+    // two directions computed separately (each on its own grid): the DP-SGD bracket must meet it
     let (d, t) = (q("1e-5"), 200u32);
     let add = pld_epsilon(
         &[term(sgm("0.05", "1", Direction::Add), t)],
@@ -208,6 +211,8 @@ fn both_directions_are_accounted() {
     .unwrap();
     assert!(both.enclosure.upper().to_float() >= add.enclosure.lower().to_float());
     assert!(both.enclosure.upper().to_float() >= rem.enclosure.lower().to_float());
+    let top = std::cmp::max_by(add.enclosure.upper().to_float(), rem.enclosure.upper().to_float(), |a, b| a.partial_cmp(b).unwrap());
+    assert!(*both.enclosure.lower().as_float() <= top);
 }
 
 #[test]
@@ -289,7 +294,8 @@ fn lower_side_survives_an_accumulating_bulk() {
     let e = &r.enclosure;
     let w = Float::with_val(64, &e.upper().to_float() - &e.lower().to_float()) / e.upper().to_float().clone();
     assert!(
-        e.lower().to_float() > 13 && w < 1e-3,
+        // documented (pld_epsilon.md, Lemma D): [13.592036, 13.592041]; width ≤ 10⁻⁵ relative
+        e.lower().to_float() > 13 && w < 1e-5,
         "[{}, {}]",
         e.lower().to_decimal(),
         e.upper().to_decimal()
