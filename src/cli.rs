@@ -913,21 +913,20 @@ fn run_subsample(
         (_, Some(r)) => r,
         (s, None) => s,
     };
-    let (amp, theorem, tight) = match (scheme, relation) {
+    let certified = |a: subsample::Amplified| (Certified::TwoSided(a.epsilon), Certified::TwoSided(a.delta));
+    let bound = |a: subsample::AmplifiedBound| (Certified::UpperBound(a.epsilon), Certified::UpperBound(a.delta));
+    let ((eps_out, delta_out), theorem) = match (scheme, relation) {
         ("poisson", "add-remove") => (
-            subsample::poisson_subsampling(&e, &d, &q, p)?,
+            certified(subsample::poisson_subsampling(&e, &d, &q, p)?),
             "Poisson subsampling, add/remove (Steinke 2022 §6; Balle–Barthe–Gaboardi 2018)",
-            true,
         ),
         ("without-replacement", "substitution") => (
-            subsample::without_replacement_subsampling(&e, &d, &q, p)?,
+            certified(subsample::without_replacement_subsampling(&e, &d, &q, p)?),
             "sampling without replacement, substitution (Balle–Barthe–Gaboardi 2018, Theorem 9)",
-            true,
         ),
         ("poisson", "substitution") => (
-            subsample::poisson_substitution_subsampling(&e, &d, &q, p)?,
+            bound(subsample::poisson_substitution_subsampling(&e, &d, &q, p)?),
             "Poisson subsampling analysed for substitution (derived; proofs-notes/poisson_substitution_subsampling.md)",
-            false,
         ),
         ("without-replacement", "add-remove") => {
             return Err(Error::arg(
@@ -940,7 +939,7 @@ fn run_subsample(
         }
         (s, _) => return Err(Error::arg("--scheme", format!("`{s}` is not poisson or without-replacement"))),
     };
-    let side = |enc: &Enclosure| json!({"lower": if tight { json!(enc.lower().to_decimal()) } else { Value::Null }, "upper": enc.upper().to_decimal()});
+    let side = |c: &Certified| json!({"kind": c.kind(), "lower": c.lower().map(|l| l.to_decimal()), "upper": c.upper().to_decimal()});
     if common.json {
         println!(
             "{}",
@@ -948,20 +947,20 @@ fn run_subsample(
                 "query": "subsample",
                 "scheme": scheme,
                 "relation": relation,
-                "epsilon": side(&amp.epsilon),
-                "delta": side(&amp.delta),
-                "exact": tight,
+                "epsilon": side(&eps_out),
+                "delta": side(&delta_out),
+                "exact": eps_out.is_two_sided(),
                 "theorem": theorem,
-                "precision_bits": amp.epsilon.precision_bits(),
-                "arithmetic": amp.epsilon.arithmetic().name(),
+                "precision_bits": eps_out.formula().precision_bits(),
+                "arithmetic": eps_out.formula().arithmetic().name(),
             })
         );
     } else {
         println!(
             "subsampled at rate {}: ({}, {})-DP [{theorem}]",
             validate::show(&q),
-            amp.epsilon.upper().to_decimal(),
-            amp.delta.upper().to_decimal()
+            eps_out.upper().to_decimal(),
+            delta_out.upper().to_decimal()
         );
     }
     Ok(0)

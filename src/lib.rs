@@ -26,6 +26,37 @@
 //! assert!(delta.upper().as_float() <= coarse.upper().as_float());
 //! ```
 //!
+//! ## Guarantees in the types
+//! A theorem function's return type says what it guarantees:
+//! - [`Enclosure`]: a **two-sided** enclosure `lower ≤ exact ≤ upper` of the exact (optimal)
+//!   value the theorem defines (Corollary 8's δ, the optimal composition, the PLD accountant's
+//!   bracket, …);
+//! - [`UpperBound`]: the quantity is **at most** `upper` (zCDP conversions, Rényi DP, advanced
+//!   composition, …); it claims nothing below, and [`UpperBound::formula`] encloses the value of
+//!   the bound's formula. [`UpperBound::rests_on`] names a cited result the bound depends on
+//!   (the DP-SGD Rényi route), if any;
+//! - [`LowerBound`]: the quantity is **at least** `lower` (a ρ certified sufficient);
+//! - [`Certified`]: either of the first two, where a caller may get both kinds (audit routes).
+//!
+//! None of them can be built outside the crate, so a value of these types always comes from a
+//! certified evaluation:
+//! ```compile_fail
+//! // private fields
+//! let e = dpcert::Enclosure { lower: todo!(), upper: todo!(), arithmetic: todo!() };
+//! ```
+//! ```compile_fail
+//! // the bound's number is crate-private
+//! let u = dpcert::Upper(rug::Float::with_val(53, 1.0));
+//! ```
+//! ```compile_fail
+//! // so is the constructor of a bound
+//! let b = dpcert::UpperBound::new(todo!());
+//! ```
+//! ```compile_fail
+//! // and an upper bound has no lower end to mistake for one
+//! fn lower_of(b: &dpcert::UpperBound) -> &dpcert::Lower { b.lower() }
+//! ```
+//!
 //! ## Adaptive composition (Proposition 19, Corollary 21, Theorem 22)
 //! The zCDP ledger ([`theorems::zcdp::ZcdpLedger`], Proposition 19) and the approximate-DP
 //! composition of Theorem 22 hold for *adaptively chosen* mechanisms: mechanism `j` may be

@@ -414,3 +414,39 @@ fn pld_route_absent_or_failed() {
         "exact Gaussian composition"
     );
 }
+
+/// The DP-SGD Rényi route rests on a cited domination result: it says so (JSON `rests_on`,
+/// text `(cited)`), `dpsgd --method best` prefers the PLD accountant (both directions
+/// certified) and falls back to RDP only when the accountant cannot run, and the audit never
+/// picks it over an uncited route.
+#[test]
+fn cited_rdp_route_is_marked_and_not_preferred() {
+    let json = |args: &[&str]| -> serde_json::Value {
+        let (code, out, err) = run(args);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let base = ["dpsgd", "--rate", "0.01", "--sigma", "1", "--steps", "100", "--json"];
+    let with = |extra: &[&'static str]| -> Vec<&str> { base.iter().copied().chain(extra.iter().copied()).collect() };
+    let best = json(&with(&["--delta", "1e-5"]));
+    assert_eq!(best["kind"], "two-sided");
+    assert_eq!(best["method"], "pld");
+    assert!(best["rests_on"].is_null());
+    let rdp = json(&with(&["--delta", "1e-5", "--method", "rdp"]));
+    assert_eq!(rdp["kind"], "upper-bound");
+    assert!(rdp["lower"].is_null());
+    assert!(rdp["rests_on"].as_str().unwrap().contains("Mironov"));
+    // δ below the accountant's resolution: best falls back to the (marked) RDP bound
+    let tiny = json(&with(&["--delta", "1e-40"]));
+    assert_eq!(tiny["method"], "rdp");
+    assert!(tiny["rests_on"].as_str().unwrap().contains("Mironov"));
+    // the audit: PLD is certified, the RDP route is listed as cited and not picked
+    let r = audit(&load("examples/dpsgd-mnist.toml")).unwrap();
+    let rdp_route = route(&r, "Rényi DP");
+    assert!(rdp_route.epsilon.as_ref().unwrap().rests_on().is_some());
+    let (i, best) = r.best_epsilon.clone().unwrap();
+    assert_eq!(r.routes[i].name, "PLD");
+    assert!(best.rests_on().is_none() && best.is_two_sided());
+    let (_, out, _) = run(&["audit", "examples/dpsgd-mnist.toml"]);
+    assert!(out.contains("(cited)") && out.contains("rests on Mironov"), "{out}");
+}

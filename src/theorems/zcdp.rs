@@ -299,7 +299,7 @@ pub fn laplace_scales(
     eps: &Rational,
     delta: &Rational,
     prec: Precision,
-) -> Result<(Enclosure, Enclosure)> {
+) -> Result<(UpperBound, UpperBound)> {
     validate::count("count", k)?;
     validate::positive("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
@@ -315,16 +315,16 @@ pub fn laplace_scales(
             .sqrt()
     }
     Ok((
-        certify(
+        UpperBound::new(certify(
             prec,
             || Fi::from_rational(&basic, 53),
             |p| Iv::from_rational(&basic, p),
-        )?,
-        certify(
+        )?),
+        UpperBound::new(certify(
             prec,
             || adv::<Fi>(&kr, eps, delta, 53),
             |p| adv::<Iv>(&kr, eps, delta, p),
-        )?,
+        )?),
     ))
 }
 
