@@ -942,8 +942,8 @@ impl Curve {
         if *eps < 0 {
             return Err(Error::arg("epsilon", "must be ≥ 0"));
         }
-        // ε ≥ 0, so j ≥ 0; a j beyond i64 lies beyond the support (|off| ≤ 2^62), where
-        // δ is exactly the mass at +∞: i64::MAX stands for it exactly
+        // ε ≥ 0, so j ≥ 0; a j beyond i64 lies beyond the last grid index (an i64), where δ is
+        // exactly the mass at +∞: i64::MAX (saturating below) stands for that exactly
         let j = Rational::from(eps / &self.h)
             .floor()
             .numer()
