@@ -166,8 +166,12 @@ fn upper_bound_falls_and_bracket_narrows_as_the_grid_halves() {
                 r.enclosure.upper().to_float() <= p.enclosure.upper().to_float(),
                 "upper rose at h = {h}"
             );
-            let w =
-                |x: &PldReport| Float::with_val(64, &x.enclosure.upper().to_float() - &x.enclosure.lower().to_float());
+            let w = |x: &PldReport| {
+                Float::with_val(
+                    64,
+                    &x.enclosure.upper().to_float() - &x.enclosure.lower().to_float(),
+                )
+            };
             assert!(w(&r) < w(p), "bracket did not narrow at h = {h}");
             // every bracket contains the finer one's lower bound: they bound the same number
             assert!(r.enclosure.upper().to_float() >= p.enclosure.lower().to_float());
@@ -185,7 +189,11 @@ fn dpsgd_pld_is_inside_the_rdp_bound_and_two_sided() {
     // the RDP route (another algorithm) is an upper bound too: the PLD upper end must not exceed it
     assert!(e.upper().as_float() <= rdp_bound.upper().as_float());
     let w = Float::with_val(64, e.upper().as_float() - e.lower().as_float()) / e.upper().as_float();
-    eprintln!("dpsgd q=0.01 σ=1.5 T=500 δ=1e-5: [{}, {}] rel {w}", e.lower().to_decimal(), e.upper().to_decimal());
+    eprintln!(
+        "dpsgd q=0.01 σ=1.5 T=500 δ=1e-5: [{}, {}] rel {w}",
+        e.lower().to_decimal(),
+        e.upper().to_decimal()
+    );
     // documented (dpsgd_pld_epsilon.md): ≤ 10⁻⁴ relative here
     assert!(w < 1e-4, "bracket {w}");
 }
@@ -217,7 +225,11 @@ fn both_directions_are_accounted() {
     .unwrap();
     assert!(both.enclosure.upper().to_float() >= add.enclosure.lower().to_float());
     assert!(both.enclosure.upper().to_float() >= rem.enclosure.lower().to_float());
-    let top = std::cmp::max_by(add.enclosure.upper().to_float(), rem.enclosure.upper().to_float(), |a, b| a.partial_cmp(b).unwrap());
+    let top = std::cmp::max_by(
+        add.enclosure.upper().to_float(),
+        rem.enclosure.upper().to_float(),
+        |a, b| a.partial_cmp(b).unwrap(),
+    );
     assert!(*both.enclosure.lower().as_float() <= top);
 }
 
@@ -298,7 +310,8 @@ fn lower_side_survives_an_accumulating_bulk() {
     )
     .unwrap();
     let e = &r.enclosure;
-    let w = Float::with_val(64, &e.upper().to_float() - &e.lower().to_float()) / e.upper().to_float().clone();
+    let w = Float::with_val(64, &e.upper().to_float() - &e.lower().to_float())
+        / e.upper().to_float().clone();
     assert!(
         // documented (pld_epsilon.md, Lemma D): [13.592036, 13.592041]; width ≤ 10⁻⁵ relative
         e.lower().to_float() > 13 && w < 1e-5,
@@ -884,7 +897,13 @@ const RR_REL: f64 = 1e-11;
 #[test]
 #[ignore]
 fn subsampled_gaussian_corner_sweep() {
-    for (qs, ss) in [("0.02", "0.6"), ("0.02", "3"), ("1", "0.6"), ("0.5", "0.6"), ("0.2", "1")] {
+    for (qs, ss) in [
+        ("0.02", "0.6"),
+        ("0.02", "3"),
+        ("1", "0.6"),
+        ("0.5", "0.6"),
+        ("0.2", "1"),
+    ] {
         for t in [1u32, 2] {
             for dir in [Direction::Remove, Direction::Add] {
                 let m = sgm(qs, ss, dir);
@@ -894,7 +913,13 @@ fn subsampled_gaussian_corner_sweep() {
                     let (el, eu) = (lo(&r).to_rational().unwrap(), hi(&r).to_rational().unwrap());
                     let reference = |e: &Rational| {
                         if t == 1 {
-                            sgm_delta1(dir, &Float::with_val(QP, &q(qs)), &Float::with_val(QP, &q(ss)), &Float::with_val(QP, e)).0
+                            sgm_delta1(
+                                dir,
+                                &Float::with_val(QP, &q(qs)),
+                                &Float::with_val(QP, &q(ss)),
+                                &Float::with_val(QP, e),
+                            )
+                            .0
                         } else {
                             sgm_delta2(dir, &q(qs), &q(ss), e)
                         }
@@ -919,7 +944,10 @@ fn laplace_delta1(e0: &Float, e: &Float) -> Float {
     } else if *e <= -e0.clone() {
         Float::with_val(p, 1 - Float::with_val(p, e.exp_ref()))
     } else {
-        Float::with_val(p, 1 - Float::with_val(p, (Float::with_val(p, e - e0) / 2u32).exp()))
+        Float::with_val(
+            p,
+            1 - Float::with_val(p, (Float::with_val(p, e - e0) / 2u32).exp()),
+        )
     }
 }
 
@@ -931,7 +959,10 @@ fn laplace_delta2(e0: &Rational, eps: &Rational) -> Float {
     let (a, e) = (Float::with_val(QP, e0), Float::with_val(QP, eps));
     let half = |x: Float| x / 2u32;
     let atoms = half(laplace_delta1(&a, &Float::with_val(QP, &e - &a)))
-        + half(Float::with_val(QP, (-a.clone()).exp()) * laplace_delta1(&a, &Float::with_val(QP, &e + &a)));
+        + half(
+            Float::with_val(QP, (-a.clone()).exp())
+                * laplace_delta1(&a, &Float::with_val(QP, &e + &a)),
+        );
     let f = |x: &Float| {
         let arg = Float::with_val(QP, &e - &a) + Float::with_val(QP, x * 2u32);
         half(Float::with_val(QP, (-x.clone()).exp())) * laplace_delta1(&a, &arg)
@@ -953,15 +984,41 @@ fn laplace_delta2(e0: &Rational, eps: &Rational) -> Float {
 #[test]
 fn two_laplace_mechanisms_bracket_the_convolution_quadrature() {
     for (e0, es) in [("1", "0.5"), ("1", "1.5"), ("0.3", "0.25"), ("2", "0.2")] {
-        let r = pld_delta(&[term(PldMechanism::Laplace { eps: q(e0) }, 2)], &q(es), &grid(None)).unwrap();
+        let r = pld_delta(
+            &[term(PldMechanism::Laplace { eps: q(e0) }, 2)],
+            &q(es),
+            &grid(None),
+        )
+        .unwrap();
         let exact = laplace_delta2(&q(e0), &q(es));
-        eprintln!("2 Laplace ε0={e0} ε={es}: [{}, {}] ref {} rel.width {:.3e}", show(lo(&r)), show(hi(&r)), show(&exact),
-            Float::with_val(64, hi(&r) - lo(&r)).to_f64() / exact.to_f64());
-        contains(&r, &exact, LAPLACE2_REL, 0.0, &format!("2 Laplace ε0={e0} ε={es}"));
+        eprintln!(
+            "2 Laplace ε0={e0} ε={es}: [{}, {}] ref {} rel.width {:.3e}",
+            show(lo(&r)),
+            show(hi(&r)),
+            show(&exact),
+            Float::with_val(64, hi(&r) - lo(&r)).to_f64() / exact.to_f64()
+        );
+        contains(
+            &r,
+            &exact,
+            LAPLACE2_REL,
+            0.0,
+            &format!("2 Laplace ε0={e0} ε={es}"),
+        );
     }
     // beyond 2ε0 the exact δ is 0 (the loss never exceeds 2ε0): lower end 0, upper end tiny
-    let r = pld_delta(&[term(PldMechanism::Laplace { eps: q("1") }, 2)], &q("2.5"), &grid(None)).unwrap();
-    assert!(*lo(&r) == 0 && *hi(&r) <= 1e-18, "δ(2.5) of two Lap ε0 = 1: [{}, {}]", show(lo(&r)), show(hi(&r)));
+    let r = pld_delta(
+        &[term(PldMechanism::Laplace { eps: q("1") }, 2)],
+        &q("2.5"),
+        &grid(None),
+    )
+    .unwrap();
+    assert!(
+        *lo(&r) == 0 && *hi(&r) <= 1e-18,
+        "δ(2.5) of two Lap ε0 = 1: [{}, {}]",
+        show(lo(&r)),
+        show(hi(&r))
+    );
 }
 /// Documented (pld_delta.md): two Laplace mechanisms, automatic grid.
 const LAPLACE2_REL: f64 = 1e-5;
@@ -988,12 +1045,29 @@ fn randomized_response_then_a_subsampled_gaussian_step() {
                     * Float::with_val(REF, &a * (k - j)).exp()
                     / Float::with_val(REF, norm.clone().pow(k));
                 let z = Float::with_val(REF, &a * (k as i32 - 2 * j as i32));
-                let (d, _) = sgm_delta1(dir, &f(&q("0.2")), &f(&q("1")), &Float::with_val(REF, f(&q(es)) - z));
+                let (d, _) = sgm_delta1(
+                    dir,
+                    &f(&q("0.2")),
+                    &f(&q("1")),
+                    &Float::with_val(REF, f(&q(es)) - z),
+                );
                 exact += w * d;
             }
-            eprintln!("RR+SGM {dir:?} ε={es}: [{}, {}] ref {} rel.width {:.3e} grid {}", show(lo(&r)), show(hi(&r)), show(&exact),
-                Float::with_val(64, hi(&r) - lo(&r)).to_f64() / exact.to_f64(), r.grid);
-            contains(&r, &exact, MIXED_REL, 0.0, &format!("RR + SGM {dir:?} ε={es}"));
+            eprintln!(
+                "RR+SGM {dir:?} ε={es}: [{}, {}] ref {} rel.width {:.3e} grid {}",
+                show(lo(&r)),
+                show(hi(&r)),
+                show(&exact),
+                Float::with_val(64, hi(&r) - lo(&r)).to_f64() / exact.to_f64(),
+                r.grid
+            );
+            contains(
+                &r,
+                &exact,
+                MIXED_REL,
+                0.0,
+                &format!("RR + SGM {dir:?} ε={es}"),
+            );
         }
     }
 }

@@ -2023,14 +2023,24 @@ mod tests {
             assert_eq!(c.fixed(pt(0.5)).unwrap(), 1u128 << 99);
             assert_eq!(c.fixed(pt(-0.5)).unwrap(), 0);
             // masses between fixed-point steps round to this side: 2^−101 and 3·2^−101 at F = 100
-            let (a, b) = (c.fixed(pt(2f64.powi(-101))).unwrap(), c.fixed(pt(3.0 * 2f64.powi(-101))).unwrap());
+            let (a, b) = (
+                c.fixed(pt(2f64.powi(-101))).unwrap(),
+                c.fixed(pt(3.0 * 2f64.powi(-101))).unwrap(),
+            );
             match side {
                 Side::Upper => assert_eq!((a, b), (1, 2)),
                 Side::Lower => assert_eq!((a, b), (0, 1)),
             }
             // an enclosure [lo, hi] rounds from hi up, or from lo down
             let iv = Interval::try_from((0.25, 0.75)).unwrap();
-            assert_eq!(c.fixed(iv).unwrap(), if side == Side::Upper { 3u128 << 98 } else { 1u128 << 98 });
+            assert_eq!(
+                c.fixed(iv).unwrap(),
+                if side == Side::Upper {
+                    3u128 << 98
+                } else {
+                    1u128 << 98
+                }
+            );
         }
         let mut m = u128::MAX - 1;
         assert!(add_mass(&mut m, 2).is_err());
@@ -2082,7 +2092,9 @@ mod tests {
         assert!(Float::with_val(P, p.inf()) <= exact && exact <= Float::with_val(P, p.sup()));
         assert!(p.inf() < p.sup());
         let q = c.point(-i);
-        assert!(Float::with_val(P, q.inf()) <= -exact.clone() && -exact <= Float::with_val(P, q.sup()));
+        assert!(
+            Float::with_val(P, q.inf()) <= -exact.clone() && -exact <= Float::with_val(P, q.sup())
+        );
     }
 
     #[test]
