@@ -2,17 +2,16 @@
 //! top-level `"lower"` / `"upper"` (decimal strings, outward rounded; `"lower"` is `null`
 //! where no lower bound of the asked quantity is claimed), `"theorem"`, `"precision_bits"`
 //! and `"arithmetic"`.
-use clap::{Args, Parser, Subcommand};
 use crate::num::{
-    parse_exact, parse_positive_integer, Certified, Enclosure, Precision, UpperBound,
-    DEFAULT_PREC,
+    parse_exact, parse_positive_integer, Certified, Enclosure, Precision, UpperBound, DEFAULT_PREC,
 };
-use crate::theorems::{approx, basic, gaussian, optimal, pld, pld_accountant, rdp, zcdp};
 use crate::num::{Lower, Upper};
 use crate::reference::check::{
     quote_nonfinite_tokens, screen, Bracket, Claimed, Kind, Quantity, Verdict,
 };
+use crate::theorems::{approx, basic, gaussian, optimal, pld, pld_accountant, rdp, zcdp};
 use crate::{validate, Error};
+use clap::{Args, Parser, Subcommand};
 use rug::{Integer, Rational};
 use serde_json::{json, Value};
 
@@ -975,8 +974,14 @@ fn run_subsample(
         (_, Some(r)) => r,
         (s, None) => s,
     };
-    let certified = |a: subsample::Amplified| (Certified::TwoSided(a.epsilon), Certified::TwoSided(a.delta));
-    let bound = |a: subsample::AmplifiedBound| (Certified::UpperBound(a.epsilon), Certified::UpperBound(a.delta));
+    let certified =
+        |a: subsample::Amplified| (Certified::TwoSided(a.epsilon), Certified::TwoSided(a.delta));
+    let bound = |a: subsample::AmplifiedBound| {
+        (
+            Certified::UpperBound(a.epsilon),
+            Certified::UpperBound(a.delta),
+        )
+    };
     let ((eps_out, delta_out), theorem) = match (scheme, relation) {
         ("poisson", "add-remove") => (
             certified(subsample::poisson_subsampling(&e, &d, &q, p)?),
@@ -1029,7 +1034,6 @@ fn run_subsample(
     }
     Ok(0)
 }
-
 
 /// Grid halvings `check` tries on a DP-SGD PLD query before calling it undecided (each about
 /// doubles the time: 0.2 s … 1.6 s on the MNIST setting).
@@ -1093,15 +1097,13 @@ fn judge(cmd: &Cmd, value: &Claimed) -> Result<(Verdict, String, Bracket), Error
         Cmd::Dpsgd { common, .. } => {
             precision(common)?;
         }
-        _ => {
-            match evaluate(cmd)?.value {
-                Certified::TwoSided(e) => b.meet_enclosure(&e),
-                Certified::UpperBound(u) => {
-                    b.set_kind(Kind::UpperBound);
-                    b.meet_upper(u.upper());
-                }
+        _ => match evaluate(cmd)?.value {
+            Certified::TwoSided(e) => b.meet_enclosure(&e),
+            Certified::UpperBound(u) => {
+                b.set_kind(Kind::UpperBound);
+                b.meet_upper(u.upper());
             }
-        }
+        },
     }
     // the value: impossible → unsound, vacuous → sound, else judged against the exact one
     let v = match screen(qty, value) {
@@ -1155,10 +1157,17 @@ fn judge(cmd: &Cmd, value: &Claimed) -> Result<(Verdict, String, Bracket), Error
             for p in CHECK_PRECISIONS {
                 let at = gaussian::gaussian_delta(&pld, &v, p)?;
                 if at.upper().0 <= d {
-                    return sound_at(&mut b, "δ(ε = value) ≤ δ, certified: (value, δ)-DP holds".into());
+                    return sound_at(
+                        &mut b,
+                        "δ(ε = value) ≤ δ, certified: (value, δ)-DP holds".into(),
+                    );
                 }
                 if at.lower().0 > d {
-                    return unsound_at(&mut b, "δ(ε = value) > δ, certified: (value, δ)-DP fails for this mechanism".into());
+                    return unsound_at(
+                        &mut b,
+                        "δ(ε = value) > δ, certified: (value, δ)-DP fails for this mechanism"
+                            .into(),
+                    );
                 }
             }
         }
@@ -1180,10 +1189,16 @@ fn judge(cmd: &Cmd, value: &Claimed) -> Result<(Verdict, String, Bracket), Error
             for p in CHECK_PRECISIONS {
                 let at = gaussian::gaussian_delta(&pld, &e, p)?;
                 if at.upper().0 <= d {
-                    return sound_at(&mut b, "with σ = value, δ(ε) ≤ δ, certified: (ε, δ)-DP holds".into());
+                    return sound_at(
+                        &mut b,
+                        "with σ = value, δ(ε) ≤ δ, certified: (ε, δ)-DP holds".into(),
+                    );
                 }
                 if at.lower().0 > d {
-                    return unsound_at(&mut b, "with σ = value, δ(ε) > δ, certified: (ε, δ)-DP fails".into());
+                    return unsound_at(
+                        &mut b,
+                        "with σ = value, δ(ε) > δ, certified: (ε, δ)-DP fails".into(),
+                    );
                 }
             }
         }
@@ -1380,11 +1395,9 @@ fn check_record(i: usize, rec: &Value) -> (Verdict, Value) {
             None,
         );
     }
-    let query: Option<Vec<String>> = rec["query"].as_array().and_then(|a| {
-        a.iter()
-            .map(|x| x.as_str().map(str::to_string))
-            .collect()
-    });
+    let query: Option<Vec<String>> = rec["query"]
+        .as_array()
+        .and_then(|a| a.iter().map(|x| x.as_str().map(str::to_string)).collect());
     let Some(query) = query else {
         return result(
             Verdict::Invalid,
@@ -1477,7 +1490,11 @@ fn run_check(file: &std::path::Path, json_mode: bool) -> Result<i32, Error> {
             let q = match r["query"].as_array() {
                 Some(a) => a
                     .iter()
-                    .map(|x| x.as_str().map(str::to_string).unwrap_or_else(|| x.to_string()))
+                    .map(|x| {
+                        x.as_str()
+                            .map(str::to_string)
+                            .unwrap_or_else(|| x.to_string())
+                    })
                     .collect::<Vec<_>>()
                     .join(" "),
                 None => r["query"].to_string(),

@@ -172,7 +172,11 @@ impl Mechanism {
             _ => {
                 return Err(Error::arg(
                     &format!("mechanism {label}: field `type`"),
-                    format!("unknown type `{}`; valid types: {}", clip(ty), TYPES.join(", ")),
+                    format!(
+                        "unknown type `{}`; valid types: {}",
+                        clip(ty),
+                        TYPES.join(", ")
+                    ),
                 ))
             }
         };
@@ -484,18 +488,27 @@ impl Deployment {
             if !["budget", "claim", "mechanism"].contains(&k) {
                 return Err(Error::arg(
                     "FILE",
-                    format!("unknown section `{}` (expected budget, claim, mechanism)", clip(k)),
+                    format!(
+                        "unknown section `{}` (expected budget, claim, mechanism)",
+                        clip(k)
+                    ),
                 ));
             }
         }
-        for (section, fields) in [("budget", ["delta", "epsilon"]), ("claim", ["epsilon", "delta"])] {
+        for (section, fields) in [
+            ("budget", ["delta", "epsilon"]),
+            ("claim", ["epsilon", "delta"]),
+        ] {
             match root.get(section) {
                 None => {}
                 Some(t @ Node::Table(_)) => {
                     if let Some(k) = t.keys().into_iter().find(|k| !fields.contains(k)) {
                         return Err(Error::arg(
                             &format!("[{section}] {}", clip(k)),
-                            format!("is not a field of [{section}] (expected: {})", fields.join(", ")),
+                            format!(
+                                "is not a field of [{section}] (expected: {})",
+                                fields.join(", ")
+                            ),
                         ));
                     }
                 }

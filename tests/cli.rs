@@ -377,28 +377,90 @@ fn check_judges_every_record() {
     // the margin here is 5%)
     let d_sgd = dec(&gaussian_delta(&q("1.25"), &q("3")));
     let sgd_ref = rug::Float::with_val(common::REF, 3);
-    let rd = json!(["rdp", "subsampled-gaussian", "--rate", "0.01", "--sigma", "2", "--steps", "100", "--order", "8"]);
-    let sg = json!(["dpsgd", "--rate", "1", "--sigma", "2", "--steps", "10", "--delta", d_sgd, "--method", "pld"]);
+    let rd = json!([
+        "rdp",
+        "subsampled-gaussian",
+        "--rate",
+        "0.01",
+        "--sigma",
+        "2",
+        "--steps",
+        "100",
+        "--order",
+        "8"
+    ]);
+    let sg = json!([
+        "dpsgd", "--rate", "1", "--sigma", "2", "--steps", "10", "--delta", d_sgd, "--method",
+        "pld"
+    ]);
     let gd = json!(["gaussian", "delta", "--sigma", "1", "--epsilon", "0.5"]);
     let ge = json!(["gaussian", "epsilon", "--sigma", "1", "--delta", d_at]);
     let gs = json!(["gaussian", "sigma", "--epsilon", "1", "--delta", d_sigma]);
     let zd = json!(["zcdp", "delta", "--rho", "0.5", "--epsilon", "2"]);
-    let cp = json!(["compose", "pure", "--epsilon", "1", "--count", "10", "--delta", d_rr]);
+    let cp = json!([
+        "compose",
+        "pure",
+        "--epsilon",
+        "1",
+        "--count",
+        "10",
+        "--delta",
+        d_rr
+    ]);
     let recs: Vec<(serde_json::Value, &str)> = vec![
-        (json!({"query": gd, "value": dec(&scaled(&d_ref, m))}), "sound"),
-        (json!({"query": gd, "value": dec(&scaled(&d_ref, -m))}), "unsound"),
-        (json!({"query": ge, "value": dec(&scaled(&e_ref, m))}), "sound"),
-        (json!({"query": ge, "value": dec(&scaled(&e_ref, -m))}), "unsound"),
-        (json!({"query": gs, "value": dec(&scaled(&s_ref, m))}), "sound"),
-        (json!({"query": gs, "value": dec(&scaled(&s_ref, -m))}), "unsound"),
+        (
+            json!({"query": gd, "value": dec(&scaled(&d_ref, m))}),
+            "sound",
+        ),
+        (
+            json!({"query": gd, "value": dec(&scaled(&d_ref, -m))}),
+            "unsound",
+        ),
+        (
+            json!({"query": ge, "value": dec(&scaled(&e_ref, m))}),
+            "sound",
+        ),
+        (
+            json!({"query": ge, "value": dec(&scaled(&e_ref, -m))}),
+            "unsound",
+        ),
+        (
+            json!({"query": gs, "value": dec(&scaled(&s_ref, m))}),
+            "sound",
+        ),
+        (
+            json!({"query": gs, "value": dec(&scaled(&s_ref, -m))}),
+            "unsound",
+        ),
         (json!({"query": zd, "value": dec(&scaled(&zt, m))}), "sound"),
-        (json!({"query": zd, "value": dec(&scaled(&zg, -m))}), "unsound"),
-        (json!({"query": cp, "value": dec(&scaled(&c_ref, m))}), "sound"),
-        (json!({"query": cp, "value": dec(&scaled(&c_ref, -m))}), "unsound"),
-        (json!({"query": rd, "value": dec(&scaled(&rdp_ref, m))}), "sound"),
-        (json!({"query": rd, "value": dec(&scaled(&rdp_ref, -m))}), "unsound"),
-        (json!({"query": sg, "value": dec(&scaled(&sgd_ref, 0.05))}), "sound"),
-        (json!({"query": sg, "value": dec(&scaled(&sgd_ref, -0.05))}), "unsound"),
+        (
+            json!({"query": zd, "value": dec(&scaled(&zg, -m))}),
+            "unsound",
+        ),
+        (
+            json!({"query": cp, "value": dec(&scaled(&c_ref, m))}),
+            "sound",
+        ),
+        (
+            json!({"query": cp, "value": dec(&scaled(&c_ref, -m))}),
+            "unsound",
+        ),
+        (
+            json!({"query": rd, "value": dec(&scaled(&rdp_ref, m))}),
+            "sound",
+        ),
+        (
+            json!({"query": rd, "value": dec(&scaled(&rdp_ref, -m))}),
+            "unsound",
+        ),
+        (
+            json!({"query": sg, "value": dec(&scaled(&sgd_ref, 0.05))}),
+            "sound",
+        ),
+        (
+            json!({"query": sg, "value": dec(&scaled(&sgd_ref, -0.05))}),
+            "unsound",
+        ),
         // impossible values: unsound whatever the truth
         (json!({"query": ge, "value": -0.0048}), "unsound"),
         (json!({"query": gd, "value": "-9.3e-38"}), "unsound"),
@@ -410,15 +472,33 @@ fn check_judges_every_record() {
         (json!({"query": gd, "value": "1.5"}), "sound"),
         (json!({"query": zd, "value": 1}), "sound"),
         // malformed records
-        (json!({"query": ["gaussian", "frobnicate"], "value": "1"}), "invalid"),
-        (json!({"query": ["gaussian", "delta", "--sigma", "1", "--bogus", "1"], "value": "1"}), "invalid"),
-        (json!({"query": ["gaussian", "delta", "--sigma", "-1", "--epsilon", "1"], "value": "0.1"}), "invalid"),
-        (json!({"query": ["gaussian", "delta", "--sigma", "1e999999", "--epsilon", "1"], "value": "0.1"}), "invalid"),
+        (
+            json!({"query": ["gaussian", "frobnicate"], "value": "1"}),
+            "invalid",
+        ),
+        (
+            json!({"query": ["gaussian", "delta", "--sigma", "1", "--bogus", "1"], "value": "1"}),
+            "invalid",
+        ),
+        (
+            json!({"query": ["gaussian", "delta", "--sigma", "-1", "--epsilon", "1"], "value": "0.1"}),
+            "invalid",
+        ),
+        (
+            json!({"query": ["gaussian", "delta", "--sigma", "1e999999", "--epsilon", "1"], "value": "0.1"}),
+            "invalid",
+        ),
         (json!({"query": gd}), "invalid"),
         (json!({"query": gd, "value": true}), "invalid"),
         (json!({"query": gd, "value": "zero"}), "invalid"),
-        (json!({"query": "gaussian delta --sigma 1", "value": "0.1"}), "invalid"),
-        (json!({"query": ["audit", "x.toml"], "value": "0.1"}), "invalid"),
+        (
+            json!({"query": "gaussian delta --sigma 1", "value": "0.1"}),
+            "invalid",
+        ),
+        (
+            json!({"query": ["audit", "x.toml"], "value": "0.1"}),
+            "invalid",
+        ),
         (json!([1, 2]), "invalid"),
     ];
     let file: Vec<serde_json::Value> = recs.iter().map(|(r, _)| r.clone()).collect();
@@ -450,8 +530,12 @@ fn check_judges_every_record() {
         let Ok(val) = dpcert::num::parse_exact(r["value"].as_str().unwrap_or("x")) else {
             continue; // NaN / ±inf
         };
-        let lo = r["lower"].as_str().map(|l| dpcert::num::parse_exact(l).unwrap());
-        let up = r["upper"].as_str().map(|u| dpcert::num::parse_exact(u).unwrap());
+        let lo = r["lower"]
+            .as_str()
+            .map(|l| dpcert::num::parse_exact(l).unwrap());
+        let up = r["upper"]
+            .as_str()
+            .map(|u| dpcert::num::parse_exact(u).unwrap());
         let impossible = r["reason"].as_str().unwrap().starts_with("impossible")
             || r["reason"].as_str().unwrap().starts_with("vacuous");
         match *w {
@@ -497,8 +581,14 @@ fn check_exit_codes_and_bad_files() {
     assert_eq!(v["results"][1]["verdict"], "sound");
     for (name, text) in [
         ("not-json", "query: gaussian".to_string()),
-        ("not-list", r#"{"query": ["gaussian"], "value": "1"}"#.to_string()),
-        ("deep", format!("{}{}", "[".repeat(100_000), "]".repeat(100_000))),
+        (
+            "not-list",
+            r#"{"query": ["gaussian"], "value": "1"}"#.to_string(),
+        ),
+        (
+            "deep",
+            format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)),
+        ),
         ("binary", "\u{1}\u{2}\u{7f}\u{fffd}".to_string()),
     ] {
         let p = write_temp(&format!("check-{name}"), &text);
@@ -506,7 +596,10 @@ fn check_exit_codes_and_bad_files() {
         assert_eq!(code, 2, "{name}: {err}");
         assert!(out.is_empty(), "{name}: {out}");
         assert_eq!(err.trim().lines().count(), 1, "{name}: {err}");
-        assert!(err.contains("FILE") && !err.contains("panicked"), "{name}: {err}");
+        assert!(
+            err.contains("FILE") && !err.contains("panicked"),
+            "{name}: {err}"
+        );
     }
 }
 
@@ -518,15 +611,105 @@ fn hostile_inputs_are_refused_fast() {
     let huge_digits = "7".repeat(100_000);
     let cases: Vec<(Vec<&str>, i32, &str)> = vec![
         // precision beyond the limit (was: minutes at 65 536 bits, hours at 2²⁴)
-        (vec!["gaussian", "epsilon", "--sigma", "3", "--delta", "0.5", "--precision", "65537"], 2, "--precision"),
-        (vec!["zcdp", "delta", "--rho", "0.5", "--epsilon", "1", "--precision", "16777216"], 2, "--precision"),
+        (
+            vec![
+                "gaussian",
+                "epsilon",
+                "--sigma",
+                "3",
+                "--delta",
+                "0.5",
+                "--precision",
+                "65537",
+            ],
+            2,
+            "--precision",
+        ),
+        (
+            vec![
+                "zcdp",
+                "delta",
+                "--rho",
+                "0.5",
+                "--epsilon",
+                "1",
+                "--precision",
+                "16777216",
+            ],
+            2,
+            "--precision",
+        ),
         // exponents and digit counts beyond the limits on exact inputs
-        (vec!["gaussian", "delta", "--sigma", "933e-5930150", "--epsilon", "0.5"], 2, "--sigma"),
-        (vec!["compose", "pure", "--epsilon", "1", "--count", "10", "--delta", "380e-1554210"], 2, "--delta"),
-        (vec!["gaussian", "delta", "--sigma", &huge_digits, "--epsilon", "0.5"], 2, "--sigma"),
+        (
+            vec![
+                "gaussian",
+                "delta",
+                "--sigma",
+                "933e-5930150",
+                "--epsilon",
+                "0.5",
+            ],
+            2,
+            "--sigma",
+        ),
+        (
+            vec![
+                "compose",
+                "pure",
+                "--epsilon",
+                "1",
+                "--count",
+                "10",
+                "--delta",
+                "380e-1554210",
+            ],
+            2,
+            "--delta",
+        ),
+        (
+            vec![
+                "gaussian",
+                "delta",
+                "--sigma",
+                &huge_digits,
+                "--epsilon",
+                "0.5",
+            ],
+            2,
+            "--sigma",
+        ),
         // overflowing bounds: a clear numerical failure, not `inf`
-        (vec!["subsample", "--epsilon", "291e25838", "--delta", "0", "--rate", "1/2", "--scheme", "poisson"], 3, "overflowed"),
-        (vec!["rdp", "subsampled-gaussian", "--rate", "0.01", "--sigma", "1/1e1000", "--steps", "100", "--order", "2"], 3, "overflowed"),
+        (
+            vec![
+                "subsample",
+                "--epsilon",
+                "291e25838",
+                "--delta",
+                "0",
+                "--rate",
+                "1/2",
+                "--scheme",
+                "poisson",
+            ],
+            3,
+            "overflowed",
+        ),
+        (
+            vec![
+                "rdp",
+                "subsampled-gaussian",
+                "--rate",
+                "0.01",
+                "--sigma",
+                "1/1e1000",
+                "--steps",
+                "100",
+                "--order",
+                "2",
+            ],
+            3,
+            "overflowed",
+        ),
     ];
     for (args, want, names) in cases {
         let (code, out, err) = run(&args);
@@ -536,7 +719,10 @@ fn hostile_inputs_are_refused_fast() {
         assert_eq!(err.trim().lines().count(), 1, "{shown:?}: {err}");
         assert!(err.contains(names), "{shown:?}: {err}");
         assert!(err.len() < 400, "{shown:?}: the message echoes the input");
-        assert!(!err.contains("panicked") && !err.contains("inf "), "{shown:?}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("inf "),
+            "{shown:?}: {err}"
+        );
     }
 }
 
@@ -553,13 +739,15 @@ fn hostile_deployments_are_refused() {
         "[budget]\ndelta = \"1e-5\"\n{}",
         "[[mechanism]]\ntype = \"pure\"\nepsilon = 1\n".repeat(101)
     );
-    let bogus = "[budget]\ndelta = \"1e-5\"\nbogus = 1\n[[mechanism]]\ntype = \"pure\"\nepsilon = 1\n";
+    let bogus =
+        "[budget]\ndelta = \"1e-5\"\nbogus = 1\n[[mechanism]]\ntype = \"pure\"\nepsilon = 1\n";
     for (name, text, names) in [
         ("long-name", long_name.as_str(), "`name`"),
         ("many", many.as_str(), "[[mechanism]]"),
         ("bogus", bogus, "[budget] bogus"),
     ] {
-        let p = std::env::temp_dir().join(format!("dpcert-deploy-{name}-{}.toml", std::process::id()));
+        let p =
+            std::env::temp_dir().join(format!("dpcert-deploy-{name}-{}.toml", std::process::id()));
         std::fs::write(&p, text).unwrap();
         let (code, out, err) = run(&["audit", p.to_str().unwrap()]);
         assert_eq!(code, 2, "{name}: {err}");

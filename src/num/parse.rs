@@ -151,7 +151,10 @@ mod tests {
             Rational::from(Integer::from(Integer::u_pow_u(10, 100_000)))
         );
         let many = "7".repeat(MAX_DIGITS);
-        assert_eq!(parse_exact(&many).unwrap(), many.parse::<Integer>().unwrap());
+        assert_eq!(
+            parse_exact(&many).unwrap(),
+            many.parse::<Integer>().unwrap()
+        );
         let err = parse_exact(&"7".repeat(MAX_DIGITS + 1)).unwrap_err();
         assert!(err.contains("10000") && err.len() < 200, "{err}");
         assert!(parse_positive_integer("2.5").is_err());

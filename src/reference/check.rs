@@ -91,7 +91,8 @@ pub fn quote_nonfinite_tokens(text: &str) -> Cow<'_, str> {
         let boundary_before = i == 0 || !b[i - 1].is_ascii_alphanumeric();
         let hit = TOKENS.iter().find(|t| {
             b[i..].starts_with(t.as_bytes())
-                && b.get(i + t.len()).is_none_or(|n| !n.is_ascii_alphanumeric())
+                && b.get(i + t.len())
+                    .is_none_or(|n| !n.is_ascii_alphanumeric())
         });
         match hit {
             Some(t) if boundary_before => {
@@ -422,7 +423,10 @@ mod tests {
         assert_eq!(v[0]["query"][1], "NaN inside");
         assert_eq!(v[1]["value"], "-Infinity");
         assert_eq!(v[2]["value"], "Infinity");
-        assert_eq!(Claimed::from_json(&v[3]["value"]).unwrap(), Claimed::Finite(q("100000")));
+        assert_eq!(
+            Claimed::from_json(&v[3]["value"]).unwrap(),
+            Claimed::Finite(q("100000"))
+        );
         assert_eq!(v[4]["v"], "say \"NaN\"");
         assert!(matches!(quote_nonfinite_tokens("[1, 2]"), Cow::Borrowed(_)));
     }

@@ -208,6 +208,9 @@ mod tests {
         let v = super::vector_queries();
         assert!(v.len() >= 200);
         let mut seen = std::collections::HashSet::new();
-        assert!(v.iter().all(|q| seen.insert(q.join(" "))), "a vector appears twice");
+        assert!(
+            v.iter().all(|q| seen.insert(q.join(" "))),
+            "a vector appears twice"
+        );
     }
 }
