@@ -1040,7 +1040,7 @@ fn run_subsample(
 const PLD_CHECK_REFINEMENTS: usize = 4;
 
 /// Most records one `check` run judges (each may take a second or more: the work is linear).
-const MAX_CHECK_RECORDS: usize = 100_000;
+const MAX_CHECK_RECORDS: usize = 10_000;
 
 /// Precisions `check` climbs through when a value is not yet separated from the exact one.
 const CHECK_PRECISIONS: [Precision; 4] = [
