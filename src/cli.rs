@@ -318,7 +318,7 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
                 "δ(ε={epsilon}) = [{}, {}] exactly (optimal), ρ = {}",
                 enc.lower.to_decimal(),
                 enc.upper.to_decimal(),
-                pld.rho
+                validate::echo(&pld.rho)
             );
             Ok(Output {
                 quantity: "delta",
@@ -327,7 +327,7 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
                 two_sided: true,
                 theorem: "Steinke 2022 Corollary 8 / Corollary 10 (Theorem 9 for compositions)",
                 sentence,
-                extra: vec![("rho", json!(pld.rho.to_string()))],
+                extra: vec![("rho", json!(validate::echo(&pld.rho)))],
             })
         }
         GaussianCmd::Epsilon {
@@ -352,7 +352,7 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
                 two_sided: true,
                 theorem: "Steinke 2022 Corollary 8 / Corollary 10, inverted by certified bisection",
                 sentence,
-                extra: vec![("rho", json!(pld.rho.to_string()))],
+                extra: vec![("rho", json!(validate::echo(&pld.rho)))],
             })
         }
         GaussianCmd::Sigma {

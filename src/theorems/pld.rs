@@ -2,7 +2,8 @@
 use crate::num::{certify, Enclosure, Fi, Iv, Precision, Real, Tri};
 use crate::validate;
 use crate::{Error, Result};
-use rug::{Integer, Rational};
+use rug::float::{Constant, Round};
+use rug::{Float, Integer, Rational};
 
 /// PrivLoss(P‖Q) = N(ρ, 2ρ): the privacy loss distribution of a Gaussian pair (Definition 2).
 #[derive(Clone, Debug, PartialEq)]
@@ -241,6 +242,10 @@ pub fn compose_plds(plds: &[Pld]) -> Result<Pld> {
 
 /// The Gaussian hockey stick in the form of Corollary 8:
 /// Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ), μ = √(2ρ), clamped to [0, 1].
+///
+/// This direct form loses about log₂ ε bits to the enclosure of e^ε and overflows MPFR's
+/// exponent range for ε ≳ 7.4·10⁸; [`gaussian_tails_iv`] routes large ε and ρ to the Mills
+/// form instead.
 pub(crate) fn gaussian_tails<R: Real>(rho: &Rational, eps: &Rational, prec: u32) -> R {
     let mu = R::from_rational(&Rational::from(rho * 2u32), prec).sqrt();
     let e = R::from_rational(eps, prec);
@@ -249,6 +254,128 @@ pub(crate) fn gaussian_tails<R: Real>(rho: &Rational, eps: &Rational, prec: u32)
     let a = half_mu.sub(&r).normal_cdf();
     let b = half_mu.neg().sub(&r).normal_cdf();
     a.sub(&e.exp().mul(&b)).max0().min(&R::from_int(1, prec))
+}
+
+/// ε or ρ at or above this (2²⁰) use the Mills form of the Gaussian hockey stick.
+const MILLS_FORM_FROM: u32 = 1 << 20;
+/// ρ at or below this (2⁻¹⁶) with ε = 0 use δ(0) = erf(√ρ/2).
+const ERF_FORM_BELOW_LOG2: u32 = 16;
+/// Mills' ratio at points t ≤ this is evaluated as Q(t)·e^{t²/2}·√(2π); above, by its
+/// continued fraction.
+const MILLS_DIRECT_LIMIT: u32 = 1024;
+
+/// The Gaussian hockey stick δ(ε) of N(ρ, 2ρ) in MPFR intervals, by the route that keeps it
+/// tight (every route encloses the same exact value; the choice affects width only):
+/// - ε ≥ 2²⁰ or ρ ≥ 2²⁰: the Mills form [`gaussian_tails_mills`], free of e^ε;
+/// - ε = 0 and ρ ≤ 2⁻¹⁶: δ(0) = Φ(μ/2) − Φ(−μ/2) = erf(√ρ/2), free of cancellation;
+/// - otherwise Corollary 8 as written ([`gaussian_tails`]).
+pub(crate) fn gaussian_tails_iv(rho: &Rational, eps: &Rational, prec: u32) -> Iv {
+    if *eps >= MILLS_FORM_FROM || *rho >= MILLS_FORM_FROM {
+        gaussian_tails_mills(rho, eps, prec)
+    } else if *eps == 0 && Rational::from(rho << ERF_FORM_BELOW_LOG2) <= 1 {
+        gaussian_delta_at_zero(rho, prec)
+    } else {
+        gaussian_tails::<Iv>(rho, eps, prec)
+    }
+}
+
+/// δ(0) = Φ(μ/2) − Φ(−μ/2) = erf(μ/(2√2)) = erf(√ρ/2), erf increasing.
+fn gaussian_delta_at_zero(rho: &Rational, prec: u32) -> Iv {
+    let x = Iv::from_rational(rho, prec)
+        .sqrt()
+        .div(&Iv::from_int(2, prec));
+    let (mut lo, mut hi) = (x.lo().clone(), x.hi().clone());
+    lo.erf_round(Round::Down);
+    hi.erf_round(Round::Up);
+    Iv::from_endpoints(lo, hi)
+}
+
+/// √(2π), enclosed.
+fn sqrt_2pi(prec: u32) -> Iv {
+    let pi_lo = Float::with_val_round(prec, Constant::Pi, Round::Down).0;
+    let pi_hi = Float::with_val_round(prec, Constant::Pi, Round::Up).0;
+    Iv::from_endpoints(pi_lo, pi_hi)
+        .mul(&Iv::from_int(2, prec))
+        .sqrt()
+}
+
+/// Continued-fraction depth for Mills' ratio at t > [`MILLS_DIRECT_LIMIT`]: each level n
+/// shrinks the enclosure by about n/t², so stop once Σ log₂(t²/n) exceeds prec + 16. A width
+/// heuristic only: the enclosure is valid for every depth.
+fn mills_depth(t: &Float, prec: u32) -> u32 {
+    let l2 = 2.0 * t.clone().log2().to_f64();
+    let (mut gained, mut k) = (0.0, 0u32);
+    while gained < f64::from(prec) + 16.0 && k < 100_000 {
+        k += 1;
+        gained += l2 - f64::from(k).log2();
+        if l2 - f64::from(k).log2() < 1.0 {
+            break;
+        }
+    }
+    k + 1
+}
+
+/// Mills' ratio M(t) = Q(t)/φ(t) = e^{t²/2}∫_t^∞ e^{−s²/2} ds at an exact point t ≥ 0 (a
+/// `Float`, taken exactly), enclosed. For t ≤ 1024 it is Q(t)·e^{t²/2}·√(2π), with Q by MPFR's
+/// erfc and e^{t²/2} ≤ e^{2¹⁹} in range. Above, the continued fraction
+/// M(t) = 1/(t + 1/(t + 2/(t + 3/(t + …)))): every partial denominator is ≥ t > 0, so the
+/// rest of the fraction after the partial numerator k, (k+1)/(t + …), lies in (0, (k+1)/t];
+/// entering it as [0, (k+1)/t] and evaluating backwards in interval arithmetic encloses M(t)
+/// for every k (Laplace; Cuyt et al., *Handbook of Continued Fractions*, 2008, §13.2).
+fn mills_point(t: &Float, prec: u32) -> Iv {
+    let p = prec.max(t.prec());
+    if t.is_infinite() {
+        // M(t) → 0 as t → ∞ and M is positive and decreasing: [0, 0] is its limit and M(t')
+        // for finite t' ≥ the caller's lower end is covered by the other endpoint
+        return Iv::from_int(0, p);
+    }
+    let ti = Iv::point(Float::with_val(p, t));
+    if *t <= MILLS_DIRECT_LIMIT {
+        let half_sq = ti.sqr().div(&Iv::from_int(2, p));
+        return ti.normal_sf().mul(&half_sq.exp()).mul(&sqrt_2pi(p));
+    }
+    let k = mills_depth(t, p);
+    let rest_hi = Float::with_val_round(p, Float::with_val(p, k + 1) / t, Round::Up).0;
+    let mut v = ti.add(&Iv::from_endpoints(Float::with_val(p, 0), rest_hi));
+    for n in (1..=k).rev() {
+        v = ti.add(&Iv::from_int(i64::from(n), p).div(&v));
+    }
+    Iv::from_int(1, p).div(&v)
+}
+
+/// Mills' ratio over an interval [t₁, t₂] ⊂ [0, ∞]: M is decreasing, so
+/// M([t₁, t₂]) ⊆ [M̲(t₂), M̄(t₁)].
+fn mills(t: &Iv, prec: u32) -> Iv {
+    let lo_t = if *t.lo() < 0 {
+        Float::with_val(prec, 0)
+    } else {
+        t.lo().clone()
+    };
+    let upper = mills_point(&lo_t, prec);
+    let lower = mills_point(t.hi(), prec);
+    lower.span(&upper)
+}
+
+/// Corollary 8 without e^ε (Mills form). With a = (ρ − ε)/μ, v = (ρ + ε)/μ = μ/2 + ε/μ ≥ 0
+/// and φ the standard normal density, v² − a² = 2ε gives e^ε φ(v) = φ(a), hence
+/// e^ε Φ(−v) = e^ε φ(v) M(v) = φ(a)·M(v) and
+///   δ(ε) = Φ(a) − φ(a)·M(v),   φ(a) = e^{−a²/2}/√(2π).
+/// a and v are quotients of the exact rationals ρ ∓ ε by μ (no cancellation); no intermediate
+/// exceeds max(1, M(0)) in magnitude, so nothing overflows for any ρ, ε in MPFR's range.
+pub(crate) fn gaussian_tails_mills(rho: &Rational, eps: &Rational, prec: u32) -> Iv {
+    let mu = Iv::from_rational(&Rational::from(rho * 2u32), prec).sqrt();
+    let a = Iv::from_rational(&Rational::from(rho - eps), prec).div(&mu);
+    let v = Iv::from_rational(&Rational::from(rho + eps), prec).div(&mu);
+    let density = a
+        .sqr()
+        .div(&Iv::from_int(2, prec))
+        .neg()
+        .exp()
+        .div(&sqrt_2pi(prec));
+    a.normal_cdf()
+        .sub(&density.mul(&mills(&v, prec)))
+        .max0()
+        .min(&Iv::from_int(1, prec))
 }
 
 /// The Gaussian expectation form, completing the square explicitly:
@@ -384,7 +511,7 @@ pub fn hockey_stick_tails(pld: &Pld, eps: &Rational, prec: Precision) -> Result<
         Pld::Gaussian(g) => certify(
             prec,
             || gaussian_tails::<Fi>(&g.rho, eps, 53),
-            |p| gaussian_tails::<Iv>(&g.rho, eps, p),
+            |p| gaussian_tails_iv(&g.rho, eps, p),
         ),
         Pld::Discrete(d) => certify(
             prec,
