@@ -79,7 +79,9 @@ fn side(e: &Enclosure, target: &Rational) -> Tri {
 }
 
 /// Evaluate `g(x)` and decide `g(x) ≤ target` (feasible) or `g(x) > target`, raising MPFR
-/// precision while undecided. Returns `Tri::Undecided` only at [`MAX_AUTO_PREC`].
+/// precision while undecided. Under `Auto` the evaluations run at 64, 128, … bits and stop at
+/// the first decided one (a decision needs no narrower enclosure; `Auto`'s own climb towards
+/// 10⁻³⁰ would be wasted here). Returns `Tri::Undecided` only at [`MAX_AUTO_PREC`].
 pub fn decide(
     g: &impl Fn(&Rational, Precision) -> Result<Enclosure>,
     x: &Float,
@@ -89,11 +91,11 @@ pub fn decide(
     let xr = x
         .to_rational()
         .ok_or_else(|| Error::Numerical("search left the finite range".into()))?;
-    let mut t = side(&g(&xr, prec)?, target);
     let mut p = match prec {
         Precision::Bits(b) => b,
         Precision::Auto => DEFAULT_PREC / 2,
     };
+    let mut t = side(&g(&xr, Precision::Bits(p))?, target);
     while t == Tri::Undecided && p < MAX_AUTO_PREC {
         p *= 2;
         t = side(&g(&xr, Precision::Bits(p))?, target);
