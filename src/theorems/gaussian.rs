@@ -1,7 +1,7 @@
 //! The Gaussian mechanism, exactly: Corollaries 8 and 10 (with Theorem 9), the interpretable
 //! bound after Corollary 8, and the inverse queries.
 use super::pld::{gaussian_tails, gaussian_tails_iv, GaussianPld};
-use crate::num::{certify, Enclosure, Fi, Iv, Lower, Precision, Real, Upper};
+use crate::num::{certify, Enclosure, Fi, Iv, Precision, Real, UpperBound};
 use crate::search::{invert_nonincreasing, Bracket, SEARCH_BITS};
 use crate::validate;
 use crate::{Error, Result};
@@ -74,7 +74,7 @@ pub fn gaussian_delta_interpretable(
     pld: &GaussianPld,
     eps: &Rational,
     prec: Precision,
-) -> Result<(Enclosure, Enclosure)> {
+) -> Result<(UpperBound, UpperBound)> {
     validate::positive("rho", &pld.rho)?;
     if *eps < pld.rho {
         return Err(Error::arg("epsilon", "the interpretable bound needs ε ≥ ρ"));
@@ -92,27 +92,23 @@ pub fn gaussian_delta_interpretable(
             .exp()
     }
     Ok((
-        certify(
+        UpperBound::new(certify(
             prec,
             || tail::<Fi>(&gap, &pld.rho, 53),
             |p| tail::<Iv>(&gap, &pld.rho, p),
-        )?,
-        certify(
+        )?),
+        UpperBound::new(certify(
             prec,
             || expo::<Fi>(&gap, &pld.rho, 53),
             |p| expo::<Iv>(&gap, &pld.rho, p),
-        )?,
+        )?),
     ))
 }
 
 /// Enclosure `[infeasible, feasible]` from a certified search bracket (exact points).
-fn bracket_enclosure(b: Bracket, arithmetic: crate::num::Arithmetic) -> Enclosure {
+fn bracket_enclosure(b: Bracket, arithmetic: crate::num::Arithmetic) -> Result<Enclosure> {
     let lo = b.infeasible.unwrap_or_else(|| b.feasible.clone());
-    Enclosure {
-        lower: Lower(lo),
-        upper: Upper(b.feasible),
-        arithmetic,
-    }
+    Enclosure::new(lo, b.feasible, arithmetic)
 }
 
 /// A 53-bit float from an exact rational, rounded toward zero (as `Rational::to_f64`, but
@@ -144,8 +140,8 @@ pub fn gaussian_epsilon(pld: &GaussianPld, delta: &Rational, prec: Precision) ->
     let g = |e: &Rational, p: Precision| gaussian_delta(pld, e, p);
     let b = invert_nonincreasing(g, delta, 0.0, true, start, 1e-15, prec)?;
     let at = b.feasible.to_rational().expect("finite search point");
-    let arith = gaussian_delta(pld, &at, prec)?.arithmetic;
-    Ok(bracket_enclosure(b, arith))
+    let arith = gaussian_delta(pld, &at, prec)?.arithmetic();
+    bracket_enclosure(b, arith)
 }
 
 /// The smallest σ for which a Gaussian mechanism (L2 sensitivity Δ, composed `count` times)
@@ -188,6 +184,6 @@ pub fn gaussian_sigma(
     let start = n(n(n(trunc53(sensitivity) * &sqrt_k) * &inner) / &e);
     let b = invert_nonincreasing(g, delta, 0.0, false, start, 1e-12, prec)?;
     let at = b.feasible.to_rational().expect("finite search point");
-    let arith = g(&at, prec)?.arithmetic;
-    Ok(bracket_enclosure(b, arith))
+    let arith = g(&at, prec)?.arithmetic();
+    bracket_enclosure(b, arith)
 }

@@ -2,7 +2,7 @@
 //! 2016), made computable by Corollary 24: every (ε, δ)-DP pair is a post-processing of
 //! (ε, δ)-randomized response, so the worst case of a composition is the product of RRs and
 //! δ_opt(ε) = 1 − Πⱼ(1 − δⱼ)^{kⱼ}·(1 − δ_RR(ε)), δ_RR the hockey stick of the RR product.
-use crate::num::{Enclosure, Iv, Lower, Precision, Real, Upper, DEFAULT_PREC};
+use crate::num::{Enclosure, Iv, Precision, Real, DEFAULT_PREC};
 use crate::validate;
 use crate::{Error, Result};
 use rug::{Float, Integer, Rational};
@@ -281,13 +281,15 @@ fn invert(prod: &RrProduct, delta: &Rational) -> Result<Enclosure> {
             None
         }
     };
-    let exact = |lo: f64, hi: f64| Enclosure {
-        lower: Lower(Float::with_val(53, lo)),
-        upper: Upper(Float::with_val(53, hi)),
-        arithmetic: crate::num::Arithmetic::Mpfr(prod.prec),
+    let exact = |lo: f64, hi: f64| {
+        Enclosure::new(
+            Float::with_val(53, lo),
+            Float::with_val(53, hi),
+            crate::num::Arithmetic::Mpfr(prod.prec),
+        )
     };
     if feasible(0.0) == Some(true) {
-        return Ok(exact(0.0, 0.0));
+        return exact(0.0, 0.0);
     }
     let target = delta.to_f64();
     let top = prod
@@ -315,7 +317,7 @@ fn invert(prod: &RrProduct, delta: &Rational) -> Result<Enclosure> {
         let up_ok = feasible(hi) == Some(true) || hi >= top && feasible(top) == Some(true);
         let lo_ok = feasible(lo) == Some(false);
         if up_ok && lo_ok {
-            return Ok(exact(lo, hi));
+            return exact(lo, hi);
         }
         rel *= 10.0;
     }

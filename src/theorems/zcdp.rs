@@ -1,6 +1,6 @@
 //! Concentrated DP: Definition 11, Lemma 12, Theorem 13, Proposition 14, Remark 15,
 //! Proposition 16, Theorem 18, the Laplace scale comparison, and Proposition 19 / Corollary 21.
-use crate::num::{certify, Enclosure, Fi, Iv, Precision, Real};
+use crate::num::{certify, Enclosure, Fi, Iv, LowerBound, Precision, Real, UpperBound};
 use crate::search::minimize;
 use crate::validate;
 use crate::{Error, Result};
@@ -81,28 +81,22 @@ pub fn zcdp_delta_at(
     eps: &Rational,
     t: &Rational,
     prec: Precision,
-) -> Result<Enclosure> {
+) -> Result<UpperBound> {
     validate::nonnegative("rho", rho)?;
     validate::nonnegative("epsilon", eps)?;
     validate::positive("t", t)?;
-    let one = Rational::from(1);
-    let c = |e: Enclosure| clamp_one(e, &one);
+    let c = clamp_one;
     certify(
         prec,
         || log_delta_t::<Fi>(rho, eps, t, 53).exp(),
         |p| log_delta_t::<Iv>(rho, eps, t, p).exp(),
     )
     .map(c)
+    .map(UpperBound::new)
 }
 
-fn clamp_one(mut e: Enclosure, one: &Rational) -> Enclosure {
-    if e.upper.0 > *one {
-        e.upper.0 = rug::Float::with_val(e.upper.0.prec(), 1);
-    }
-    if e.lower.0 > *one {
-        e.lower.0 = rug::Float::with_val(e.lower.0.prec(), 1);
-    }
-    e
+fn clamp_one(e: Enclosure) -> Enclosure {
+    e.clamp_to(None, Some(1))
 }
 
 /// The f64 search for Proposition 14's t (any t > 0 is valid; only tightness depends on it).
@@ -117,7 +111,7 @@ fn best_t(f: impl Fn(f64) -> f64) -> Rational {
 /// # Guarantee
 /// `upper` is a valid δ for every ρ-zCDP mechanism at ε (the formula at some t > 0 is a valid
 /// bound; the search only picks t). ρ > 0, ε ≥ 0. Note: `proofs-notes/zcdp_delta.md`.
-pub fn zcdp_delta(rho: &Rational, eps: &Rational, prec: Precision) -> Result<Enclosure> {
+pub fn zcdp_delta(rho: &Rational, eps: &Rational, prec: Precision) -> Result<UpperBound> {
     validate::positive("rho", rho)?;
     validate::nonnegative("epsilon", eps)?;
     let (r, e) = (rho.to_f64(), eps.to_f64());
@@ -134,7 +128,7 @@ pub fn zcdp_delta_closed_form(
     rho: &Rational,
     eps: &Rational,
     prec: Precision,
-) -> Result<Enclosure> {
+) -> Result<UpperBound> {
     validate::positive("rho", rho)?;
     if eps < rho {
         return Err(Error::arg(
@@ -149,6 +143,7 @@ pub fn zcdp_delta_closed_form(
         || Fi::from_rational(&q, 53).neg().exp(),
         |p| Iv::from_rational(&q, p).neg().exp(),
     )
+    .map(UpperBound::new)
 }
 
 /// Inverse of Proposition 14, optimised: ε = inf_{t>0} (t+1)ρ + (ln(1/δ) − t ln(1+1/t) − ln(1+t))/t,
@@ -157,7 +152,7 @@ pub fn zcdp_delta_closed_form(
 /// # Guarantee
 /// `upper` is an ε such that every ρ-zCDP mechanism is (ε, δ)-DP. ρ > 0, δ ∈ (0, 1).
 /// Note: `proofs-notes/zcdp_epsilon.md`.
-pub fn zcdp_epsilon(rho: &Rational, delta: &Rational, prec: Precision) -> Result<Enclosure> {
+pub fn zcdp_epsilon(rho: &Rational, delta: &Rational, prec: Precision) -> Result<UpperBound> {
     validate::positive("rho", rho)?;
     validate::open_unit("delta", delta)?;
     let (r, ld) = (rho.to_f64(), crate::search::ln_f64(delta));
@@ -167,6 +162,7 @@ pub fn zcdp_epsilon(rho: &Rational, delta: &Rational, prec: Precision) -> Result
         || eps_t::<Fi>(rho, delta, &t, 53),
         |p| eps_t::<Iv>(rho, delta, &t, p),
     )
+    .map(UpperBound::new)
 }
 
 /// Remark 15 (= BS16 Prop 1.3): ρ-zCDP implies (ρ + 2√(ρ ln(1/δ)), δ)-DP.
@@ -177,7 +173,7 @@ pub fn zcdp_epsilon_closed_form(
     rho: &Rational,
     delta: &Rational,
     prec: Precision,
-) -> Result<Enclosure> {
+) -> Result<UpperBound> {
     validate::nonnegative("rho", rho)?;
     validate::open_unit("delta", delta)?;
     fn f<R: Real>(rho: &Rational, delta: &Rational, p: u32) -> R {
@@ -186,6 +182,7 @@ pub fn zcdp_epsilon_closed_form(
         r.add(&R::from_int(2, p).mul(&r.mul(&l).sqrt()))
     }
     certify(prec, || f::<Fi>(rho, delta, 53), |p| f::<Iv>(rho, delta, p))
+    .map(UpperBound::new)
 }
 
 /// Remark 15: ρ = ε²/(4 ln(1/δ) + 4ε) suffices for (ε, δ)-DP.
@@ -193,7 +190,7 @@ pub fn zcdp_epsilon_closed_form(
 /// # Guarantee
 /// Encloses the formula's value; any ρ ≤ `lower` is sufficient. ε > 0, δ ∈ (0, 1).
 /// Note: `proofs-notes/zcdp_rho_sufficient.md`.
-pub fn zcdp_rho_sufficient(eps: &Rational, delta: &Rational, prec: Precision) -> Result<Enclosure> {
+pub fn zcdp_rho_sufficient(eps: &Rational, delta: &Rational, prec: Precision) -> Result<LowerBound> {
     validate::positive("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
     fn f<R: Real>(eps: &Rational, delta: &Rational, p: u32) -> R {
@@ -203,6 +200,7 @@ pub fn zcdp_rho_sufficient(eps: &Rational, delta: &Rational, prec: Precision) ->
         e.sqr().div(&four.mul(&l).add(&four.mul(&e)))
     }
     certify(prec, || f::<Fi>(eps, delta, 53), |p| f::<Iv>(eps, delta, p))
+    .map(LowerBound::new)
 }
 
 /// Remark 15, exact inverse of the closed form: ρ = (√(ln(1/δ) + ε) − √(ln(1/δ)))², the
@@ -211,7 +209,7 @@ pub fn zcdp_rho_sufficient(eps: &Rational, delta: &Rational, prec: Precision) ->
 /// # Guarantee
 /// Encloses the formula's value; any ρ ≤ `lower` is sufficient. ε ≥ 0, δ ∈ (0, 1).
 /// Note: `proofs-notes/zcdp_rho_exact.md`.
-pub fn zcdp_rho_exact(eps: &Rational, delta: &Rational, prec: Precision) -> Result<Enclosure> {
+pub fn zcdp_rho_exact(eps: &Rational, delta: &Rational, prec: Precision) -> Result<LowerBound> {
     validate::nonnegative("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
     fn f<R: Real>(eps: &Rational, delta: &Rational, p: u32) -> R {
@@ -221,6 +219,7 @@ pub fn zcdp_rho_exact(eps: &Rational, delta: &Rational, prec: Precision) -> Resu
         e.sqr().div(&l.add(&e).sqrt().add(&l.sqrt()).sqr())
     }
     certify(prec, || f::<Fi>(eps, delta, 53), |p| f::<Iv>(eps, delta, p))
+    .map(LowerBound::new)
 }
 
 /// Remark 15, Gaussian example: σ = Δ·√(2(ln(1/δ) + ε))/ε makes the Gaussian mechanism
@@ -234,7 +233,7 @@ pub fn gaussian_sigma_zcdp(
     delta: &Rational,
     sensitivity: &Rational,
     prec: Precision,
-) -> Result<Enclosure> {
+) -> Result<UpperBound> {
     validate::positive("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
     validate::positive("sensitivity", sensitivity)?;
@@ -250,6 +249,7 @@ pub fn gaussian_sigma_zcdp(
         || f::<Fi>(eps, delta, sensitivity, 53),
         |p| f::<Iv>(eps, delta, sensitivity, p),
     )
+    .map(UpperBound::new)
 }
 
 /// Theorem 18 (advanced composition): εⱼ-DP mechanisms compose to (ε, δ)-DP for every
@@ -262,7 +262,7 @@ pub fn advanced_composition(
     eps: &[(Rational, Integer)],
     delta: &Rational,
     prec: Precision,
-) -> Result<Enclosure> {
+) -> Result<UpperBound> {
     validate::nonempty("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
     let mut s2 = Rational::new();
@@ -276,6 +276,7 @@ pub fn advanced_composition(
         || advanced_formula::<Fi>(&s2, delta, 53),
         |p| advanced_formula::<Iv>(&s2, delta, p),
     )
+    .map(UpperBound::new)
 }
 
 /// ½S + √(2 ln(1/δ) S) for S = Σεⱼ².
@@ -298,7 +299,7 @@ pub fn laplace_scales(
     eps: &Rational,
     delta: &Rational,
     prec: Precision,
-) -> Result<(Enclosure, Enclosure)> {
+) -> Result<(UpperBound, UpperBound)> {
     validate::count("count", k)?;
     validate::positive("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
@@ -314,16 +315,16 @@ pub fn laplace_scales(
             .sqrt()
     }
     Ok((
-        certify(
+        UpperBound::new(certify(
             prec,
             || Fi::from_rational(&basic, 53),
             |p| Iv::from_rational(&basic, p),
-        )?,
-        certify(
+        )?),
+        UpperBound::new(certify(
             prec,
             || adv::<Fi>(&kr, eps, delta, 53),
             |p| adv::<Iv>(&kr, eps, delta, p),
-        )?,
+        )?),
     ))
 }
 
@@ -369,11 +370,11 @@ impl ZcdpLedger {
         self.entries == 0
     }
     /// A valid δ at ε for everything recorded (Proposition 14, optimised).
-    pub fn delta(&self, eps: &Rational, prec: Precision) -> Result<Enclosure> {
+    pub fn delta(&self, eps: &Rational, prec: Precision) -> Result<UpperBound> {
         zcdp_delta(&self.rho, eps, prec)
     }
     /// A valid ε at δ for everything recorded (Proposition 14, optimised).
-    pub fn epsilon(&self, delta: &Rational, prec: Precision) -> Result<Enclosure> {
+    pub fn epsilon(&self, delta: &Rational, prec: Precision) -> Result<UpperBound> {
         zcdp_epsilon(&self.rho, delta, prec)
     }
 }
