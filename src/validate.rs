@@ -169,6 +169,29 @@ pub fn precision(bits: u32) -> Result<()> {
 }
 
 #[cfg(test)]
+mod bounded_echo {
+    use super::{echo, show, MAX_ECHO_CHARS};
+    use crate::num::parse_exact;
+    /// Long exact values are echoed as ≈ and 20 digits, cheaply (a 10-million-digit input used
+    /// to be printed in full); short ones stay exact.
+    #[test]
+    fn long_values_are_bounded() {
+        let tiny = parse_exact("1e-10000000").unwrap();
+        assert_eq!(show(&tiny), "1e-10000000");
+        let rho = rug::Rational::from(rug::Integer::from(rug::Integer::u_pow_u(10, 19_999_999)) * 5u32);
+        assert_eq!(show(&rho), "≈5.0000000000000000000e19999999");
+        assert_eq!(echo(&rho), "≈5.0000000000000000000e19999999");
+        let third = parse_exact("1/3").unwrap();
+        assert_eq!(echo(&third), "1/3");
+        let long = parse_exact("1234567890123456789012345678901234567890.5").unwrap();
+        let s = show(&long);
+        assert!(s.starts_with('≈') && s.chars().count() <= MAX_ECHO_CHARS, "{s}");
+        let ratio = parse_exact("1e-60/3").unwrap();
+        assert!(show(&ratio).starts_with("≈3.3333333333333333333e-61"), "{}", show(&ratio));
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::show;
     use crate::num::parse_exact;
