@@ -264,3 +264,70 @@ pub fn invert_nonincreasing(
         feasible: hi,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::num::parse_exact;
+
+    /// g(x) = 1/x, enclosed exactly-rounded at the requested bits: the crossing with a target t
+    /// is x* = 1/t exactly, an independent reference.
+    fn recip(x: &Rational, p: Precision) -> Result<Enclosure> {
+        let bits = p.fixed_bits()?;
+        Ok(Enclosure::rational(&Rational::from(x.recip_ref()), bits))
+    }
+
+    /// Brackets around 1/t for targets whose crossings lie inside, above and below the f64
+    /// range (galloping both ways, geometric mid-points): infeasible < x* ≤ feasible, width
+    /// within the tolerance, every endpoint a 53-bit point.
+    #[test]
+    fn brackets_the_exact_crossing_at_any_magnitude() {
+        // crossings 1/t that are not dyadic (an exactly hit crossing is undecided and stops
+        // the bisection early, by design)
+        for t in ["3", "3e-5", "7e-400", "7e-100000", "1e400", "3e100000"] {
+            let target = parse_exact(t).unwrap();
+            let star = Rational::from(target.recip_ref());
+            let b = invert_nonincreasing(
+                recip,
+                &target,
+                0.0,
+                false,
+                point(1.0),
+                1e-12,
+                Precision::Auto,
+            )
+            .unwrap();
+            let (lo, hi) = (b.infeasible.clone().unwrap(), b.feasible.clone());
+            assert!(lo < star && star <= hi, "{t}: [{lo}, {hi}] misses 1/t");
+            let w = Float::with_val(64, &hi - &lo);
+            assert!(
+                w <= Float::with_val(64, &hi * 1.000001e-12),
+                "{t}: width {w}"
+            );
+            assert!(lo.prec() == SEARCH_BITS && hi.prec() == SEARCH_BITS);
+        }
+    }
+
+    /// A feasible floor returns [floor] at once.
+    #[test]
+    fn feasible_floor() {
+        let floor_ok = |_: &Rational, _: Precision| Ok(Enclosure::rational(&Rational::new(), 64));
+        let b = invert_nonincreasing(
+            floor_ok,
+            &Rational::from(1),
+            0.0,
+            true,
+            point(1.0),
+            1e-12,
+            Precision::Auto,
+        )
+        .unwrap();
+        assert_eq!(
+            b,
+            Bracket {
+                infeasible: None,
+                feasible: point(0.0)
+            }
+        );
+    }
+}

@@ -76,10 +76,7 @@ pub fn show(x: &Rational) -> String {
     let fives = d.remove_factor_mut(&Integer::from(5u32));
     // decimal digits of an integer with b bits: at most ⌊b·log₁₀2⌋ + 1
     let digits = |b: u32| (f64::from(b) * std::f64::consts::LOG10_2) as usize + 1;
-    let (nb, db) = (
-        x.numer().significant_bits(),
-        x.denom().significant_bits(),
-    );
+    let (nb, db) = (x.numer().significant_bits(), x.denom().significant_bits());
     if d != 1 {
         if digits(nb) + digits(db) + 2 > MAX_ECHO_CHARS {
             return approximate(x);
@@ -88,9 +85,8 @@ pub fn show(x: &Rational) -> String {
     }
     // terminating: the digits of m = x·10^k are at most those of numer·2^(k−twos)·5^(k−fives)
     let k = twos.max(fives);
-    let m_bits = f64::from(nb)
-        + f64::from(k - twos)
-        + f64::from(k - fives) * std::f64::consts::LOG2_10;
+    let m_bits =
+        f64::from(nb) + f64::from(k - twos) + f64::from(k - fives) * std::f64::consts::LOG2_10;
     if m_bits > 4.0 * MAX_ECHO_CHARS as f64 {
         return approximate(x);
     }
@@ -131,8 +127,7 @@ fn approximate(x: &Rational) -> String {
 /// The exact decimal of x = m/10^k, where the denominator of x is 2^twos·5^fives and
 /// k = max(twos, fives), so m = numer·2^(k−twos)·5^(k−fives).
 fn show_terminating(x: &Rational, k: u32, twos: u32, fives: u32) -> String {
-    let m = Integer::from(x.numer() << (k - twos))
-        * Integer::from(Integer::u_pow_u(5, k - fives));
+    let m = Integer::from(x.numer() << (k - twos)) * Integer::from(Integer::u_pow_u(5, k - fives));
     let (neg, digits) = (m < 0, m.abs().to_string());
     let sign = if neg { "-" } else { "" };
     let k = k as usize;
@@ -178,16 +173,24 @@ mod bounded_echo {
     fn long_values_are_bounded() {
         let tiny = parse_exact("1e-10000000").unwrap();
         assert_eq!(show(&tiny), "1e-10000000");
-        let rho = rug::Rational::from(rug::Integer::from(rug::Integer::u_pow_u(10, 19_999_999)) * 5u32);
+        let rho =
+            rug::Rational::from(rug::Integer::from(rug::Integer::u_pow_u(10, 19_999_999)) * 5u32);
         assert_eq!(show(&rho), "≈5.0000000000000000000e19999999");
         assert_eq!(echo(&rho), "≈5.0000000000000000000e19999999");
         let third = parse_exact("1/3").unwrap();
         assert_eq!(echo(&third), "1/3");
         let long = parse_exact("1234567890123456789012345678901234567890.5").unwrap();
         let s = show(&long);
-        assert!(s.starts_with('≈') && s.chars().count() <= MAX_ECHO_CHARS, "{s}");
+        assert!(
+            s.starts_with('≈') && s.chars().count() <= MAX_ECHO_CHARS,
+            "{s}"
+        );
         let ratio = parse_exact("1e-60/3").unwrap();
-        assert!(show(&ratio).starts_with("≈3.3333333333333333333e-61"), "{}", show(&ratio));
+        assert!(
+            show(&ratio).starts_with("≈3.3333333333333333333e-61"),
+            "{}",
+            show(&ratio)
+        );
     }
 }
 

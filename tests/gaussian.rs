@@ -137,7 +137,8 @@ fn optimality_cases() {
         let exact = gaussian_delta(&g, &eps, Precision::Bits(128)).unwrap();
         let integral = hockey_stick_integral(&Pld::Gaussian(g.clone()), &eps, 4000, 128).unwrap();
         assert!(
-            integral.lower().to_float() <= exact.upper().to_float() && exact.lower().to_float() <= integral.upper().to_float(),
+            integral.lower().to_float() <= exact.upper().to_float()
+                && exact.lower().to_float() <= integral.upper().to_float(),
             "{s} {d} {e}"
         );
         // witness: P = N(Δ, σ²), Q = N(0, σ²), S = {y > t}, t ≈ σ²ε/Δ + Δ/2 rounded to f64
@@ -199,8 +200,16 @@ fn exponent_range_overflow_stays_sound() {
     let g = pld("1", "1");
     for e in ["1e9", "5e9"] {
         let enc = gaussian_delta(&g, &q(e), Precision::Auto).unwrap();
-        assert!(enc.lower().to_float() == 0, "{e}: lower {}", enc.lower().to_decimal());
-        assert!(enc.upper().to_float() <= tiny(), "{e}: upper {}", enc.upper().to_decimal());
+        assert!(
+            enc.lower().to_float() == 0,
+            "{e}: lower {}",
+            enc.lower().to_decimal()
+        );
+        assert!(
+            enc.upper().to_float() <= tiny(),
+            "{e}: upper {}",
+            enc.upper().to_decimal()
+        );
     }
     // a public ρ ≤ 0 is refused, not evaluated
     let bad = dpcert::theorems::pld::GaussianPld { rho: q("-1") };
@@ -238,14 +247,26 @@ fn rel_width(e: &dpcert::Enclosure) -> Float {
 fn epsilon_bracket_ok(rho: &Rational, delta: &Rational, e: &dpcert::Enclosure) {
     let d = Float::with_val(common::REF, delta);
     let (lo, hi) = (exact(&e.lower().to_float()), exact(&e.upper().to_float()));
-    assert!(gaussian_delta_wide(rho, &hi) <= d, "upper {} infeasible", e.upper().to_decimal());
+    assert!(
+        gaussian_delta_wide(rho, &hi) <= d,
+        "upper {} infeasible",
+        e.upper().to_decimal()
+    );
     if hi == 0 {
         return; // ε* = 0, checked by the line above
     }
     if lo > 0 {
-        assert!(gaussian_delta_wide(rho, &lo) > d, "lower {} feasible", e.lower().to_decimal());
+        assert!(
+            gaussian_delta_wide(rho, &lo) > d,
+            "lower {} feasible",
+            e.lower().to_decimal()
+        );
     } else {
-        assert!(hi < pow10(1, -299), "lower 0 with upper {}", e.upper().to_decimal());
+        assert!(
+            hi < pow10(1, -299),
+            "lower 0 with upper {}",
+            e.upper().to_decimal()
+        );
     }
     assert!(rel_width(e) <= EPS_W, "width {}", rel_width(e).to_f64());
 }
@@ -265,8 +286,16 @@ fn sigma_bracket_ok(
     };
     let (lo, hi) = (exact(&s.lower().to_float()), exact(&s.upper().to_float()));
     assert!(lo > 0 && hi > lo);
-    assert!(gaussian_delta_wide(&rho(&hi), eps) <= d, "σ {} fails", s.upper().to_decimal());
-    assert!(gaussian_delta_wide(&rho(&lo), eps) > d, "σ {} works", s.lower().to_decimal());
+    assert!(
+        gaussian_delta_wide(&rho(&hi), eps) <= d,
+        "σ {} fails",
+        s.upper().to_decimal()
+    );
+    assert!(
+        gaussian_delta_wide(&rho(&lo), eps) > d,
+        "σ {} works",
+        s.lower().to_decimal()
+    );
     assert!(rel_width(s) <= SIGMA_W, "width {}", rel_width(s).to_f64());
 }
 
@@ -277,7 +306,11 @@ fn delta_ok(rho: &Rational, eps: &Rational, enc: &dpcert::Enclosure) {
     assert!(enc.is_finite());
     let r = gaussian_delta_wide(rho, eps);
     if r > tiny() {
-        assert!(enc.lower().to_float() > 0, "lower 0 at δ = {}", r.to_string_radix(10, Some(6)));
+        assert!(
+            enc.lower().to_float() > 0,
+            "lower 0 at δ = {}",
+            r.to_string_radix(10, Some(6))
+        );
         check(enc, &r, AUTO_W, "gaussian_delta");
     } else {
         assert!(enc.lower().to_float() <= r && enc.upper().to_float() <= tiny() * 2u32);

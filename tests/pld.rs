@@ -106,10 +106,18 @@ const W128: f64 = 1.0 / (1u128 << 80) as f64;
 /// Proposition 3 exactly: ρ = Δ²/(2σ²) as a rational, against the product written out.
 #[test]
 fn gaussian_pld_is_exact() {
-    for (s, d) in [("1", "1"), ("0.3", "2.5"), ("1e-200", "7"), ("3/7", "1e100")] {
+    for (s, d) in [
+        ("1", "1"),
+        ("0.3", "2.5"),
+        ("1e-200", "7"),
+        ("3/7", "1e100"),
+    ] {
         let g = gaussian_pld(&q(s), &q(d)).unwrap();
         let (s, d) = (q(s), q(d));
-        assert_eq!(g.rho * Rational::from(&s * &s) * 2u32, Rational::from(&d * &d));
+        assert_eq!(
+            g.rho * Rational::from(&s * &s) * 2u32,
+            Rational::from(&d * &d)
+        );
     }
 }
 

@@ -146,7 +146,10 @@ fn sweep_case(eps: &Rational, delta: &Rational, rate: &Rational) {
     assert!(s.epsilon.formula().is_finite() && s.delta.formula().is_finite());
     let es = substitution_reference(eps, rate);
     check(&s.epsilon, &es, W, "substitution ε'");
-    let ds = Float::with_val(REF, f(&Rational::from(rate * delta)) * (Float::with_val(REF, &es - f(eps)).exp() + 1u32));
+    let ds = Float::with_val(
+        REF,
+        f(&Rational::from(rate * delta)) * (Float::with_val(REF, &es - f(eps)).exp() + 1u32),
+    );
     // δ' = min(1, qδ(1 + e^{ε'−ε})); 0 when δ = 0 (e^{ε'−ε} may overflow the reference)
     let ds = if *delta == 0 {
         Float::with_val(REF, 0)
@@ -156,7 +159,10 @@ fn sweep_case(eps: &Rational, delta: &Rational, rate: &Rational) {
         ds
     };
     check(&s.delta, &ds, W, "substitution δ'");
-    assert!(*eps == 0 || s.epsilon.formula().lower().to_float() > 0, "substitution ε' lower 0");
+    assert!(
+        *eps == 0 || s.epsilon.formula().lower().to_float() > 0,
+        "substitution ε' lower 0"
+    );
 }
 
 fn eps_strategy() -> impl Strategy<Value = Rational> {
@@ -193,8 +199,16 @@ proptest! {
 #[test]
 fn large_epsilon_example() {
     let a = poisson_subsampling(&q("1e9"), &q("0.5"), &q("0.5"), Precision::Auto).unwrap();
-    check(&a.epsilon, &amplified_reference(&q("1e9"), &q("0.5")), W, "ε'");
-    assert!(a.epsilon.lower().to_float() > q("999999999.306852") && a.epsilon.upper().to_float() < q("999999999.306853"));
+    check(
+        &a.epsilon,
+        &amplified_reference(&q("1e9"), &q("0.5")),
+        W,
+        "ε'",
+    );
+    assert!(
+        a.epsilon.lower().to_float() > q("999999999.306852")
+            && a.epsilon.upper().to_float() < q("999999999.306853")
+    );
     // q = 1 under substitution at ε = 10⁹: ε' = 2ε exactly
     let s = poisson_substitution_subsampling(&q("1e9"), &q("0"), &q("1"), Precision::Auto).unwrap();
     assert!(s.epsilon.formula().contains(&Float::with_val(64, 2e9)));

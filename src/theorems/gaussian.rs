@@ -132,7 +132,10 @@ pub fn gaussian_epsilon(pld: &GaussianPld, delta: &Rational, prec: Precision) ->
     let rho = trunc53(&pld.rho);
     let l = Float::with_val(SEARCH_BITS, -crate::search::ln_f64(delta));
     let root = Float::with_val(SEARCH_BITS, &rho * &l).sqrt();
-    let mut start = Float::with_val(SEARCH_BITS, &rho + Float::with_val(SEARCH_BITS, &root * 2u32));
+    let mut start = Float::with_val(
+        SEARCH_BITS,
+        &rho + Float::with_val(SEARCH_BITS, &root * 2u32),
+    );
     let tiny = crate::search::point(1e-6);
     if start < tiny {
         start = tiny;

@@ -99,10 +99,12 @@ pub fn small_delta() -> impl Strategy<Value = Rational> {
 
 /// Run the `dpcert` binary: (exit code, stdout, stderr).
 pub fn run(args: &[&str]) -> (i32, String, String) {
-    let o = std::process::Command::new(option_env!("CARGO_BIN_EXE_dpcert").expect("integration tests only"))
-        .args(args)
-        .output()
-        .unwrap();
+    let o = std::process::Command::new(
+        option_env!("CARGO_BIN_EXE_dpcert").expect("integration tests only"),
+    )
+    .args(args)
+    .output()
+    .unwrap();
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stdout).into(),
@@ -273,10 +275,21 @@ pub fn check_root_bracket(
     what: &str,
 ) {
     let (l, h) = (lo.to_rational().unwrap(), hi.to_rational().unwrap());
-    assert!(g(&l) >= *target, "{what}: reference at the lower end {} is below the target", lo);
-    assert!(g(&h) <= *target, "{what}: reference at the upper end {} is above the target", hi);
+    assert!(
+        g(&l) >= *target,
+        "{what}: reference at the lower end {} is below the target",
+        lo
+    );
+    assert!(
+        g(&h) <= *target,
+        "{what}: reference at the upper end {} is above the target",
+        hi
+    );
     let w = Float::with_val(REF, hi - lo);
-    assert!(w <= Float::with_val(REF, hi * rel), "{what}: width {w} above {rel} relative");
+    assert!(
+        w <= Float::with_val(REF, hi * rel),
+        "{what}: width {w} above {rel} relative"
+    );
 }
 
 /// min over u ∈ [a, b] of a unimodal g, by golden-section search at 1024 bits.
