@@ -2,12 +2,13 @@
 //! top-level `"lower"` / `"upper"` (decimal strings, outward rounded; `"lower"` is `null`
 //! where no lower bound of the asked quantity is claimed), `"theorem"`, `"precision_bits"`
 //! and `"arithmetic"`.
+use clap::{Args, Parser, Subcommand};
 use crate::num::{
-    parse_exact, parse_positive_integer, Certified, Enclosure, Precision, UpperBound, DEFAULT_PREC,
+    parse_exact, parse_positive_integer, Certified, Enclosure, Precision, UpperBound,
+    DEFAULT_PREC,
 };
 use crate::theorems::{approx, basic, gaussian, optimal, pld, pld_accountant, rdp, zcdp};
 use crate::{validate, Error};
-use clap::{Args, Parser, Subcommand};
 use rug::{Integer, Rational};
 use serde_json::{json, Value};
 
@@ -912,14 +913,8 @@ fn run_subsample(
         (_, Some(r)) => r,
         (s, None) => s,
     };
-    let certified =
-        |a: subsample::Amplified| (Certified::TwoSided(a.epsilon), Certified::TwoSided(a.delta));
-    let bound = |a: subsample::AmplifiedBound| {
-        (
-            Certified::UpperBound(a.epsilon),
-            Certified::UpperBound(a.delta),
-        )
-    };
+    let certified = |a: subsample::Amplified| (Certified::TwoSided(a.epsilon), Certified::TwoSided(a.delta));
+    let bound = |a: subsample::AmplifiedBound| (Certified::UpperBound(a.epsilon), Certified::UpperBound(a.delta));
     let ((eps_out, delta_out), theorem) = match (scheme, relation) {
         ("poisson", "add-remove") => (
             certified(subsample::poisson_subsampling(&e, &d, &q, p)?),
@@ -1287,12 +1282,7 @@ fn check_one(cmd: &Cmd, value: &Rational) -> Result<(CheckVerdict, Enclosure, bo
             let g = pld::GaussianPld { rho: r };
             decide_value(|p| {
                 let gd = gaussian::gaussian_delta(&g, value, p)?;
-                Ok((
-                    ours.upper().0 <= *value,
-                    gd.lower().0 > d,
-                    ours.clone(),
-                    false,
-                ))
+                Ok((ours.upper().0 <= *value, gd.lower().0 > d, ours.clone(), false))
             })
         }
         Cmd::Dpsgd {

@@ -20,8 +20,7 @@ fn route<'a>(r: &'a Report, name: &str) -> &'a Route {
 
 /// Two enclosures of the same value overlap.
 fn overlap(a: &Answer, b: &Answer) -> bool {
-    a.formula().lower().to_float() <= b.upper().to_float()
-        && b.formula().lower().to_float() <= a.upper().to_float()
+    a.formula().lower().to_float() <= b.upper().to_float() && b.formula().lower().to_float() <= a.upper().to_float()
 }
 
 #[test]
@@ -427,12 +426,8 @@ fn cited_rdp_route_is_marked_and_not_preferred() {
         assert_eq!(code, 0, "{err}");
         serde_json::from_str(&out).unwrap()
     };
-    let base = [
-        "dpsgd", "--rate", "0.01", "--sigma", "1", "--steps", "100", "--json",
-    ];
-    let with = |extra: &[&'static str]| -> Vec<&str> {
-        base.iter().copied().chain(extra.iter().copied()).collect()
-    };
+    let base = ["dpsgd", "--rate", "0.01", "--sigma", "1", "--steps", "100", "--json"];
+    let with = |extra: &[&'static str]| -> Vec<&str> { base.iter().copied().chain(extra.iter().copied()).collect() };
     let best = json(&with(&["--delta", "1e-5"]));
     assert_eq!(best["kind"], "two-sided");
     assert_eq!(best["method"], "pld");
@@ -453,8 +448,5 @@ fn cited_rdp_route_is_marked_and_not_preferred() {
     assert_eq!(r.routes[i].name, "PLD");
     assert!(best.rests_on().is_none() && best.is_two_sided());
     let (_, out, _) = run(&["audit", "examples/dpsgd-mnist.toml"]);
-    assert!(
-        out.contains("(cited)") && out.contains("rests on Mironov"),
-        "{out}"
-    );
+    assert!(out.contains("(cited)") && out.contains("rests on Mironov"), "{out}");
 }

@@ -44,18 +44,14 @@ fn code_only(src: &str) -> Vec<u8> {
     };
     while i < b.len() {
         if b[i..].starts_with(b"//") {
-            let end = b[i..]
-                .iter()
-                .position(|&c| c == b'\n')
-                .map_or(b.len(), |p| i + p);
+            let end = b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |p| i + p);
             blank(&mut out, i, end);
             i = end;
         } else if b[i..].starts_with(b"/*") {
             let end = src[i + 2..].find("*/").map_or(b.len(), |p| i + 2 + p + 2);
             blank(&mut out, i, end);
             i = end;
-        } else if b[i] == b'r'
-            && (b.get(i + 1) == Some(&b'"') || b.get(i + 1) == Some(&b'#'))
+        } else if b[i] == b'r' && (b.get(i + 1) == Some(&b'"') || b.get(i + 1) == Some(&b'#'))
             && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
         {
             let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
@@ -65,9 +61,7 @@ fn code_only(src: &str) -> Vec<u8> {
             }
             let close = format!("\"{}", "#".repeat(hashes));
             let start = i + 2 + hashes;
-            let end = src[start..]
-                .find(&close)
-                .map_or(b.len(), |p| start + p + close.len());
+            let end = src[start..].find(&close).map_or(b.len(), |p| start + p + close.len());
             blank(&mut out, i, end);
             i = end;
         } else if b[i] == b'"' {
@@ -80,10 +74,7 @@ fn code_only(src: &str) -> Vec<u8> {
         } else if b[i] == b'\'' {
             // char literal ('x', '\n', '\u{..}') or lifetime ('a)
             let lit_end = if b.get(i + 1) == Some(&b'\\') {
-                b[i + 2..]
-                    .iter()
-                    .position(|&c| c == b'\'')
-                    .map(|p| i + 2 + p + 1)
+                b[i + 2..].iter().position(|&c| c == b'\'').map(|p| i + 2 + p + 1)
             } else {
                 let ch = src[i + 1..].chars().next().map_or(1, char::len_utf8);
                 (b.get(i + 1 + ch) == Some(&b'\'')).then_some(i + 1 + ch + 1)
@@ -165,15 +156,10 @@ fn item_at(src: &str, code: &[u8], at: usize, kw: &str) -> Option<Item> {
     let name: String = if kw == "impl" {
         // `impl<..> Trait for Type` or `impl Type`: the name is the text up to `{`, normalised
         let upto = rest.find('{')?;
-        rest[..upto]
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join("_")
+        rest[..upto].split_whitespace().collect::<Vec<_>>().join("_")
     } else {
         let t = rest.trim_start();
-        t.chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect()
+        t.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
     };
     if name.is_empty() || (kw == "const" && name == "fn") {
         return None;
@@ -305,14 +291,12 @@ fn same_file_callees(src: &str, name: &str) -> BTreeSet<String> {
                     continue;
                 }
                 let called = [format!("{g}("), format!("{g}::<")].iter().any(|pat| {
-                    text.match_indices(pat.as_str())
-                        .any(|(p, _)| p == 0 || !is_ident(text.as_bytes()[p - 1]))
+                    text.match_indices(pat.as_str()).any(|(p, _)| {
+                        p == 0 || !is_ident(text.as_bytes()[p - 1])
+                    })
                 });
                 // skip the definition line of a nested helper with the same name
-                if called
-                    && !text.contains(&format!("fn {g}("))
-                    && !text.contains(&format!("fn {g}<"))
-                {
+                if called && !text.contains(&format!("fn {g}(")) && !text.contains(&format!("fn {g}<")) {
                     seen.insert(g.to_string());
                     todo.push(g.to_string());
                 }
@@ -350,8 +334,7 @@ fn cross_file_callees(
             let pat2 = format!("{}::<", it.name);
             let hit = |pat: &str| {
                 bodies.match_indices(pat).any(|(p, _)| {
-                    p == 0
-                        || !is_ident(bodies.as_bytes()[p - 1]) && bodies.as_bytes()[p - 1] != b'.'
+                    p == 0 || !is_ident(bodies.as_bytes()[p - 1]) && bodies.as_bytes()[p - 1] != b'.'
                 })
             };
             if (hit(&pat) || hit(&pat2)) && seen.insert(it.name.clone()) {
@@ -428,11 +411,7 @@ fn write_fingerprint(note: &str, lines: &[(String, String, String, String)]) -> 
 fn every_theorem_has_a_note_and_every_note_is_current() {
     let srcs = sources();
     let theorems = theorem_items(&srcs);
-    assert!(
-        theorems.len() >= 30,
-        "scanner found only {} items",
-        theorems.len()
-    );
+    assert!(theorems.len() >= 30, "scanner found only {} items", theorems.len());
     let bless: BTreeSet<String> = std::env::var("DPCERT_BLESS_NOTES")
         .unwrap_or_default()
         .split(',')
@@ -449,9 +428,7 @@ fn every_theorem_has_a_note_and_every_note_is_current() {
     }
     for n in &notes {
         if !theorems.contains_key(n) {
-            problems.push(format!(
-                "proofs-notes/{n}.md has no public theorem item `{n}`"
-            ));
+            problems.push(format!("proofs-notes/{n}.md has no public theorem item `{n}`"));
         }
     }
     for (name, (file, kind)) in &theorems {
@@ -461,10 +438,7 @@ fn every_theorem_has_a_note_and_every_note_is_current() {
             continue;
         };
         let mut lines = fingerprint(&note).unwrap_or_default();
-        if !lines
-            .iter()
-            .any(|(f, k, n, _)| f == file && k == kind && n == name)
-        {
+        if !lines.iter().any(|(f, k, n, _)| f == file && k == kind && n == name) {
             lines.insert(0, (file.clone(), kind.clone(), name.clone(), String::new()));
         }
         // same-module helpers the function reaches must be listed
@@ -477,10 +451,7 @@ fn every_theorem_has_a_note_and_every_note_is_current() {
             BTreeSet::new()
         };
         for g in reach {
-            if !lines
-                .iter()
-                .any(|(f, k, n, _)| f == file && k == "fn" && *n == g)
-            {
+            if !lines.iter().any(|(f, k, n, _)| f == file && k == "fn" && *n == g) {
                 missing.push(g.clone());
                 if bless.contains(name) {
                     lines.push((file.clone(), "fn".into(), g, String::new()));
@@ -491,19 +462,12 @@ fn every_theorem_has_a_note_and_every_note_is_current() {
             let mut closure = same_file_callees(src, name);
             closure.insert(name.clone());
             for (f, g) in cross_file_callees(&srcs, file, &closure) {
-                if !lines
-                    .iter()
-                    .any(|(lf, k, n, _)| *lf == f && k == "fn" && *n == g)
-                {
+                if !lines.iter().any(|(lf, k, n, _)| *lf == f && k == "fn" && *n == g) {
                     lines.push((f, "fn".into(), g, String::new()));
                 }
             }
         }
-        if kind == "struct"
-            && !lines
-                .iter()
-                .any(|(f, k, n, _)| f == file && k == "impl" && n == name)
-        {
+        if kind == "struct" && !lines.iter().any(|(f, k, n, _)| f == file && k == "impl" && n == name) {
             lines.push((file.clone(), "impl".into(), name.clone(), String::new()));
         }
         let mut changed = Vec::new();
@@ -513,10 +477,7 @@ fn every_theorem_has_a_note_and_every_note_is_current() {
                 continue;
             };
             match item_hash(text, &l.1, &l.2) {
-                None => problems.push(format!(
-                    "{path}: listed item `{} {}` not found in {}",
-                    l.1, l.2, l.0
-                )),
+                None => problems.push(format!("{path}: listed item `{} {}` not found in {}", l.1, l.2, l.0)),
                 Some(h) if h != l.3 => {
                     changed.push(format!("{} {}", l.1, l.2));
                     if bless.contains(name) {
@@ -554,10 +515,7 @@ fn every_theorem_has_a_note_and_every_note_is_current() {
 fn scanner_finds_items_and_their_spans() {
     let src = "/// doc\npub fn a(x: u32) -> u32 {\n    fn inner() {}\n    let s = \"}{\";\n    let c = '}';\n    x\n}\n\nstruct S;\nimpl S {\n    fn m(&self) -> &'static str { \"{\" }\n}\nfn b() { a(1); }\n";
     let it = items(src);
-    let names: Vec<(String, String)> = it
-        .iter()
-        .map(|i| (i.kind.clone(), i.name.clone()))
-        .collect();
+    let names: Vec<(String, String)> = it.iter().map(|i| (i.kind.clone(), i.name.clone())).collect();
     assert_eq!(
         names,
         vec![
@@ -571,10 +529,7 @@ fn scanner_finds_items_and_their_spans() {
     let a = &it[0];
     assert!(src[a.span.0..a.span.1].starts_with("/// doc\npub fn a"));
     assert!(src[a.span.0..a.span.1].ends_with("    x\n}"));
-    assert_eq!(
-        same_file_callees(src, "b"),
-        BTreeSet::from(["a".to_string()])
-    );
+    assert_eq!(same_file_callees(src, "b"), BTreeSet::from(["a".to_string()]));
     assert!(same_file_callees(src, "a").is_empty());
     // a change inside `a` changes its hash, not `b`'s
     let changed = src.replace("    x\n}", "    x + 1\n}");

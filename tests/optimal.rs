@@ -39,8 +39,7 @@ fn brackets_the_pld_route_and_inverts() {
             Pld::Discrete(DiscretePld::randomized_response(&q("0.3"), &Integer::from(40)).unwrap());
         let pld = hockey_stick_tails(&rr, &q(e), Precision::Bits(128)).unwrap();
         assert!(
-            opt.lower().to_float() <= pld.upper().to_float()
-                && pld.lower().to_float() <= opt.upper().to_float(),
+            opt.lower().to_float() <= pld.upper().to_float() && pld.lower().to_float() <= opt.upper().to_float(),
             "{e}"
         );
     }
@@ -62,15 +61,9 @@ fn heterogeneous_and_grouped() {
     let e = q("1.5");
     let exact = optimal_composition_delta(&classes, &e, Precision::Auto).unwrap();
     let grouped = grouped_composition_delta(&classes, &e, 1).unwrap();
-    assert!(
-        grouped.lower().to_float() <= exact.lower().to_float()
-            && exact.upper().to_float() <= grouped.upper().to_float()
-    );
+    assert!(grouped.lower().to_float() <= exact.lower().to_float() && exact.upper().to_float() <= grouped.upper().to_float());
     let same = grouped_composition_delta(&classes, &e, 3).unwrap();
-    assert!(
-        same.lower().to_float() <= exact.upper().to_float()
-            && exact.lower().to_float() <= same.upper().to_float()
-    );
+    assert!(same.lower().to_float() <= exact.upper().to_float() && exact.lower().to_float() <= same.upper().to_float());
     // monotone in ε
     let e2 = optimal_composition_delta(&classes, &q("2"), Precision::Auto).unwrap();
     assert!(e2.upper().to_float() <= exact.lower().to_float());

@@ -80,10 +80,7 @@ fn k_gaussians_epsilon_brackets_the_exact_inverse() {
         rho: Rational::from(q(rho) * k),
     };
     let exact = gaussian::gaussian_epsilon(&g, &q(d), Precision::Bits(256)).unwrap();
-    assert!(
-        r.enclosure.lower().to_float() <= exact.lower().to_float()
-            && exact.upper().to_float() <= r.enclosure.upper().to_float()
-    );
+    assert!(r.enclosure.lower().to_float() <= exact.lower().to_float() && exact.upper().to_float() <= r.enclosure.upper().to_float());
     brackets(&r, &exact.upper().to_float(), 5e-3, "Gaussian ε(δ)");
 }
 
@@ -158,12 +155,8 @@ fn upper_bound_falls_and_bracket_narrows_as_the_grid_halves() {
                 r.enclosure.upper().to_float() <= p.enclosure.upper().to_float(),
                 "upper rose at h = {h}"
             );
-            let w = |x: &PldReport| {
-                Float::with_val(
-                    64,
-                    &x.enclosure.upper().to_float() - &x.enclosure.lower().to_float(),
-                )
-            };
+            let w =
+                |x: &PldReport| Float::with_val(64, &x.enclosure.upper().to_float() - &x.enclosure.lower().to_float());
             assert!(w(&r) < w(p), "bracket did not narrow at h = {h}");
             // every bracket contains the finer one's lower bound: they bound the same number
             assert!(r.enclosure.upper().to_float() >= p.enclosure.lower().to_float());
@@ -178,12 +171,8 @@ fn dpsgd_pld_is_inside_the_rdp_bound_and_two_sided() {
     let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
     let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(&qr, &s, &t, &d, Precision::Auto).unwrap();
     let e = &r.enclosure;
-    assert!(
-        e.lower().to_float() <= e.upper().to_float()
-            && e.upper().to_float() <= rdp_bound.upper().to_float()
-    );
-    let w = Float::with_val(64, &e.upper().to_float() - &e.lower().to_float())
-        / e.upper().to_float().clone();
+    assert!(e.lower().to_float() <= e.upper().to_float() && e.upper().to_float() <= rdp_bound.upper().to_float());
+    let w = Float::with_val(64, &e.upper().to_float() - &e.lower().to_float()) / e.upper().to_float().clone();
     assert!(w < 1e-2, "bracket {w}");
 }
 
@@ -284,8 +273,7 @@ fn lower_side_survives_an_accumulating_bulk() {
     )
     .unwrap();
     let e = &r.enclosure;
-    let w = Float::with_val(64, &e.upper().to_float() - &e.lower().to_float())
-        / e.upper().to_float().clone();
+    let w = Float::with_val(64, &e.upper().to_float() - &e.lower().to_float()) / e.upper().to_float().clone();
     assert!(
         e.lower().to_float() > 13 && w < 1e-3,
         "[{}, {}]",
