@@ -355,6 +355,20 @@ fn issue_14_examples() {
     assert!(d.upper().to_float() <= 1 && d.lower().to_float() >= 1.0 - 1e-15);
 }
 
+/// Tiny ρ ≤ ε (σ ≥ 10¹⁰⁰): the small-h bracket δ ∈ [h·g(0), h·g(h)], intersected with the
+/// direct form, against the independent reference; at a fixed 128 bits the width must already
+/// be ≤ 2⁻⁹⁰ relative although the direct form alone cancels over 1000 bits here.
+#[test]
+fn tiny_rho_tiny_epsilon() {
+    for (s, e) in [("1e300", "1e-299"), ("1e150", "3e-150"), ("1e250", "5e-250"), ("3e100", "1e-100")] {
+        let g = pld(s, "1");
+        let r = gaussian_delta_wide(&g.rho, &q(e));
+        delta_ok(&g.rho, &q(e), &gaussian_delta(&g, &q(e), Precision::Auto).unwrap());
+        let fixed = gaussian_delta(&g, &q(e), Precision::Bits(128)).unwrap();
+        check(&fixed, &r, 1.0 / (1u128 << 90) as f64, s);
+    }
+}
+
 /// Magnitude sweeps (issue 14): σ from 1e-200 to 1e200, compositions to 9e8, ε from 1e-300
 /// to 9e12 (and 0), δ from 1e-400: an answer, finite bounds, lower > 0 where the truth is,
 /// the documented width, all against the independent reference. Few cases here; the ignored

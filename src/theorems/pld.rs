@@ -268,15 +268,41 @@ const MILLS_DIRECT_LIMIT: u32 = 1024;
 /// tight (every route encloses the same exact value; the choice affects width only):
 /// - ε ≥ 2²⁰ or ρ ≥ 2²⁰: the Mills form [`gaussian_tails_mills`], free of e^ε;
 /// - ε = 0 and ρ ≤ 2⁻¹⁶: δ(0) = Φ(μ/2) − Φ(−μ/2) = erf(√ρ/2), free of cancellation;
+/// - 0 < ρ ≤ ε ≤ 2⁻¹⁶: Corollary 8 as written intersected with [`gaussian_tails_small`];
 /// - otherwise Corollary 8 as written ([`gaussian_tails`]).
 pub(crate) fn gaussian_tails_iv(rho: &Rational, eps: &Rational, prec: u32) -> Iv {
+    let tiny = |x: &Rational| Rational::from(x << ERF_FORM_BELOW_LOG2) <= 1;
     if *eps >= MILLS_FORM_FROM || *rho >= MILLS_FORM_FROM {
         gaussian_tails_mills(rho, eps, prec)
-    } else if *eps == 0 && Rational::from(rho << ERF_FORM_BELOW_LOG2) <= 1 {
+    } else if *eps == 0 && tiny(rho) {
         gaussian_delta_at_zero(rho, prec)
+    } else if tiny(rho) && tiny(eps) && *rho <= *eps {
+        gaussian_tails::<Iv>(rho, eps, prec).intersect(&gaussian_tails_small(rho, eps, prec))
     } else {
         gaussian_tails::<Iv>(rho, eps, prec)
     }
+}
+
+/// 0 < ρ ≤ ε (checked by the caller): with u = ε/μ and h = μ/2 ≤ u,
+///   δ = ∫₀ʰ 2φ(u − s)(1 − u·M(u + s)) ds,
+/// whose integrand is positive and increasing on [0, h], so δ ∈ [h·g(0), h·g(h)]. Free of the
+/// cancellation Φ(a) − e^ε Φ(b) (which costs about log₂(1/μ) + log₂(ε/ρ) bits); its relative
+/// width is about ε, so it is intersected with the direct form and decides tiny-ε cases at
+/// low precision.
+fn gaussian_tails_small(rho: &Rational, eps: &Rational, prec: u32) -> Iv {
+    let mu = Iv::from_rational(&Rational::from(rho * 2u32), prec).sqrt();
+    let u = Iv::from_rational(eps, prec).div(&mu);
+    let two = Iv::from_int(2, prec);
+    let h = mu.div(&two);
+    let root = sqrt_2pi(prec);
+    let g = |s: &Iv| {
+        let density = u.sub(s).sqr().div(&two).neg().exp().div(&root);
+        let rest = Iv::from_int(1, prec).sub(&u.mul(&mills(&u.add(s), prec)));
+        two.mul(&density).mul(&rest)
+    };
+    let low = h.mul(&g(&Iv::from_int(0, prec)));
+    let high = h.mul(&g(&h));
+    low.span(&high).max0()
 }
 
 /// δ(0) = Φ(μ/2) − Φ(−μ/2) = erf(μ/(2√2)) = erf(√ρ/2), erf increasing.
