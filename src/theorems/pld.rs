@@ -418,6 +418,24 @@ fn gaussian_expectation<R: Real>(rho: &Rational, eps: &Rational, prec: u32) -> R
         .min(&R::from_int(1, prec))
 }
 
+/// The expectation form in MPFR: as [`gaussian_expectation`] for ε, ρ < 2²⁰; above, e^ε would
+/// overflow, so the tilted tail e^ε·Q(u + s) is evaluated as exp(ε − (u + s)²/2)·M(u + s)/√(2π)
+/// (Q(t) = φ(t)·M(t)), the exponent formed directly (its cancellation costs about log₂ ε bits).
+fn gaussian_expectation_iv(rho: &Rational, eps: &Rational, prec: u32) -> Iv {
+    if *eps < MILLS_FORM_FROM && *rho < MILLS_FORM_FROM {
+        return gaussian_expectation::<Iv>(rho, eps, prec);
+    }
+    let s = Iv::from_rational(&Rational::from(rho * 2u32), prec).sqrt();
+    let u = Iv::from_rational(&Rational::from(eps - rho), prec).div(&s);
+    let t = u.add(&s);
+    let exponent = Iv::from_rational(eps, prec).sub(&t.sqr().div(&Iv::from_int(2, prec)));
+    let tilted = exponent.exp().mul(&mills(&t, prec)).div(&sqrt_2pi(prec));
+    u.normal_sf()
+        .sub(&tilted)
+        .max0()
+        .min(&Iv::from_int(1, prec))
+}
+
 fn discrete_expectation<R: Real>(d: &DiscretePld, eps: &Rational, prec: u32) -> Result<R> {
     let e = R::from_rational(eps, prec);
     let mut sum = R::from_int(0, prec);
@@ -512,7 +530,7 @@ pub fn hockey_stick_expectation(pld: &Pld, eps: &Rational, prec: Precision) -> R
         Pld::Gaussian(g) => certify(
             prec,
             || gaussian_expectation::<Fi>(&g.rho, eps, 53),
-            |p| gaussian_expectation::<Iv>(&g.rho, eps, p),
+            |p| gaussian_expectation_iv(&g.rho, eps, p),
         ),
         Pld::Discrete(d) => {
             // validate_pld checked the atom count, the only error `atoms` can return

@@ -170,15 +170,21 @@ pub fn ln_q(v: &Float, prec: u32) -> Float {
 
 /// Corollary 8 at any magnitude (plain MPFR, round-to-nearest): δ = Φ(a) − exp(ε + ln Q(v)),
 /// a = (ρ − ε)/μ, v = (ρ + ε)/μ, μ = √(2ρ); the exponent ε + ln Q(v) is formed as written
-/// (no Mills identity). Precision starts at 512 bits plus the bits the exponent's
-/// cancellation can cost and doubles until the subtraction Φ(a) − … (which cancels almost
-/// all bits when ρ is tiny) leaves at least 400 bits: exponent(Φ(a)) − exponent(δ) ≤ prec − 400.
-/// An underflowing δ (Φ(a) itself 0 in MPFR's range) comes out as 0.
+/// (no Mills identity). Accurate to about 400 bits: see [`gaussian_delta_wide_bits`].
 pub fn gaussian_delta_wide(rho: &Rational, eps: &Rational) -> Float {
+    gaussian_delta_wide_bits(rho, eps, 400)
+}
+
+/// [`gaussian_delta_wide`] with at least `bits` correct bits: precision starts at `bits` + 112
+/// plus what the exponent's cancellation can cost and doubles until the subtraction
+/// Φ(a) − … (which cancels almost all bits when ρ is tiny) leaves `bits`:
+/// exponent(Φ(a)) − exponent(δ) ≤ prec − bits. Containment checks of enclosures computed at
+/// p bits ask for p + 64. An underflowing δ (Φ(a) itself 0 in MPFR's range) comes out as 0.
+pub fn gaussian_delta_wide_bits(rho: &Rational, eps: &Rational, bits: u32) -> Float {
     let p0 = 64;
     let (r0, e0) = (Float::with_val(p0, rho), Float::with_val(p0, eps));
     let v0 = Float::with_val(p0, &r0 + &e0) / Float::with_val(p0, &r0 * 2u32).sqrt();
-    let mut prec = REF / 2 + extra_bits(&e0).max(2 * extra_bits(&v0)) + 64;
+    let mut prec = bits + 112 + extra_bits(&e0).max(2 * extra_bits(&v0)) + 64;
     loop {
         let (d, big_phi) = gaussian_delta_wide_at(rho, eps, prec);
         if big_phi.is_zero() {
@@ -188,7 +194,7 @@ pub fn gaussian_delta_wide(rho: &Rational, eps: &Rational) -> Float {
             (Some(a), Some(b)) if d > 0 => i64::from(a) - i64::from(b),
             _ => i64::MAX,
         };
-        if lost.saturating_add(400) <= i64::from(prec) {
+        if lost.saturating_add(i64::from(bits)) <= i64::from(prec) {
             return d;
         }
         assert!(prec < 1 << 18, "reference needs more than 2^18 bits");
