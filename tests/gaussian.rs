@@ -1,6 +1,6 @@
 //! Corollaries 8 and 10: exact δ(ε) of the Gaussian mechanism, its inverses, its optimality.
 mod common;
-use common::{check, gaussian_delta_wide, log_uniform, pow10, q, rational, small_delta, tiny};
+use common::{check, f, gaussian_delta_wide, log_uniform, pow10, q, rational, small_delta, tiny};
 use dpcert::num::{Iv, Precision, Real};
 use dpcert::theorems::gaussian::*;
 use dpcert::theorems::pld::{gaussian_pld, hockey_stick_integral, Pld};
@@ -354,6 +354,32 @@ fn issue_14_examples() {
     let g = gaussian_pld(&pow10(1, -10_000_000), &q("1")).unwrap();
     let d = gaussian_delta(&g, &q("1"), Precision::Auto).unwrap();
     assert!(d.upper().to_float() <= 1 && d.lower().to_float() >= 1.0 - 1e-15);
+}
+
+/// The interpretable bounds after Corollary 8: each formula's enclosure against its 1024-bit
+/// value, P[N(0,1) > (ε−ρ)/√(2ρ)] and exp(−(ε−ρ)²/(4ρ)), at 2⁻⁴³ (`certify`), over ε from ρ to
+/// far tails and large ρ; and exact δ ≤ tail ≤ exp at the references.
+#[test]
+fn interpretable_bounds_contain_their_formulas() {
+    for (s, e) in [("1", "0.5"), ("0.5", "3"), ("0.1", "200"), ("2", "0.125"), ("0.01", "1e5"), ("1e-3", "5e5")] {
+        let g = pld(s, "1");
+        let eps = q(e);
+        let (tail, expo) = gaussian_delta_interpretable(&g, &eps, Precision::Auto).unwrap();
+        let (r, ee) = (f(&g.rho), f(&eps));
+        let gap = Float::with_val(common::REF, &ee - &r);
+        let tail_ref = common::phi(&Float::with_val(
+            common::REF,
+            -(Float::with_val(common::REF, &gap / Float::with_val(common::REF, &r * 2u32).sqrt())),
+        ));
+        let expo_ref = Float::with_val(
+            common::REF,
+            -(Float::with_val(common::REF, gap.square_ref()) / Float::with_val(common::REF, &r * 4u32)),
+        )
+        .exp();
+        check(&tail, &tail_ref, AUTO_W, "tail bound");
+        check(&expo, &expo_ref, AUTO_W, "exp bound");
+        assert!(common::gaussian_delta(&g.rho, &eps) <= tail_ref && tail_ref <= expo_ref);
+    }
 }
 
 /// Tiny ρ ≤ ε (σ ≥ 10¹⁰⁰): the small-h bracket δ ∈ [h·g(0), h·g(h)], intersected with the
