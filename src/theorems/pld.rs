@@ -2,7 +2,7 @@
 use crate::num::{certify, Enclosure, Fi, Iv, Precision, Real, Tri};
 use crate::validate;
 use crate::{Error, Result};
-use rug::float::{Constant, Round};
+use rug::float::{Constant, Round, Special};
 use rug::{Float, Integer, Rational};
 
 /// PrivLoss(P‖Q) = N(ρ, 2ρ): the privacy loss distribution of a Gaussian pair (Definition 2).
@@ -351,9 +351,13 @@ fn mills_depth(t: &Float, prec: u32) -> u32 {
 fn mills_point(t: &Float, prec: u32) -> Iv {
     let p = prec.max(t.prec());
     if t.is_infinite() {
-        // M(t) → 0 as t → ∞ and M is positive and decreasing: [0, 0] is its limit and M(t')
-        // for finite t' ≥ the caller's lower end is covered by the other endpoint
-        return Iv::from_int(0, p);
+        // an endpoint that overflowed stands for some real t′ above the largest finite float F;
+        // 0 < M(t′) < 1/t′ < 1/F (Gordon: M(t) < 1/t), so [0, 1/F rounded up] encloses it
+        let mut big = Float::with_val(p, Special::Infinity);
+        big.next_down();
+        let one = Float::with_val(p, 1);
+        let hi = Float::with_val_round(p, &one / &big, Round::Up).0;
+        return Iv::from_endpoints(Float::with_val(p, 0), hi);
     }
     let ti = Iv::point(Float::with_val(p, t));
     if *t <= MILLS_DIRECT_LIMIT {
@@ -361,7 +365,9 @@ fn mills_point(t: &Float, prec: u32) -> Iv {
         return ti.normal_sf().mul(&half_sq.exp()).mul(&sqrt_2pi(p));
     }
     let k = mills_depth(t, p);
-    let rest_hi = Float::with_val_round(p, Float::with_val(p, k + 1) / t, Round::Up).0;
+    // (k+1)/t rounded up: the quotient is formed by MPFR in the requested direction
+    let numerator = Float::with_val(p, k + 1);
+    let rest_hi = Float::with_val_round(p, &numerator / t, Round::Up).0;
     let mut v = ti.add(&Iv::from_endpoints(Float::with_val(p, 0), rest_hi));
     for n in (1..=k).rev() {
         v = ti.add(&Iv::from_int(i64::from(n), p).div(&v));
