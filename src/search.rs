@@ -190,7 +190,7 @@ pub fn invert_nonincreasing(
         Float::with_val(SEARCH_BITS, &start)
     };
     let mut lo = floor.clone();
-    let mut moves = 0u32;
+    let (mut moves, mut nudges) = (0u32, 0u32);
     loop {
         if !hi.is_finite() || hi > max {
             return Err(Error::Numerical(
@@ -203,8 +203,17 @@ pub fn invert_nonincreasing(
                 lo = hi.clone();
                 hi = gallop(&hi, moves, true);
                 moves += 1;
+                nudges = 0;
             }
-            Tri::Undecided => hi *= 1.0 + 1e-9,
+            Tri::Undecided => {
+                // a crossing hit exactly is nudged past; persistent indecision is an error,
+                // never an endless loop
+                nudges += 1;
+                if nudges > 64 {
+                    return Err(undecided());
+                }
+                hi *= 1.0 + 1e-9;
+            }
         }
     }
     // shrink `lo` until certified infeasible (needed when `start` was already feasible)
@@ -306,6 +315,17 @@ mod tests {
             );
             assert!(lo.prec() == SEARCH_BITS && hi.prec() == SEARCH_BITS);
         }
+    }
+
+    /// A function whose enclosure never decides (always [0, 2] against the target 1) ends in
+    /// an error after a bounded number of evaluations, never a hang or a bracket.
+    #[test]
+    fn persistent_indecision_is_an_error() {
+        let wide = |_: &Rational, _: Precision| {
+            Enclosure::from_rationals(&Rational::new(), &Rational::from(2), 64, crate::num::Arithmetic::Mpfr(64))
+        };
+        let r = invert_nonincreasing(wide, &Rational::from(1), 0.0, false, point(1.0), 1e-12, Precision::Auto);
+        assert!(r.is_err());
     }
 
     /// A feasible floor returns [floor] at once.
