@@ -328,6 +328,22 @@ mod tests {
         assert!(r.is_err());
     }
 
+    /// `minimize` finds the minimiser of a smooth unimodal function and of one with a kink,
+    /// against the known minimisers; `ln_f64` of δ far below the f64 range against
+    /// k·ln 10 formed independently in f64.
+    #[test]
+    fn minimize_and_ln_f64() {
+        let m = minimize(|x| (x - 0.3) * (x - 0.3), 0.0, 1.0);
+        assert!((m - 0.3).abs() < 1e-8, "{m}");
+        let m = minimize(|x| (x - 2.0 / 3.0).abs() + 1.0, 0.0, 5.0);
+        assert!((m - 2.0 / 3.0).abs() < 1e-8, "{m}");
+        let m = minimize_with(|x| if x < 0.1 { f64::NAN } else { (x - 0.7).powi(2) }, 0.0, 1.0, 24, 48);
+        assert!((m - 0.7).abs() < 1e-6, "{m}");
+        let l = ln_f64(&parse_exact("3e-400").unwrap());
+        let want = 3f64.ln() - 400.0 * 10f64.ln();
+        assert!((l - want).abs() <= 1e-12 * want.abs(), "{l} vs {want}");
+    }
+
     /// A feasible floor returns [floor] at once.
     #[test]
     fn feasible_floor() {
