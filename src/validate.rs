@@ -67,7 +67,7 @@ pub const MAX_ECHO_CHARS: usize = 40;
 
 /// Display of an exact rational: the exact decimal when it terminates (`0.1`, `1e-8`,
 /// `2.5`), otherwise `p/q`; when that would exceed [`MAX_ECHO_CHARS`] characters,
-/// `≈` followed by a 20-digit decimal approximation (`≈5.0000000000000000000e19999999`).
+/// `≈` followed by a 20-digit decimal approximation (`≈5.0000000000000000000e199997`).
 /// Cost is bounded by the size of the input, never quadratic in it.
 pub fn show(x: &Rational) -> String {
     let den = x.denom();
@@ -174,16 +174,16 @@ pub fn precision(bits: u32) -> Result<()> {
 mod bounded_echo {
     use super::{echo, show, MAX_ECHO_CHARS};
     use crate::num::parse_exact;
-    /// Long exact values are echoed as ≈ and 20 digits, cheaply (a 10-million-digit input used
-    /// to be printed in full); short ones stay exact.
+    /// Long exact values are echoed as ≈ and 20 digits, cheaply (ρ of a tiny σ used to be
+    /// printed in full: 20 MB for σ = 1e-10000000); short ones stay exact.
     #[test]
     fn long_values_are_bounded() {
-        let tiny = parse_exact("1e-10000000").unwrap();
-        assert_eq!(show(&tiny), "1e-10000000");
-        let rho =
-            rug::Rational::from(rug::Integer::from(rug::Integer::u_pow_u(10, 19_999_999)) * 5u32);
-        assert_eq!(show(&rho), "≈5.0000000000000000000e19999999");
-        assert_eq!(echo(&rho), "≈5.0000000000000000000e19999999");
+        let tiny = parse_exact("1e-99999").unwrap();
+        assert_eq!(show(&tiny), "1e-99999");
+        // ρ of σ = 1e-99999: 5·10¹⁹⁹⁹⁹⁷, 199 998 digits (was echoed in full)
+        let rho = rug::Rational::from(rug::Integer::from(rug::Integer::u_pow_u(10, 199_997)) * 5u32);
+        assert_eq!(show(&rho), "≈5.0000000000000000000e199997");
+        assert_eq!(echo(&rho), "≈5.0000000000000000000e199997");
         let third = parse_exact("1/3").unwrap();
         assert_eq!(echo(&third), "1/3");
         let long = parse_exact("1234567890123456789012345678901234567890.5").unwrap();

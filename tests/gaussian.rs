@@ -349,9 +349,10 @@ fn issue_14_examples() {
     // σ* ≈ 3.99e319 (beyond f64): ε = 0, δ = 1e-320
     let s = gaussian_sigma(&q("0"), &q("1e-320"), &q("1"), &one, Precision::Auto).unwrap();
     sigma_bracket_ok(&q("0"), &q("1e-320"), &q("1"), &one, &s);
-    // ρ = 5e19999999, ε = 1: δ ∈ [1 − e^{−10¹⁹⁹⁹⁹⁹⁹⁸}, 1] (Φ(μ/2 − ε/μ) ≥ 1 − Q(10⁹) and the
-    // subtracted term is ≤ e·Q(10⁹)); answered without evaluating a 20-million-digit number
-    let g = gaussian_pld(&pow10(1, -10_000_000), &q("1")).unwrap();
+    // σ = 1e-99999 (the CLI's exponent limit is ±100000), ρ = 5e199997, ε = 1:
+    // δ ∈ [1 − e^{−10¹⁹⁹⁹⁹⁶}, 1] (Φ(μ/2 − ε/μ) ≥ 1 − Q(10⁹⁹⁹⁹⁸) and the subtracted term is
+    // ≤ e·Q(10⁹⁹⁹⁹⁸)); answered without evaluating a 200 000-digit number in full
+    let g = gaussian_pld(&pow10(1, -99_999), &q("1")).unwrap();
     let d = gaussian_delta(&g, &q("1"), Precision::Auto).unwrap();
     assert!(d.upper().to_float() <= 1 && d.lower().to_float() >= 1.0 - 1e-15);
 }
