@@ -62,6 +62,7 @@ pub fn gaussian_delta(pld: &GaussianPld, eps: &Rational, prec: Precision) -> Res
         || gaussian_tails::<Fi>(&pld.rho, eps, 53),
         |p| gaussian_tails_iv(&pld.rho, eps, p),
     )
+    .map(super::pld::probability)
 }
 
 /// The "more interpretable" upper bounds after Corollary 8, for ε ≥ ρ:

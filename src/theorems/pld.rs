@@ -524,6 +524,12 @@ fn discrete_integral<R: Real>(d: &DiscretePld, eps: &Rational, prec: u32) -> Res
     Ok(sum.add(&slack).max0())
 }
 
+/// A hockey-stick divergence lies in [0, 1]: clamping an enclosure's ends there keeps it an
+/// enclosure (and never prints a negative lower bound of δ).
+pub(crate) fn probability(e: Enclosure) -> Enclosure {
+    e.clamp_to(Some(0), Some(1))
+}
+
 /// Proposition 7, first expression: δ(ε) = E_{Z←PLD}[max(0, 1 − e^{ε−Z})].
 ///
 /// # Guarantee
@@ -532,7 +538,7 @@ fn discrete_integral<R: Real>(d: &DiscretePld, eps: &Rational, prec: u32) -> Res
 pub fn hockey_stick_expectation(pld: &Pld, eps: &Rational, prec: Precision) -> Result<Enclosure> {
     validate::nonnegative("epsilon", eps)?;
     validate_pld(pld)?;
-    match pld {
+    let delta = match pld {
         Pld::Gaussian(g) => certify(
             prec,
             || gaussian_expectation::<Fi>(&g.rho, eps, 53),
@@ -546,7 +552,8 @@ pub fn hockey_stick_expectation(pld: &Pld, eps: &Rational, prec: Precision) -> R
                 |p| discrete_expectation::<Iv>(d, eps, p).expect("checked"),
             )
         }
-    }
+    };
+    delta.map(probability)
 }
 
 /// Proposition 7, second expression: δ(ε) = P[Z > ε] − e^ε P[−Z' > ε], Z' ← PrivLoss(Q‖P).
@@ -557,7 +564,7 @@ pub fn hockey_stick_expectation(pld: &Pld, eps: &Rational, prec: Precision) -> R
 pub fn hockey_stick_tails(pld: &Pld, eps: &Rational, prec: Precision) -> Result<Enclosure> {
     validate::nonnegative("epsilon", eps)?;
     validate_pld(pld)?;
-    match pld {
+    let delta = match pld {
         Pld::Gaussian(g) => certify(
             prec,
             || gaussian_tails::<Fi>(&g.rho, eps, 53),
@@ -568,7 +575,8 @@ pub fn hockey_stick_tails(pld: &Pld, eps: &Rational, prec: Precision) -> Result<
             || discrete_tails::<Fi>(d, eps, 53).expect("checked"),
             |p| discrete_tails::<Iv>(d, eps, p).expect("checked"),
         ),
-    }
+    };
+    delta.map(probability)
 }
 
 /// Proposition 7, third expression: δ(ε) = ∫_ε^∞ e^{ε−z} P[Z > z] dz.
@@ -595,7 +603,7 @@ pub fn hockey_stick_integral(
         return Err(Error::arg("panels", "must be at least 1"));
     }
     validate::precision(prec)?;
-    match pld {
+    let delta = match pld {
         Pld::Discrete(d) => Enclosure::from_real(&discrete_integral::<Iv>(d, eps, prec)?),
         Pld::Gaussian(g) => {
             let s_f = (2.0 * g.rho.to_f64()).sqrt();
@@ -632,5 +640,6 @@ pub fn hockey_stick_integral(
             hi = hi.add(&s_a.mul(&e.sub(&a).exp()));
             Enclosure::from_real(&Iv::from_endpoints(lo.lo().clone(), hi.hi().clone()))
         }
-    }
+    };
+    delta.map(probability)
 }
