@@ -4,7 +4,7 @@
 //! composition without Laplace; the PLD accountant) also give a certified lower bound of the
 //! mechanisms' true privacy (for black boxes: of the worst case in their class).
 use crate::deploy::{Deployment, Mechanism};
-use crate::num::{Enclosure, Iv, Lower, Precision, Real, Upper, DEFAULT_PREC};
+use crate::num::{Certified, Enclosure, Precision, Upper, UpperBound, DEFAULT_PREC};
 use crate::theorems::pld_accountant::{
     pld_delta, pld_epsilon, Direction, PldOptions, PldReport, PldTerm,
 };
@@ -21,12 +21,17 @@ pub struct Step {
     pub value: String,
 }
 
-/// A route's answer to one budget query.
-#[derive(Clone, Debug)]
-pub struct Answer {
-    pub enclosure: Enclosure,
-    /// `lower` bounds the mechanisms' exact privacy (exact routes only).
-    pub exact: bool,
+/// A route's answer to one budget query: two-sided (exact routes, whose lower end bounds the
+/// mechanisms' exact privacy) or an upper bound only.
+pub type Answer = Certified;
+
+/// The answer of a route: two-sided when the route is exact, else an upper bound.
+fn answer(enclosure: Enclosure, exact: bool) -> Answer {
+    if exact {
+        Certified::TwoSided(enclosure)
+    } else {
+        Certified::UpperBound(UpperBound::new(enclosure))
+    }
 }
 
 /// A chain of theorems giving certified bounds for the whole deployment.
@@ -72,7 +77,7 @@ pub struct Report {
 }
 
 fn exact_rational(r: &Rational) -> Enclosure {
-    Enclosure::from_real(&Iv::from_rational(r, DEFAULT_PREC)).expect("finite rational")
+    Enclosure::rational(r, DEFAULT_PREC)
 }
 
 /// `e + r` for an exact rational `r ≥ 0`, rounded outward.
@@ -80,21 +85,17 @@ fn shift(e: &Enclosure, r: &Rational) -> Enclosure {
     let p = e.precision_bits().max(DEFAULT_PREC);
     let lo = Float::with_val_round(
         p,
-        &e.lower.0 + Float::with_val_round(p, r, Round::Down).0,
+        &e.lower().0 + Float::with_val_round(p, r, Round::Down).0,
         Round::Down,
     )
     .0;
     let hi = Float::with_val_round(
         p,
-        &e.upper.0 + Float::with_val_round(p, r, Round::Up).0,
+        &e.upper().0 + Float::with_val_round(p, r, Round::Up).0,
         Round::Up,
     )
     .0;
-    Enclosure {
-        lower: Lower(lo),
-        upper: Upper(hi),
-        arithmetic: e.arithmetic,
-    }
+    e.with_endpoints(lo, hi).expect("outward sum of an enclosure and a number")
 }
 
 struct Totals {
@@ -136,16 +137,16 @@ fn totals(d: &Deployment) -> Totals {
 /// "ε(δ=…) ∈ [lo, hi]" (exact), "ε(δ=…) ≤ hi", or "…: none": a route's answer as text.
 fn reached(what: &str, given: &str, at: &Rational, a: &Option<Answer>) -> String {
     match a {
-        Some(a) if a.exact => format!(
+        Some(a) if a.is_two_sided() => format!(
             "{what}({given}={}) ∈ [{}, {}]",
             show(at),
-            a.enclosure.lower.to_decimal(),
-            a.enclosure.upper.to_decimal()
+            a.formula().lower().to_decimal(),
+            a.upper().to_decimal()
         ),
         Some(a) => format!(
             "{what}({given}={}) ≤ {}",
             show(at),
-            a.enclosure.upper.to_decimal()
+            a.upper().to_decimal()
         ),
         None => format!("{what}({given}={}): none", show(at)),
     }
@@ -187,19 +188,13 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
                 .as_ref()
                 .map(|dl| gaussian::gaussian_epsilon(&pld, dl, prec))
                 .transpose()?
-                .map(|e| Answer {
-                    enclosure: e,
-                    exact: true,
-                }),
+                .map(|e| answer(e, true)),
             delta: d
                 .budget_epsilon
                 .as_ref()
                 .map(|e| gaussian::gaussian_delta(&pld, e, prec))
                 .transpose()?
-                .map(|e| Answer {
-                    enclosure: e,
-                    exact: true,
-                }),
+                .map(|e| answer(e, true)),
             note: None,
         });
     }
@@ -238,10 +233,7 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
             Some(dl) => {
                 let a = zcdp::zcdp_epsilon(rho, dl, prec)?;
                 let b = zcdp::zcdp_epsilon_closed_form(rho, dl, prec)?;
-                Some(Answer {
-                    enclosure: if b.upper.0 < a.upper.0 { b } else { a },
-                    exact: false,
-                })
+                Some(Certified::UpperBound(if b.upper().0 < a.upper().0 { b } else { a }))
             }
         };
         let delta = match &d.budget_epsilon {
@@ -250,14 +242,11 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
                 let mut best = zcdp::zcdp_delta(rho, e, prec)?;
                 if e >= rho {
                     let c = zcdp::zcdp_delta_closed_form(rho, e, prec)?;
-                    if c.upper.0 < best.upper.0 {
+                    if c.upper().0 < best.upper().0 {
                         best = c;
                     }
                 }
-                Some(Answer {
-                    enclosure: best,
-                    exact: false,
-                })
+                Some(Certified::UpperBound(best))
             }
         };
         routes.push(Route {
@@ -302,10 +291,7 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
                     theorem: "Proposition 14, general form (CKS20), order chosen by search".into(),
                     value: format!("ε at α = {}", show(&a)),
                 });
-                Some(Answer {
-                    enclosure: e,
-                    exact: false,
-                })
+                Some(Certified::UpperBound(e.resting_on(rdp::ADD_DIRECTION_CITATION)))
             }
             None => None,
         };
@@ -316,11 +302,8 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
                     theorem: "Proposition 14, general form (CKS20), order chosen by search".into(),
                     value: format!("δ at α = {}", show(&a)),
                 });
-                Some(Answer {
-                    enclosure: x,
-                    exact: false,
-                })
-                .filter(|a| a.enclosure.upper.0 < 1)
+                Some(Certified::UpperBound(x.resting_on(rdp::ADD_DIRECTION_CITATION)))
+                    .filter(|a| a.upper().0 < 1)
             }
             None => None,
         };
@@ -351,10 +334,7 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
             .is_none()
             .then(|| "a mechanism's repeated δ reaches 1".to_string());
         let epsilon = match (&sums, &d.budget_delta) {
-            (Some((se, sd)), Some(dl)) if sd <= dl => Some(Answer {
-                enclosure: exact_rational(se),
-                exact: false,
-            }),
+            (Some((se, sd)), Some(dl)) if sd <= dl => Some(answer(exact_rational(se), false)),
             (Some((_, sd)), Some(_)) => {
                 note = Some(format!("Σδⱼ = {} exceeds the budget δ", show(sd)));
                 None
@@ -362,10 +342,7 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
             _ => None,
         };
         let delta = match (&sums, &d.budget_epsilon) {
-            (Some((se, sd)), Some(e)) if se <= e && *sd < 1 => Some(Answer {
-                enclosure: exact_rational(sd),
-                exact: false,
-            }),
+            (Some((se, sd)), Some(e)) if se <= e && *sd < 1 => Some(answer(exact_rational(sd), false)),
             (Some((se, _)), Some(_)) => {
                 note.get_or_insert(format!("Σεⱼ = {} exceeds the budget ε", show(se)));
                 None
@@ -409,10 +386,7 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
                     } else {
                         approx::approx_advanced_composition(&list, dl, prec)?
                     };
-                    Some(Answer {
-                        enclosure: enc,
-                        exact: false,
-                    })
+                    Some(Certified::UpperBound(enc))
                 }
                 Some(_) => {
                     note = Some(format!("Σδⱼ = {} is not below the budget δ", show(sd)));
@@ -426,11 +400,8 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
                     let half = Rational::from(s2 / 2u32);
                     if *e >= half {
                         let c = zcdp::zcdp_delta_closed_form(&half, e, prec)?;
-                        let enc = shift(&c, sd);
-                        (enc.upper.0 < 1).then_some(Answer {
-                            enclosure: enc,
-                            exact: false,
-                        })
+                        let enc = shift(c.formula(), sd);
+                        (enc.upper().0 < 1).then_some(answer(enc, false))
                     } else {
                         note.get_or_insert("budget ε is below ½Σεⱼ²".to_string());
                         None
@@ -471,18 +442,18 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
             value: parts.join("; "),
         });
     }
+    // the smallest upper bound among routes that rest on no cited result; the others only
+    // when no such route answers
     let best = |get: fn(&Route) -> Option<&Answer>| -> Option<(usize, Answer)> {
-        routes
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| get(r).map(|a| (i, a.clone())))
-            .min_by(|a, b| {
-                a.1.enclosure
-                    .upper
-                    .0
-                    .partial_cmp(&b.1.enclosure.upper.0)
-                    .expect("no NaN")
-            })
+        let pick = |cited: bool| {
+            routes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| get(r).map(|a| (i, a.clone())))
+                .filter(|(_, a)| cited || a.rests_on().is_none())
+                .min_by(|a, b| a.1.upper().0.partial_cmp(&b.1.upper().0).expect("no NaN"))
+        };
+        pick(false).or_else(|| pick(true))
     };
     let best_epsilon = best(|r| r.epsilon.as_ref());
     let best_delta = best(|r| r.delta.as_ref());
@@ -519,9 +490,9 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
             .mechanisms
             .iter()
             .all(|m| m.mechanism.approx() == Some((Rational::new(), Rational::new())));
-        if a.enclosure.upper.0 == 0 && zero_dp {
+        if a.upper().0 == 0 && zero_dp {
             notes.push("ε = 0: every mechanism is 0-DP.".into());
-        } else if a.enclosure.upper.0 == 0 {
+        } else if a.upper().0 == 0 {
             let what = if routes[*i].name == "exact Gaussian composition" {
                 "Gaussians"
             } else {
@@ -540,7 +511,7 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
         }
     }
     if let Some((_, a)) = &best_delta {
-        if a.enclosure.upper.0 == 0 {
+        if a.upper().0 == 0 {
             notes.push("δ = 0: the mechanisms are pure DP and Σεⱼ does not exceed the budget ε (Theorem 1).".into());
         }
     }
@@ -580,10 +551,7 @@ fn optimal_route(d: &Deployment) -> Result<Route> {
     let epsilon = match &d.budget_delta {
         None => None,
         Some(dl) => match optimal::optimal_composition_epsilon(&classes, dl, prec) {
-            Ok(e) => Some(Answer {
-                enclosure: e,
-                exact,
-            }),
+            Ok(e) => Some(answer(e, exact)),
             Err(e) if too_big(&e) => {
                 note = Some("too many distinct classes for the exact ε; see δ".to_string());
                 None
@@ -598,21 +566,15 @@ fn optimal_route(d: &Deployment) -> Result<Route> {
     let delta = match &d.budget_epsilon {
         None => None,
         Some(e) => match optimal::optimal_composition_delta(&classes, e, prec) {
-            Ok(x) => Some(Answer {
-                enclosure: x,
-                exact,
-            }),
+            Ok(x) => Some(answer(x, exact)),
             Err(err) if too_big(&err) => {
                 note = Some("many distinct classes: δ bracketed by grouping them into 4 classes (rounded up for the upper bound, down for the lower)".into());
-                Some(Answer {
-                    enclosure: optimal::grouped_composition_delta(&classes, e, 4)?,
-                    exact,
-                })
+                Some(answer(optimal::grouped_composition_delta(&classes, e, 4)?, exact))
             }
             Err(err) => return Err(err),
         },
     };
-    let delta = delta.filter(|a| a.enclosure.upper.0 < 1);
+    let delta = delta.filter(|a| a.upper().0 < 1);
     Ok(Route {
         name: "optimal composition",
         steps: vec![
@@ -666,10 +628,10 @@ fn gaussian_split_route(d: &Deployment) -> Result<Option<Route>> {
         .iter()
         .map(|m| m.mechanism.zcdp_rho().expect("Gaussian or zCDP") * Rational::from(&m.repeat))
         .sum();
-    let split_delta = |eg: &Rational| -> Option<Enclosure> {
+    let split_delta = |eg: &Rational| -> Option<Upper> {
         match &pld {
-            Some(p) => gaussian::gaussian_delta(p, eg, prec).ok(),
-            None if rho > 0 => zcdp::zcdp_delta(&rho, eg, prec).ok(),
+            Some(p) => gaussian::gaussian_delta(p, eg, prec).ok().map(|e| e.upper().clone()),
+            None if rho > 0 => zcdp::zcdp_delta(&rho, eg, prec).ok().map(|b| b.upper().clone()),
             None => None,
         }
     };
@@ -685,7 +647,7 @@ fn gaussian_split_route(d: &Deployment) -> Result<Option<Route>> {
     // the split part at ε_g, as a class with its certified δ_g (upper end, exactly)
     let with_split = |eg: f64| -> Option<Vec<optimal::Class>> {
         let eg = Rational::from_f64(eg.max(0.0))?;
-        let dg = split_delta(&eg)?.upper.0.to_rational()?;
+        let dg = split_delta(&eg)?.0.to_rational()?;
         if dg >= 1 {
             return None;
         }
@@ -706,16 +668,13 @@ fn gaussian_split_route(d: &Deployment) -> Result<Option<Route>> {
             let f = |eg: f64| {
                 with_split(eg)
                     .and_then(|c| optimal::optimal_composition_epsilon(&c, dl, prec).ok())
-                    .map_or(f64::INFINITY, |e| e.upper.to_f64())
+                    .map_or(f64::INFINITY, |e| e.upper().to_f64())
             };
             let eg = crate::search::minimize_with(f, 0.0, top, 24, 48);
             match with_split(eg).map(|c| optimal::optimal_composition_epsilon(&c, dl, prec)) {
                 Some(Ok(e)) => {
                     split_note.push(format!("ε at δ: split at ε_g = {eg:.6}"));
-                    Some(Answer {
-                        enclosure: e,
-                        exact: false,
-                    })
+                    Some(answer(e, false))
                 }
                 _ => None,
             }
@@ -728,16 +687,13 @@ fn gaussian_split_route(d: &Deployment) -> Result<Option<Route>> {
             let f = |eg: f64| {
                 with_split(eg)
                     .and_then(|c| optimal::optimal_composition_delta(&c, e, prec).ok())
-                    .map_or(f64::INFINITY, |x| x.upper.to_f64())
+                    .map_or(f64::INFINITY, |x| x.upper().to_f64())
             };
             let eg = crate::search::minimize_with(f, 0.0, ef.max(1e-9), 24, 48);
             match with_split(eg).map(|c| optimal::optimal_composition_delta(&c, e, prec)) {
-                Some(Ok(x)) if x.upper.0 < 1 => {
+                Some(Ok(x)) if x.upper().0 < 1 => {
                     split_note.push(format!("δ at ε: split at ε_g = {eg:.6}"));
-                    Some(Answer {
-                        enclosure: x,
-                        exact: false,
-                    })
+                    Some(answer(x, false))
                 }
                 _ => None,
             }
@@ -800,17 +756,14 @@ fn pld_directions(
 
 /// The larger of the directions' values: upper = max of the uppers, lower = max of the lowers
 /// (each direction's lower bound is below its own value, hence below the maximum).
-fn max_over_directions(reports: &[PldReport]) -> Enclosure {
-    let mut e = reports[0].enclosure.clone();
+fn max_over_directions(reports: &[PldReport]) -> Result<Enclosure> {
+    let mut lo = reports[0].enclosure.lower().0.clone();
+    let mut hi = reports[0].enclosure.upper().0.clone();
     for r in &reports[1..] {
-        if r.enclosure.lower.0 > e.lower.0 {
-            e.lower = r.enclosure.lower.clone();
-        }
-        if r.enclosure.upper.0 > e.upper.0 {
-            e.upper = r.enclosure.upper.clone();
-        }
+        lo = lo.max(&r.enclosure.lower().0);
+        hi = hi.max(&r.enclosure.upper().0);
     }
-    e
+    reports[0].enclosure.with_endpoints(lo, hi)
 }
 
 /// The certified PLD accountant (Theorem 9 evaluated on a grid with dominating and dominated
@@ -877,17 +830,14 @@ fn pld_route(d: &Deployment) -> Option<Route> {
                 format!(
                     "{what}({given}={}) ∈ [{}, {}]",
                     show(at),
-                    r.enclosure.lower.to_decimal(),
-                    r.enclosure.upper.to_decimal()
+                    r.enclosure.lower().to_decimal(),
+                    r.enclosure.upper().to_decimal()
                 )
             }));
         }
-        Some(Answer {
-            enclosure: max_over_directions(&reports),
-            // shuffled batches accounted as Poisson: the Poisson numbers bound nothing from
-            // below, so they may verify (with the warning) but never refute
-            exact: !assumes_poisson,
-        })
+        // shuffled batches accounted as Poisson: the Poisson numbers bound nothing from
+        // below, so they may verify (with the warning) but never refute
+        Some(answer(max_over_directions(&reports).ok()?, !assumes_poisson))
     };
     let epsilon = d.budget_delta.as_ref().and_then(|dl| {
         let q = pld_directions(&sets, |t| pld_epsilon(t, dl, &opts));
@@ -897,7 +847,7 @@ fn pld_route(d: &Deployment) -> Option<Route> {
         let q = pld_directions(&sets, |t| pld_delta(t, e, &opts));
         answer("δ", "ε", e, q)
     });
-    let delta = delta.filter(|a| a.enclosure.upper.0 < 1);
+    let delta = delta.filter(|a| a.upper().0 < 1);
     let mut steps = vec![
         Step {
             theorem: "Proposition 3 / Corollary 24 (each mechanism's PLD: Gaussian N(ρⱼ, 2ρⱼ), ε-RR and Poisson-subsampled Gaussians exactly; Laplace as the one-dimensional pair (Lap(0,b), Lap(Δ,b)), exact in one dimension and the worst case for ℓ1 sensitivity Δ (Zhu–Dong–Wang 2022, cited); ε-DP and (ε, δ)-DP black boxes as (ε, δ)-RR, their worst case)".into(),
@@ -970,31 +920,31 @@ fn check_claim(
     let exact = routes
         .iter()
         .enumerate()
-        .filter_map(|(i, x)| x.delta.as_ref().filter(|a| a.exact).map(|a| (i, a.clone())))
+        .filter_map(|(i, x)| x.delta.as_ref().filter(|a| a.is_two_sided()).map(|a| (i, a.clone())))
         .fold(None, |m: Option<(usize, Answer)>, x| match m {
-            Some(m) if m.1.enclosure.lower.0 >= x.1.enclosure.lower.0 => Some(m),
+            Some(m) if m.1.formula().lower().0 >= x.1.formula().lower().0 => Some(m),
             _ => Some(x),
         });
     let (verdict, route, explanation) =
         match &best {
-            Some((i, a)) if a.enclosure.upper.0 <= *cd => (
+            Some((i, a)) if a.upper().0 <= *cd => (
                 Verdict::Verified,
                 Some(routes[*i].name),
                 format!(
                     "certified δ(ε={}) ≤ {} ≤ claimed δ = {}",
                     show(ce),
-                    a.enclosure.upper.to_decimal(),
+                    a.upper().to_decimal(),
                     show(cd)
                 ),
             ),
             _ => match &exact {
-                Some((i, a)) if a.enclosure.lower.0 > *cd => (
+                Some((i, a)) if a.formula().lower().0 > *cd => (
                     Verdict::Refuted,
                     Some(routes[*i].name),
                     format!(
                         "the exact δ(ε={}) is at least {} > claimed δ = {}",
                         show(ce),
-                        a.enclosure.lower.to_decimal(),
+                        a.formula().lower().to_decimal(),
                         show(cd)
                     ),
                 ),
@@ -1005,8 +955,8 @@ fn check_claim(
                         Some((_, a)) => format!(
                         "best certified δ(ε={}) ∈ [{}, {}] does not separate from claimed δ = {}",
                         show(ce),
-                        if a.exact { a.enclosure.lower.to_decimal() } else { "unknown".into() },
-                        a.enclosure.upper.to_decimal(),
+                        if a.is_two_sided() { a.formula().lower().to_decimal() } else { "unknown".into() },
+                        a.upper().to_decimal(),
                         show(cd)
                     ),
                         None => format!("no route certifies any δ < 1 at ε = {}", show(ce)),
@@ -1030,11 +980,13 @@ fn check_claim(
 
 fn enc_json(a: &Answer) -> serde_json::Value {
     serde_json::json!({
-        "lower": if a.exact { serde_json::Value::from(a.enclosure.lower.to_decimal()) } else { serde_json::Value::Null },
-        "upper": a.enclosure.upper.to_decimal(),
-        "exact": a.exact,
-        "precision_bits": a.enclosure.precision_bits(),
-        "arithmetic": a.enclosure.arithmetic.name(),
+        "lower": if a.is_two_sided() { serde_json::Value::from(a.formula().lower().to_decimal()) } else { serde_json::Value::Null },
+        "upper": a.upper().to_decimal(),
+        "exact": a.is_two_sided(),
+        "kind": a.kind(),
+        "rests_on": a.rests_on(),
+        "precision_bits": a.formula().precision_bits(),
+        "arithmetic": a.formula().arithmetic().name(),
     })
 }
 
@@ -1168,14 +1120,17 @@ impl Report {
         }
         let _ = writeln!(s, "{}", header.trim_end());
         let cell = |a: &Option<Answer>, inf: &str| match a {
-            Some(a) if a.exact => {
+            Some(a) if a.is_two_sided() => {
                 format!(
                     "[{}, {}]",
-                    a.enclosure.lower.to_decimal_digits(8),
-                    a.enclosure.upper.to_decimal_digits(8)
+                    a.formula().lower().to_decimal_digits(8),
+                    a.upper().to_decimal_digits(8)
                 )
             }
-            Some(a) => format!("≤ {}", a.enclosure.upper.to_decimal_digits(8)),
+            Some(a) if a.rests_on().is_some() => {
+                format!("≤ {} (cited)", a.upper().to_decimal_digits(8))
+            }
+            Some(a) => format!("≤ {}", a.upper().to_decimal_digits(8)),
             None => inf.to_string(),
         };
         for r in &self.routes {
@@ -1198,15 +1153,15 @@ impl Report {
                     let _ = writeln!(
                         s,
                         "Certified: ({}, {})-DP   [{}]",
-                        a.enclosure.upper.to_decimal(),
+                        a.upper().to_decimal(),
                         show(dl),
                         self.routes[*i].name
                     );
-                    if a.exact && a.enclosure.lower.0 > 0 {
+                    if a.is_two_sided() && a.formula().lower().0 > 0 {
                         let _ = writeln!(
                             s,
                             "  exact: no ε below {} holds at this δ",
-                            a.enclosure.lower.to_decimal()
+                            a.formula().lower().to_decimal()
                         );
                     }
                 }
@@ -1222,7 +1177,7 @@ impl Report {
                         s,
                         "Certified: ({}, {})-DP   [{}]",
                         show(e),
-                        a.enclosure.upper.to_decimal(),
+                        a.upper().to_decimal(),
                         self.routes[*i].name
                     );
                 }
@@ -1240,6 +1195,14 @@ impl Report {
                 verdict_name(&c.verdict).to_uppercase(),
                 c.explanation
             );
+        }
+        let cited = self
+            .routes
+            .iter()
+            .flat_map(|r| [&r.epsilon, &r.delta])
+            .find_map(|a| a.as_ref().and_then(|a| a.rests_on()));
+        if let Some(c) = cited {
+            let _ = writeln!(s, "(cited) rests on {c}");
         }
         for n in &self.notes {
             let _ = writeln!(s, "Note: {n}");

@@ -3,11 +3,12 @@
 //! where no lower bound of the asked quantity is claimed), `"theorem"`, `"precision_bits"`
 //! and `"arithmetic"`.
 use clap::{Args, Parser, Subcommand};
-use dpcert::num::{
-    parse_exact, parse_positive_integer, Enclosure, Iv, Precision, Real, DEFAULT_PREC,
+use crate::num::{
+    parse_exact, parse_positive_integer, Certified, Enclosure, Precision, UpperBound,
+    DEFAULT_PREC,
 };
-use dpcert::theorems::{approx, basic, gaussian, optimal, pld, pld_accountant, rdp, zcdp};
-use dpcert::{validate, Error};
+use crate::theorems::{approx, basic, gaussian, optimal, pld, pld_accountant, rdp, zcdp};
+use crate::{validate, Error};
 use rug::{Integer, Rational};
 use serde_json::{json, Value};
 
@@ -240,9 +241,8 @@ type CliResult = Result<Output, Error>;
 struct Output {
     quantity: &'static str,
     query: &'static str,
-    enclosure: Enclosure,
-    /// Whether `lower` is a lower bound of the asked quantity.
-    two_sided: bool,
+    /// Two-sided enclosure of the asked quantity, or an upper bound on it.
+    value: Certified,
     theorem: &'static str,
     sentence: String,
     extra: Vec<(&'static str, Value)>,
@@ -316,15 +316,14 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
             let enc = gaussian::gaussian_delta(&pld, &e, precision(common)?)?;
             let sentence = format!(
                 "δ(ε={epsilon}) = [{}, {}] exactly (optimal), ρ = {}",
-                enc.lower.to_decimal(),
-                enc.upper.to_decimal(),
+                enc.lower().to_decimal(),
+                enc.upper().to_decimal(),
                 pld.rho
             );
             Ok(Output {
                 quantity: "delta",
                 query: "gaussian delta",
-                enclosure: enc,
-                two_sided: true,
+                value: Certified::TwoSided(enc),
                 theorem: "Steinke 2022 Corollary 8 / Corollary 10 (Theorem 9 for compositions)",
                 sentence,
                 extra: vec![("rho", json!(pld.rho.to_string()))],
@@ -342,14 +341,13 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
             let enc = gaussian::gaussian_epsilon(&pld, &d, precision(common)?)?;
             let sentence = format!(
                 "the optimal ε at δ={delta} lies in [{}, {}]; (upper, δ)-DP is certified",
-                enc.lower.to_decimal(),
-                enc.upper.to_decimal()
+                enc.lower().to_decimal(),
+                enc.upper().to_decimal()
             );
             Ok(Output {
                 quantity: "epsilon",
                 query: "gaussian epsilon",
-                enclosure: enc,
-                two_sided: true,
+                value: Certified::TwoSided(enc),
                 theorem: "Steinke 2022 Corollary 8 / Corollary 10, inverted by certified bisection",
                 sentence,
                 extra: vec![("rho", json!(pld.rho.to_string()))],
@@ -371,14 +369,13 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
             let enc = gaussian::gaussian_sigma(&e, &d, &s, &k, precision(common)?)?;
             let sentence = format!(
                 "σ = {} is certified to give (ε={epsilon}, δ={delta})-DP; σ = {} is certified not to",
-                enc.upper.to_decimal(),
-                enc.lower.to_decimal()
+                enc.upper().to_decimal(),
+                enc.lower().to_decimal()
             );
             Ok(Output {
                 quantity: "sigma",
                 query: "gaussian sigma",
-                enclosure: enc,
-                two_sided: true,
+                value: Certified::TwoSided(enc),
                 theorem:
                     "Steinke 2022 Corollary 8 / Corollary 10, inverted in σ by certified bisection",
                 sentence,
@@ -388,8 +385,9 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
     }
 }
 
-fn formula(enc: &Enclosure) -> Value {
-    json!({"lower": enc.lower.to_decimal(), "upper": enc.upper.to_decimal()})
+fn formula(b: &UpperBound) -> Value {
+    let enc = b.formula();
+    json!({"lower": enc.lower().to_decimal(), "upper": enc.upper().to_decimal()})
 }
 
 fn run_zcdp(cmd: &ZcdpCmd) -> CliResult {
@@ -411,7 +409,7 @@ fn run_zcdp(cmd: &ZcdpCmd) -> CliResult {
                 None
             };
             let (best, theorem) = match &closed {
-                Some(c) if c.upper.0 < opt.upper.0 => (
+                Some(c) if c.upper().0 < opt.upper().0 => (
                     c.clone(),
                     "Steinke 2022 Proposition 14 (closed form, Remark 15)",
                 ),
@@ -429,10 +427,9 @@ fn run_zcdp(cmd: &ZcdpCmd) -> CliResult {
                 query: "zcdp delta",
                 sentence: format!(
                     "every {rho}-zCDP mechanism is (ε={epsilon}, δ)-DP for δ = {}",
-                    best.upper.to_decimal()
+                    best.upper().to_decimal()
                 ),
-                enclosure: best,
-                two_sided: false,
+                value: Certified::UpperBound(best),
                 theorem,
                 extra,
             })
@@ -445,7 +442,7 @@ fn run_zcdp(cmd: &ZcdpCmd) -> CliResult {
             let p = precision(common)?;
             let opt = zcdp::zcdp_epsilon(&r, &d, p)?;
             let closed = zcdp::zcdp_epsilon_closed_form(&r, &d, p)?;
-            let (best, theorem) = if closed.upper.0 < opt.upper.0 {
+            let (best, theorem) = if closed.upper().0 < opt.upper().0 {
                 (
                     closed.clone(),
                     "Steinke 2022 Remark 15 (ρ + 2√(ρ log(1/δ)))",
@@ -461,10 +458,9 @@ fn run_zcdp(cmd: &ZcdpCmd) -> CliResult {
                 query: "zcdp epsilon",
                 sentence: format!(
                     "every {rho}-zCDP mechanism is (ε, δ={delta})-DP for ε = {}",
-                    best.upper.to_decimal()
+                    best.upper().to_decimal()
                 ),
-                enclosure: best,
-                two_sided: false,
+                value: Certified::UpperBound(best),
                 theorem,
                 extra: vec![
                     ("optimised", formula(&opt)),
@@ -523,7 +519,7 @@ fn run_compose(cmd: &ComposeCmd) -> CliResult {
     let c = &classes[0];
     let kr = Rational::from(&c.count);
     // bound routes, for comparison; Theorem 1 on the k copies (refuses k·δ0 ≥ 1)
-    let mut routes: Vec<(&str, &str, Enclosure)> = Vec::new();
+    let mut routes: Vec<(&str, &str, UpperBound)> = Vec::new();
     let basic_sums = basic::basic_composition(&[(
         Rational::from(&c.epsilon * &kr),
         Rational::from(&c.delta * &kr),
@@ -533,7 +529,7 @@ fn run_compose(cmd: &ComposeCmd) -> CliResult {
         routes.push((
             "basic composition",
             "Steinke 2022 Theorem 1",
-            Enclosure::from_real(&Iv::from_rational(sum_e, DEFAULT_PREC))?,
+            UpperBound::new(Enclosure::rational(sum_e, DEFAULT_PREC)),
         ));
     }
     if c.delta == 0 {
@@ -563,7 +559,7 @@ fn run_compose(cmd: &ComposeCmd) -> CliResult {
     }
     let routes_json: Vec<Value> = routes
         .iter()
-        .map(|(n, t, e)| json!({"route": n, "theorem": t, "upper": e.upper.to_decimal()}))
+        .map(|(n, t, e)| json!({"route": n, "theorem": t, "upper": e.upper().to_decimal()}))
         .collect();
     let query = if c.delta == 0 {
         "compose pure"
@@ -581,11 +577,10 @@ fn run_compose(cmd: &ComposeCmd) -> CliResult {
                 validate::show(&c.epsilon),
                 validate::show(&c.delta),
                 validate::show(&d),
-                enc.lower.to_decimal(),
-                enc.upper.to_decimal()
+                enc.lower().to_decimal(),
+                enc.upper().to_decimal()
             ),
-            enclosure: enc,
-            two_sided: true,
+            value: Certified::TwoSided(enc),
             theorem: opt_theorem,
             extra: vec![
                 ("route", json!("optimal composition")),
@@ -596,7 +591,7 @@ fn run_compose(cmd: &ComposeCmd) -> CliResult {
             // too many atoms for the exact computation: best bound route, one-sided
             let best = routes
                 .iter()
-                .min_by(|a, b| a.2.upper.0.partial_cmp(&b.2.upper.0).expect("finite"))
+                .min_by(|a, b| a.2.upper().0.partial_cmp(&b.2.upper().0).expect("finite"))
                 .expect("routes")
                 .clone();
             Ok(Output {
@@ -606,11 +601,10 @@ fn run_compose(cmd: &ComposeCmd) -> CliResult {
                     "{} mechanisms are (ε, δ={})-DP for ε = {} (best route: {}; the exact optimum is too large to compute here)",
                     c.count,
                     validate::show(&d),
-                    best.2.upper.to_decimal(),
+                    best.2.upper().to_decimal(),
                     best.0
                 ),
-                enclosure: best.2.clone(),
-                two_sided: false,
+                value: Certified::UpperBound(best.2.clone()),
                 theorem: best.1,
                 extra: vec![("route", json!(best.0)), ("routes", Value::Array(routes_json))],
             })
@@ -692,10 +686,9 @@ fn run_rdp(cmd: &RdpCmd) -> CliResult {
         sentence: format!(
             "{t} steps of the Poisson-subsampled Gaussian (q = {rate}, σ = {sigma}) have RDP ε({order}) {} {}",
             "∈",
-            format!("[{}, {}]", enc.lower.to_decimal(), enc.upper.to_decimal())
+            format!("[{}, {}]", enc.lower().to_decimal(), enc.upper().to_decimal())
         ),
-        enclosure: enc,
-        two_sided: true,
+        value: Certified::TwoSided(enc),
         theorem: if integer {
             "Mironov–Talwar–Zhang 2019 (exact binomial sum at integer orders), composed additively (Mironov 2017)"
         } else {
@@ -739,12 +732,11 @@ fn run_dpsgd(
         query: "dpsgd",
         sentence: format!(
             "DP-SGD with q = {rate}, σ = {sigma}, {t} steps is (ε, δ = {delta})-DP for ε = {}, and not for any ε below {} (certified PLD, grid {}){note}",
-            r.enclosure.upper.to_decimal(),
-            r.enclosure.lower.to_decimal(),
+            r.enclosure.upper().to_decimal(),
+            r.enclosure.lower().to_decimal(),
             validate::show(&r.grid)
         ),
-        enclosure: r.enclosure.clone(),
-        two_sided: true,
+        value: Certified::TwoSided(r.enclosure.clone()),
         theorem: "Theorem 9 (composition = convolution of PLDs) on a certified grid: dominating and dominated discretisations, exact integer convolution; add and remove neighbours",
         extra: pld_extra(&r),
     }
@@ -752,18 +744,13 @@ fn run_dpsgd(
     if method == "pld" {
         return Ok(pld_output(pld.expect("computed"), ""));
     }
-    let (enc, alpha) = rdp::dpsgd_rdp_epsilon(&q, &s, &t, &d, precision(common)?)?;
+    // best: the PLD accountant certifies both neighbour directions; the RDP route rests on a
+    // cited domination result, so it answers only when the PLD accountant cannot run
     if let Some(r) = pld {
-        if r.enclosure.upper.0 <= enc.upper.0 {
-            return Ok(pld_output(r, "; tighter than RDP"));
-        }
-        // RDP's upper bound is the tighter one; the PLD lower bound still holds
-        let mut out = rdp_dpsgd_output(rate, sigma, &t, delta, enc, &alpha);
-        out.enclosure.lower = r.enclosure.lower;
-        out.two_sided = true;
-        return Ok(out);
+        return Ok(pld_output(r, ""));
     }
-    Ok(rdp_dpsgd_output(rate, sigma, &t, delta, enc, &alpha))
+    let (bound, alpha) = rdp::dpsgd_rdp_epsilon(&q, &s, &t, &d, precision(common)?)?;
+    Ok(rdp_dpsgd_output(rate, sigma, &t, delta, bound, &alpha))
 }
 
 fn rdp_dpsgd_output(
@@ -771,21 +758,26 @@ fn rdp_dpsgd_output(
     sigma: &str,
     t: &Integer,
     delta: &str,
-    enc: Enclosure,
+    enc: UpperBound,
     alpha: &Rational,
 ) -> Output {
+    let rests_on = enc.rests_on();
     Output {
         quantity: "epsilon",
         query: "dpsgd",
         sentence: format!(
-            "DP-SGD with q = {rate}, σ = {sigma}, {t} steps is (ε, δ = {delta})-DP for ε = {} (RDP at order {})",
-            enc.upper.to_decimal(),
-            validate::show(&alpha)
+            "DP-SGD with q = {rate}, σ = {sigma}, {t} steps is (ε, δ = {delta})-DP for ε = {} (RDP at order {}; rests on a cited result: {})",
+            enc.upper().to_decimal(),
+            validate::show(&alpha),
+            rests_on.unwrap_or("none")
         ),
-        enclosure: enc,
-        two_sided: false,
+        value: Certified::UpperBound(enc),
         theorem: "RDP of the Poisson-subsampled Gaussian (Mironov–Talwar–Zhang 2019), Proposition 14 general form / Canonne–Kamath–Steinke 2020 conversion",
-        extra: vec![("method", json!("rdp")), ("order", json!(validate::show(alpha)))],
+        extra: vec![
+            ("method", json!("rdp")),
+            ("order", json!(validate::show(alpha))),
+            ("rests_on", json!(rests_on)),
+        ],
     }
 }
 
@@ -828,8 +820,8 @@ fn parse_query(args: &[String]) -> Result<Cmd, Error> {
 fn run_tool(cmd: &Cmd) -> Result<i32, Error> {
     match cmd {
         Cmd::Audit { file, json } => {
-            let d = dpcert::deploy::Deployment::load(file)?;
-            let r = dpcert::audit::audit(&d)?;
+            let d = crate::deploy::Deployment::load(file)?;
+            let r = crate::audit::audit(&d)?;
             if *json {
                 println!("{}", r.to_json());
             } else {
@@ -838,8 +830,8 @@ fn run_tool(cmd: &Cmd) -> Result<i32, Error> {
             Ok(0)
         }
         Cmd::Plot { file, output } => {
-            let d = dpcert::deploy::Deployment::load(file)?;
-            let svg = dpcert::plot::profile_svg(&d)?;
+            let d = crate::deploy::Deployment::load(file)?;
+            let svg = crate::plot::profile_svg(&d)?;
             std::fs::write(output, svg).map_err(|e| {
                 Error::arg(
                     "--output",
@@ -856,8 +848,8 @@ fn run_tool(cmd: &Cmd) -> Result<i32, Error> {
                 let out = evaluate(&cmd)?;
                 recs.push(json!({
                     "query": q,
-                    "lower": if out.two_sided { json!(out.enclosure.lower.to_decimal()) } else { Value::Null },
-                    "upper": out.enclosure.upper.to_decimal(),
+                    "lower": if out.value.is_two_sided() { json!(out.value.formula().lower().to_decimal()) } else { Value::Null },
+                    "upper": out.value.formula().upper().to_decimal(),
                     "theorem": out.theorem,
                 }));
             }
@@ -902,7 +894,7 @@ fn run_subsample(
     relation: Option<&str>,
     common: &Common,
 ) -> Result<i32, Error> {
-    use dpcert::theorems::subsample;
+    use crate::theorems::subsample;
     let e = num("--epsilon", epsilon)?;
     validate::nonnegative("--epsilon", &e)?;
     let d = num("--delta", delta)?;
@@ -921,21 +913,20 @@ fn run_subsample(
         (_, Some(r)) => r,
         (s, None) => s,
     };
-    let (amp, theorem, tight) = match (scheme, relation) {
+    let certified = |a: subsample::Amplified| (Certified::TwoSided(a.epsilon), Certified::TwoSided(a.delta));
+    let bound = |a: subsample::AmplifiedBound| (Certified::UpperBound(a.epsilon), Certified::UpperBound(a.delta));
+    let ((eps_out, delta_out), theorem) = match (scheme, relation) {
         ("poisson", "add-remove") => (
-            subsample::poisson_subsampling(&e, &d, &q, p)?,
+            certified(subsample::poisson_subsampling(&e, &d, &q, p)?),
             "Poisson subsampling, add/remove (Steinke 2022 §6; Balle–Barthe–Gaboardi 2018)",
-            true,
         ),
         ("without-replacement", "substitution") => (
-            subsample::without_replacement_subsampling(&e, &d, &q, p)?,
+            certified(subsample::without_replacement_subsampling(&e, &d, &q, p)?),
             "sampling without replacement, substitution (Balle–Barthe–Gaboardi 2018, Theorem 9)",
-            true,
         ),
         ("poisson", "substitution") => (
-            subsample::poisson_substitution_subsampling(&e, &d, &q, p)?,
+            bound(subsample::poisson_substitution_subsampling(&e, &d, &q, p)?),
             "Poisson subsampling analysed for substitution (derived; proofs-notes/poisson_substitution_subsampling.md)",
-            false,
         ),
         ("without-replacement", "add-remove") => {
             return Err(Error::arg(
@@ -948,7 +939,7 @@ fn run_subsample(
         }
         (s, _) => return Err(Error::arg("--scheme", format!("`{s}` is not poisson or without-replacement"))),
     };
-    let side = |enc: &Enclosure| json!({"lower": if tight { json!(enc.lower.to_decimal()) } else { Value::Null }, "upper": enc.upper.to_decimal()});
+    let side = |c: &Certified| json!({"kind": c.kind(), "lower": c.lower().map(|l| l.to_decimal()), "upper": c.upper().to_decimal()});
     if common.json {
         println!(
             "{}",
@@ -956,20 +947,20 @@ fn run_subsample(
                 "query": "subsample",
                 "scheme": scheme,
                 "relation": relation,
-                "epsilon": side(&amp.epsilon),
-                "delta": side(&amp.delta),
-                "exact": tight,
+                "epsilon": side(&eps_out),
+                "delta": side(&delta_out),
+                "exact": eps_out.is_two_sided(),
                 "theorem": theorem,
-                "precision_bits": amp.epsilon.precision_bits(),
-                "arithmetic": amp.epsilon.arithmetic.name(),
+                "precision_bits": eps_out.formula().precision_bits(),
+                "arithmetic": eps_out.formula().arithmetic().name(),
             })
         );
     } else {
         println!(
             "subsampled at rate {}: ({}, {})-DP [{theorem}]",
             validate::show(&q),
-            amp.epsilon.upper.to_decimal(),
-            amp.delta.upper.to_decimal()
+            eps_out.upper().to_decimal(),
+            delta_out.upper().to_decimal()
         );
     }
     Ok(0)
@@ -1223,7 +1214,7 @@ fn check_one(cmd: &Cmd, value: &Rational) -> Result<(CheckVerdict, Enclosure, bo
             let e = num("--epsilon", epsilon)?;
             decide_value(|p| {
                 let enc = gaussian::gaussian_delta(&pld, &e, p)?;
-                Ok((enc.upper.0 <= *value, enc.lower.0 > *value, enc, true))
+                Ok((enc.upper().0 <= *value, enc.lower().0 > *value, enc, true))
             })
         }
         Cmd::Gaussian(GaussianCmd::Epsilon {
@@ -1240,7 +1231,7 @@ fn check_one(cmd: &Cmd, value: &Rational) -> Result<(CheckVerdict, Enclosure, bo
             let star = gaussian::gaussian_epsilon(&pld, &d, Precision::Auto)?;
             decide_value(|p| {
                 let at = gaussian::gaussian_delta(&pld, value, p)?;
-                Ok((at.upper.0 <= d, at.lower.0 > d, star.clone(), true))
+                Ok((at.upper().0 <= d, at.lower().0 > d, star.clone(), true))
             })
         }
         Cmd::Gaussian(GaussianCmd::Sigma {
@@ -1262,20 +1253,20 @@ fn check_one(cmd: &Cmd, value: &Rational) -> Result<(CheckVerdict, Enclosure, bo
             let star = gaussian::gaussian_sigma(&e, &d, &sens, &k, Precision::Auto)?;
             decide_value(|p| {
                 let at = gaussian::gaussian_delta(&pld, &e, p)?;
-                Ok((at.upper.0 <= d, at.lower.0 > d, star.clone(), true))
+                Ok((at.upper().0 <= d, at.lower().0 > d, star.clone(), true))
             })
         }
         Cmd::Zcdp(ZcdpCmd::Delta { rho, epsilon, .. }) => {
             let r = num("--rho", rho)?;
             let e = num("--epsilon", epsilon)?;
-            let ours = evaluate(cmd)?.enclosure;
+            let ours = evaluate(cmd)?.value.formula().clone();
             // the Gaussian with this ρ is ρ-zCDP: a valid δ for the class is ≥ its exact δ
             let g = pld::GaussianPld { rho: r };
             decide_value(|p| {
                 let gd = gaussian::gaussian_delta(&g, &e, p)?;
                 Ok((
-                    ours.upper.0 <= *value,
-                    gd.lower.0 > *value,
+                    ours.upper().0 <= *value,
+                    gd.lower().0 > *value,
                     ours.clone(),
                     false,
                 ))
@@ -1287,11 +1278,11 @@ fn check_one(cmd: &Cmd, value: &Rational) -> Result<(CheckVerdict, Enclosure, bo
             if *value < 0 {
                 return Err(Error::arg("value", "ε must be ≥ 0"));
             }
-            let ours = evaluate(cmd)?.enclosure;
+            let ours = evaluate(cmd)?.value.formula().clone();
             let g = pld::GaussianPld { rho: r };
             decide_value(|p| {
                 let gd = gaussian::gaussian_delta(&g, value, p)?;
-                Ok((ours.upper.0 <= *value, gd.lower.0 > d, ours.clone(), false))
+                Ok((ours.upper().0 <= *value, gd.lower().0 > d, ours.clone(), false))
             })
         }
         Cmd::Dpsgd {
@@ -1314,10 +1305,10 @@ fn check_one(cmd: &Cmd, value: &Rational) -> Result<(CheckVerdict, Enclosure, bo
             let mut last = None;
             for _ in 0..PLD_CHECK_REFINEMENTS {
                 let r = pld_accountant::dpsgd_pld_epsilon(&q, &s, &t, &d, &opts)?;
-                if r.enclosure.upper.0 <= *value {
+                if r.enclosure.upper().0 <= *value {
                     return Ok((CheckVerdict::Sound, r.enclosure, true));
                 }
-                if r.enclosure.lower.0 > *value {
+                if r.enclosure.lower().0 > *value {
                     return Ok((CheckVerdict::Unsound, r.enclosure, true));
                 }
                 opts.grid = Some(Rational::from(&r.grid / 2u32));
@@ -1328,16 +1319,16 @@ fn check_one(cmd: &Cmd, value: &Rational) -> Result<(CheckVerdict, Enclosure, bo
         Cmd::Rdp(_) | Cmd::Dpsgd { .. } => {
             // RDP at an integer order is exact (two-sided); DP-SGD via RDP is an upper bound only
             let ours = evaluate(cmd)?;
-            let two = ours.two_sided;
+            let two = ours.value.is_two_sided();
             Ok((
-                if ours.enclosure.upper.0 <= *value {
+                if ours.value.formula().upper().0 <= *value {
                     CheckVerdict::Sound
-                } else if two && ours.enclosure.lower.0 > *value {
+                } else if two && ours.value.formula().lower().0 > *value {
                     CheckVerdict::Unsound
                 } else {
                     CheckVerdict::Undecided
                 },
-                ours.enclosure,
+                ours.value.formula().clone(),
                 two,
             ))
         }
@@ -1351,15 +1342,15 @@ fn check_one(cmd: &Cmd, value: &Rational) -> Result<(CheckVerdict, Enclosure, bo
                 // exact optimum when computable: sound iff δ_opt(value) ≤ δ
                 match optimal::optimal_composition_delta(&classes, value, p) {
                     Ok(at) => Ok((
-                        at.upper.0 <= d,
-                        at.lower.0 > d,
-                        ours.enclosure.clone(),
-                        ours.two_sided,
+                        at.upper().0 <= d,
+                        at.lower().0 > d,
+                        ours.value.formula().clone(),
+                        ours.value.is_two_sided(),
                     )),
                     Err(_) => Ok((
-                        ours.enclosure.upper.0 <= *value,
+                        ours.value.formula().upper().0 <= *value,
                         false,
-                        ours.enclosure.clone(),
+                        ours.value.formula().clone(),
                         false,
                     )),
                 }
@@ -1421,8 +1412,8 @@ fn run_check(file: &std::path::Path, json_mode: bool) -> Result<i32, Error> {
             "query": query,
             "value": value_text,
             "verdict": name,
-            "lower": if two { json!(enc.lower.to_decimal()) } else { Value::Null },
-            "upper": enc.upper.to_decimal(),
+            "lower": if two { json!(enc.lower().to_decimal()) } else { Value::Null },
+            "upper": enc.upper().to_decimal(),
         }));
     }
     if json_mode {
@@ -1449,32 +1440,24 @@ fn run_check(file: &std::path::Path, json_mode: bool) -> Result<i32, Error> {
 }
 
 fn print(out: &Output, json_mode: bool) {
+    let v = &out.value;
     if json_mode {
         let mut obj = serde_json::Map::new();
         obj.insert("query".into(), json!(out.query));
         obj.insert("quantity".into(), json!(out.quantity));
-        obj.insert(
-            "lower".into(),
-            if out.two_sided {
-                json!(out.enclosure.lower.to_decimal())
-            } else {
-                Value::Null
-            },
-        );
-        obj.insert("upper".into(), json!(out.enclosure.upper.to_decimal()));
-        obj.insert("exact".into(), json!(out.two_sided));
+        obj.insert("kind".into(), json!(v.kind()));
+        obj.insert("lower".into(), json!(v.lower().map(|l| l.to_decimal())));
+        obj.insert("upper".into(), json!(v.upper().to_decimal()));
+        obj.insert("exact".into(), json!(v.is_two_sided()));
         obj.insert("theorem".into(), json!(out.theorem));
-        obj.insert(
-            "precision_bits".into(),
-            json!(out.enclosure.precision_bits()),
-        );
-        obj.insert("arithmetic".into(), json!(out.enclosure.arithmetic.name()));
-        obj.insert("upper_f64".into(), json!(out.enclosure.upper.to_f64()));
-        if !out.two_sided {
-            obj.insert("formula_value".into(), formula(&out.enclosure));
+        obj.insert("precision_bits".into(), json!(v.formula().precision_bits()));
+        obj.insert("arithmetic".into(), json!(v.formula().arithmetic().name()));
+        obj.insert("upper_f64".into(), json!(v.upper().to_f64()));
+        if let Certified::UpperBound(b) = v {
+            obj.insert("formula_value".into(), formula(b));
         }
-        for (k, v) in &out.extra {
-            obj.insert((*k).into(), v.clone());
+        for (k, val) in &out.extra {
+            obj.insert((*k).into(), val.clone());
         }
         println!("{}", Value::Object(obj));
     } else {
@@ -1482,8 +1465,8 @@ fn print(out: &Output, json_mode: bool) {
             "{} [{}; {} bits, {}]",
             out.sentence,
             out.theorem,
-            out.enclosure.precision_bits(),
-            out.enclosure.arithmetic.name()
+            v.formula().precision_bits(),
+            v.formula().arithmetic().name()
         );
     }
 }

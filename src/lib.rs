@@ -18,11 +18,43 @@
 //! // N(0, 1) noise on a sensitivity-1 query, at ε = 0.5 (Corollary 8)
 //! let pld = gaussian_pld(&parse_exact("1").unwrap(), &parse_exact("1").unwrap()).unwrap();
 //! let delta = gaussian_delta(&pld, &parse_exact("0.5").unwrap(), Precision::Bits(128)).unwrap();
-//! assert_eq!(delta.upper.to_decimal(), "2.3842170813487662832e-1"); // rounded up
-//! assert_eq!(delta.lower.to_decimal(), "2.3842170813487662831e-1"); // rounded down
+//! assert_eq!(delta.upper().to_decimal(), "2.3842170813487662832e-1"); // rounded up
+//! assert_eq!(delta.lower().to_decimal(), "2.3842170813487662831e-1"); // rounded down
 //! // with 16 bits the rounding is visible, and the bounds stay on their sides
 //! let coarse = gaussian_delta(&pld, &parse_exact("0.5").unwrap(), Precision::Bits(16)).unwrap();
-//! assert!(coarse.lower.0 <= delta.lower.0 && delta.upper.0 <= coarse.upper.0);
+//! assert!(coarse.lower().as_float() <= delta.lower().as_float());
+//! assert!(delta.upper().as_float() <= coarse.upper().as_float());
+//! ```
+//!
+//! ## Guarantees in the types
+//! A theorem function's return type says what it guarantees:
+//! - [`Enclosure`]: a **two-sided** enclosure `lower ≤ exact ≤ upper` of the exact (optimal)
+//!   value the theorem defines (Corollary 8's δ, the optimal composition, the PLD accountant's
+//!   bracket, …);
+//! - [`UpperBound`]: the quantity is **at most** `upper` (zCDP conversions, Rényi DP, advanced
+//!   composition, …); it claims nothing below, and [`UpperBound::formula`] encloses the value of
+//!   the bound's formula. [`UpperBound::rests_on`] names a cited result the bound depends on
+//!   (the DP-SGD Rényi route), if any;
+//! - [`LowerBound`]: the quantity is **at least** `lower` (a ρ certified sufficient);
+//! - [`Certified`]: either of the first two, where a caller may get both kinds (audit routes).
+//!
+//! None of them can be built outside the crate, so a value of these types always comes from a
+//! certified evaluation:
+//! ```compile_fail
+//! // private fields
+//! let e = dpcert::Enclosure { lower: todo!(), upper: todo!(), arithmetic: todo!() };
+//! ```
+//! ```compile_fail
+//! // the bound's number is crate-private
+//! let u = dpcert::Upper(rug::Float::with_val(53, 1.0));
+//! ```
+//! ```compile_fail
+//! // so is the constructor of a bound
+//! let b = dpcert::UpperBound::new(todo!());
+//! ```
+//! ```compile_fail
+//! // and an upper bound has no lower end to mistake for one
+//! fn lower_of(b: &dpcert::UpperBound) -> &dpcert::Lower { b.lower() }
 //! ```
 //!
 //! ## Adaptive composition (Proposition 19, Corollary 21, Theorem 22)
@@ -35,7 +67,11 @@
 //! Theorem 9 (composition as convolution of PLDs) and the exact Gaussian composition built on it
 //! are stated for independent mechanisms.
 
+extern crate self as dpcert;
+
 pub mod audit;
+#[doc(hidden)]
+pub mod cli;
 pub mod deploy;
 pub mod num;
 pub mod plot;
@@ -76,4 +112,4 @@ impl std::error::Error for Error {}
 
 pub type Result<T> = std::result::Result<T, Error>;
 
-pub use num::{Enclosure, Lower, Precision, Upper};
+pub use num::{Certified, Enclosure, Lower, LowerBound, Precision, Upper, UpperBound};

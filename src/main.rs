@@ -1,11 +1,10 @@
 //! The `dpcert` command-line tool. See `dpcert --help`.
-mod cli;
 
 fn main() {
     // Defence in depth: a bug must never print a number after a panic; it prints one line.
     std::panic::set_hook(Box::new(|info| {
         eprintln!("dpcert: internal error (please report): {info}");
     }));
-    let code = std::panic::catch_unwind(cli::run).unwrap_or(101);
+    let code = std::panic::catch_unwind(dpcert::cli::run).unwrap_or(101);
     std::process::exit(code);
 }

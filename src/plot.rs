@@ -21,7 +21,7 @@ pub fn profile_svg(d: &Deployment) -> Result<String> {
     if d.budget_delta.is_some() {
         let r = audit_with(d, false)?;
         if let Some((_, a)) = &r.best_epsilon {
-            top = top.max(1.5 * a.enclosure.upper.to_f64());
+            top = top.max(1.5 * a.formula().upper().to_f64());
         }
     }
     let n = 60;
@@ -35,14 +35,14 @@ pub fn profile_svg(d: &Deployment) -> Result<String> {
         probe.claim = None;
         let r = audit_with(&probe, false)?;
         if let Some((_, a)) = &r.best_delta {
-            upper.push((eps.to_f64(), a.enclosure.upper.to_f64()));
+            upper.push((eps.to_f64(), a.formula().upper().to_f64()));
         }
         if let Some(a) = r
             .routes
             .iter()
-            .find_map(|x| x.delta.as_ref().filter(|a| a.exact))
+            .find_map(|x| x.delta.as_ref().filter(|a| a.is_two_sided()))
         {
-            lower.push((eps.to_f64(), a.enclosure.lower.to_f64()));
+            lower.push((eps.to_f64(), a.formula().lower().to_f64()));
         }
     }
     let floor = -16.0f64; // log10 δ axis bottom

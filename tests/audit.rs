@@ -20,7 +20,7 @@ fn route<'a>(r: &'a Report, name: &str) -> &'a Route {
 
 /// Two enclosures of the same value overlap.
 fn overlap(a: &Answer, b: &Answer) -> bool {
-    a.enclosure.lower.0 <= b.enclosure.upper.0 && b.enclosure.lower.0 <= a.enclosure.upper.0
+    a.formula().lower().to_float() <= b.upper().to_float() && b.formula().lower().to_float() <= a.upper().to_float()
 }
 
 #[test]
@@ -80,8 +80,8 @@ fn exact_inputs_and_route_agreement() {
     .unwrap();
     let e = gaussian::gaussian_epsilon(&pld, &q("1e-6"), Precision::Auto).unwrap();
     let (_, best) = r.best_epsilon.clone().unwrap();
-    assert_eq!(best.enclosure.upper, e.upper);
-    assert!(best.exact);
+    assert_eq!(best.upper(), e.upper());
+    assert!(best.is_two_sided());
     // zCDP route is valid but never below the exact optimum
     let z = r
         .routes
@@ -91,12 +91,12 @@ fn exact_inputs_and_route_agreement() {
         .epsilon
         .clone()
         .unwrap();
-    assert!(z.enclosure.upper.0 >= e.lower.0);
+    assert!(z.upper().to_float() >= e.lower().to_float());
     assert_eq!(
-        z.enclosure.upper,
+        z.upper(),
         zcdp::zcdp_epsilon(&pld.rho, &q("1e-6"), Precision::Auto)
             .unwrap()
-            .upper
+            .upper()
     );
 }
 
@@ -137,7 +137,7 @@ fn surprising_answers_are_explained() {
     )
     .unwrap();
     let r = audit(&tv).unwrap();
-    assert!(r.best_epsilon.as_ref().unwrap().1.enclosure.upper.0 == 0);
+    assert!(r.best_epsilon.as_ref().unwrap().1.upper().to_float() == 0);
     assert!(r.notes.iter().any(|n| n.contains("total variation")));
     let inf = Deployment::parse("[budget]\ndelta = 1e-6\n[[mechanism]]\ntype = \"approx\"\nepsilon = 1\ndelta = 1e-6\nrepeat = 3\n", false).unwrap();
     let r = audit(&inf).unwrap();
@@ -229,14 +229,14 @@ fn check_decides_near_misses() {
     .unwrap()])
     .unwrap();
     let d = gaussian::gaussian_delta(&pld, &q("2"), Precision::Bits(256)).unwrap();
-    let mid = Float::with_val(256, &d.lower.0 + &d.upper.0) / 2u32;
+    let mid = Float::with_val(256, &d.lower().to_float() + &d.upper().to_float()) / 2u32;
     let e = gaussian::gaussian_epsilon(&pld, &q("1e-7"), Precision::Auto).unwrap();
     let fmt = |x: Float| x.to_string_radix(10, Some(40));
     let recs = serde_json::json!([
         {"query": ["gaussian", "delta", "--sigma", "1.3", "--epsilon", "2", "--compositions", "5"], "value": fmt(Float::with_val(256, &mid * (1.0 + 1e-15)))},
         {"query": ["gaussian", "delta", "--sigma", "1.3", "--epsilon", "2", "--compositions", "5"], "value": fmt(Float::with_val(256, &mid * (1.0 - 1e-15)))},
-        {"query": ["gaussian", "epsilon", "--sigma", "1.3", "--delta", "1e-7", "--compositions", "5"], "value": fmt(Float::with_val(256, &e.upper.0 * (1.0 + 1e-15)))},
-        {"query": ["gaussian", "epsilon", "--sigma", "1.3", "--delta", "1e-7", "--compositions", "5"], "value": fmt(Float::with_val(256, &e.lower.0 * (1.0 - 1e-15)))},
+        {"query": ["gaussian", "epsilon", "--sigma", "1.3", "--delta", "1e-7", "--compositions", "5"], "value": fmt(Float::with_val(256, &e.upper().to_float() * (1.0 + 1e-15)))},
+        {"query": ["gaussian", "epsilon", "--sigma", "1.3", "--delta", "1e-7", "--compositions", "5"], "value": fmt(Float::with_val(256, &e.lower().to_float() * (1.0 - 1e-15)))},
         {"query": ["zcdp", "delta", "--rho", "0.5", "--epsilon", "2"], "value": "1"},
         {"query": ["compose", "pure", "--epsilon", "1", "--count", "10", "--delta", "1e-6"], "value": "0.5"},
     ]);
@@ -272,7 +272,7 @@ fn gaussians_mixed_with_black_boxes() {
         .iter()
         .find(|x| x.name == "Gaussian split + optimal")
         .unwrap();
-    let e = route.epsilon.as_ref().unwrap().enclosure.upper.to_f64();
+    let e = route.epsilon.as_ref().unwrap().upper().to_f64();
     let pld = gaussian::gaussian_composition(&[gaussian::GaussianMechanism::new(
         q("2"),
         q("1"),
@@ -281,10 +281,10 @@ fn gaussians_mixed_with_black_boxes() {
     .unwrap()])
     .unwrap();
     let alone = gaussian::gaussian_epsilon(&pld, &q("1e-6"), Precision::Auto).unwrap();
-    assert!(e >= alone.lower.to_f64());
+    assert!(e >= alone.lower().to_f64());
     let basic_split = gaussian::gaussian_epsilon(&pld, &q("9e-7"), Precision::Auto)
         .unwrap()
-        .upper
+        .upper()
         .to_f64()
         + 1.0;
     assert!(e <= basic_split + 1e-9, "{e} vs {basic_split}");
@@ -300,13 +300,13 @@ fn pld_route_brackets_exact_gaussians() {
     let (exact, pld) = (route(&r, "exact Gaussian composition"), route(&r, "PLD"));
     for (e, p) in [(&exact.epsilon, &pld.epsilon), (&exact.delta, &pld.delta)] {
         let (e, p) = (e.as_ref().unwrap(), p.as_ref().unwrap());
-        assert!(p.exact && overlap(e, p));
-        let (lo, hi) = (p.enclosure.lower.to_f64(), p.enclosure.upper.to_f64());
+        assert!(p.is_two_sided() && overlap(e, p));
+        let (lo, hi) = (p.formula().lower().to_f64(), p.upper().to_f64());
         assert!(
-            hi <= e.enclosure.upper.to_f64() * (1.0 + 1e-4)
-                && lo >= e.enclosure.lower.to_f64() * (1.0 - 1e-4),
+            hi <= e.upper().to_f64() * (1.0 + 1e-4)
+                && lo >= e.formula().lower().to_f64() * (1.0 - 1e-4),
             "PLD [{lo}, {hi}] vs exact {:?}",
-            e.enclosure
+            e
         );
     }
     // the exact route stays the reported one (its bracket is the narrower)
@@ -333,16 +333,16 @@ fn pld_route_on_mixed_deployments() {
             Deployment::parse(&format!("[budget]\ndelta = \"1e-6\"\n{mechanisms}"), false).unwrap();
         let r = audit(&d).unwrap();
         let pld = route(&r, "PLD").epsilon.clone().unwrap();
-        assert!(pld.exact && pld.enclosure.lower.0 <= pld.enclosure.upper.0);
+        assert!(pld.is_two_sided() && pld.formula().lower().to_float() <= pld.upper().to_float());
         for name in beaten {
             let other = route(&r, name).epsilon.as_ref().unwrap();
             assert!(
-                pld.enclosure.upper.0 <= other.enclosure.upper.0,
+                pld.upper().to_float() <= other.upper().to_float(),
                 "{name}: {other:?} vs {pld:?}"
             );
         }
         for x in r.routes.iter().filter_map(|x| x.epsilon.as_ref()) {
-            assert!(pld.enclosure.lower.0 <= x.enclosure.upper.0);
+            assert!(pld.formula().lower().to_float() <= x.upper().to_float());
         }
     }
 }
@@ -357,7 +357,7 @@ fn pld_route_with_subsampled_gaussians() {
     let route_pld = route(&r, "PLD");
     let pld = route_pld.epsilon.as_ref().unwrap();
     let rdp = route(&r, "Rényi DP").epsilon.as_ref().unwrap();
-    assert!(pld.enclosure.upper.0 <= rdp.enclosure.upper.0);
+    assert!(pld.upper().to_float() <= rdp.upper().to_float());
     let direct = pld_accountant::dpsgd_pld_epsilon(
         &q("1/100"),
         &q("1"),
@@ -366,10 +366,7 @@ fn pld_route_with_subsampled_gaussians() {
         &Default::default(),
     )
     .unwrap();
-    let direct = Answer {
-        enclosure: direct.enclosure,
-        exact: true,
-    };
+    let direct = Answer::TwoSided(direct.enclosure);
     assert!(overlap(pld, &direct), "{pld:?} vs {direct:?}");
     assert!(route_pld
         .steps
@@ -416,4 +413,40 @@ fn pld_route_absent_or_failed() {
         r.routes[r.best_epsilon.unwrap().0].name,
         "exact Gaussian composition"
     );
+}
+
+/// The DP-SGD Rényi route rests on a cited domination result: it says so (JSON `rests_on`,
+/// text `(cited)`), `dpsgd --method best` prefers the PLD accountant (both directions
+/// certified) and falls back to RDP only when the accountant cannot run, and the audit never
+/// picks it over an uncited route.
+#[test]
+fn cited_rdp_route_is_marked_and_not_preferred() {
+    let json = |args: &[&str]| -> serde_json::Value {
+        let (code, out, err) = run(args);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let base = ["dpsgd", "--rate", "0.01", "--sigma", "1", "--steps", "100", "--json"];
+    let with = |extra: &[&'static str]| -> Vec<&str> { base.iter().copied().chain(extra.iter().copied()).collect() };
+    let best = json(&with(&["--delta", "1e-5"]));
+    assert_eq!(best["kind"], "two-sided");
+    assert_eq!(best["method"], "pld");
+    assert!(best["rests_on"].is_null());
+    let rdp = json(&with(&["--delta", "1e-5", "--method", "rdp"]));
+    assert_eq!(rdp["kind"], "upper-bound");
+    assert!(rdp["lower"].is_null());
+    assert!(rdp["rests_on"].as_str().unwrap().contains("Mironov"));
+    // δ below the accountant's resolution: best falls back to the (marked) RDP bound
+    let tiny = json(&with(&["--delta", "1e-40"]));
+    assert_eq!(tiny["method"], "rdp");
+    assert!(tiny["rests_on"].as_str().unwrap().contains("Mironov"));
+    // the audit: PLD is certified, the RDP route is listed as cited and not picked
+    let r = audit(&load("examples/dpsgd-mnist.toml")).unwrap();
+    let rdp_route = route(&r, "Rényi DP");
+    assert!(rdp_route.epsilon.as_ref().unwrap().rests_on().is_some());
+    let (i, best) = r.best_epsilon.clone().unwrap();
+    assert_eq!(r.routes[i].name, "PLD");
+    assert!(best.rests_on().is_none() && best.is_two_sided());
+    let (_, out, _) = run(&["audit", "examples/dpsgd-mnist.toml"]);
+    assert!(out.contains("(cited)") && out.contains("rests on Mironov"), "{out}");
 }

@@ -9,7 +9,7 @@ use rug::ops::Pow;
 use rug::{Float, Integer, Rational};
 
 fn overlap(a: &dpcert::Enclosure, b: &dpcert::Enclosure) -> bool {
-    a.lower.0 <= b.upper.0 && b.lower.0 <= a.upper.0
+    a.lower().to_float() <= b.upper().to_float() && b.lower().to_float() <= a.upper().to_float()
 }
 
 /// Reference for k-fold ε0-RR: Σ_ℓ C(k,ℓ) max(0, e^{(k−ℓ)ε0} − e^ε e^{ℓε0}) / (1+e^{ε0})^k.

@@ -32,18 +32,18 @@ fn sgm(qr: &str, s: &str, direction: Direction) -> PldMechanism {
 fn brackets(r: &PldReport, exact: &Float, rel: f64, what: &str) {
     let e = &r.enclosure;
     assert!(
-        e.lower.0 <= *exact && *exact <= e.upper.0,
+        e.lower().to_float() <= *exact && *exact <= e.upper().to_float(),
         "{what}: exact {} outside [{}, {}]",
         exact.to_string_radix(10, Some(20)),
-        e.lower.to_decimal(),
-        e.upper.to_decimal()
+        e.lower().to_decimal(),
+        e.upper().to_decimal()
     );
-    let w = Float::with_val(REF, &e.upper.0 - &e.lower.0);
+    let w = Float::with_val(REF, &e.upper().to_float() - &e.lower().to_float());
     assert!(
         w <= Float::with_val(REF, exact * rel),
         "{what}: bracket [{}, {}] wider than {rel} of {}",
-        e.lower.to_decimal(),
-        e.upper.to_decimal(),
+        e.lower().to_decimal(),
+        e.upper().to_decimal(),
         exact.to_string_radix(10, Some(20))
     );
 }
@@ -80,8 +80,8 @@ fn k_gaussians_epsilon_brackets_the_exact_inverse() {
         rho: Rational::from(q(rho) * k),
     };
     let exact = gaussian::gaussian_epsilon(&g, &q(d), Precision::Bits(256)).unwrap();
-    assert!(r.enclosure.lower.0 <= exact.lower.0 && exact.upper.0 <= r.enclosure.upper.0);
-    brackets(&r, &exact.upper.0, 5e-3, "Gaussian ε(δ)");
+    assert!(r.enclosure.lower().to_float() <= exact.lower().to_float() && exact.upper().to_float() <= r.enclosure.upper().to_float());
+    brackets(&r, &exact.upper().to_float(), 5e-3, "Gaussian ε(δ)");
 }
 
 #[test]
@@ -149,17 +149,17 @@ fn upper_bound_falls_and_bracket_narrows_as_the_grid_halves() {
     let mut prev: Option<PldReport> = None;
     for h in ["1/128", "1/256", "1/512", "1/1024"] {
         let r = pld_delta(&t, &q("1"), &grid(Some(h))).unwrap();
-        assert!(r.enclosure.lower.0 <= r.enclosure.upper.0);
+        assert!(r.enclosure.lower().to_float() <= r.enclosure.upper().to_float());
         if let Some(p) = &prev {
             assert!(
-                r.enclosure.upper.0 <= p.enclosure.upper.0,
+                r.enclosure.upper().to_float() <= p.enclosure.upper().to_float(),
                 "upper rose at h = {h}"
             );
             let w =
-                |x: &PldReport| Float::with_val(64, &x.enclosure.upper.0 - &x.enclosure.lower.0);
+                |x: &PldReport| Float::with_val(64, &x.enclosure.upper().to_float() - &x.enclosure.lower().to_float());
             assert!(w(&r) < w(p), "bracket did not narrow at h = {h}");
             // every bracket contains the finer one's lower bound: they bound the same number
-            assert!(r.enclosure.upper.0 >= p.enclosure.lower.0);
+            assert!(r.enclosure.upper().to_float() >= p.enclosure.lower().to_float());
         }
         prev = Some(r);
     }
@@ -171,8 +171,8 @@ fn dpsgd_pld_is_inside_the_rdp_bound_and_two_sided() {
     let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
     let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(&qr, &s, &t, &d, Precision::Auto).unwrap();
     let e = &r.enclosure;
-    assert!(e.lower.0 <= e.upper.0 && e.upper.0 <= rdp_bound.upper.0);
-    let w = Float::with_val(64, &e.upper.0 - &e.lower.0) / e.upper.0.clone();
+    assert!(e.lower().to_float() <= e.upper().to_float() && e.upper().to_float() <= rdp_bound.upper().to_float());
+    let w = Float::with_val(64, &e.upper().to_float() - &e.lower().to_float()) / e.upper().to_float().clone();
     assert!(w < 1e-2, "bracket {w}");
 }
 
@@ -200,8 +200,8 @@ fn both_directions_are_accounted() {
         &PldOptions::default(),
     )
     .unwrap();
-    assert!(both.enclosure.upper.0 >= add.enclosure.lower.0);
-    assert!(both.enclosure.upper.0 >= rem.enclosure.lower.0);
+    assert!(both.enclosure.upper().to_float() >= add.enclosure.lower().to_float());
+    assert!(both.enclosure.upper().to_float() >= rem.enclosure.lower().to_float());
 }
 
 #[test]
@@ -273,11 +273,11 @@ fn lower_side_survives_an_accumulating_bulk() {
     )
     .unwrap();
     let e = &r.enclosure;
-    let w = Float::with_val(64, &e.upper.0 - &e.lower.0) / e.upper.0.clone();
+    let w = Float::with_val(64, &e.upper().to_float() - &e.lower().to_float()) / e.upper().to_float().clone();
     assert!(
-        e.lower.0 > 13 && w < 1e-3,
+        e.lower().to_float() > 13 && w < 1e-3,
         "[{}, {}]",
-        e.lower.to_decimal(),
-        e.upper.to_decimal()
+        e.lower().to_decimal(),
+        e.upper().to_decimal()
     );
 }

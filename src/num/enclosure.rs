@@ -5,6 +5,7 @@ use crate::{Error, Result};
 use rug::float::Round;
 use rug::{Float, Rational};
 use std::cmp::Ordering;
+use std::fmt;
 
 /// Significant decimal digits printed for a bound.
 pub const DECIMAL_DIGITS: usize = 20;
@@ -51,14 +52,22 @@ fn decimal_digits(x: &Float, round: Round, digits: usize) -> String {
     x.to_string_radix_round(10, Some(digits.max(2)), round)
 }
 
-/// A rigorous lower bound.
+/// A rigorous lower bound. Only the crate constructs one; read it with [`Lower::as_float`].
 #[derive(Clone, Debug, PartialEq)]
-pub struct Lower(pub Float);
-/// A rigorous upper bound.
+pub struct Lower(pub(crate) Float);
+/// A rigorous upper bound. Only the crate constructs one; read it with [`Upper::as_float`].
 #[derive(Clone, Debug, PartialEq)]
-pub struct Upper(pub Float);
+pub struct Upper(pub(crate) Float);
 
 impl Lower {
+    /// The bound itself (exact MPFR value; the quantity is ≥ it).
+    pub fn as_float(&self) -> &Float {
+        &self.0
+    }
+    /// An owned copy of [`Lower::as_float`].
+    pub fn to_float(&self) -> Float {
+        self.0.clone()
+    }
     /// Decimal string rounded toward −∞ (never above the bound).
     pub fn to_decimal(&self) -> String {
         decimal(&self.0, Round::Down)
@@ -74,6 +83,14 @@ impl Lower {
 }
 
 impl Upper {
+    /// The bound itself (exact MPFR value; the quantity is ≤ it).
+    pub fn as_float(&self) -> &Float {
+        &self.0
+    }
+    /// An owned copy of [`Upper::as_float`].
+    pub fn to_float(&self) -> Float {
+        self.0.clone()
+    }
     /// Decimal string rounded toward +∞ (never below the bound).
     pub fn to_decimal(&self) -> String {
         decimal(&self.0, Round::Up)
@@ -88,6 +105,17 @@ impl Upper {
     }
 }
 
+impl fmt::Display for Lower {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_decimal())
+    }
+}
+impl fmt::Display for Upper {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_decimal())
+    }
+}
+
 /// Three-valued comparison result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tri {
@@ -99,33 +127,114 @@ pub enum Tri {
     Undecided,
 }
 
-/// `[lower, upper]` containing the exact value of the named quantity.
+/// A **two-sided** enclosure: `[lower, upper]` contains the exact value of the named quantity
+/// (for a theorem function: the exact, optimal value the theorem defines).
+///
+/// # Guarantee
+/// `lower ≤ exact ≤ upper`, both endpoints finite or infinite but never NaN, `lower ≤ upper`.
+/// Fields are private and constructors crate-private: a value of this type always comes from a
+/// certified evaluation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Enclosure {
-    pub lower: Lower,
-    pub upper: Upper,
-    pub arithmetic: Arithmetic,
+    lower: Lower,
+    upper: Upper,
+    arithmetic: Arithmetic,
 }
 
 impl Enclosure {
-    pub fn from_real<R: Real>(r: &R) -> Result<Enclosure> {
-        let (lo, hi) = r
-            .endpoints()
-            .ok_or_else(|| Error::Numerical("interval evaluation produced NaN".into()))?;
+    /// From two endpoints already rounded outward. Errors on NaN or `lo > hi`.
+    pub(crate) fn new(lo: Float, hi: Float, arithmetic: Arithmetic) -> Result<Enclosure> {
+        if lo.is_nan() || hi.is_nan() {
+            return Err(Error::Numerical("interval evaluation produced NaN".into()));
+        }
+        if lo > hi {
+            return Err(Error::Numerical(format!(
+                "empty enclosure [{}, {}]",
+                decimal(&lo, Round::Down),
+                decimal(&hi, Round::Up)
+            )));
+        }
         Ok(Enclosure {
             lower: Lower(lo),
             upper: Upper(hi),
-            arithmetic: r.arithmetic(),
+            arithmetic,
         })
     }
-    /// Both endpoints the same exactly representable number.
-    pub fn exact(x: Float) -> Enclosure {
-        let p = x.prec();
+    pub(crate) fn from_real<R: Real>(r: &R) -> Result<Enclosure> {
+        let (lo, hi) = r
+            .endpoints()
+            .ok_or_else(|| Error::Numerical("interval evaluation produced NaN".into()))?;
+        Enclosure::new(lo, hi, r.arithmetic())
+    }
+    /// The exact rational `r`, rounded outward at `prec` bits.
+    pub(crate) fn rational(r: &Rational, prec: u32) -> Enclosure {
+        let lo = Float::with_val_round(prec, r, Round::Down).0;
+        let hi = Float::with_val_round(prec, r, Round::Up).0;
         Enclosure {
-            lower: Lower(x.clone()),
-            upper: Upper(x),
-            arithmetic: Arithmetic::Mpfr(p),
+            lower: Lower(lo),
+            upper: Upper(hi),
+            arithmetic: Arithmetic::Mpfr(prec),
         }
+    }
+    /// `[lo, hi]` for exact rationals, rounded outward at `prec` bits.
+    pub(crate) fn from_rationals(
+        lo: &Rational,
+        hi: &Rational,
+        prec: u32,
+        arithmetic: Arithmetic,
+    ) -> Result<Enclosure> {
+        Enclosure::new(
+            Float::with_val_round(prec, lo, Round::Down).0,
+            Float::with_val_round(prec, hi, Round::Up).0,
+            arithmetic,
+        )
+    }
+    /// Clamp into the quantity's domain `[min, max]` (e.g. δ ∈ [0, 1]): valid because the exact
+    /// value lies there, so moving an endpoint that lies outside onto the domain's edge keeps it
+    /// a bound.
+    pub(crate) fn clamp_to(mut self, min: Option<i32>, max: Option<i32>) -> Enclosure {
+        if let Some(m) = min {
+            if self.lower.0 < m {
+                self.lower.0 = Float::with_val(self.lower.0.prec(), m);
+            }
+            if self.upper.0 < m {
+                self.upper.0 = Float::with_val(self.upper.0.prec(), m);
+            }
+        }
+        if let Some(m) = max {
+            if self.upper.0 > m {
+                self.upper.0 = Float::with_val(self.upper.0.prec(), m);
+            }
+            if self.lower.0 > m {
+                self.lower.0 = Float::with_val(self.lower.0.prec(), m);
+            }
+        }
+        self
+    }
+    /// The intersection with another enclosure of the *same* exact value (errors if empty,
+    /// which would mean one of them is wrong).
+    #[allow(dead_code)] // for the checker
+    pub(crate) fn intersect(&self, o: &Enclosure) -> Result<Enclosure> {
+        let lo = if self.lower.0 >= o.lower.0 { &self.lower.0 } else { &o.lower.0 };
+        let hi = if self.upper.0 <= o.upper.0 { &self.upper.0 } else { &o.upper.0 };
+        let arith = if self.rel_width() <= o.rel_width() { self.arithmetic } else { o.arithmetic };
+        Enclosure::new(lo.clone(), hi.clone(), arith)
+    }
+    /// `[lo, hi]` with the arithmetic of `self`, for routes that move both ends (crate only).
+    pub(crate) fn with_endpoints(&self, lo: Float, hi: Float) -> Result<Enclosure> {
+        Enclosure::new(lo, hi, self.arithmetic)
+    }
+    /// The rigorous lower bound.
+    pub fn lower(&self) -> &Lower {
+        &self.lower
+    }
+    /// The rigorous upper bound.
+    pub fn upper(&self) -> &Upper {
+        &self.upper
+    }
+    /// Which arithmetic produced the enclosure.
+    pub fn arithmetic(&self) -> Arithmetic {
+        self.arithmetic
     }
     pub fn is_finite(&self) -> bool {
         self.lower.0.is_finite() && self.upper.0.is_finite()
@@ -165,5 +274,147 @@ impl Enclosure {
     }
     pub fn precision_bits(&self) -> u32 {
         self.arithmetic.precision_bits()
+    }
+}
+
+impl fmt::Display for Enclosure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}, {}]", self.lower, self.upper)
+    }
+}
+
+/// An **upper bound** on a quantity, from a theorem whose formula is not the exact optimum
+/// (zCDP conversions, Rényi DP, advanced composition, …): the quantity is ≤ [`UpperBound::upper`].
+/// It claims nothing below; [`UpperBound::formula`] encloses the value of the bound's formula
+/// itself (for comparing implementations of the same formula).
+///
+/// # Guarantee
+/// `exact quantity ≤ formula ≤ upper`. Constructed only inside the crate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UpperBound {
+    formula: Enclosure,
+    rests_on: Option<&'static str>,
+}
+
+impl UpperBound {
+    pub(crate) fn new(formula: Enclosure) -> UpperBound {
+        UpperBound {
+            formula,
+            rests_on: None,
+        }
+    }
+    /// Mark the bound as resting on a cited (not re-proved) result.
+    pub(crate) fn resting_on(mut self, citation: &'static str) -> UpperBound {
+        self.rests_on = Some(citation);
+        self
+    }
+    /// The rigorous upper bound on the quantity.
+    pub fn upper(&self) -> &Upper {
+        &self.formula.upper
+    }
+    /// Enclosure of the bound's formula (not of the quantity).
+    pub fn formula(&self) -> &Enclosure {
+        &self.formula
+    }
+    pub fn arithmetic(&self) -> Arithmetic {
+        self.formula.arithmetic
+    }
+    /// A cited result the bound depends on that dpcert does not certify, if any.
+    pub fn rests_on(&self) -> Option<&'static str> {
+        self.rests_on
+    }
+}
+
+impl fmt::Display for UpperBound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "≤ {}", self.upper())
+    }
+}
+
+/// A **lower bound** on a quantity (e.g. a ρ that is certainly sufficient, below the largest
+/// sufficient one): the quantity is ≥ [`LowerBound::lower`]. [`LowerBound::formula`] encloses
+/// the value of the bound's formula.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LowerBound {
+    formula: Enclosure,
+}
+
+impl LowerBound {
+    pub(crate) fn new(formula: Enclosure) -> LowerBound {
+        LowerBound { formula }
+    }
+    /// The rigorous lower bound on the quantity.
+    pub fn lower(&self) -> &Lower {
+        &self.formula.lower
+    }
+    /// Enclosure of the bound's formula.
+    pub fn formula(&self) -> &Enclosure {
+        &self.formula
+    }
+    pub fn arithmetic(&self) -> Arithmetic {
+        self.formula.arithmetic
+    }
+}
+
+impl fmt::Display for LowerBound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "≥ {}", self.lower())
+    }
+}
+
+/// What a certified number guarantees, when a caller may receive either kind.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Certified {
+    /// Two-sided enclosure of the exact value.
+    TwoSided(Enclosure),
+    /// An upper bound only.
+    UpperBound(UpperBound),
+}
+
+impl Certified {
+    pub fn upper(&self) -> &Upper {
+        match self {
+            Certified::TwoSided(e) => e.upper(),
+            Certified::UpperBound(b) => b.upper(),
+        }
+    }
+    /// The certified lower bound of the exact value, when the result is two-sided.
+    pub fn lower(&self) -> Option<&Lower> {
+        match self {
+            Certified::TwoSided(e) => Some(e.lower()),
+            Certified::UpperBound(_) => None,
+        }
+    }
+    /// The enclosure of the value computed (the exact value, or the bound's formula).
+    pub fn formula(&self) -> &Enclosure {
+        match self {
+            Certified::TwoSided(e) => e,
+            Certified::UpperBound(b) => b.formula(),
+        }
+    }
+    /// `"two-sided"` or `"upper-bound"`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Certified::TwoSided(_) => "two-sided",
+            Certified::UpperBound(_) => "upper-bound",
+        }
+    }
+    pub fn is_two_sided(&self) -> bool {
+        matches!(self, Certified::TwoSided(_))
+    }
+    pub fn rests_on(&self) -> Option<&'static str> {
+        match self {
+            Certified::TwoSided(_) => None,
+            Certified::UpperBound(b) => b.rests_on(),
+        }
+    }
+}
+
+impl fmt::Display for Certified {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Certified::TwoSided(e) => e.fmt(f),
+            Certified::UpperBound(b) => b.fmt(f),
+        }
     }
 }

@@ -12,8 +12,10 @@ mod fast;
 mod mpfr;
 mod normal;
 mod parse;
+#[cfg(test)]
+mod tests;
 
-pub use enclosure::{Arithmetic, Enclosure, Lower, Tri, Upper};
+pub use enclosure::{Arithmetic, Certified, Enclosure, Lower, LowerBound, Tri, Upper, UpperBound};
 pub use fast::Fi;
 pub use mpfr::Iv;
 pub use parse::{parse_exact, parse_positive_integer};

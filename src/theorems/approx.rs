@@ -1,6 +1,6 @@
 //! Theorem 22: adaptive composition of approximate-DP mechanisms.
 use super::zcdp::advanced_formula;
-use crate::num::{certify, Enclosure, Fi, Iv, Precision, Real};
+use crate::num::{certify, Fi, Iv, Precision, Real, UpperBound};
 use crate::validate;
 use crate::{Error, Result};
 use rug::{Integer, Rational};
@@ -16,7 +16,7 @@ pub fn approx_advanced_composition(
     mechanisms: &[(Rational, Rational, Integer)],
     delta: &Rational,
     prec: Precision,
-) -> Result<Enclosure> {
+) -> Result<UpperBound> {
     validate::nonempty("mechanisms", mechanisms)?;
     validate::open_unit("delta", delta)?;
     let (mut sum_e, mut sum_d, mut s2) = (Rational::new(), Rational::new(), Rational::new());
@@ -44,4 +44,5 @@ pub fn approx_advanced_composition(
         || f::<Fi>(&sum_e, &s2, &slack, 53),
         |p| f::<Iv>(&sum_e, &s2, &slack, p),
     )
+    .map(UpperBound::new)
 }

@@ -1,7 +1,7 @@
 //! The Gaussian mechanism, exactly: Corollaries 8 and 10 (with Theorem 9), the interpretable
 //! bound after Corollary 8, and the inverse queries.
 use super::pld::{gaussian_tails, GaussianPld};
-use crate::num::{certify, Enclosure, Fi, Iv, Lower, Precision, Real, Upper};
+use crate::num::{certify, Enclosure, Fi, Iv, Precision, Real, UpperBound};
 use crate::search::invert_nonincreasing;
 use crate::validate;
 use crate::{Error, Result};
@@ -73,7 +73,7 @@ pub fn gaussian_delta_interpretable(
     pld: &GaussianPld,
     eps: &Rational,
     prec: Precision,
-) -> Result<(Enclosure, Enclosure)> {
+) -> Result<(UpperBound, UpperBound)> {
     validate::positive("rho", &pld.rho)?;
     if *eps < pld.rho {
         return Err(Error::arg("epsilon", "the interpretable bound needs ε ≥ ρ"));
@@ -91,16 +91,16 @@ pub fn gaussian_delta_interpretable(
             .exp()
     }
     Ok((
-        certify(
+        UpperBound::new(certify(
             prec,
             || tail::<Fi>(&gap, &pld.rho, 53),
             |p| tail::<Iv>(&gap, &pld.rho, p),
-        )?,
-        certify(
+        )?),
+        UpperBound::new(certify(
             prec,
             || expo::<Fi>(&gap, &pld.rho, 53),
             |p| expo::<Iv>(&gap, &pld.rho, p),
-        )?,
+        )?),
     ))
 }
 
@@ -109,13 +109,9 @@ fn bracket_enclosure(
     infeasible: Option<f64>,
     feasible: f64,
     arithmetic: crate::num::Arithmetic,
-) -> Enclosure {
+) -> Result<Enclosure> {
     let lo = infeasible.unwrap_or(feasible);
-    Enclosure {
-        lower: Lower(Float::with_val(53, lo)),
-        upper: Upper(Float::with_val(53, feasible)),
-        arithmetic,
-    }
+    Enclosure::new(Float::with_val(53, lo), Float::with_val(53, feasible), arithmetic)
 }
 
 /// Inverse of Corollary 8/10: the exact optimal ε*(δ) = min{ε ≥ 0 : δ(ε) ≤ δ}.
@@ -133,8 +129,8 @@ pub fn gaussian_epsilon(pld: &GaussianPld, delta: &Rational, prec: Precision) ->
     let g = |e: &Rational, p: Precision| gaussian_delta(pld, e, p);
     let b = invert_nonincreasing(g, delta, 0.0, true, start.max(1e-6), 1e-15, prec)?;
     let arith =
-        gaussian_delta(pld, &Rational::from_f64(b.feasible).expect("finite"), prec)?.arithmetic;
-    Ok(bracket_enclosure(b.infeasible, b.feasible, arith))
+        gaussian_delta(pld, &Rational::from_f64(b.feasible).expect("finite"), prec)?.arithmetic();
+    bracket_enclosure(b.infeasible, b.feasible, arith)
 }
 
 /// The smallest σ for which a Gaussian mechanism (L2 sensitivity Δ, composed `count` times)
@@ -167,6 +163,6 @@ pub fn gaussian_sigma(
     let (e, ld) = (eps.to_f64().max(1e-3), crate::search::ln_f64(delta));
     let start = sensitivity.to_f64() * count.to_f64().sqrt() * (2.0 * (-ld + e)).sqrt() / e;
     let b = invert_nonincreasing(g, delta, 0.0, false, start, 1e-12, prec)?;
-    let arith = g(&Rational::from_f64(b.feasible).expect("finite"), prec)?.arithmetic;
-    Ok(bracket_enclosure(b.infeasible, b.feasible, arith))
+    let arith = g(&Rational::from_f64(b.feasible).expect("finite"), prec)?.arithmetic();
+    bracket_enclosure(b.infeasible, b.feasible, arith)
 }

@@ -2,7 +2,7 @@
 //! 2016), made computable by Corollary 24: every (ε, δ)-DP pair is a post-processing of
 //! (ε, δ)-randomized response, so the worst case of a composition is the product of RRs and
 //! δ_opt(ε) = 1 − Πⱼ(1 − δⱼ)^{kⱼ}·(1 − δ_RR(ε)), δ_RR the hockey stick of the RR product.
-use crate::num::{Enclosure, Iv, Lower, Precision, Real, Upper, DEFAULT_PREC};
+use crate::num::{Enclosure, Iv, Precision, Real, DEFAULT_PREC};
 use crate::validate;
 use crate::{Error, Result};
 use rug::{Float, Integer, Rational};
@@ -351,12 +351,7 @@ pub fn optimal_composition_epsilon(
                     .iter()
                     .map(|c| Rational::from(&c.epsilon * &c.count))
                     .sum();
-                let p = prod.prec;
-                Ok(Enclosure {
-                    lower: Lower(Float::with_val_round(p, &top, rug::float::Round::Down).0),
-                    upper: Upper(Float::with_val_round(p, &top, rug::float::Round::Up).0),
-                    arithmetic: crate::num::Arithmetic::Mpfr(p),
-                })
+                Ok(Enclosure::rational(&top, prod.prec))
             }
             Some(std::cmp::Ordering::Greater) => Err(no_finite(&floor)),
             Some(std::cmp::Ordering::Less) => invert(&prod, delta),
@@ -413,13 +408,15 @@ fn invert(prod: &RrProduct, delta: &Rational) -> Result<Enclosure> {
             None
         }
     };
-    let exact = |lo: f64, hi: f64| Enclosure {
-        lower: Lower(Float::with_val(53, lo)),
-        upper: Upper(Float::with_val(53, hi)),
-        arithmetic: crate::num::Arithmetic::Mpfr(prod.prec),
+    let exact = |lo: f64, hi: f64| {
+        Enclosure::new(
+            Float::with_val(53, lo),
+            Float::with_val(53, hi),
+            crate::num::Arithmetic::Mpfr(prod.prec),
+        )
     };
     if feasible(0.0) == Some(true) {
-        return Ok(exact(0.0, 0.0));
+        return exact(0.0, 0.0);
     }
     // the search works with ln δ (δ may be far below the f64 range)
     let target = crate::search::ln_f64(delta);
@@ -444,7 +441,7 @@ fn invert(prod: &RrProduct, delta: &Rational) -> Result<Enclosure> {
         let up_ok = feasible(hi) == Some(true) || hi >= top && feasible(top) == Some(true);
         let lo_ok = feasible(lo) == Some(false);
         if up_ok && lo_ok {
-            return Ok(exact(lo, hi));
+            return exact(lo, hi);
         }
         rel *= 10.0;
     }

@@ -15,14 +15,13 @@
 //! Masses are fixed-point integers (scale 2^F) and convolution is exact integer arithmetic
 //! (Kronecker substitution into one GMP product), so the only roundings are the directed
 //! re-scalings to 2^F after each product.
-use crate::num::{Arithmetic, Enclosure, Fi, Lower, Real, Upper};
+use crate::num::{Arithmetic, Enclosure, Fi, Real};
 use crate::validate;
 use crate::{Error, Result};
 use inari::Interval;
-use rug::float::Round;
 use rug::integer::Order;
 use rug::ops::Pow;
-use rug::{Float, Integer, Rational};
+use rug::{Integer, Rational};
 use std::io::Write;
 
 /// Which neighbouring pair of the Poisson-subsampled Gaussian.
@@ -1233,18 +1232,14 @@ fn setup(terms: &[PldTerm], opts: &PldOptions, delta_hint: Option<&Rational>) ->
     Ok(Setup { h, tau, f, terms })
 }
 
-fn report(lo: Rational, hi: Rational, s: &Setup, support: usize) -> PldReport {
-    PldReport {
-        enclosure: Enclosure {
-            lower: Lower(Float::with_val_round(128, &lo, Round::Down).0),
-            upper: Upper(Float::with_val_round(128, &hi, Round::Up).0),
-            arithmetic: Arithmetic::F64Interval,
-        },
+fn report(lo: Rational, hi: Rational, s: &Setup, support: usize) -> Result<PldReport> {
+    Ok(PldReport {
+        enclosure: Enclosure::from_rationals(&lo, &hi, 128, Arithmetic::F64Interval)?,
         grid: s.h.clone(),
         tail: s.tau.clone(),
         fixed_bits: s.f,
         support,
-    }
+    })
 }
 
 /// Two-sided certified δ(ε) of the composition of `terms` (Theorem 9 on a grid).
@@ -1260,7 +1255,7 @@ pub fn pld_delta(terms: &[PldTerm], eps: &Rational, opts: &PldOptions) -> Result
         let v = c.delta(eps).min(1.0);
         Ok(Rational::from_f64(v).unwrap_or_else(|| Rational::from(1)))
     })?;
-    Ok(report(lo, hi, &s, support))
+    report(lo, hi, &s, support)
 }
 
 /// Two-sided certified ε(δ) = inf{ε ≥ 0 : δ(ε) ≤ δ} of the composition of `terms`.
@@ -1273,7 +1268,7 @@ pub fn pld_epsilon(terms: &[PldTerm], delta: &Rational, opts: &PldOptions) -> Re
     validate::open_unit("delta", delta)?;
     let s = setup(terms, opts, Some(delta))?;
     let (lo, hi, support) = both_sides(&s, opts.progress, |c| epsilon_side(c, delta))?;
-    Ok(report(lo, hi, &s, support))
+    report(lo, hi, &s, support)
 }
 
 /// DP-SGD (add/remove neighbours): ε(δ) of `steps` Poisson-subsampled Gaussian steps, the
@@ -1339,5 +1334,5 @@ pub fn dpsgd_pld_epsilon(
         lo_rem.0
     };
     let hi = up_add.0.max(up_rem.0);
-    Ok(report(lo, hi, &s, support))
+    report(lo, hi, &s, support)
 }

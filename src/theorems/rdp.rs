@@ -1,6 +1,6 @@
 //! Rényi DP curves (Mironov 2017), the Poisson-subsampled Gaussian (Mironov–Talwar–Zhang 2019),
 //! and the conversion to (ε, δ) of Proposition 14's general form (Canonne–Kamath–Steinke 2020).
-use crate::num::{Enclosure, Iv, Precision, Real};
+use crate::num::{Enclosure, Iv, Precision, Real, UpperBound};
 use crate::search::minimize;
 use crate::validate;
 use crate::{Error, Result};
@@ -600,7 +600,7 @@ pub fn rdp_to_dp(
     curve: &RdpCurve,
     delta: &Rational,
     prec: Precision,
-) -> Result<(Enclosure, Rational)> {
+) -> Result<(UpperBound, Rational)> {
     curve.validate()?;
     validate::open_unit("delta", delta)?;
     let p = prec.fixed_bits()?;
@@ -612,7 +612,7 @@ pub fn rdp_to_dp(
         delta,
         p,
     ))?;
-    Ok((enc, alpha))
+    Ok((UpperBound::new(enc), alpha))
 }
 
 /// δ from RDP at order α (Proposition 14's general form, t = α − 1):
@@ -640,7 +640,7 @@ pub fn rdp_to_dp_delta(
     curve: &RdpCurve,
     eps: &Rational,
     prec: Precision,
-) -> Result<(Enclosure, Rational)> {
+) -> Result<(UpperBound, Rational)> {
     curve.validate()?;
     validate::nonnegative("epsilon", eps)?;
     let p = prec.fixed_bits()?;
@@ -652,7 +652,7 @@ pub fn rdp_to_dp_delta(
         eps,
         p,
     ))?;
-    Ok((enc, alpha))
+    Ok((UpperBound::new(enc), alpha))
 }
 
 /// DP-SGD: `steps` Poisson-subsampled Gaussian steps (rate q, noise multiplier σ), add/remove
@@ -668,7 +668,7 @@ pub fn dpsgd_rdp_epsilon(
     steps: &Integer,
     delta: &Rational,
     prec: Precision,
-) -> Result<(Enclosure, Rational)> {
+) -> Result<(UpperBound, Rational)> {
     let mut c = RdpCurve::new();
     c.push(
         RdpTerm::SubsampledGaussian {
@@ -677,5 +677,9 @@ pub fn dpsgd_rdp_epsilon(
         },
         steps.clone(),
     )?;
-    rdp_to_dp(&c, delta, prec)
+    let (b, alpha) = rdp_to_dp(&c, delta, prec)?;
+    Ok((b.resting_on(ADD_DIRECTION_CITATION), alpha))
 }
+
+/// The cited result the add/remove DP-SGD RDP bound rests on (not certified by dpcert).
+pub const ADD_DIRECTION_CITATION: &str = "Mironov–Talwar–Zhang 2019 (arXiv:1908.10530): for the sampled Gaussian the removal pair's Rényi divergence dominates the addition pair's (cited, not certified here; the PLD accountant computes both directions)";

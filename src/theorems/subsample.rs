@@ -1,5 +1,5 @@
 //! Privacy amplification by subsampling (Steinke 2022 §6; Balle–Barthe–Gaboardi 2018).
-use crate::num::{certify, Enclosure, Fi, Iv, Precision, Real};
+use crate::num::{certify, Enclosure, Fi, Iv, Precision, Real, UpperBound};
 use crate::validate;
 use crate::{Error, Result};
 use rug::Rational;
@@ -9,6 +9,13 @@ use rug::Rational;
 pub struct Amplified {
     pub epsilon: Enclosure,
     pub delta: Enclosure,
+}
+
+/// (ε', δ') of a subsampled mechanism from a theorem that is not claimed tight: upper bounds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AmplifiedBound {
+    pub epsilon: UpperBound,
+    pub delta: UpperBound,
 }
 
 fn check(eps: &Rational, delta: &Rational, rate: &Rational) -> Result<()> {
@@ -44,7 +51,7 @@ fn amplify(eps: &Rational, delta: &Rational, r: &Rational, prec: Precision) -> R
 }
 
 fn exact_product(a: &Rational, b: &Rational) -> Result<Enclosure> {
-    Enclosure::from_real(&Iv::from_rational(
+    Ok(Enclosure::rational(
         &Rational::from(a * b),
         crate::num::DEFAULT_PREC,
     ))
@@ -94,7 +101,7 @@ pub fn poisson_substitution_subsampling(
     delta: &Rational,
     q: &Rational,
     prec: Precision,
-) -> Result<Amplified> {
+) -> Result<AmplifiedBound> {
     check(eps, delta, q)?;
     fn e_sub<R: Real>(eps: &Rational, q: &Rational, p: u32) -> R {
         // two exact forms of ln(1 − q + qe^{−ε}); each encloses ε', so their intersection does:
@@ -115,12 +122,16 @@ pub fn poisson_substitution_subsampling(
             .mul(&one.add(&ep.sub(&R::from_rational(eps, p)).exp()))
             .min(&one)
     }
-    Ok(Amplified {
-        epsilon: certify(prec, || e_sub::<Fi>(eps, q, 53), |p| e_sub::<Iv>(eps, q, p))?,
-        delta: certify(
+    Ok(AmplifiedBound {
+        epsilon: UpperBound::new(certify(
+            prec,
+            || e_sub::<Fi>(eps, q, 53),
+            |p| e_sub::<Iv>(eps, q, p),
+        )?),
+        delta: UpperBound::new(certify(
             prec,
             || d_sub::<Fi>(eps, delta, q, 53),
             |p| d_sub::<Iv>(eps, delta, q, p),
-        )?,
+        )?),
     })
 }

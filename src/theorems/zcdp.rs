@@ -1,6 +1,6 @@
 //! Concentrated DP: Definition 11, Lemma 12, Theorem 13, Proposition 14, Remark 15,
 //! Proposition 16, Theorem 18, the Laplace scale comparison, and Proposition 19 / Corollary 21.
-use crate::num::{certify, Enclosure, Fi, Iv, Precision, Real};
+use crate::num::{certify, Enclosure, Fi, Iv, LowerBound, Precision, Real, UpperBound};
 use crate::validate;
 use crate::{Error, Result};
 use rug::{Float, Integer, Rational};
@@ -76,28 +76,22 @@ pub fn zcdp_delta_at(
     eps: &Rational,
     t: &Rational,
     prec: Precision,
-) -> Result<Enclosure> {
+) -> Result<UpperBound> {
     validate::nonnegative("rho", rho)?;
     validate::nonnegative("epsilon", eps)?;
     validate::positive("t", t)?;
-    let one = Rational::from(1);
-    let c = |e: Enclosure| clamp_one(e, &one);
+    let c = clamp_one;
     certify(
         prec,
         || log_delta_t::<Fi>(rho, eps, t, 53).exp(),
         |p| log_delta_t::<Iv>(rho, eps, t, p).exp(),
     )
     .map(c)
+    .map(UpperBound::new)
 }
 
-fn clamp_one(mut e: Enclosure, one: &Rational) -> Enclosure {
-    if e.upper.0 > *one {
-        e.upper.0 = rug::Float::with_val(e.upper.0.prec(), 1);
-    }
-    if e.lower.0 > *one {
-        e.lower.0 = rug::Float::with_val(e.lower.0.prec(), 1);
-    }
-    e
+fn clamp_one(e: Enclosure) -> Enclosure {
+    e.clamp_to(None, Some(1))
 }
 
 /// Working precision of the t searches (plain MPFR, round-to-nearest: they only choose t).
@@ -191,7 +185,7 @@ fn to_rational_t(t: Float) -> Rational {
 /// # Guarantee
 /// `upper` is a valid δ for every ρ-zCDP mechanism at ε (the formula at some t > 0 is a valid
 /// bound; the search only picks t). ρ > 0, ε ≥ 0. Note: `proofs-notes/zcdp_delta.md`.
-pub fn zcdp_delta(rho: &Rational, eps: &Rational, prec: Precision) -> Result<Enclosure> {
+pub fn zcdp_delta(rho: &Rational, eps: &Rational, prec: Precision) -> Result<UpperBound> {
     validate::positive("rho", rho)?;
     validate::nonnegative("epsilon", eps)?;
     let t = best_t_delta(rho, eps);
@@ -207,7 +201,7 @@ pub fn zcdp_delta_closed_form(
     rho: &Rational,
     eps: &Rational,
     prec: Precision,
-) -> Result<Enclosure> {
+) -> Result<UpperBound> {
     validate::positive("rho", rho)?;
     if eps < rho {
         return Err(Error::arg(
@@ -222,6 +216,7 @@ pub fn zcdp_delta_closed_form(
         || Fi::from_rational(&q, 53).neg().exp(),
         |p| Iv::from_rational(&q, p).neg().exp(),
     )
+    .map(UpperBound::new)
 }
 
 /// Inverse of Proposition 14, optimised: ε = inf_{t>0} (t+1)ρ + (ln(1/δ) − t ln(1+1/t) − ln(1+t))/t,
@@ -230,7 +225,7 @@ pub fn zcdp_delta_closed_form(
 /// # Guarantee
 /// `upper` is an ε such that every ρ-zCDP mechanism is (ε, δ)-DP. ρ > 0, δ ∈ (0, 1).
 /// Note: `proofs-notes/zcdp_epsilon.md`.
-pub fn zcdp_epsilon(rho: &Rational, delta: &Rational, prec: Precision) -> Result<Enclosure> {
+pub fn zcdp_epsilon(rho: &Rational, delta: &Rational, prec: Precision) -> Result<UpperBound> {
     validate::positive("rho", rho)?;
     validate::open_unit("delta", delta)?;
     let t = best_t_epsilon(rho, delta);
@@ -239,6 +234,7 @@ pub fn zcdp_epsilon(rho: &Rational, delta: &Rational, prec: Precision) -> Result
         || eps_t::<Fi>(rho, delta, &t, 53),
         |p| eps_t::<Iv>(rho, delta, &t, p),
     )
+    .map(UpperBound::new)
 }
 
 /// Remark 15 (= BS16 Prop 1.3): ρ-zCDP implies (ρ + 2√(ρ ln(1/δ)), δ)-DP.
@@ -249,7 +245,7 @@ pub fn zcdp_epsilon_closed_form(
     rho: &Rational,
     delta: &Rational,
     prec: Precision,
-) -> Result<Enclosure> {
+) -> Result<UpperBound> {
     validate::nonnegative("rho", rho)?;
     validate::open_unit("delta", delta)?;
     fn f<R: Real>(rho: &Rational, delta: &Rational, p: u32) -> R {
@@ -258,6 +254,7 @@ pub fn zcdp_epsilon_closed_form(
         r.add(&R::from_int(2, p).mul(&r.mul(&l).sqrt()))
     }
     certify(prec, || f::<Fi>(rho, delta, 53), |p| f::<Iv>(rho, delta, p))
+    .map(UpperBound::new)
 }
 
 /// Remark 15: ρ = ε²/(4 ln(1/δ) + 4ε) suffices for (ε, δ)-DP.
@@ -265,7 +262,7 @@ pub fn zcdp_epsilon_closed_form(
 /// # Guarantee
 /// Encloses the formula's value; any ρ ≤ `lower` is sufficient. ε > 0, δ ∈ (0, 1).
 /// Note: `proofs-notes/zcdp_rho_sufficient.md`.
-pub fn zcdp_rho_sufficient(eps: &Rational, delta: &Rational, prec: Precision) -> Result<Enclosure> {
+pub fn zcdp_rho_sufficient(eps: &Rational, delta: &Rational, prec: Precision) -> Result<LowerBound> {
     validate::positive("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
     fn f<R: Real>(eps: &Rational, delta: &Rational, p: u32) -> R {
@@ -275,6 +272,7 @@ pub fn zcdp_rho_sufficient(eps: &Rational, delta: &Rational, prec: Precision) ->
         e.sqr().div(&four.mul(&l).add(&four.mul(&e)))
     }
     certify(prec, || f::<Fi>(eps, delta, 53), |p| f::<Iv>(eps, delta, p))
+    .map(LowerBound::new)
 }
 
 /// Remark 15, exact inverse of the closed form: ρ = (√(ln(1/δ) + ε) − √(ln(1/δ)))², the
@@ -283,7 +281,7 @@ pub fn zcdp_rho_sufficient(eps: &Rational, delta: &Rational, prec: Precision) ->
 /// # Guarantee
 /// Encloses the formula's value; any ρ ≤ `lower` is sufficient. ε ≥ 0, δ ∈ (0, 1).
 /// Note: `proofs-notes/zcdp_rho_exact.md`.
-pub fn zcdp_rho_exact(eps: &Rational, delta: &Rational, prec: Precision) -> Result<Enclosure> {
+pub fn zcdp_rho_exact(eps: &Rational, delta: &Rational, prec: Precision) -> Result<LowerBound> {
     validate::nonnegative("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
     fn f<R: Real>(eps: &Rational, delta: &Rational, p: u32) -> R {
@@ -293,6 +291,7 @@ pub fn zcdp_rho_exact(eps: &Rational, delta: &Rational, prec: Precision) -> Resu
         e.sqr().div(&l.add(&e).sqrt().add(&l.sqrt()).sqr())
     }
     certify(prec, || f::<Fi>(eps, delta, 53), |p| f::<Iv>(eps, delta, p))
+    .map(LowerBound::new)
 }
 
 /// Remark 15, Gaussian example: σ = Δ·√(2(ln(1/δ) + ε))/ε makes the Gaussian mechanism
@@ -306,7 +305,7 @@ pub fn gaussian_sigma_zcdp(
     delta: &Rational,
     sensitivity: &Rational,
     prec: Precision,
-) -> Result<Enclosure> {
+) -> Result<UpperBound> {
     validate::positive("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
     validate::positive("sensitivity", sensitivity)?;
@@ -322,6 +321,7 @@ pub fn gaussian_sigma_zcdp(
         || f::<Fi>(eps, delta, sensitivity, 53),
         |p| f::<Iv>(eps, delta, sensitivity, p),
     )
+    .map(UpperBound::new)
 }
 
 /// Theorem 18 (advanced composition): εⱼ-DP mechanisms compose to (ε, δ)-DP for every
@@ -334,7 +334,7 @@ pub fn advanced_composition(
     eps: &[(Rational, Integer)],
     delta: &Rational,
     prec: Precision,
-) -> Result<Enclosure> {
+) -> Result<UpperBound> {
     validate::nonempty("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
     let mut s2 = Rational::new();
@@ -348,6 +348,7 @@ pub fn advanced_composition(
         || advanced_formula::<Fi>(&s2, delta, 53),
         |p| advanced_formula::<Iv>(&s2, delta, p),
     )
+    .map(UpperBound::new)
 }
 
 /// ½S + √(2 ln(1/δ) S) for S = Σεⱼ².
@@ -370,7 +371,7 @@ pub fn laplace_scales(
     eps: &Rational,
     delta: &Rational,
     prec: Precision,
-) -> Result<(Enclosure, Enclosure)> {
+) -> Result<(UpperBound, UpperBound)> {
     validate::count("count", k)?;
     validate::positive("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
@@ -386,16 +387,16 @@ pub fn laplace_scales(
             .sqrt()
     }
     Ok((
-        certify(
+        UpperBound::new(certify(
             prec,
             || Fi::from_rational(&basic, 53),
             |p| Iv::from_rational(&basic, p),
-        )?,
-        certify(
+        )?),
+        UpperBound::new(certify(
             prec,
             || adv::<Fi>(&kr, eps, delta, 53),
             |p| adv::<Iv>(&kr, eps, delta, p),
-        )?,
+        )?),
     ))
 }
 
@@ -441,11 +442,11 @@ impl ZcdpLedger {
         self.entries == 0
     }
     /// A valid δ at ε for everything recorded (Proposition 14, optimised).
-    pub fn delta(&self, eps: &Rational, prec: Precision) -> Result<Enclosure> {
+    pub fn delta(&self, eps: &Rational, prec: Precision) -> Result<UpperBound> {
         zcdp_delta(&self.rho, eps, prec)
     }
     /// A valid ε at δ for everything recorded (Proposition 14, optimised).
-    pub fn epsilon(&self, delta: &Rational, prec: Precision) -> Result<Enclosure> {
+    pub fn epsilon(&self, delta: &Rational, prec: Precision) -> Result<UpperBound> {
         zcdp_epsilon(&self.rho, delta, prec)
     }
 }
