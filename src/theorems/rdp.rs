@@ -95,18 +95,35 @@ fn sgm_log_a<R: Real>(q: &Rational, sigma: &Rational, n: u32, p: u32) -> R {
         }
         ells.push(ell);
     }
-    let m = ells
-        .iter()
-        .filter_map(|e| e.endpoints().map(|(_, h)| h.to_f64()))
-        .filter(|v| v.is_finite())
-        .fold(f64::NEG_INFINITY, f64::max);
-    let m = if m.is_finite() { m } else { 0.0 };
-    let mr = R::from_rational(&Rational::from_f64(m).expect("finite"), p);
+    // the shift: the largest finite upper endpoint, an exact MPFR number (it may exceed f64)
+    let max_end = |pick: fn((rug::Float, rug::Float)) -> rug::Float| {
+        ells.iter()
+            .filter_map(|e| e.endpoints().map(pick))
+            .filter(|v| v.is_finite())
+            .fold(None::<rug::Float>, |acc, v| match acc {
+                Some(a) if a >= v => Some(a),
+                _ => Some(v),
+            })
+            .and_then(|v| v.to_rational())
+    };
+    let m = max_end(|(_, h)| h).unwrap_or_default();
+    let mr = R::from_rational(&m, p);
     let mut sum = R::from_int(0, p);
     for e in &ells {
         sum = sum.add(&e.sub(&mr).exp());
     }
-    ln1p_exp(&mr.add(&sum.ln()), m > 0.0)
+    let mut l = mr.add(&sum.ln());
+    // max_k ℓ_k ≤ ln Σ e^{ℓ_k} ≤ max_k ℓ_k + ln N: keeps relative accuracy when the ℓ_k are so
+    // large (σ → 0) that their absolute widths exceed 1 and the shifted exponentials say little
+    if let Some(lo) = max_end(|(l, _)| l) {
+        let crude = R::from_rational(&lo, p)
+            .span(&mr.add(&R::from_int(ells.len() as i64, p).ln()));
+        l = match finite(l.clone()) {
+            Some(f) => f.intersect(&crude),
+            None => crude,
+        };
+    }
+    ln1p_exp(&l, m > 0)
 }
 
 /// f64 model of K(n) (search only): the same positive sum in log space. `ls` = ln σ.

@@ -224,7 +224,8 @@ pub fn sgm_log_a_frac_wide(qr: &Rational, sigma: &Rational, alpha: &Rational, pr
 pub fn sgm_log_a_lse(qr: &Rational, sigma: &Rational, n: u32) -> Float {
     let two_s2 = Rational::from(sigma * sigma) * 2u32;
     let (lq, l1q) = (f(qr).ln(), Float::with_val(REF, -f(qr)).ln_1p());
-    let lg = |m: u32| Float::with_val(REF, m + 1).ln_gamma();
+    // lgamma at 256 bits is accurate far beyond the tests' 1e-25 and much faster than at 1024
+    let lg = |m: u32| Float::with_val(REF, Float::with_val(256, m + 1).ln_gamma());
     let terms: Vec<Float> = (0..=n)
         .map(|k| {
             let e = f(&(Rational::from((Integer::from(k) * k - k, Integer::from(1))) / &two_s2));
