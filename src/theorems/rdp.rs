@@ -499,6 +499,9 @@ fn sgm_k_f64(q: f64, ls: f64, alpha: f64) -> f64 {
         return ((alpha * alpha - alpha).ln() - std::f64::consts::LN_2 - 2.0 * ls).exp();
     }
     let chord = k_at(n) + alpha.fract() * (k_at(n + 1) - k_at(n));
+    if alpha > INTEGER_ORDERS_FROM {
+        return chord; // the conversions' search certifies an integer order up there
+    }
     let lead = (alpha * (alpha - 1.0) / 2.0 * q * q * ln_expm1_f64(-2.0 * ls).exp()).ln_1p();
     let series = frac_series_f64(q, sigma, alpha, chord.max(1e-300)).map(|(_, s)| s.ln());
     match series {
@@ -592,6 +595,9 @@ fn eps_from_k_f64(k: f64, alpha: f64, ln_delta: f64) -> f64 {
     ((k - ln_delta + (alpha - 1.0) * (-1.0 / alpha).ln_1p() - alpha.ln()) / (alpha - 1.0)).max(0.0)
 }
 
+/// Orders above this are rounded to an integer by the conversions' search.
+const INTEGER_ORDERS_FROM: f64 = 256.0;
+
 /// The order an f64 search picks for the conversion (any α > 1 gives a valid bound).
 fn best_order(curve: &RdpCurve, f: impl Fn(f64, f64) -> f64) -> Rational {
     // search over u = ln(α − 1) ∈ [ln 1e-3, ln(MAX_ORDER − 1)], real orders
@@ -601,6 +607,13 @@ fn best_order(curve: &RdpCurve, f: impl Fn(f64, f64) -> f64) -> Rational {
     };
     let u = minimize(obj, (1e-3f64).ln(), ((MAX_ORDER - 1) as f64).ln());
     let a = (1.0 + u.exp()).min(MAX_ORDER as f64);
+    // above INTEGER_ORDERS_FROM the certified fractional series needs more than ⌊α⌋ terms; the
+    // better neighbouring integer costs only (Δα/α)² relative there (a search choice)
+    if a > INTEGER_ORDERS_FROM {
+        let (lo, hi) = (a.floor(), a.ceil().min(MAX_ORDER as f64));
+        let pick = if f(curve.k_f64(lo), lo) <= f(curve.k_f64(hi), hi) { lo } else { hi };
+        return Rational::from_f64(pick).expect("finite order");
+    }
     // keep the exact rational close to the f64 choice with few digits (cheap to evaluate)
     Rational::from_f64((a * 1024.0).round() / 1024.0)
         .filter(|r| *r > 1)
