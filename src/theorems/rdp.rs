@@ -158,9 +158,9 @@ fn sgm_log_a_f64(q: f64, ls: f64, n: u32) -> f64 {
 ///
 /// # Guarantee
 /// Two-sided enclosure of steps·D_α for every real α ∈ (1, 20000], q ∈ (0, 1], σ > 0,
-/// steps ≥ 1. Relative width ≤ 1e-20 at integer orders (q ∈ (0, 1], σ ≥ 1e-2,
-/// σ ≤ 1e100); at fractional orders ≤ 1e-9 where the note's table says so (σ ≥ 10, or
-/// |z0| ≥ 6σ with σ ≥ 0.5), a certified but possibly wider enclosure elsewhere.
+/// steps ≥ 1. Relative width (measured, `Auto`): ≤ 1e-25 at integer orders for
+/// σ ∈ [1e-200, 1e100], q ∈ [1e-12, 1]; ≤ 1e-7 at fractional orders α ≤ 40.25 for
+/// σ ∈ [0.5, 1e6], q ∈ [1e-6, 0.999]; elsewhere certified but possibly wider (the note's table).
 /// Note: `proofs-notes/subsampled_gaussian_rdp.md`.
 pub fn subsampled_gaussian_rdp(
     q: &Rational,
