@@ -149,8 +149,8 @@ fn curve_composition_and_conversions() {
     c.push(RdpTerm::Pure { epsilon: q("0.2") }, Integer::from(2))
         .unwrap();
     let at = c.epsilon_at(&q("4"), Precision::Auto).unwrap();
-    // 3·4·0.1 + 2·min(0.2, 4·0.04/2) = 1.2 + 0.16
-    assert!(at.contains_rational(&q("1.36")));
+    // 3·4·0.1 + 2·min(0.2, 4·0.04/2) = 1.2 + 0.16 (exact rational reference)
+    check(&at, &f(&q("1.36")), 1e-30, "ε(4) of a zCDP + pure curve");
     // zCDP-only curve: RDP conversion equals the zCDP optimised conversion up to the order choice
     let mut z = RdpCurve::new();
     z.push(RdpTerm::Zcdp { rho: q("0.5") }, Integer::from(1))
