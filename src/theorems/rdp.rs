@@ -232,16 +232,17 @@ fn sgm_k<R: Real>(q: &Rational, sigma: &Rational, alpha: &Rational, p: u32) -> R
         let two_s2 = Rational::from(sigma * sigma) * 2u32;
         return R::from_rational(&((Rational::from(alpha * alpha) - alpha) / &two_s2), p);
     }
-    // the chord's value sizes the series' stopping rule and the extra precision (search choices)
-    let k_est = chord
+    // ln of the chord's value sizes the series' stopping rule and the extra precision (search
+    // choices); taken in MPFR, as K may lie far below the f64 range (σ = 1e300)
+    let ln_k = chord
         .endpoints()
-        .map(|(_, h)| h.to_f64())
-        .filter(|v| v.is_finite() && *v > 0.0)
-        .unwrap_or(1.0);
-    if let Some(s) = sgm_log_a_frac::<R>(q, sigma, alpha, p, k_est) {
+        .map(|(_, h)| rug::Float::with_val(64, h.ln_ref()).to_f64())
+        .filter(|v| !v.is_nan() && *v < f64::INFINITY)
+        .unwrap_or(0.0);
+    if let Some(s) = sgm_log_a_frac::<R>(q, sigma, alpha, p, ln_k) {
         k = k.intersect(&s);
     }
-    if let Some(s) = sgm_log_a_moments::<R>(q, sigma, alpha, p, k_est) {
+    if let Some(s) = sgm_log_a_moments::<R>(q, sigma, alpha, p, ln_k) {
         k = k.intersect(&s);
     }
     k
@@ -252,11 +253,11 @@ const FRAC_TERMS_MAX: u32 = 2000;
 
 /// Extra working bits so that an enclosure of A_α = 1 + (tiny) still resolves K = ln A_α
 /// relatively: about log2(1/K), capped (a precision choice, not a soundness matter).
-fn extra_bits(k_est: f64) -> u32 {
-    if k_est >= 1.0 || !k_est.is_finite() {
+fn extra_bits(ln_k: f64) -> u32 {
+    if !(ln_k < 0.0) {
         return 0;
     }
-    ((-k_est.log2()).ceil() as u32 + 16).min(1 << 14)
+    ((-ln_k / std::f64::consts::LN_2).min(f64::from(1u32 << 14)).ceil() as u32 + 16).min(1 << 14)
 }
 
 /// ln Φ(x) in f64 for the search model (asymptotic form in the far lower tail).
@@ -274,7 +275,7 @@ fn ln_phi_f64(x: f64) -> f64 {
 /// with decreasing terms), then J grows until the first omitted terms are below
 /// e^{−75}·min(K, 1), at most ⌊α⌋ + [`FRAC_TERMS_MAX`]. The certified tail bound holds for any
 /// J ≥ ⌊α⌋; J only affects the width.
-fn frac_series_f64(q: f64, sigma: f64, alpha: f64, k_est: f64) -> Option<(u32, f64)> {
+fn frac_series_f64(q: f64, sigma: f64, alpha: f64, ln_k: f64) -> Option<(u32, f64)> {
     if !(q > 0.0 && q < 1.0 && sigma > 0.0 && sigma.is_finite()) {
         return None;
     }
@@ -284,7 +285,7 @@ fn frac_series_f64(q: f64, sigma: f64, alpha: f64, k_est: f64) -> Option<(u32, f
     }
     let floor = alpha.floor() as u32;
     let last = floor + FRAC_TERMS_MAX;
-    let target = k_est.min(1.0).ln() - 75.0;
+    let target = ln_k.min(0.0) - 75.0;
     let lr = (q / (1.0 - q)).ln();
     let two_s2 = 2.0 * sigma * sigma;
     let (l1q, lq) = ((-q).ln_1p(), q.ln());
@@ -325,10 +326,10 @@ fn sgm_log_a_frac<R: Real>(
     sigma: &Rational,
     alpha: &Rational,
     p: u32,
-    k_est: f64,
+    ln_k: f64,
 ) -> Option<R> {
-    let (big_j, _) = frac_series_f64(q.to_f64(), sigma.to_f64(), alpha.to_f64(), k_est)?;
-    let p = p + extra_bits(k_est);
+    let (big_j, _) = frac_series_f64(q.to_f64(), sigma.to_f64(), alpha.to_f64(), ln_k)?;
+    let p = p + extra_bits(ln_k);
     let two_s2 = Rational::from(sigma * sigma) * 2u32;
     let one_q = Rational::from(1 - q.clone());
     let s_iv = R::from_rational(sigma, p);
@@ -405,7 +406,7 @@ fn sgm_log_a_moments<R: Real>(
     sigma: &Rational,
     alpha: &Rational,
     p: u32,
-    k_est: f64,
+    ln_k: f64,
 ) -> Option<R> {
     // each M_j cancels to about (1/σ²)^{j/2}: carry that many extra bits
     let ls2 = crate::search::ln_f64(&Rational::from(sigma * sigma)) / std::f64::consts::LN_2;
@@ -425,7 +426,7 @@ fn sgm_log_a_moments<R: Real>(
             continue;
         }
         let pm = p
-            + extra_bits(k_est)
+            + extra_bits(ln_k)
             + ((f64::from(m) / 2.0) * ls2.max(0.0)).ceil().min(f64::from(1u32 << 14)) as u32
             + 32;
         let moment = |j: u32| -> R {
@@ -503,7 +504,7 @@ fn sgm_k_f64(q: f64, ls: f64, alpha: f64) -> f64 {
         return chord; // the conversions' search certifies an integer order up there
     }
     let lead = (alpha * (alpha - 1.0) / 2.0 * q * q * ln_expm1_f64(-2.0 * ls).exp()).ln_1p();
-    let series = frac_series_f64(q, sigma, alpha, chord.max(1e-300)).map(|(_, s)| s.ln());
+    let series = frac_series_f64(q, sigma, alpha, chord.max(1e-300).ln()).map(|(_, s)| s.ln());
     match series {
         Some(v) if v.is_finite() && v <= chord && v >= 0.0 && v > 1e-12 => v,
         _ if lead.is_finite() && lead <= chord && sigma > 5.0 => lead,
