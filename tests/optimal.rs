@@ -213,3 +213,17 @@ fn magnitude_sweep() {
         }
     }
 }
+
+/// Beyond the largest loss Σkε, δ_opt is exactly the floor 1 − Π(1−δⱼ)^{kⱼ} (no atom lies above ε,
+/// dropped or kept): 0 for pure classes, even where the binomial windows drop tails.
+#[test]
+fn beyond_the_largest_loss_is_the_floor() {
+    let c = class("0.5", "0", 100_000);
+    let d = optimal_composition_delta(&[c], &q("50000"), Precision::Auto).unwrap();
+    assert!(*d.upper().as_float() == 0 && *d.lower().as_float() == 0);
+    let c = class("0.01", "1e-9", 100_000);
+    let d = optimal_composition_delta(&[c], &q("1000"), Precision::Auto).unwrap();
+    // 1 − (1 − 1e-9)^100000, exact rational to 1024 bits
+    let floor = 1 - f(&Rational::from(1 - q("1e-9"))).pow(100_000u32);
+    common::check(&d, &floor, 1e-25, "floor");
+}

@@ -46,6 +46,8 @@ struct Atom {
 struct RrProduct {
     atoms: Vec<Atom>,
     dropped: Float,
+    /// Σⱼ kⱼεⱼ, the largest loss of the full (untruncated) product.
+    max_loss: Rational,
     /// ln Πⱼ(1 − δⱼ)^{kⱼ} ≤ 0
     log_keep: Iv,
     prec: u32,
@@ -184,9 +186,11 @@ fn build(
                 .mul(&Iv::from_rational(&Rational::from(k), prec)),
         );
     }
+    let max_loss = classes.iter().map(|(e, k)| Rational::from(e * k)).sum();
     Ok(RrProduct {
         atoms,
         dropped,
+        max_loss,
         log_keep: lk,
         prec,
     })
@@ -207,11 +211,14 @@ impl RrProduct {
             }
         }
         let one = Iv::from_int(1, p);
+        // dropped atoms contribute [0, τ]; none when ε ≥ Σkⱼεⱼ (every atom's loss is ≤ ε then)
+        let tail = if *eps >= self.max_loss {
+            Float::with_val(p, 0)
+        } else {
+            self.dropped.clone()
+        };
         let rr = sum
-            .add(&Iv::from_endpoints(
-                Float::with_val(p, 0),
-                self.dropped.clone(),
-            ))
+            .add(&Iv::from_endpoints(Float::with_val(p, 0), tail))
             .max0()
             .min(&one);
         // 1 − keep·(1 − rr) = (1 − keep) + keep·rr, with 1 − keep = −expm1(ln keep): no cancellation
@@ -296,7 +303,7 @@ pub fn optimal_composition_delta(
     let mut dropped = first.dropped;
     for _ in 0..8 {
         let lo = best.lo();
-        if dropped.is_zero() {
+        if dropped.is_zero() || *eps >= first.max_loss {
             break;
         }
         let ln_lo = if lo.is_sign_positive() && !lo.is_zero() {
