@@ -1092,7 +1092,7 @@ impl Report {
             .map(|m| m.name.chars().count())
             .max()
             .unwrap_or(4)
-            .max(4);
+            .clamp(4, 60); // a width above u16::MAX panics in `format!`
         for m in &d.mechanisms {
             let _ = writeln!(
                 s,

@@ -8,6 +8,10 @@ use crate::num::{
     DEFAULT_PREC,
 };
 use crate::theorems::{approx, basic, gaussian, optimal, pld, pld_accountant, rdp, zcdp};
+use crate::num::{Lower, Upper};
+use crate::reference::check::{
+    quote_nonfinite_tokens, screen, Bracket, Claimed, Kind, Quantity, Verdict,
+};
 use crate::{validate, Error};
 use rug::{Integer, Rational};
 use serde_json::{json, Value};
@@ -92,7 +96,15 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Check values printed by another library: sound, unsound or undecided.
+    /// Check values printed by another library: each record is sound, unsound, undecided or
+    /// invalid, with a reason and the certified bracket of the smallest valid value.
+    ///
+    /// A value is unsound when it is below the exact value or impossible (NaN, −∞, a negative
+    /// ε or δ, σ ≤ 0); +∞ and any δ ≥ 1 are sound but vacuous. A record whose query or value is
+    /// malformed is invalid; the other records are still judged. Bare NaN / Infinity tokens
+    /// (as Python's json prints them) are accepted. Exit status: 0 when no record is unsound or
+    /// invalid (undecided records alone give 0), 1 when any record is unsound or invalid, 2 when
+    /// FILE cannot be read or is not a JSON list.
     Check {
         /// JSON list of {"query": [...], "value": "..."}.
         file: std::path::PathBuf,
@@ -278,7 +290,14 @@ fn precision(c: &Common) -> Result<Precision, Error> {
                 .parse::<u32>()
                 .map_err(|_| Error::arg("--precision", format!("`{t}` is not a bit count")))?;
             validate::precision(b).map_err(|_| {
-                Error::arg("--precision", format!("{b} bits is outside 16..=16777216"))
+                Error::arg(
+                    "--precision",
+                    format!(
+                        "{b} bits is outside {}..={} (the limit keeps every query within seconds)",
+                        validate::MIN_PRECISION,
+                        validate::MAX_PRECISION
+                    ),
+                )
             })?;
             Ok(Precision::Bits(b))
         }
@@ -316,7 +335,7 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
             let enc = gaussian::gaussian_delta(&pld, &e, precision(common)?)?;
             let sentence = format!(
                 "δ(ε={epsilon}) = [{}, {}] exactly (optimal), ρ = {}",
-                enc.lower().to_decimal(),
+                lower_dec(enc.lower()),
                 enc.upper().to_decimal(),
                 pld.rho
             );
@@ -341,7 +360,7 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
             let enc = gaussian::gaussian_epsilon(&pld, &d, precision(common)?)?;
             let sentence = format!(
                 "the optimal ε at δ={delta} lies in [{}, {}]; (upper, δ)-DP is certified",
-                enc.lower().to_decimal(),
+                lower_dec(enc.lower()),
                 enc.upper().to_decimal()
             );
             Ok(Output {
@@ -370,7 +389,7 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
             let sentence = format!(
                 "σ = {} is certified to give (ε={epsilon}, δ={delta})-DP; σ = {} is certified not to",
                 enc.upper().to_decimal(),
-                enc.lower().to_decimal()
+                lower_dec(enc.lower())
             );
             Ok(Output {
                 quantity: "sigma",
@@ -385,9 +404,32 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
     }
 }
 
+/// A lower bound for printing, clamped to the domain: every quantity printed here (ε, δ, σ,
+/// an RDP ε, a bound's formula value) is ≥ 0, so a certified lower end below 0 (interval
+/// cancellation at tiny values) prints as 0, which is still a lower bound.
+fn lower_dec(l: &Lower) -> String {
+    if l.0 < 0 {
+        "0".to_string()
+    } else {
+        l.to_decimal()
+    }
+}
+
+/// Refuse an answer whose upper end overflowed to +∞ (an input far outside any sensible
+/// range): a numerical failure with a clear message, never `inf` printed as a bound.
+fn require_finite_upper(u: &Upper, what: &str) -> Result<(), Error> {
+    if u.0.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::Numerical(format!(
+            "the certified upper bound of {what} overflowed (beyond MPFR's exponent range); an input is too extreme for this route"
+        )))
+    }
+}
+
 fn formula(b: &UpperBound) -> Value {
     let enc = b.formula();
-    json!({"lower": enc.lower().to_decimal(), "upper": enc.upper().to_decimal()})
+    json!({"lower": lower_dec(enc.lower()), "upper": enc.upper().to_decimal()})
 }
 
 fn run_zcdp(cmd: &ZcdpCmd) -> CliResult {
@@ -577,7 +619,7 @@ fn run_compose(cmd: &ComposeCmd) -> CliResult {
                 validate::show(&c.epsilon),
                 validate::show(&c.delta),
                 validate::show(&d),
-                enc.lower().to_decimal(),
+                lower_dec(enc.lower()),
                 enc.upper().to_decimal()
             ),
             value: Certified::TwoSided(enc),
@@ -686,7 +728,7 @@ fn run_rdp(cmd: &RdpCmd) -> CliResult {
         sentence: format!(
             "{t} steps of the Poisson-subsampled Gaussian (q = {rate}, σ = {sigma}) have RDP ε({order}) {} {}",
             "∈",
-            format!("[{}, {}]", enc.lower().to_decimal(), enc.upper().to_decimal())
+            format!("[{}, {}]", lower_dec(enc.lower()), enc.upper().to_decimal())
         ),
         value: Certified::TwoSided(enc),
         theorem: if integer {
@@ -733,7 +775,7 @@ fn run_dpsgd(
         sentence: format!(
             "DP-SGD with q = {rate}, σ = {sigma}, {t} steps is (ε, δ = {delta})-DP for ε = {}, and not for any ε below {} (certified PLD, grid {}){note}",
             r.enclosure.upper().to_decimal(),
-            r.enclosure.lower().to_decimal(),
+            lower_dec(r.enclosure.lower()),
             validate::show(&r.grid)
         ),
         value: Certified::TwoSided(r.enclosure.clone()),
@@ -783,7 +825,13 @@ fn rdp_dpsgd_output(
 
 /// Evaluate a single query (the commands whose answer is one enclosure).
 fn evaluate(cmd: &Cmd) -> CliResult {
-    flagged(match cmd {
+    let out = flagged(evaluate_any(cmd))?;
+    require_finite_upper(out.value.upper(), out.query)?;
+    Ok(out)
+}
+
+fn evaluate_any(cmd: &Cmd) -> CliResult {
+    match cmd {
         Cmd::Gaussian(g) => run_gaussian(g),
         Cmd::Zcdp(z) => run_zcdp(z),
         Cmd::Compose(c) => run_compose(c),
@@ -798,7 +846,7 @@ fn evaluate(cmd: &Cmd) -> CliResult {
             common,
         } => run_dpsgd(rate, sigma, steps, delta, method, pld, common),
         _ => Err(Error::arg("query", "not a single-value query")),
-    })
+    }
 }
 
 /// Parse a query given as the argument list one would pass to `dpcert`.
@@ -831,7 +879,10 @@ fn run_tool(cmd: &Cmd) -> Result<i32, Error> {
         }
         Cmd::Plot { file, output } => {
             let d = crate::deploy::Deployment::load(file)?;
-            let svg = crate::plot::profile_svg(&d)?;
+            let svg = {
+                use std::io::IsTerminal;
+                crate::plot::profile_svg_with(&d, std::io::stderr().is_terminal())?
+            };
             std::fs::write(output, svg).map_err(|e| {
                 Error::arg(
                     "--output",
@@ -842,16 +893,27 @@ fn run_tool(cmd: &Cmd) -> Result<i32, Error> {
             Ok(0)
         }
         Cmd::Vectors { json } => {
+            use std::io::IsTerminal;
+            // about 10 s of work (more on a loaded machine): a progress line on a terminal
+            let progress = std::io::stderr().is_terminal();
+            let started = std::time::Instant::now();
+            let queries = crate::reference::vectors::vector_queries();
             let mut recs = Vec::new();
-            for q in vector_queries() {
-                let cmd = parse_query(&q)?;
+            for (i, q) in queries.iter().enumerate() {
+                if progress && started.elapsed().as_secs() >= 1 {
+                    eprint!("\rdpcert vectors: {}/{} ", i + 1, queries.len());
+                }
+                let cmd = parse_query(q)?;
                 let out = evaluate(&cmd)?;
                 recs.push(json!({
                     "query": q,
-                    "lower": if out.value.is_two_sided() { json!(out.value.formula().lower().to_decimal()) } else { Value::Null },
-                    "upper": out.value.formula().upper().to_decimal(),
+                    "lower": out.value.lower().map(lower_dec),
+                    "upper": out.value.upper().to_decimal(),
                     "theorem": out.theorem,
                 }));
+            }
+            if progress && started.elapsed().as_secs() >= 1 {
+                eprintln!();
             }
             if *json {
                 println!("{}", json!({"vectors": recs}));
@@ -939,7 +1001,9 @@ fn run_subsample(
         }
         (s, _) => return Err(Error::arg("--scheme", format!("`{s}` is not poisson or without-replacement"))),
     };
-    let side = |c: &Certified| json!({"kind": c.kind(), "lower": c.lower().map(|l| l.to_decimal()), "upper": c.upper().to_decimal()});
+    require_finite_upper(eps_out.upper(), "the amplified ε")?;
+    require_finite_upper(delta_out.upper(), "the amplified δ")?;
+    let side = |c: &Certified| json!({"kind": c.kind(), "lower": c.lower().map(lower_dec), "upper": c.upper().to_decimal()});
     if common.json {
         println!(
             "{}",
@@ -966,243 +1030,103 @@ fn run_subsample(
     Ok(0)
 }
 
-/// The certified test vectors: every single-query kind, stressing tiny δ, large ε, many
-/// compositions and the edges of validity.
-fn vector_queries() -> Vec<Vec<String>> {
-    let mut v: Vec<Vec<String>> = Vec::new();
-    let mut push = |a: &[&str]| v.push(a.iter().map(|x| x.to_string()).collect());
-    for s in [
-        "0.1", "0.5", "0.7", "1", "1.1", "2", "4", "10", "100", "1000",
-    ] {
-        for e in ["0", "0.01", "0.3", "1", "5", "50", "200"] {
-            // keep δ ≳ 1e-400: tiny enough to stress f64 accountants, large enough to parse
-            let (sf, ef) = (
-                s.parse::<f64>().unwrap_or(1.0),
-                e.parse::<f64>().unwrap_or(0.0),
-            );
-            let z = ef * sf - 0.5 / sf;
-            if z <= 0.0 || z * z / 2.0 < 900.0 {
-                push(&["gaussian", "delta", "--sigma", s, "--epsilon", e]);
-            }
-        }
-    }
-    for (s, sens, e) in [
-        ("3", "2.5", "1"),
-        ("0.25", "0.1", "0.5"),
-        ("1/3", "1/7", "2"),
-        ("12", "0.001", "1e-6"),
-        ("0.05", "1", "500"),
-    ] {
-        push(&[
-            "gaussian",
-            "delta",
-            "--sigma",
-            s,
-            "--epsilon",
-            e,
-            "--sensitivity",
-            sens,
-        ]);
-    }
-    for (s, k) in [
-        ("1", "1000"),
-        ("5", "10000"),
-        ("20", "100000"),
-        ("0.8", "14063"),
-        ("3", "7/1"),
-    ] {
-        for e in ["0.5", "2", "8"] {
-            push(&[
-                "gaussian",
-                "delta",
-                "--sigma",
-                s,
-                "--epsilon",
-                e,
-                "--compositions",
-                k,
-            ]);
-        }
-    }
-    for s in ["0.3", "1", "4", "50", "256/60000"] {
-        for d in ["0.5", "1e-5", "1e-10", "1e-50", "1e-300", "0.999999"] {
-            push(&["gaussian", "epsilon", "--sigma", s, "--delta", d]);
-        }
-    }
-    for (s, k, sens) in [
-        ("2", "100", "1"),
-        ("10", "10000", "1"),
-        ("1", "3", "0.5"),
-        ("7", "256", "2"),
-    ] {
-        for d in ["1e-6", "1e-15"] {
-            push(&[
-                "gaussian",
-                "epsilon",
-                "--sigma",
-                s,
-                "--delta",
-                d,
-                "--compositions",
-                k,
-                "--sensitivity",
-                sens,
-            ]);
-        }
-    }
-    for s in ["0.6", "0.8", "1", "1.5", "3"] {
-        for k in ["10", "1000"] {
-            for d in ["1e-5", "1e-9"] {
-                push(&[
-                    "gaussian",
-                    "epsilon",
-                    "--sigma",
-                    s,
-                    "--delta",
-                    d,
-                    "--compositions",
-                    k,
-                ]);
-            }
-        }
-    }
-    for e in ["0.01", "0.1", "1", "4", "20"] {
-        for d in ["0.1", "1e-5", "1e-12", "1e-100"] {
-            push(&["gaussian", "sigma", "--epsilon", e, "--delta", d]);
-        }
-    }
-    for (e, d, k) in [
-        ("1", "1e-6", "1000"),
-        ("8", "1e-5", "14063"),
-        ("0.5", "1e-9", "50"),
-    ] {
-        push(&[
-            "gaussian",
-            "sigma",
-            "--epsilon",
-            e,
-            "--delta",
-            d,
-            "--compositions",
-            k,
-        ]);
-    }
-    for r in ["0.0001", "0.01", "0.5", "2", "30"] {
-        for e in ["0", "0.1", "1", "10", "100"] {
-            // keep δ above 1e-100000 so that every consumer can parse the vector
-            if e.parse::<f64>().unwrap_or(0.0).powi(2) / (4.0 * r.parse::<f64>().unwrap_or(1.0))
-                < 900.0
-            {
-                push(&["zcdp", "delta", "--rho", r, "--epsilon", e]);
-            }
-        }
-        for d in ["0.5", "1e-5", "1e-15", "1e-300"] {
-            push(&["zcdp", "epsilon", "--rho", r, "--delta", d]);
-        }
-    }
-    for (e0, k) in [
-        ("0.01", "1000"),
-        ("0.1", "100"),
-        ("1", "10"),
-        ("0.001", "100000"),
-        ("2", "3"),
-        ("0.05", "5000"),
-        ("0.5", "40"),
-        ("0.2", "1"),
-    ] {
-        for d in ["1e-5", "1e-10"] {
-            push(&[
-                "compose",
-                "approx",
-                "--epsilon",
-                e0,
-                "--delta-each",
-                "1e-17",
-                "--count",
-                k,
-                "--delta",
-                d,
-            ]);
-            push(&[
-                "compose",
-                "pure",
-                "--epsilon",
-                e0,
-                "--count",
-                k,
-                "--delta",
-                d,
-            ]);
-        }
-    }
-    for (q, sg, t) in [
-        ("256/60000", "1.1", "14063"),
-        ("0.01", "4", "10000"),
-        ("256/60000", "0.7", "10547"),
-        ("0.01", "2", "1500"),
-    ] {
-        for a in ["2", "8", "32.5", "256"] {
-            push(&[
-                "rdp",
-                "subsampled-gaussian",
-                "--rate",
-                q,
-                "--sigma",
-                sg,
-                "--steps",
-                t,
-                "--order",
-                a,
-            ]);
-        }
-        for d in ["1e-5", "1e-15"] {
-            for m in ["rdp", "pld"] {
-                push(&[
-                    "dpsgd", "--rate", q, "--sigma", sg, "--steps", t, "--delta", d, "--method", m,
-                ]);
-            }
-        }
-    }
-    v
-}
 
 /// Grid halvings `check` tries on a DP-SGD PLD query before calling it undecided (each about
 /// doubles the time: 0.2 s … 1.6 s on the MNIST setting).
 const PLD_CHECK_REFINEMENTS: usize = 4;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum CheckVerdict {
-    Sound,
-    Unsound,
-    Undecided,
+/// Most records one `check` run judges (each may take a second or more: the work is linear).
+const MAX_CHECK_RECORDS: usize = 100_000;
+
+/// Precisions `check` climbs through when a value is not yet separated from the exact one.
+const CHECK_PRECISIONS: [Precision; 4] = [
+    Precision::Auto,
+    Precision::Bits(256),
+    Precision::Bits(1024),
+    Precision::Bits(4096),
+];
+
+/// The quantity a single-value query asks for, and whether dpcert's answer to it is two-sided.
+fn check_quantity(cmd: &Cmd) -> Option<(Quantity, Kind)> {
+    Some(match cmd {
+        Cmd::Gaussian(GaussianCmd::Delta { .. }) => (Quantity::Delta, Kind::TwoSided),
+        Cmd::Gaussian(GaussianCmd::Epsilon { .. }) => (Quantity::Epsilon, Kind::TwoSided),
+        Cmd::Gaussian(GaussianCmd::Sigma { .. }) => (Quantity::Sigma, Kind::TwoSided),
+        Cmd::Zcdp(ZcdpCmd::Delta { .. }) => (Quantity::Delta, Kind::UpperBound),
+        Cmd::Zcdp(ZcdpCmd::Epsilon { .. }) => (Quantity::Epsilon, Kind::UpperBound),
+        Cmd::Compose(_) => (Quantity::Epsilon, Kind::TwoSided),
+        Cmd::Rdp(_) => (Quantity::RdpEpsilon, Kind::TwoSided),
+        // an upper bound (RDP) until a two-sided PLD bracket is met
+        Cmd::Dpsgd { .. } => (Quantity::Epsilon, Kind::UpperBound),
+        _ => return None,
+    })
 }
 
-/// Compare a claimed value with certified evaluations, raising precision until decided.
-/// `eval(prec)` returns (sound?, unsound?, enclosure to report, two-sided?).
-fn decide_value(
-    eval: impl Fn(Precision) -> Result<(bool, bool, Enclosure, bool), Error>,
-) -> Result<(CheckVerdict, Enclosure, bool), Error> {
-    let mut last = None;
-    for p in [
-        Precision::Auto,
-        Precision::Bits(256),
-        Precision::Bits(1024),
-        Precision::Bits(4096),
-    ] {
-        let (sound, unsound, enc, two) = eval(p)?;
-        if sound {
-            return Ok((CheckVerdict::Sound, enc, two));
-        }
-        if unsound {
-            return Ok((CheckVerdict::Unsound, enc, two));
-        }
-        last = Some((enc, two));
+/// The reason given for a verdict read off the bracket.
+fn bracket_reason(v: Verdict, b: &Bracket) -> String {
+    let (l, u) = b.to_decimals();
+    match v {
+        Verdict::Sound => format!(
+            "at or above the certified upper end {} of the smallest valid value",
+            u.unwrap_or_default()
+        ),
+        _ => format!(
+            "below the certified lower end {} of the smallest valid value",
+            l.unwrap_or_default()
+        ),
     }
-    let (enc, two) = last.expect("evaluated");
-    Ok((CheckVerdict::Undecided, enc, two))
 }
 
-fn check_one(cmd: &Cmd, value: &Rational) -> Result<(CheckVerdict, Enclosure, bool), Error> {
+/// Judge one claimed value for a parsed query. `Err` only for a malformed query (invalid) or a
+/// numerical failure (undecided); the bracket is the intersection of every certified
+/// evaluation made here, and the verdict is consistent with it.
+fn judge(cmd: &Cmd, value: &Claimed) -> Result<(Verdict, String, Bracket), Error> {
+    let (qty, kind) = check_quantity(cmd).ok_or_else(|| {
+        Error::arg(
+            "query",
+            "not a single-value query (gaussian, zcdp, compose, rdp or dpsgd)",
+        )
+    })?;
+    let mut b = Bracket::new(qty, kind);
+    // dpcert's own answer to the query (this also validates every argument of the query)
+    match cmd {
+        Cmd::Dpsgd { common, .. } => {
+            precision(common)?;
+        }
+        _ => {
+            match evaluate(cmd)?.value {
+                Certified::TwoSided(e) => b.meet_enclosure(&e),
+                Certified::UpperBound(u) => {
+                    b.set_kind(Kind::UpperBound);
+                    b.meet_upper(u.upper());
+                }
+            }
+        }
+    }
+    // the value: impossible → unsound, vacuous → sound, else judged against the exact one
+    let v = match screen(qty, value) {
+        Ok(v) => v,
+        Err((verdict, why)) => {
+            if let Cmd::Dpsgd { .. } = cmd {
+                dpsgd_bracket(cmd, None, &mut b)?;
+            }
+            return Ok((verdict, why, b));
+        }
+    };
+    if !matches!(cmd, Cmd::Dpsgd { .. }) {
+        if let Some(verdict) = b.decide(&v) {
+            let why = bracket_reason(verdict, &b);
+            return Ok((verdict, why, b));
+        }
+    }
+    let sound_at = |b: &mut Bracket, what: String| {
+        b.meet_upper_exact(&v);
+        Ok((Verdict::Sound, what, b.clone()))
+    };
+    let unsound_at = |b: &mut Bracket, what: String| {
+        b.meet_lower_exact(&v);
+        Ok((Verdict::Unsound, what, b.clone()))
+    };
     match cmd {
         Cmd::Gaussian(GaussianCmd::Delta {
             sigma,
@@ -1212,10 +1136,13 @@ fn check_one(cmd: &Cmd, value: &Rational) -> Result<(CheckVerdict, Enclosure, bo
         }) => {
             let (pld, _, _) = gaussian_pld(sigma, shape)?;
             let e = num("--epsilon", epsilon)?;
-            decide_value(|p| {
-                let enc = gaussian::gaussian_delta(&pld, &e, p)?;
-                Ok((enc.upper().0 <= *value, enc.lower().0 > *value, enc, true))
-            })
+            for p in &CHECK_PRECISIONS[1..] {
+                b.meet_enclosure(&gaussian::gaussian_delta(&pld, &e, *p)?);
+                if let Some(verdict) = b.decide(&v) {
+                    let why = bracket_reason(verdict, &b);
+                    return Ok((verdict, why, b));
+                }
+            }
         }
         Cmd::Gaussian(GaussianCmd::Epsilon {
             sigma,
@@ -1225,14 +1152,15 @@ fn check_one(cmd: &Cmd, value: &Rational) -> Result<(CheckVerdict, Enclosure, bo
         }) => {
             let (pld, _, _) = gaussian_pld(sigma, shape)?;
             let d = num("--delta", delta)?;
-            if *value < 0 {
-                return Err(Error::arg("value", "ε must be ≥ 0"));
+            for p in CHECK_PRECISIONS {
+                let at = gaussian::gaussian_delta(&pld, &v, p)?;
+                if at.upper().0 <= d {
+                    return sound_at(&mut b, "δ(ε = value) ≤ δ, certified: (value, δ)-DP holds".into());
+                }
+                if at.lower().0 > d {
+                    return unsound_at(&mut b, "δ(ε = value) > δ, certified: (value, δ)-DP fails for this mechanism".into());
+                }
             }
-            let star = gaussian::gaussian_epsilon(&pld, &d, Precision::Auto)?;
-            decide_value(|p| {
-                let at = gaussian::gaussian_delta(&pld, value, p)?;
-                Ok((at.upper().0 <= d, at.lower().0 > d, star.clone(), true))
-            })
         }
         Cmd::Gaussian(GaussianCmd::Sigma {
             epsilon,
@@ -1244,125 +1172,252 @@ fn check_one(cmd: &Cmd, value: &Rational) -> Result<(CheckVerdict, Enclosure, bo
             let d = num("--delta", delta)?;
             let sens = num("--sensitivity", &shape.sensitivity)?;
             let k = count("--compositions", &shape.compositions)?;
-            validate::positive("value", value)?;
             let pld = gaussian::gaussian_composition(&[gaussian::GaussianMechanism {
-                sigma: value.clone(),
-                sensitivity: sens.clone(),
-                count: k.clone(),
+                sigma: v.clone(),
+                sensitivity: sens,
+                count: k,
             }])?;
-            let star = gaussian::gaussian_sigma(&e, &d, &sens, &k, Precision::Auto)?;
-            decide_value(|p| {
+            for p in CHECK_PRECISIONS {
                 let at = gaussian::gaussian_delta(&pld, &e, p)?;
-                Ok((at.upper().0 <= d, at.lower().0 > d, star.clone(), true))
-            })
+                if at.upper().0 <= d {
+                    return sound_at(&mut b, "with σ = value, δ(ε) ≤ δ, certified: (ε, δ)-DP holds".into());
+                }
+                if at.lower().0 > d {
+                    return unsound_at(&mut b, "with σ = value, δ(ε) > δ, certified: (ε, δ)-DP fails".into());
+                }
+            }
         }
         Cmd::Zcdp(ZcdpCmd::Delta { rho, epsilon, .. }) => {
             let r = num("--rho", rho)?;
             let e = num("--epsilon", epsilon)?;
-            let ours = evaluate(cmd)?.value.formula().clone();
             // the Gaussian with this ρ is ρ-zCDP: a valid δ for the class is ≥ its exact δ
-            let g = pld::GaussianPld { rho: r };
-            decide_value(|p| {
-                let gd = gaussian::gaussian_delta(&g, &e, p)?;
-                Ok((
-                    ours.upper().0 <= *value,
-                    gd.lower().0 > *value,
-                    ours.clone(),
-                    false,
-                ))
-            })
+            let g = pld::GaussianPld { rho: r.clone() };
+            for p in CHECK_PRECISIONS {
+                b.meet_lower(gaussian::gaussian_delta(&g, &e, p)?.lower());
+                if p != Precision::Auto {
+                    b.meet_upper(zcdp::zcdp_delta(&r, &e, p)?.upper());
+                }
+                if let Some(verdict) = b.decide(&v) {
+                    let why = match verdict {
+                        Verdict::Unsound => format!(
+                            "below the exact δ of the Gaussian mechanism with this ρ (≥ {}), which is ρ-zCDP",
+                            b.to_decimals().0.unwrap_or_default()
+                        ),
+                        _ => bracket_reason(verdict, &b),
+                    };
+                    return Ok((verdict, why, b));
+                }
+            }
         }
         Cmd::Zcdp(ZcdpCmd::Epsilon { rho, delta, .. }) => {
             let r = num("--rho", rho)?;
             let d = num("--delta", delta)?;
-            if *value < 0 {
-                return Err(Error::arg("value", "ε must be ≥ 0"));
+            let g = pld::GaussianPld { rho: r.clone() };
+            b.meet_lower(gaussian::gaussian_epsilon(&g, &d, Precision::Auto)?.lower());
+            if let Some(verdict) = b.decide(&v) {
+                let why = bracket_reason(verdict, &b);
+                return Ok((verdict, why, b));
             }
-            let ours = evaluate(cmd)?.value.formula().clone();
-            let g = pld::GaussianPld { rho: r };
-            decide_value(|p| {
-                let gd = gaussian::gaussian_delta(&g, value, p)?;
-                Ok((ours.upper().0 <= *value, gd.lower().0 > d, ours.clone(), false))
-            })
+            for p in CHECK_PRECISIONS {
+                if zcdp::zcdp_delta(&r, &v, p)?.upper().0 <= d {
+                    return sound_at(&mut b, "Proposition 14 gives δ(ε = value) ≤ δ for every ρ-zCDP mechanism, certified".into());
+                }
+                if gaussian::gaussian_delta(&g, &v, p)?.lower().0 > d {
+                    return unsound_at(&mut b, "the Gaussian mechanism with this ρ (which is ρ-zCDP) has δ(ε = value) > δ, certified".into());
+                }
+            }
         }
-        Cmd::Dpsgd {
+        Cmd::Compose(c) => {
+            let (classes, d) = compose_classes(c)?;
+            for p in CHECK_PRECISIONS {
+                // exact optimum when computable: sound iff δ_opt(value) ≤ δ
+                match optimal::optimal_composition_delta(&classes, &v, p) {
+                    Ok(at) if at.upper().0 <= d => {
+                        return sound_at(&mut b, "the optimal composition has δ(ε = value) ≤ δ, certified".into())
+                    }
+                    Ok(at) if at.lower().0 > d => {
+                        return unsound_at(&mut b, "the optimal composition has δ(ε = value) > δ, certified (k-fold randomized response attains it)".into())
+                    }
+                    Ok(_) => {}
+                    Err(_) => break,
+                }
+            }
+        }
+        Cmd::Rdp(RdpCmd::SubsampledGaussian {
             rate,
             sigma,
             steps,
-            delta,
-            method,
-            pld: pld_args,
+            order,
             ..
-        } if method != "rdp" => {
-            // the PLD bracket is two-sided: halve the grid until the value is decided
+        }) => {
             let (q, s, t) = sgm_args(rate, sigma, steps)?;
-            let d = num("--delta", delta)?;
-            if *value < 0 {
-                return Err(Error::arg("value", "ε must be ≥ 0"));
-            }
-            let mut opts = pld_options(pld_args)?;
-            opts.progress = false;
-            let mut last = None;
-            for _ in 0..PLD_CHECK_REFINEMENTS {
-                let r = pld_accountant::dpsgd_pld_epsilon(&q, &s, &t, &d, &opts)?;
-                if r.enclosure.upper().0 <= *value {
-                    return Ok((CheckVerdict::Sound, r.enclosure, true));
+            let a = num("--order", order)?;
+            for p in &CHECK_PRECISIONS[1..] {
+                b.meet_enclosure(&rdp::subsampled_gaussian_rdp(&q, &s, &t, &a, *p)?);
+                if let Some(verdict) = b.decide(&v) {
+                    let why = bracket_reason(verdict, &b);
+                    return Ok((verdict, why, b));
                 }
-                if r.enclosure.lower().0 > *value {
-                    return Ok((CheckVerdict::Unsound, r.enclosure, true));
-                }
-                opts.grid = Some(Rational::from(&r.grid / 2u32));
-                last = Some(r.enclosure);
             }
-            Ok((CheckVerdict::Undecided, last.expect("evaluated"), true))
         }
-        Cmd::Rdp(_) | Cmd::Dpsgd { .. } => {
-            // RDP at an integer order is exact (two-sided); DP-SGD via RDP is an upper bound only
-            let ours = evaluate(cmd)?;
-            let two = ours.value.is_two_sided();
-            Ok((
-                if ours.value.formula().upper().0 <= *value {
-                    CheckVerdict::Sound
-                } else if two && ours.value.formula().lower().0 > *value {
-                    CheckVerdict::Unsound
-                } else {
-                    CheckVerdict::Undecided
-                },
-                ours.value.formula().clone(),
-                two,
-            ))
-        }
-        Cmd::Compose(c) => {
-            if *value < 0 {
-                return Err(Error::arg("value", "ε must be ≥ 0"));
-            }
-            let (classes, d) = compose_classes(c)?;
-            let ours = evaluate(cmd)?;
-            decide_value(|p| {
-                // exact optimum when computable: sound iff δ_opt(value) ≤ δ
-                match optimal::optimal_composition_delta(&classes, value, p) {
-                    Ok(at) => Ok((
-                        at.upper().0 <= d,
-                        at.lower().0 > d,
-                        ours.value.formula().clone(),
-                        ours.value.is_two_sided(),
-                    )),
-                    Err(_) => Ok((
-                        ours.value.formula().upper().0 <= *value,
-                        false,
-                        ours.value.formula().clone(),
-                        false,
-                    )),
+        Cmd::Dpsgd { .. } => {
+            if let (Some(verdict), cited) = dpsgd_bracket(cmd, Some(&v), &mut b)? {
+                let mut why = bracket_reason(verdict, &b);
+                if let Some(c) = cited {
+                    why += &format!(" (by the RDP bound, which rests on a cited result: {c})");
                 }
-            })
+                return Ok((verdict, why, b));
+            }
         }
-        _ => Err(Error::arg("query", "not a single-value query")),
+        _ => {}
+    }
+    Ok((
+        Verdict::Undecided,
+        "not separated from the exact value by the certified evaluations tried".into(),
+        b,
+    ))
+}
+
+/// DP-SGD: the RDP bound (an upper end) and the two-sided PLD bracket, halving the PLD grid
+/// until `value` is decided (or `PLD_CHECK_REFINEMENTS` runs). With `value = None`, one pass.
+fn dpsgd_bracket(
+    cmd: &Cmd,
+    value: Option<&Rational>,
+    b: &mut Bracket,
+) -> Result<(Option<Verdict>, Option<&'static str>), Error> {
+    let Cmd::Dpsgd {
+        rate,
+        sigma,
+        steps,
+        delta,
+        method,
+        pld: pld_args,
+        ..
+    } = cmd
+    else {
+        return Ok((None, None));
+    };
+    let (q, s, t) = flagged(sgm_args(rate, sigma, steps))?;
+    let d = num("--delta", delta)?;
+    validate::open_unit("--delta", &d)?;
+    if !["rdp", "pld", "best"].contains(&method.as_str()) {
+        return Err(Error::arg(
+            "--method",
+            format!("`{method}` is not rdp, pld or best"),
+        ));
+    }
+    let mut opts = pld_options(pld_args)?;
+    opts.progress = false;
+    let decided = |b: &Bracket| value.and_then(|v| b.decide(v));
+    // the PLD accountant first: two-sided, both neighbour directions, no cited result
+    let rounds = if value.is_some() {
+        PLD_CHECK_REFINEMENTS
+    } else {
+        1
+    };
+    for i in 0..rounds {
+        let r = match pld_accountant::dpsgd_pld_epsilon(&q, &s, &t, &d, &opts) {
+            Ok(r) => r,
+            // the query asked for the PLD route (or chose its grid): its errors are the answer
+            Err(e) if i == 0 && (method == "pld" || opts.grid.is_some() || opts.tail.is_some()) => {
+                return Err(flagged::<()>(Err(e)).unwrap_err())
+            }
+            Err(_) => break,
+        };
+        b.meet_enclosure(&r.enclosure);
+        b.set_kind(Kind::TwoSided);
+        if let Some(verdict) = decided(b) {
+            return Ok((Some(verdict), None));
+        }
+        opts.grid = Some(Rational::from(&r.grid / 2u32));
+    }
+    // then the RDP bound, which rests on a cited domination result (the reason says so)
+    if method != "pld" {
+        if let Ok((bound, _)) = rdp::dpsgd_rdp_epsilon(&q, &s, &t, &d, Precision::Auto) {
+            b.meet_upper(bound.upper());
+            if let Some(verdict) = decided(b) {
+                return Ok((Some(verdict), bound.rests_on()));
+            }
+        }
+    }
+    Ok((None, None))
+}
+
+/// One `check` record's JSON result.
+fn check_record(i: usize, rec: &Value) -> (Verdict, Value) {
+    let query_json = rec.get("query").cloned().unwrap_or(Value::Null);
+    let value_json = match rec.get("value") {
+        Some(Value::Number(n)) => json!(n.to_string()),
+        Some(v) => v.clone(),
+        None => Value::Null,
+    };
+    let result = |verdict: Verdict, why: String, b: Option<&Bracket>| {
+        let (kind, lower, upper) = match b {
+            Some(b) => {
+                let (l, u) = b.to_decimals();
+                (json!(b.kind().name()), json!(l), json!(u))
+            }
+            None => (Value::Null, Value::Null, Value::Null),
+        };
+        (
+            verdict,
+            json!({
+                "record": i + 1,
+                "query": query_json,
+                "value": value_json,
+                "verdict": verdict.name(),
+                "reason": why,
+                "kind": kind,
+                "lower": lower,
+                "upper": upper,
+            }),
+        )
+    };
+    if !rec.is_object() {
+        return result(
+            Verdict::Invalid,
+            "a record must be an object {\"query\": [...], \"value\": ...}".into(),
+            None,
+        );
+    }
+    let query: Option<Vec<String>> = rec["query"].as_array().and_then(|a| {
+        a.iter()
+            .map(|x| x.as_str().map(str::to_string))
+            .collect()
+    });
+    let Some(query) = query else {
+        return result(
+            Verdict::Invalid,
+            "`query` must be a list of strings (the arguments one would pass to dpcert)".into(),
+            None,
+        );
+    };
+    let value = match Claimed::from_json(&rec["value"]) {
+        Ok(v) => v,
+        Err(e) => return result(Verdict::Invalid, e, None),
+    };
+    let cmd = match parse_query(&query) {
+        Ok(c) => c,
+        Err(e) => return result(Verdict::Invalid, e.to_string(), None),
+    };
+    match judge(&cmd, &value) {
+        Ok((verdict, why, b)) => {
+            if let Claimed::Finite(v) = &value {
+                debug_assert!(b.agrees(verdict, v), "verdict contradicts the bracket");
+            }
+            result(verdict, why, Some(&b))
+        }
+        Err(e @ Error::InvalidArgument { .. }) => result(Verdict::Invalid, e.to_string(), None),
+        Err(e) => result(Verdict::Undecided, e.to_string(), None),
     }
 }
 
 fn run_check(file: &std::path::Path, json_mode: bool) -> Result<i32, Error> {
+    use std::io::IsTerminal;
     let text = std::fs::read_to_string(file)
         .map_err(|e| Error::arg("FILE", format!("cannot read {}: {e}", file.display())))?;
+    // other libraries print NaN / Infinity as bare tokens: quote them so they are judged
+    let text = quote_nonfinite_tokens(&text);
     let v: Value = serde_json::from_str(&text).map_err(|e| {
         Error::arg(
             "FILE",
@@ -1377,66 +1432,82 @@ fn run_check(file: &std::path::Path, json_mode: bool) -> Result<i32, Error> {
     let list = v.as_array().ok_or_else(|| {
         Error::arg(
             "FILE",
-            "must hold a JSON list of {\"query\": [...], \"value\": \"...\"}",
+            format!(
+                "{}: must hold a JSON list of {{\"query\": [...], \"value\": \"...\"}}",
+                file.display()
+            ),
         )
     })?;
-    let mut results = Vec::new();
-    let mut any_unsound = false;
-    for (i, rec) in list.iter().enumerate() {
-        let at = |why: String| Error::arg(&format!("record {}", i + 1), why);
-        let query: Vec<String> = rec["query"]
-            .as_array()
-            .ok_or_else(|| at("`query` must be a list of strings".into()))?
-            .iter()
-            .map(|x| {
-                x.as_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| at("`query` must be a list of strings".into()))
-            })
-            .collect::<Result<_, _>>()?;
-        let value_text = match &rec["value"] {
-            Value::String(s) => s.clone(),
-            Value::Number(n) => n.to_string(),
-            _ => return Err(at("`value` must be a string or number".into())),
-        };
-        let value = parse_exact(&value_text).map_err(at)?;
-        let cmd = parse_query(&query).map_err(|e| at(e.to_string()))?;
-        let (verdict, enc, two) = check_one(&cmd, &value).map_err(|e| at(e.to_string()))?;
-        any_unsound |= verdict == CheckVerdict::Unsound;
-        let name = match verdict {
-            CheckVerdict::Sound => "sound",
-            CheckVerdict::Unsound => "unsound",
-            CheckVerdict::Undecided => "undecided",
-        };
-        results.push(json!({
-            "query": query,
-            "value": value_text,
-            "verdict": name,
-            "lower": if two { json!(enc.lower().to_decimal()) } else { Value::Null },
-            "upper": enc.upper().to_decimal(),
-        }));
+    if list.len() > MAX_CHECK_RECORDS {
+        return Err(Error::arg(
+            "FILE",
+            format!(
+                "{}: {} records; at most {MAX_CHECK_RECORDS} are judged in one run (split the file)",
+                file.display(),
+                list.len()
+            ),
+        ));
     }
+    let progress = std::io::stderr().is_terminal();
+    let started = std::time::Instant::now();
+    let mut results = Vec::new();
+    let mut counts = [0usize; 4];
+    for (i, rec) in list.iter().enumerate() {
+        if progress && started.elapsed().as_secs() >= 2 {
+            eprint!("\rdpcert check: record {}/{} ", i + 1, list.len());
+        }
+        let (verdict, r) = check_record(i, rec);
+        counts[verdict as usize] += 1;
+        results.push(r);
+    }
+    if progress && started.elapsed().as_secs() >= 2 {
+        eprintln!();
+    }
+    let [sound, unsound, undecided, invalid] = counts;
     if json_mode {
-        println!("{}", json!({ "results": results }));
+        println!(
+            "{}",
+            json!({
+                "results": results,
+                "summary": {"records": results.len(), "sound": sound, "unsound": unsound, "undecided": undecided, "invalid": invalid},
+            })
+        );
     } else {
         for r in &results {
-            let q: Vec<&str> = r["query"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|x| x.as_str())
-                .collect();
+            let q = match r["query"].as_array() {
+                Some(a) => a
+                    .iter()
+                    .map(|x| x.as_str().map(str::to_string).unwrap_or_else(|| x.to_string()))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                None => r["query"].to_string(),
+            };
+            let value = r["value"]
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| r["value"].to_string());
+            let bracket = match (r["lower"].as_str(), r["upper"].as_str()) {
+                (None, None) => String::new(),
+                (l, u) => format!(
+                    "  smallest valid value ∈ [{}, {}] ({})",
+                    l.unwrap_or("?"),
+                    u.unwrap_or("?"),
+                    r["kind"].as_str().unwrap_or("")
+                ),
+            };
             println!(
-                "{:<9}  {}  value={}  exact∈[{}, {}]",
+                "{:<9}  #{}  {q}  value={value}{bracket}  — {}",
                 r["verdict"].as_str().unwrap_or(""),
-                q.join(" "),
-                r["value"].as_str().unwrap_or(""),
-                r["lower"].as_str().unwrap_or("?"),
-                r["upper"].as_str().unwrap_or("")
+                r["record"],
+                r["reason"].as_str().unwrap_or("")
             );
         }
+        println!(
+            "{} records: {sound} sound, {unsound} unsound, {undecided} undecided, {invalid} invalid",
+            results.len()
+        );
     }
-    Ok(if any_unsound { 1 } else { 0 })
+    Ok(if unsound + invalid > 0 { 1 } else { 0 })
 }
 
 fn print(out: &Output, json_mode: bool) {
@@ -1446,7 +1517,7 @@ fn print(out: &Output, json_mode: bool) {
         obj.insert("query".into(), json!(out.query));
         obj.insert("quantity".into(), json!(out.quantity));
         obj.insert("kind".into(), json!(v.kind()));
-        obj.insert("lower".into(), json!(v.lower().map(|l| l.to_decimal())));
+        obj.insert("lower".into(), json!(v.lower().map(lower_dec)));
         obj.insert("upper".into(), json!(v.upper().to_decimal()));
         obj.insert("exact".into(), json!(v.is_two_sided()));
         obj.insert("theorem".into(), json!(out.theorem));

@@ -11,6 +11,22 @@ use crate::{validate, Error, Result};
 use rug::{Integer, Rational};
 use std::path::Path;
 
+/// Longest mechanism `name` accepted (it labels a row of the report).
+pub const MAX_NAME_CHARS: usize = 200;
+/// Most `[[mechanism]]` entries accepted: the audit's work is linear in their number (measured:
+/// about 1 s of CPU per distinct DP-SGD entry and 50 ms per Gaussian for the PLD route; 1000
+/// Gaussians took 46 s); identical releases are one entry with `repeat`.
+pub const MAX_MECHANISMS: usize = 100;
+
+/// A key for an error message: long keys are cut.
+fn clip(k: &str) -> String {
+    if k.chars().count() <= 40 {
+        k.to_string()
+    } else {
+        format!("{}…", k.chars().take(40).collect::<String>())
+    }
+}
+
 /// A parsed file value: numbers keep their source text.
 #[derive(Clone, Debug)]
 pub enum Node {
@@ -156,14 +172,14 @@ impl Mechanism {
             _ => {
                 return Err(Error::arg(
                     &format!("mechanism {label}: field `type`"),
-                    format!("unknown type `{ty}`; valid types: {}", TYPES.join(", ")),
+                    format!("unknown type `{}`; valid types: {}", clip(ty), TYPES.join(", ")),
                 ))
             }
         };
         for k in m.keys() {
             if !["name", "type", "repeat"].contains(&k) && !allowed.contains(&k) {
                 return Err(Error::arg(
-                    &format!("mechanism {label}: field `{k}`"),
+                    &format!("mechanism {label}: field `{}`", clip(k)),
                     format!(
                         "is not a field of type `{ty}` (expected: {})",
                         allowed.join(", ")
@@ -468,8 +484,27 @@ impl Deployment {
             if !["budget", "claim", "mechanism"].contains(&k) {
                 return Err(Error::arg(
                     "FILE",
-                    format!("unknown section `{k}` (expected budget, claim, mechanism)"),
+                    format!("unknown section `{}` (expected budget, claim, mechanism)", clip(k)),
                 ));
+            }
+        }
+        for (section, fields) in [("budget", ["delta", "epsilon"]), ("claim", ["epsilon", "delta"])] {
+            match root.get(section) {
+                None => {}
+                Some(t @ Node::Table(_)) => {
+                    if let Some(k) = t.keys().into_iter().find(|k| !fields.contains(k)) {
+                        return Err(Error::arg(
+                            &format!("[{section}] {}", clip(k)),
+                            format!("is not a field of [{section}] (expected: {})", fields.join(", ")),
+                        ));
+                    }
+                }
+                Some(_) => {
+                    return Err(Error::arg(
+                        &format!("[{section}]"),
+                        "must be a table/object",
+                    ))
+                }
             }
         }
         let budget_delta = section_num(&root, "budget", "delta", validate::open_unit)?;
@@ -499,9 +534,27 @@ impl Deployment {
                 ))
             }
         };
+        if list.len() > MAX_MECHANISMS {
+            return Err(Error::arg(
+                "[[mechanism]]",
+                format!(
+                    "{} entries; at most {MAX_MECHANISMS} are accepted (use `repeat` for repetitions)",
+                    list.len()
+                ),
+            ));
+        }
         let mut mechanisms = Vec::new();
         for (i, m) in list.iter().enumerate() {
             let name = match m.get("name") {
+                Some(Node::Str(s)) if s.chars().count() > MAX_NAME_CHARS => {
+                    return Err(Error::arg(
+                        &format!("mechanism #{}: field `name`", i + 1),
+                        format!(
+                            "has {} characters; at most {MAX_NAME_CHARS} are accepted",
+                            s.chars().count()
+                        ),
+                    ))
+                }
                 Some(Node::Str(s)) => s.clone(),
                 _ => format!("#{}", i + 1),
             };

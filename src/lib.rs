@@ -75,6 +75,7 @@ pub mod cli;
 pub mod deploy;
 pub mod num;
 pub mod plot;
+pub mod reference;
 pub mod search;
 pub mod theorems;
 pub mod validate;

@@ -10,6 +10,12 @@ use std::fmt::Write;
 /// SVG of the profile. Curves are drawn through certified points (upper ends rounded up,
 /// lower ends down); between sample points the picture interpolates and is not a bound.
 pub fn profile_svg(d: &Deployment) -> Result<String> {
+    profile_svg_with(d, false)
+}
+
+/// [`profile_svg`], with a progress line on stderr when `progress` (61 audits: seconds to a
+/// minute for DP-SGD deployments).
+pub fn profile_svg_with(d: &Deployment, progress: bool) -> Result<String> {
     // ε range: up to twice the interesting ε (budget, claim), at least 1
     let mut top = 1.0f64;
     if let Some(e) = &d.budget_epsilon {
@@ -24,10 +30,19 @@ pub fn profile_svg(d: &Deployment) -> Result<String> {
             top = top.max(1.5 * a.formula().upper().to_f64());
         }
     }
+    if !top.is_finite() {
+        return Err(crate::Error::arg(
+            "FILE",
+            "the ε range to plot is not finite (a budget, claim or certified ε beyond the f64 range); nothing to draw",
+        ));
+    }
     let n = 60;
     let mut upper = Vec::new();
     let mut lower = Vec::new();
     for i in 0..=n {
+        if progress {
+            eprint!("\rdpcert plot: ε point {}/{} ", i + 1, n + 1);
+        }
         let eps = Rational::from_f64(top * i as f64 / n as f64).unwrap_or_default();
         let mut probe = d.clone();
         probe.budget_epsilon = Some(eps.clone());
@@ -45,11 +60,24 @@ pub fn profile_svg(d: &Deployment) -> Result<String> {
             lower.push((eps.to_f64(), a.formula().lower().to_f64()));
         }
     }
+    if progress {
+        eprintln!();
+    }
+    if upper.is_empty() {
+        // never an empty chart silently
+        return Err(crate::Error::arg(
+            "FILE",
+            "no route but the PLD accountant certifies δ(ε) for this deployment (e.g. an (ε, δ) black box next to a subsampled Gaussian), and the plot does not run the accountant at each of its 61 points; use `dpcert audit` for δ at a given ε",
+        ));
+    }
     let floor = -16.0f64; // log10 δ axis bottom
     let (w, h, ml, mb, mt, mr) = (720.0, 440.0, 70.0, 50.0, 30.0, 20.0);
     let x = |e: f64| ml + (w - ml - mr) * e / top;
+    // log10 δ, clamped to the axis [floor, 0] (a δ bound ≥ 1 draws at the top; never NaN)
     let y = |dl: f64| {
-        let l = if dl > 0.0 {
+        let l = if dl >= 1.0 {
+            0.0
+        } else if dl > 0.0 {
             dl.log10().max(floor)
         } else {
             floor

@@ -255,7 +255,13 @@ fn check_decides_near_misses() {
         verdicts,
         ["sound", "unsound", "sound", "unsound", "sound", "unsound"]
     );
+    // a malformed record is judged `invalid` (exit 1), not a reason to abort the run
     std::fs::write(&p, "[{\"query\": [\"gaussian\"], \"value\": \"1\"}]").unwrap();
+    let (code, out, err) = run(&["check", p.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.starts_with("invalid"), "{out}");
+    // a malformed file is bad input (exit 2), one line
+    std::fs::write(&p, "{\"query\": []}").unwrap();
     let (code, _, err) = run(&["check", p.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
     assert_eq!(err.trim().lines().count(), 1);

@@ -313,3 +313,267 @@ fn dpsgd_methods() {
         assert!(out.is_empty() && err.lines().count() == 1, "{err}");
     }
 }
+
+/// A decimal string of `x` with 40 significant digits (round-to-nearest: the references sit far
+/// from every decision boundary, so the last digit never matters).
+fn dec(x: &rug::Float) -> String {
+    x.to_string_radix(10, Some(40))
+}
+
+/// `x·(1 + rel)` at the reference precision.
+fn scaled(x: &rug::Float, rel: f64) -> rug::Float {
+    rug::Float::with_val(common::REF, x * (1.0 + rel))
+}
+
+fn write_temp(name: &str, text: &str) -> std::path::PathBuf {
+    let p = std::env::temp_dir().join(format!("dpcert-{name}-{}.json", std::process::id()));
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// `check` on a file mixing sound, unsound, impossible (negative, NaN, −∞), vacuous (+∞, δ > 1)
+/// and malformed records: every record gets the right verdict, the others are still judged,
+/// the exit code is 1, and each bracket agrees with its verdict. The references are the
+/// 1024-bit formulas of tests/common (Corollary 8, Proposition 14 at a fixed t, k-fold
+/// randomized response), and each claimed value sits 10⁻⁶ relative off the reference — far
+/// above every certified width (≤ 1e-9 relative) — on the side that fixes the verdict.
+#[test]
+fn check_judges_every_record() {
+    use common::{gaussian_delta, q, rr_delta, zcdp_delta_at};
+    use serde_json::json;
+    let m = 1e-6;
+    // gaussian delta, σ = 1 (ρ = 1/2), ε = 0.5
+    let d_ref = gaussian_delta(&q("0.5"), &q("0.5"));
+    // gaussian epsilon: δ is the exact δ at ε = 1.3, so the exact ε at that δ is 1.3 (to 40 digits)
+    let d_at = dec(&gaussian_delta(&q("0.5"), &q("1.3")));
+    let e_ref = rug::Float::with_val(common::REF, 1.3);
+    // gaussian sigma: δ is the exact δ of σ = 2 (ρ = 1/8) at ε = 1, so the smallest σ is 2
+    let d_sigma = dec(&gaussian_delta(&q("0.125"), &q("1")));
+    let s_ref = rug::Float::with_val(common::REF, 2);
+    // zcdp delta, ρ = 0.5, ε = 2: the class's smallest valid δ is at least the Gaussian's δ
+    // and at most Proposition 14 at any t (here t = 1)
+    let zg = gaussian_delta(&q("0.5"), &q("2"));
+    let zt = zcdp_delta_at(&q("0.5"), &q("2"), &q("1"));
+    // compose pure, ε0 = 1, k = 10: δ is the optimal δ at ε = 5.5, so the optimal ε is 5.5
+    let d_rr = dec(&rr_delta(&q("1"), &q("0"), 10, &q("5.5")));
+    let c_ref = rug::Float::with_val(common::REF, 5.5);
+    // RDP of the Poisson-subsampled Gaussian at integer order α (MTZ19's binomial sum, composed
+    // over T steps): q = 0.01, σ = 2, T = 100, α = 8
+    let rdp_ref = {
+        use rug::{ops::Pow, Float, Integer};
+        let (qq, a) = (common::f(&q("0.01")), 8u32);
+        let mut sum = Float::with_val(common::REF, 0);
+        for k in 0..=a {
+            let c = Float::with_val(common::REF, Integer::from(Integer::binomial_u(a, k)));
+            let w = Float::with_val(common::REF, 1 - qq.clone()).pow(a - k)
+                * Float::with_val(common::REF, qq.clone().pow(k));
+            let e = Float::with_val(common::REF, (k * k - k) as f64 / 8.0).exp();
+            sum += c * w * e;
+        }
+        sum.ln() * 100u32 / (a - 1)
+    };
+    // DP-SGD at q = 1 is T compositions of the Gaussian (Corollary 10): σ = 2, T = 10, so
+    // ρ = 10/8; δ is the exact δ at ε = 3, so the exact ε is 3 (the PLD bracket is ~0.1% wide:
+    // the margin here is 5%)
+    let d_sgd = dec(&gaussian_delta(&q("1.25"), &q("3")));
+    let sgd_ref = rug::Float::with_val(common::REF, 3);
+    let rd = json!(["rdp", "subsampled-gaussian", "--rate", "0.01", "--sigma", "2", "--steps", "100", "--order", "8"]);
+    let sg = json!(["dpsgd", "--rate", "1", "--sigma", "2", "--steps", "10", "--delta", d_sgd, "--method", "pld"]);
+    let gd = json!(["gaussian", "delta", "--sigma", "1", "--epsilon", "0.5"]);
+    let ge = json!(["gaussian", "epsilon", "--sigma", "1", "--delta", d_at]);
+    let gs = json!(["gaussian", "sigma", "--epsilon", "1", "--delta", d_sigma]);
+    let zd = json!(["zcdp", "delta", "--rho", "0.5", "--epsilon", "2"]);
+    let cp = json!(["compose", "pure", "--epsilon", "1", "--count", "10", "--delta", d_rr]);
+    let recs: Vec<(serde_json::Value, &str)> = vec![
+        (json!({"query": gd, "value": dec(&scaled(&d_ref, m))}), "sound"),
+        (json!({"query": gd, "value": dec(&scaled(&d_ref, -m))}), "unsound"),
+        (json!({"query": ge, "value": dec(&scaled(&e_ref, m))}), "sound"),
+        (json!({"query": ge, "value": dec(&scaled(&e_ref, -m))}), "unsound"),
+        (json!({"query": gs, "value": dec(&scaled(&s_ref, m))}), "sound"),
+        (json!({"query": gs, "value": dec(&scaled(&s_ref, -m))}), "unsound"),
+        (json!({"query": zd, "value": dec(&scaled(&zt, m))}), "sound"),
+        (json!({"query": zd, "value": dec(&scaled(&zg, -m))}), "unsound"),
+        (json!({"query": cp, "value": dec(&scaled(&c_ref, m))}), "sound"),
+        (json!({"query": cp, "value": dec(&scaled(&c_ref, -m))}), "unsound"),
+        (json!({"query": rd, "value": dec(&scaled(&rdp_ref, m))}), "sound"),
+        (json!({"query": rd, "value": dec(&scaled(&rdp_ref, -m))}), "unsound"),
+        (json!({"query": sg, "value": dec(&scaled(&sgd_ref, 0.05))}), "sound"),
+        (json!({"query": sg, "value": dec(&scaled(&sgd_ref, -0.05))}), "unsound"),
+        // impossible values: unsound whatever the truth
+        (json!({"query": ge, "value": -0.0048}), "unsound"),
+        (json!({"query": gd, "value": "-9.3e-38"}), "unsound"),
+        (json!({"query": gd, "value": "nan"}), "unsound"),
+        (json!({"query": ge, "value": "-inf"}), "unsound"),
+        (json!({"query": gs, "value": "0"}), "unsound"),
+        // vacuous values: valid guarantees
+        (json!({"query": ge, "value": "inf"}), "sound"),
+        (json!({"query": gd, "value": "1.5"}), "sound"),
+        (json!({"query": zd, "value": 1}), "sound"),
+        // malformed records
+        (json!({"query": ["gaussian", "frobnicate"], "value": "1"}), "invalid"),
+        (json!({"query": ["gaussian", "delta", "--sigma", "1", "--bogus", "1"], "value": "1"}), "invalid"),
+        (json!({"query": ["gaussian", "delta", "--sigma", "-1", "--epsilon", "1"], "value": "0.1"}), "invalid"),
+        (json!({"query": ["gaussian", "delta", "--sigma", "1e999999", "--epsilon", "1"], "value": "0.1"}), "invalid"),
+        (json!({"query": gd}), "invalid"),
+        (json!({"query": gd, "value": true}), "invalid"),
+        (json!({"query": gd, "value": "zero"}), "invalid"),
+        (json!({"query": "gaussian delta --sigma 1", "value": "0.1"}), "invalid"),
+        (json!({"query": ["audit", "x.toml"], "value": "0.1"}), "invalid"),
+        (json!([1, 2]), "invalid"),
+    ];
+    let file: Vec<serde_json::Value> = recs.iter().map(|(r, _)| r.clone()).collect();
+    // bare NaN / Infinity tokens, as Python's json prints them
+    let mut text = serde_json::to_string(&file).unwrap();
+    text.pop();
+    text += r#",{"query": ["gaussian", "delta", "--sigma", "1", "--epsilon", "0.5"], "value": NaN},{"query": ["gaussian", "delta", "--sigma", "1", "--epsilon", "0.5"], "value": Infinity}]"#;
+    let mut want: Vec<&str> = recs.iter().map(|(_, w)| *w).collect();
+    want.extend(["unsound", "sound"]);
+    let p = write_temp("check-mix", &text);
+    let (code, out, err) = run(&["check", p.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), want.len());
+    for (i, (r, w)) in results.iter().zip(&want).enumerate() {
+        assert_eq!(r["verdict"], *w, "record {}: {r}", i + 1);
+        assert_eq!(r["record"], i + 1);
+        for k in ["query", "value", "reason", "kind", "lower", "upper"] {
+            assert!(r.get(k).is_some(), "record {}: no `{k}`", i + 1);
+        }
+        assert!(!r["reason"].as_str().unwrap().is_empty());
+        if *w == "invalid" {
+            assert!(r["lower"].is_null() && r["upper"].is_null() && r["kind"].is_null());
+            continue;
+        }
+        assert!(["two-sided", "upper-bound"].contains(&r["kind"].as_str().unwrap()));
+        // the bracket shown agrees with the verdict
+        let Ok(val) = dpcert::num::parse_exact(r["value"].as_str().unwrap_or("x")) else {
+            continue; // NaN / ±inf
+        };
+        let lo = r["lower"].as_str().map(|l| dpcert::num::parse_exact(l).unwrap());
+        let up = r["upper"].as_str().map(|u| dpcert::num::parse_exact(u).unwrap());
+        let impossible = r["reason"].as_str().unwrap().starts_with("impossible")
+            || r["reason"].as_str().unwrap().starts_with("vacuous");
+        match *w {
+            "sound" if !impossible => assert!(up.unwrap() <= val, "record {}: {r}", i + 1),
+            "unsound" => assert!(lo.unwrap() >= val, "record {}: {r}", i + 1),
+            _ => {}
+        }
+    }
+    assert_eq!(v["summary"]["records"], want.len());
+    assert_eq!(v["summary"]["invalid"], 10);
+    // zCDP and composition bounds are labelled as bounds, the exact Gaussian two-sided
+    assert_eq!(results[0]["kind"], "two-sided");
+    assert_eq!(results[6]["kind"], "upper-bound");
+    // the text output: one line per record and a summary
+    let (code, out, _) = run(&["check", p.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(out.lines().count(), want.len() + 1);
+}
+
+/// Exit codes of `check`: 0 with only sound and undecided records; 2 for a file that is not a
+/// JSON list (one line on stderr, nothing on stdout).
+#[test]
+fn check_exit_codes_and_bad_files() {
+    use common::{gaussian_delta, q, zcdp_delta_at};
+    // a δ strictly between the Gaussian's exact δ and Proposition 14's bound (minimised over a
+    // grid of t): the class's smallest valid δ is not located by either, so it is undecided
+    let lo = gaussian_delta(&q("0.5"), &q("2"));
+    let hi = (5..1000)
+        .map(|i| zcdp_delta_at(&q("0.5"), &q("2"), &rug::Rational::from((i, 100))))
+        .min_by(|a, b| a.partial_cmp(b).unwrap())
+        .unwrap();
+    let mid = rug::Float::with_val(common::REF, &lo + &hi) / 2u32;
+    let ok = format!(
+        r#"[{{"query": ["zcdp", "delta", "--rho", "0.5", "--epsilon", "2"], "value": "{}"}},
+            {{"query": ["gaussian", "delta", "--sigma", "1", "--epsilon", "0.5"], "value": "0.3"}}]"#,
+        dec(&mid)
+    );
+    let p = write_temp("check-ok", &ok);
+    let (code, out, err) = run(&["check", p.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["results"][0]["verdict"], "undecided");
+    assert_eq!(v["results"][1]["verdict"], "sound");
+    for (name, text) in [
+        ("not-json", "query: gaussian".to_string()),
+        ("not-list", r#"{"query": ["gaussian"], "value": "1"}"#.to_string()),
+        ("deep", format!("{}{}", "[".repeat(100_000), "]".repeat(100_000))),
+        ("binary", "\u{1}\u{2}\u{7f}\u{fffd}".to_string()),
+    ] {
+        let p = write_temp(&format!("check-{name}"), &text);
+        let (code, out, err) = run(&["check", p.to_str().unwrap(), "--json"]);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(out.is_empty(), "{name}: {out}");
+        assert_eq!(err.trim().lines().count(), 1, "{name}: {err}");
+        assert!(err.contains("FILE") && !err.contains("panicked"), "{name}: {err}");
+    }
+}
+
+/// Regressions for the classes the CLI fuzzer (scripts/fuzz-cli) found: each input is refused
+/// with a message naming the limit or argument, never a panic, a hang or `inf` (before the
+/// limits these ran for minutes; the test would then time out rather than pass).
+#[test]
+fn hostile_inputs_are_refused_fast() {
+    let huge_digits = "7".repeat(100_000);
+    let cases: Vec<(Vec<&str>, i32, &str)> = vec![
+        // precision beyond the limit (was: minutes at 65 536 bits, hours at 2²⁴)
+        (vec!["gaussian", "epsilon", "--sigma", "3", "--delta", "0.5", "--precision", "65537"], 2, "--precision"),
+        (vec!["zcdp", "delta", "--rho", "0.5", "--epsilon", "1", "--precision", "16777216"], 2, "--precision"),
+        // exponents and digit counts beyond the limits on exact inputs
+        (vec!["gaussian", "delta", "--sigma", "933e-5930150", "--epsilon", "0.5"], 2, "--sigma"),
+        (vec!["compose", "pure", "--epsilon", "1", "--count", "10", "--delta", "380e-1554210"], 2, "--delta"),
+        (vec!["gaussian", "delta", "--sigma", &huge_digits, "--epsilon", "0.5"], 2, "--sigma"),
+        // overflowing bounds: a clear numerical failure, not `inf`
+        (vec!["subsample", "--epsilon", "291e25838", "--delta", "0", "--rate", "1/2", "--scheme", "poisson"], 3, "overflowed"),
+        (vec!["rdp", "subsampled-gaussian", "--rate", "0.01", "--sigma", "1/1e1000", "--steps", "100", "--order", "2"], 3, "overflowed"),
+    ];
+    for (args, want, names) in cases {
+        let (code, out, err) = run(&args);
+        let shown: Vec<String> = args.iter().map(|a| a.chars().take(30).collect()).collect();
+        assert_eq!(code, want, "{shown:?}: {err}");
+        assert!(out.is_empty(), "{shown:?}: {out}");
+        assert_eq!(err.trim().lines().count(), 1, "{shown:?}: {err}");
+        assert!(err.contains(names), "{shown:?}: {err}");
+        assert!(err.len() < 400, "{shown:?}: the message echoes the input");
+        assert!(!err.contains("panicked") && !err.contains("inf "), "{shown:?}: {err}");
+    }
+}
+
+/// Deployment files that used to panic the report printer (a 120 000-character name:
+/// "Formatting argument out of range") or to run for minutes (thousands of entries) are
+/// refused with a message naming the field and the limit; unknown budget keys are refused.
+#[test]
+fn hostile_deployments_are_refused() {
+    let long_name = format!(
+        "[budget]\ndelta = \"1e-5\"\n[[mechanism]]\nname = \"{}\"\ntype = \"pure\"\nepsilon = 1\n",
+        "x".repeat(120_000)
+    );
+    let many = format!(
+        "[budget]\ndelta = \"1e-5\"\n{}",
+        "[[mechanism]]\ntype = \"pure\"\nepsilon = 1\n".repeat(101)
+    );
+    let bogus = "[budget]\ndelta = \"1e-5\"\nbogus = 1\n[[mechanism]]\ntype = \"pure\"\nepsilon = 1\n";
+    for (name, text, names) in [
+        ("long-name", long_name.as_str(), "`name`"),
+        ("many", many.as_str(), "[[mechanism]]"),
+        ("bogus", bogus, "[budget] bogus"),
+    ] {
+        let p = std::env::temp_dir().join(format!("dpcert-deploy-{name}-{}.toml", std::process::id()));
+        std::fs::write(&p, text).unwrap();
+        let (code, out, err) = run(&["audit", p.to_str().unwrap()]);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(out.is_empty(), "{name}");
+        assert!(err.contains(names) && err.len() < 400, "{name}: {err}");
+    }
+    // the report printer itself copes with a long name built in code
+    let d = dpcert::deploy::Deployment::parse(
+        "[budget]\ndelta = \"1e-5\"\n[[mechanism]]\ntype = \"pure\"\nepsilon = 1\n",
+        false,
+    )
+    .unwrap();
+    let mut d = d;
+    d.mechanisms[0].name = "y".repeat(70_000);
+    let r = dpcert::audit::audit(&d).unwrap();
+    assert!(r.to_table().contains("yyyy"));
+}

@@ -2,8 +2,22 @@
 //! decimals (`256/60000`) is read as the exact rational it denotes — never through `f64`.
 use rug::{Integer, Rational};
 
-/// Largest decimal exponent accepted (keeps exact rationals a sane size).
-const MAX_EXP10: i64 = 10_000_000;
+/// Largest decimal exponent accepted, after the mantissa's fraction digits are counted in
+/// (`1e-100000` and `1e100000` pass). Exact rationals stay below about 340 000 bits, and every
+/// computation on them stays fast; a δ of 10⁻¹⁰⁰⁰⁰⁰ is far below anything meaningful.
+pub const MAX_EXP10: i64 = 100_000;
+/// Most mantissa digits accepted in one decimal (a printed bound has at most a few thousand).
+pub const MAX_DIGITS: usize = 10_000;
+
+/// The text for an error message: long inputs are cut (a message never echoes 100 000 digits).
+fn clip(s: &str) -> String {
+    const KEEP: usize = 40;
+    if s.chars().count() <= KEEP {
+        return s.to_string();
+    }
+    let head: String = s.chars().take(KEEP).collect();
+    format!("{head}… ({} characters)", s.chars().count())
+}
 
 fn parse_decimal(s: &str) -> Result<Rational, String> {
     let (mantissa, exp) = match s.find(['e', 'E']) {
@@ -20,22 +34,32 @@ fn parse_decimal(s: &str) -> Result<Rational, String> {
     };
     let all_digits = |x: &str| x.bytes().all(|b| b.is_ascii_digit());
     if (int.is_empty() && frac.is_empty()) || !all_digits(int) || !all_digits(frac) {
-        return Err(format!("`{s}` is not a decimal number or fraction"));
+        return Err(format!("`{}` is not a decimal number or fraction", clip(s)));
+    }
+    if int.len() + frac.len() > MAX_DIGITS {
+        return Err(format!(
+            "`{}` has {} digits; at most {MAX_DIGITS} are accepted",
+            clip(s),
+            int.len() + frac.len()
+        ));
     }
     let mut e10: i64 = match exp {
         None => 0,
         Some(e) => {
             let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
             if digits.is_empty() || !all_digits(digits) || digits.len() > 12 {
-                return Err(format!("`{s}` has a malformed exponent"));
+                return Err(format!("`{}` has a malformed exponent", clip(s)));
             }
             e.parse::<i64>()
-                .map_err(|_| format!("`{s}` has a malformed exponent"))?
+                .map_err(|_| format!("`{}` has a malformed exponent", clip(s)))?
         }
     };
     e10 -= frac.len() as i64;
     if e10.abs() > MAX_EXP10 {
-        return Err(format!("`{s}` has an exponent beyond ±{MAX_EXP10}"));
+        return Err(format!(
+            "`{}` has a decimal exponent beyond ±{MAX_EXP10} (the limit on exact inputs)",
+            clip(s)
+        ));
     }
     let digits: Integer = format!("{int}{frac}")
         .trim_start_matches('0')
@@ -64,7 +88,7 @@ pub fn parse_exact(text: &str) -> Result<Rational, String> {
         Some((n, d)) => {
             let (n, d) = (parse_decimal(n.trim())?, parse_decimal(d.trim())?);
             if d == 0 {
-                return Err(format!("`{s}` divides by zero"));
+                return Err(format!("`{}` divides by zero", clip(s)));
             }
             Ok(n / d)
         }
@@ -75,10 +99,10 @@ pub fn parse_exact(text: &str) -> Result<Rational, String> {
 pub fn parse_positive_integer(text: &str) -> Result<Integer, String> {
     let r = parse_exact(text)?;
     if *r.denom() != 1 {
-        return Err(format!("`{}` is not an integer", text.trim()));
+        return Err(format!("`{}` is not an integer", clip(text.trim())));
     }
     if *r.numer() <= 0 {
-        return Err(format!("`{}` must be at least 1", text.trim()));
+        return Err(format!("`{}` must be at least 1", clip(text.trim())));
     }
     Ok(r.numer().clone())
 }
@@ -109,11 +133,27 @@ mod tests {
             "1.2.3",
             "0x10",
             "1e999999999",
+            "1e100001",
+            "1e-100001",
+            "0.01e-99999",
             "--1",
             "1/2/3",
         ] {
             assert!(parse_exact(bad).is_err(), "{bad}");
         }
+        // the limits: exponents up to ±100000 and 10 000 digits pass, exactly
+        assert_eq!(
+            parse_exact("1e-100000").unwrap(),
+            Rational::from((1, Integer::from(Integer::u_pow_u(10, 100_000))))
+        );
+        assert_eq!(
+            parse_exact("10e99999").unwrap(),
+            Rational::from(Integer::from(Integer::u_pow_u(10, 100_000)))
+        );
+        let many = "7".repeat(MAX_DIGITS);
+        assert_eq!(parse_exact(&many).unwrap(), many.parse::<Integer>().unwrap());
+        let err = parse_exact(&"7".repeat(MAX_DIGITS + 1)).unwrap_err();
+        assert!(err.contains("10000") && err.len() < 200, "{err}");
         assert!(parse_positive_integer("2.5").is_err());
         assert!(parse_positive_integer("0").is_err());
         assert_eq!(parse_positive_integer("1e4").unwrap(), 10000);

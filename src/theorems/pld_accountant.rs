@@ -590,14 +590,16 @@ fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
         let find = |start: f64, dir: f64, ok: &dyn Fn(i64) -> bool| -> i64 {
             let mut i = (start / hf).round() as i64;
             let mut step = 1i64.max((pr.spread / hf) as i64);
+            // saturating: a spread far beyond the grid (σ → 0) must not overflow the search;
+            // the range check below then refuses the mechanism
             while !ok(i) && ((i as f64) * hf).abs() <= 2.0 * MAX_LOSS {
-                i += (dir as i64) * step;
-                step *= 2;
+                i = i.saturating_add((dir as i64).saturating_mul(step));
+                step = step.saturating_mul(2);
             }
             // bisect back between i − dir·step/2 … i
-            let (mut good, mut bad) = (i, i - (dir as i64) * step / 2);
-            while (good - bad).abs() > 1 {
-                let m = (good + bad) / 2;
+            let (mut good, mut bad) = (i, i.saturating_sub((dir as i64) * (step / 2)));
+            while good.abs_diff(bad) > 1 {
+                let m = good / 2 + bad / 2 + (good % 2 + bad % 2) / 2;
                 if ok(m) {
                     good = m
                 } else {
@@ -766,7 +768,28 @@ fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
             // point at or below its loss ("flushed")
             let flush = |pool: (usize, Interval, Interval), mass: &mut Vec<u128>| -> Result<()> {
                 let (t, pp, pq) = pool;
-                if let Some(s) = (0..=t).rev().find(|&s| (pp - y(s) * pq).inf() >= 0.0) {
+                // emitting at s is valid whenever pp − y(s)·pq ≥ 0 (certified); that predicate
+                // falls as s rises (y increases, pq ≥ 0), so bisect for the highest such s ≤ t
+                // (a linear scan made repeated flushes quadratic: 29 s at σ = 1e29); every s
+                // the bisection keeps satisfies the predicate, monotone or not
+                let ok = |s: usize| (pp - y(s) * pq).inf() >= 0.0;
+                let s = if ok(t) {
+                    Some(t)
+                } else if ok(0) {
+                    let (mut good, mut bad) = (0usize, t);
+                    while bad - good > 1 {
+                        let m = good + (bad - good) / 2;
+                        if ok(m) {
+                            good = m
+                        } else {
+                            bad = m
+                        }
+                    }
+                    Some(good)
+                } else {
+                    None
+                };
+                if let Some(s) = s {
                     mass[s] += ctx.fixed(pp)?;
                 }
                 Ok(())
