@@ -180,11 +180,13 @@ fn to_rational_t(t: Float) -> Rational {
 }
 
 /// Proposition 14, optimised: δ = inf_{t>0} e^{t(t+1)ρ−εt}·tᵗ/(t+1)^{t+1}, evaluated at the t
-/// an f64 search picks.
+/// a root search picks inside a bracket proven to contain the optimal t.
 ///
 /// # Guarantee
 /// `upper` is a valid δ for every ρ-zCDP mechanism at ε (the formula at some t > 0 is a valid
-/// bound; the search only picks t). ρ > 0, ε ≥ 0. Note: `proofs-notes/zcdp_delta.md`.
+/// bound; the search only picks t), within 1e-12 relative of the infimum over t for
+/// ρ ∈ [1e-300, 1e8], ε ∈ {0} ∪ [1e-300, 1e12] while the infimum exceeds e^{−7e8} (below, the
+/// smallest positive MPFR number). ρ > 0, ε ≥ 0. Note: `proofs-notes/zcdp_delta.md`.
 pub fn zcdp_delta(rho: &Rational, eps: &Rational, prec: Precision) -> Result<UpperBound> {
     validate::positive("rho", rho)?;
     validate::nonnegative("epsilon", eps)?;
@@ -220,10 +222,13 @@ pub fn zcdp_delta_closed_form(
 }
 
 /// Inverse of Proposition 14, optimised: ε = inf_{t>0} (t+1)ρ + (ln(1/δ) − t ln(1+1/t) − ln(1+t))/t,
-/// evaluated at the t an f64 search picks (clamped at 0).
+/// evaluated at the t a root search picks inside a bracket proven to contain the optimal t
+/// (clamped at 0).
 ///
 /// # Guarantee
-/// `upper` is an ε such that every ρ-zCDP mechanism is (ε, δ)-DP. ρ > 0, δ ∈ (0, 1).
+/// `upper` is an ε such that every ρ-zCDP mechanism is (ε, δ)-DP, within 1e-12 relative of the
+/// infimum over t (0 when the infimum is ≤ 0) for ρ ∈ [1e-300, 1e8], δ ∈ [1e-400, 0.9].
+/// ρ > 0, δ ∈ (0, 1).
 /// Note: `proofs-notes/zcdp_epsilon.md`.
 pub fn zcdp_epsilon(rho: &Rational, delta: &Rational, prec: Precision) -> Result<UpperBound> {
     validate::positive("rho", rho)?;
