@@ -39,7 +39,8 @@ fn brackets_the_pld_route_and_inverts() {
             Pld::Discrete(DiscretePld::randomized_response(&q("0.3"), &Integer::from(40)).unwrap());
         let pld = hockey_stick_tails(&rr, &q(e), Precision::Bits(128)).unwrap();
         assert!(
-            opt.lower().to_float() <= pld.upper().to_float() && pld.lower().to_float() <= opt.upper().to_float(),
+            opt.lower().to_float() <= pld.upper().to_float()
+                && pld.lower().to_float() <= opt.upper().to_float(),
             "{e}"
         );
     }
@@ -106,7 +107,12 @@ fn heterogeneous_and_grouped() {
 fn delta_at_the_floor_gives_the_largest_loss() {
     let c = class("0.1", "0.5", 2);
     let e = optimal_composition_epsilon(&[c.clone()], &q("0.75"), Precision::Auto).unwrap();
-    assert!(e.contains_rational(&q("0.2")), "[{}, {}]", e.lower().to_decimal(), e.upper().to_decimal());
+    assert!(
+        e.contains_rational(&q("0.2")),
+        "[{}, {}]",
+        e.lower().to_decimal(),
+        e.upper().to_decimal()
+    );
     assert!(e.rel_width() < 1e-30);
     // the reference side: δ_opt(0.2) = ¾ exactly, δ_opt just below 0.2 is above ¾
     assert_eq!(reference(&q("0.1"), &q("0.5"), 2, &q("0.2")), 0.75);
@@ -135,7 +141,10 @@ fn large_k_inverts_down_to_tiny_delta() {
         let g = |x: &Float| ln_pure_delta(&q("0.01"), 100_000, &x.to_rational().unwrap());
         assert!(g(&lo) > ln_target, "{d}: δ_opt(lower) must exceed δ");
         assert!(g(&hi) <= ln_target, "{d}: δ_opt(upper) must be at most δ");
-        assert!(Float::with_val(REF, &hi - &lo) <= Float::with_val(REF, &hi * 1e-9), "{d}: width");
+        assert!(
+            Float::with_val(REF, &hi - &lo) <= Float::with_val(REF, &hi * 1e-9),
+            "{d}: width"
+        );
     }
 }
 
@@ -194,7 +203,13 @@ proptest! {
 /// composition is pure and homogeneous.
 #[test]
 fn magnitude_sweep() {
-    for (e0, k) in [("1e-300", 1000u32), ("1e-10", 1000), ("0.01", 20_000), ("1", 300), ("30", 1000)] {
+    for (e0, k) in [
+        ("1e-300", 1000u32),
+        ("1e-10", 1000),
+        ("0.01", 20_000),
+        ("1", 300),
+        ("30", 1000),
+    ] {
         for d in ["0.5", "1e-10", "1e-300", "1e-400"] {
             let c = class(e0, "0", k);
             let e = optimal_composition_epsilon(&[c.clone()], &q(d), Precision::Auto)
@@ -208,7 +223,10 @@ fn magnitude_sweep() {
                 continue;
             }
             assert!(hi.is_finite() && lo > 0, "{e0} {k} {d}: [{lo}, {hi}]");
-            assert!(Float::with_val(REF, &hi - &lo) <= Float::with_val(REF, &hi * 1e-9), "{e0} {k} {d}: width");
+            assert!(
+                Float::with_val(REF, &hi - &lo) <= Float::with_val(REF, &hi * 1e-9),
+                "{e0} {k} {d}: width"
+            );
             assert!(g(&hi) <= lt && g(&lo) > lt, "{e0} {k} {d}: bracket sides");
         }
     }

@@ -58,12 +58,26 @@ proptest! {
 fn issue14_examples() {
     for (qs, ss, n) in [("0.5", "0.5", 20_000u32), ("0.3", "0.05", 2000)] {
         let (qr, sigma) = (q(qs), q(ss));
-        let got = subsampled_gaussian_rdp(&qr, &sigma, &Integer::from(1), &Rational::from(n), Precision::Auto).unwrap();
+        let got = subsampled_gaussian_rdp(
+            &qr,
+            &sigma,
+            &Integer::from(1),
+            &Rational::from(n),
+            Precision::Auto,
+        )
+        .unwrap();
         let r = common::sgm_log_a_lse(&qr, &sigma, n) / (n - 1);
         check(&got, &r, 1e-25, qs);
     }
     let (qr, sigma, alpha) = (q("0.999"), q("356.90424"), q("221/219"));
-    let got = subsampled_gaussian_rdp(&qr, &sigma, &Integer::from(107_975), &alpha, Precision::Auto).unwrap();
+    let got = subsampled_gaussian_rdp(
+        &qr,
+        &sigma,
+        &Integer::from(107_975),
+        &alpha,
+        Precision::Auto,
+    )
+    .unwrap();
     let r = common::sgm_log_a_frac_wide(&qr, &sigma, &alpha, 512) * 107_975u32 / (f(&alpha) - 1u32);
     check(&got, &r, 1e-9, "221/219");
     assert!((r.to_f64() - 0.42684).abs() < 1e-4);
@@ -77,13 +91,23 @@ fn integer_orders_at_extreme_magnitudes() {
         for qs in ["1e-12", "0.5", "1"] {
             for n in [2u32, 3, 17, 200] {
                 let (qr, sigma) = (q(qs), q(ss));
-                let got = subsampled_gaussian_rdp(&qr, &sigma, &Integer::from(1), &Rational::from(n), Precision::Auto).unwrap();
+                let got = subsampled_gaussian_rdp(
+                    &qr,
+                    &sigma,
+                    &Integer::from(1),
+                    &Rational::from(n),
+                    Precision::Auto,
+                )
+                .unwrap();
                 let r = if ss == "1e-200" || ss == "1e-3" {
                     common::sgm_log_a_lse(&qr, &sigma, n)
                 } else {
                     reference_k(&qr, &sigma, n)
                 } / (n - 1);
-                assert!(got.upper().as_float().is_finite() && *got.lower().as_float() > 0, "{qs} {ss} {n}");
+                assert!(
+                    got.upper().as_float().is_finite() && *got.lower().as_float() > 0,
+                    "{qs} {ss} {n}"
+                );
                 check(&got, &r, 1e-25, &format!("q={qs} σ={ss} n={n}"));
             }
         }
@@ -99,7 +123,14 @@ fn fractional_magnitude_sweep() {
         for ss in ["0.5", "3", "100", "10000"] {
             for a in ["1.000001", "1.5", "40.25"] {
                 let (qr, sigma, alpha) = (q(qs), q(ss), q(a));
-                let got = subsampled_gaussian_rdp(&qr, &sigma, &Integer::from(1), &alpha, Precision::Auto).unwrap();
+                let got = subsampled_gaussian_rdp(
+                    &qr,
+                    &sigma,
+                    &Integer::from(1),
+                    &alpha,
+                    Precision::Auto,
+                )
+                .unwrap();
                 let r = common::sgm_log_a_frac_wide(&qr, &sigma, &alpha, REF) / (f(&alpha) - 1u32);
                 assert!(*got.lower().as_float() > 0);
                 check(&got, &r, 1e-7, &format!("q={qs} σ={ss} α={a}"));
@@ -237,12 +268,7 @@ fn conversions_contain_references() {
             + Float::with_val(REF, &a1 * (-Float::with_val(REF, 1) / &a).ln_1p())
             - a.clone().ln())
             / &a1;
-        check(
-            &e,
-            &conv.max(&Float::with_val(REF, 0)),
-            1e-7,
-            qs,
-        );
+        check(&e, &conv.max(&Float::with_val(REF, 0)), 1e-7, qs);
         let c = sgm_curve(&qr, &sigma, t);
         let (dd, _) = rdp_to_dp_delta(
             &c,
@@ -312,13 +338,16 @@ fn sgm_curve(qr: &Rational, sigma: &Rational, t: u32) -> RdpCurve {
 fn conv_eps(k: &Float, a: &Float, delta: &Rational) -> Float {
     let a1 = Float::with_val(REF, a - 1u32);
     let inv = Float::with_val(REF, -Float::with_val(REF, a.recip_ref())).ln_1p();
-    (Float::with_val(REF, k + common::ln_inv(delta)) + Float::with_val(REF, &a1 * inv) - a.clone().ln()) / a1
+    (Float::with_val(REF, k + common::ln_inv(delta)) + Float::with_val(REF, &a1 * inv)
+        - a.clone().ln())
+        / a1
 }
 
 /// CKS20's ln δ(α) at 1024 bits: K − (α−1)ε + (α−1)ln(α−1) − α ln α.
 fn conv_ln_delta(k: &Float, a: &Float, eps: &Rational) -> Float {
     let a1 = Float::with_val(REF, a - 1u32);
-    Float::with_val(REF, k - Float::with_val(REF, &a1 * f(eps))) + Float::with_val(REF, &a1 * a1.clone().ln())
+    Float::with_val(REF, k - Float::with_val(REF, &a1 * f(eps)))
+        + Float::with_val(REF, &a1 * a1.clone().ln())
         - Float::with_val(REF, a * a.clone().ln())
 }
 
@@ -329,27 +358,54 @@ fn conv_ln_delta(k: &Float, a: &Float, eps: &Rational) -> Float {
 fn conversions_reach_the_optimum_over_orders() {
     let (rho, pe) = (q("0.05"), q("0.3"));
     let mut c = RdpCurve::new();
-    c.push(RdpTerm::Zcdp { rho: rho.clone() }, Integer::from(4)).unwrap();
-    c.push(RdpTerm::Pure { epsilon: pe.clone() }, Integer::from(3)).unwrap();
+    c.push(RdpTerm::Zcdp { rho: rho.clone() }, Integer::from(4))
+        .unwrap();
+    c.push(
+        RdpTerm::Pure {
+            epsilon: pe.clone(),
+        },
+        Integer::from(3),
+    )
+    .unwrap();
     let k = |a: &Float| {
         let a1 = Float::with_val(REF, a - 1u32);
         let z = Float::with_val(REF, a * f(&rho)) * 4u32;
-        let p = (Float::with_val(REF, a * f(&pe)) * f(&pe) / 2u32).min(&f(&pe)).clone() * 3u32;
+        let p = (Float::with_val(REF, a * f(&pe)) * f(&pe) / 2u32)
+            .min(&f(&pe))
+            .clone()
+            * 3u32;
         (z + p) * a1
     };
     let alpha = |u: &Float| Float::with_val(REF, u.clone().exp() + 1u32);
     let (lo_u, hi_u) = ((1e-3f64).ln(), 19_999f64.ln());
     for d in ["1e-5", "1e-300", "1e-400"] {
         let (e, _) = rdp_to_dp(&c, &q(d), Precision::Auto).unwrap();
-        let opt = common::golden_argmin(|u| conv_eps(&k(&alpha(u)), &alpha(u), &q(d)), lo_u, hi_u).1;
+        let opt =
+            common::golden_argmin(|u| conv_eps(&k(&alpha(u)), &alpha(u), &q(d)), lo_u, hi_u).1;
         let up = e.upper().as_float();
-        assert!(&opt <= up && Float::with_val(REF, up - &opt) <= Float::with_val(REF, &opt * 1e-6), "ε at δ = {d}: {} vs {}", e.upper().to_decimal(), opt);
+        assert!(
+            &opt <= up && Float::with_val(REF, up - &opt) <= Float::with_val(REF, &opt * 1e-6),
+            "ε at δ = {d}: {} vs {}",
+            e.upper().to_decimal(),
+            opt
+        );
     }
     for eps in ["1", "5", "40"] {
         let (dd, _) = rdp_to_dp_delta(&c, &q(eps), Precision::Auto).unwrap();
-        let opt = common::golden_argmin(|u| conv_ln_delta(&k(&alpha(u)), &alpha(u), &q(eps)), lo_u, hi_u).1.exp();
+        let opt = common::golden_argmin(
+            |u| conv_ln_delta(&k(&alpha(u)), &alpha(u), &q(eps)),
+            lo_u,
+            hi_u,
+        )
+        .1
+        .exp();
         let up = dd.upper().as_float();
-        assert!(&opt <= up && Float::with_val(REF, up - &opt) <= Float::with_val(REF, &opt * 1e-6), "δ at ε = {eps}: {} vs {}", dd.upper().to_decimal(), opt);
+        assert!(
+            &opt <= up && Float::with_val(REF, up - &opt) <= Float::with_val(REF, &opt * 1e-6),
+            "δ at ε = {eps}: {} vs {}",
+            dd.upper().to_decimal(),
+            opt
+        );
     }
 }
 
@@ -365,13 +421,25 @@ fn dpsgd_rdp_at_extreme_magnitudes() {
         ("1", "20", 1, "1e-10"),
     ] {
         let (qr, sigma, dl) = (q(qs), q(ss), q(d));
-        let (e, _) = dpsgd_rdp_epsilon(&qr, &sigma, &Integer::from(t), &dl, Precision::Auto).unwrap();
+        let (e, _) =
+            dpsgd_rdp_epsilon(&qr, &sigma, &Integer::from(t), &dl, Precision::Auto).unwrap();
         let up = e.upper().as_float();
         assert!(up.is_finite() && *up > 0, "{qs} {ss} {t} {d}");
         let best = (2u32..=64)
-            .map(|n| conv_eps(&(common::sgm_log_a_lse(&qr, &sigma, n) * t), &Float::with_val(REF, n), &dl))
+            .map(|n| {
+                conv_eps(
+                    &(common::sgm_log_a_lse(&qr, &sigma, n) * t),
+                    &Float::with_val(REF, n),
+                    &dl,
+                )
+            })
             .min_by(|a, b| a.partial_cmp(b).unwrap())
             .unwrap();
-        assert!(*up <= Float::with_val(REF, &best * (1.0 + 1e-9)), "{qs} {ss} {t} {d}: {} vs integer-order best {}", e.upper().to_decimal(), best);
+        assert!(
+            *up <= Float::with_val(REF, &best * (1.0 + 1e-9)),
+            "{qs} {ss} {t} {d}: {} vs integer-order best {}",
+            e.upper().to_decimal(),
+            best
+        );
     }
 }

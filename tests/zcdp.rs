@@ -108,12 +108,22 @@ fn basic_composition_and_its_optimality() {
 /// inf over t > 0 of Proposition 14's ln δ_t(ε), by an independent golden-section search over
 /// u = ln t ∈ [−700, 700] at 1024 bits (ln δ_t is convex in t, so unimodal in u).
 fn ln_delta_opt(rho: &Rational, eps: &Rational) -> Float {
-    common::golden_argmin(|u| common::zcdp_ln_delta_t(rho, eps, &u.clone().exp()), -700.0, 700.0).1
+    common::golden_argmin(
+        |u| common::zcdp_ln_delta_t(rho, eps, &u.clone().exp()),
+        -700.0,
+        700.0,
+    )
+    .1
 }
 
 /// inf over t > 0 of Proposition 14's ε_t(δ), clamped at 0 (golden section over u = ln t).
 fn eps_opt(rho: &Rational, delta: &Rational) -> Float {
-    let v = common::golden_argmin(|u| common::zcdp_eps_t(rho, delta, &u.clone().exp()), -700.0, 700.0).1;
+    let v = common::golden_argmin(
+        |u| common::zcdp_eps_t(rho, delta, &u.clone().exp()),
+        -700.0,
+        700.0,
+    )
+    .1;
     v.max(&Float::new(REF)).clone()
 }
 
@@ -122,10 +132,19 @@ fn eps_opt(rho: &Rational, delta: &Rational) -> Float {
 fn check_optimum(b: &dpcert::UpperBound, opt: &Float, rel: f64, what: &str) {
     let up = b.upper().as_float();
     if *opt == 0 {
-        assert!(*up == 0, "{what}: optimum 0, bound {}", b.upper().to_decimal());
+        assert!(
+            *up == 0,
+            "{what}: optimum 0, bound {}",
+            b.upper().to_decimal()
+        );
         return;
     }
-    assert!(opt <= up, "{what}: bound {} below the optimum {}", b.upper().to_decimal(), opt.to_string_radix(10, Some(20)));
+    assert!(
+        opt <= up,
+        "{what}: bound {} below the optimum {}",
+        b.upper().to_decimal(),
+        opt.to_string_radix(10, Some(20))
+    );
     assert!(
         Float::with_val(REF, up - opt) <= Float::with_val(REF, opt * rel),
         "{what}: bound {} vs optimum {}",
@@ -172,7 +191,12 @@ proptest! {
 fn tiny_rho_reaches_the_optimum() {
     let rho = q("1e-300");
     let d = zcdp_delta(&rho, &q("0"), Precision::Auto).unwrap();
-    check_optimum(&d, &ln_delta_opt(&rho, &q("0")).exp(), 1e-12, "ρ = 1e-300, ε = 0");
+    check_optimum(
+        &d,
+        &ln_delta_opt(&rho, &q("0")).exp(),
+        1e-12,
+        "ρ = 1e-300, ε = 0",
+    );
     assert!(d.upper().to_f64() < 8.6e-151 && d.upper().to_f64() > 8.5e-151);
     for delta in ["1e-200", "1e-300", "1e-400"] {
         let e = zcdp_epsilon(&rho, &q(delta), Precision::Auto).unwrap();
@@ -201,8 +225,14 @@ fn ledger_composes_adaptively() {
 #[test]
 fn exact_conversions() {
     assert_eq!(gaussian_zcdp(&q("2"), &q("3")).unwrap(), q("9/8"));
-    assert_eq!(gaussian_zcdp(&q("1e-200"), &q("1")).unwrap(), common::pow10(5, 399));
-    assert_eq!(zcdp_compose(&[q("1/3"), q("1e-400"), q("0")]).unwrap(), q("1/3") + common::pow10(1, -400));
+    assert_eq!(
+        gaussian_zcdp(&q("1e-200"), &q("1")).unwrap(),
+        common::pow10(5, 399)
+    );
+    assert_eq!(
+        zcdp_compose(&[q("1/3"), q("1e-400"), q("0")]).unwrap(),
+        q("1/3") + common::pow10(1, -400)
+    );
     assert_eq!(pure_to_zcdp(&q("0.3")).unwrap(), q("0.045"));
     assert_eq!(pure_to_zcdp(&q("1e12")).unwrap(), common::pow10(5, 23));
     assert!(gaussian_zcdp(&q("0"), &q("1")).is_err());

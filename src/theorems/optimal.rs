@@ -332,7 +332,6 @@ pub fn optimal_composition_delta(
     Enclosure::from_real(&best)
 }
 
-
 /// Inverse of [`optimal_composition_delta`]: the exact smallest ε with δ_opt(ε) ≤ δ.
 ///
 /// # Guarantee

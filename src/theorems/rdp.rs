@@ -116,8 +116,7 @@ fn sgm_log_a<R: Real>(q: &Rational, sigma: &Rational, n: u32, p: u32) -> R {
     // max_k ℓ_k ≤ ln Σ e^{ℓ_k} ≤ max_k ℓ_k + ln N: keeps relative accuracy when the ℓ_k are so
     // large (σ → 0) that their absolute widths exceed 1 and the shifted exponentials say little
     if let Some(lo) = max_end(|(l, _)| l) {
-        let crude = R::from_rational(&lo, p)
-            .span(&mr.add(&R::from_int(ells.len() as i64, p).ln()));
+        let crude = R::from_rational(&lo, p).span(&mr.add(&R::from_int(ells.len() as i64, p).ln()));
         l = match finite(l.clone()) {
             Some(f) => f.intersect(&crude),
             None => crude,
@@ -257,7 +256,11 @@ fn extra_bits(ln_k: f64) -> u32 {
     if !(ln_k < 0.0) {
         return 0;
     }
-    ((-ln_k / std::f64::consts::LN_2).min(f64::from(1u32 << 14)).ceil() as u32 + 16).min(1 << 14)
+    ((-ln_k / std::f64::consts::LN_2)
+        .min(f64::from(1u32 << 14))
+        .ceil() as u32
+        + 16)
+        .min(1 << 14)
 }
 
 /// ln Φ(x) in f64 for the search model (asymptotic form in the far lower tail).
@@ -301,7 +304,8 @@ fn frac_series_f64(q: f64, sigma: f64, alpha: f64, ln_k: f64) -> Option<(u32, f6
         }
         let jf = j as f64;
         let s = alpha - jf;
-        let a = alpha * l1q + lc + jf * lr + (jf * jf - jf) / two_s2 + ln_phi_f64((z0 - jf) / sigma);
+        let a =
+            alpha * l1q + lc + jf * lr + (jf * jf - jf) / two_s2 + ln_phi_f64((z0 - jf) / sigma);
         let b = alpha * lq + lc + (s * s - s) / two_s2 - jf * lr + ln_phi_f64((s - z0) / sigma);
         if j > floor && (a.max(b) < target || j > last) {
             return Some((j - 1, sum));
@@ -364,7 +368,13 @@ fn sgm_log_a_frac<R: Real>(
             .add(&lc)
             .sub(&jr.mul(&ln_r1))
             .add(&R::from_rational(&e2, p))
-            .add(&R::from_rational(&sj, p).sub(&z0).div(&s_iv).normal_cdf().ln());
+            .add(
+                &R::from_rational(&sj, p)
+                    .sub(&z0)
+                    .div(&s_iv)
+                    .normal_cdf()
+                    .ln(),
+            );
         let (mut t1, mut t2) = (l1.exp(), l2.exp());
         if neg {
             t1 = t1.neg();
@@ -427,7 +437,9 @@ fn sgm_log_a_moments<R: Real>(
         }
         let pm = p
             + extra_bits(ln_k)
-            + ((f64::from(m) / 2.0) * ls2.max(0.0)).ceil().min(f64::from(1u32 << 14)) as u32
+            + ((f64::from(m) / 2.0) * ls2.max(0.0))
+                .ceil()
+                .min(f64::from(1u32 << 14)) as u32
             + 32;
         let moment = |j: u32| -> R {
             let mut s = R::from_int(0, pm);
@@ -435,7 +447,11 @@ fn sgm_log_a_moments<R: Real>(
                 let e = Rational::from((Integer::from(i) * i - i, Integer::from(1))) / &two_s2;
                 let b = R::from_rational(&Rational::from(Integer::binomial_u(j, i)), pm);
                 let t = b.mul(&R::from_rational(&e, pm).expm1());
-                s = if (j - i) % 2 == 0 { s.add(&t) } else { s.sub(&t) };
+                s = if (j - i) % 2 == 0 {
+                    s.add(&t)
+                } else {
+                    s.sub(&t)
+                };
             }
             s
         };
@@ -448,9 +464,7 @@ fn sgm_log_a_moments<R: Real>(
             qj *= q;
             bsum += Rational::from(cj.abs_ref()) * &qj;
             if j >= 2 {
-                poly = poly.add(
-                    &R::from_rational(&Rational::from(&cj * &qj), pm).mul(&moment(j)),
-                );
+                poly = poly.add(&R::from_rational(&Rational::from(&cj * &qj), pm).mul(&moment(j)));
             }
         }
         let cm = Rational::from(cj.clone() * (Rational::from(alpha - (m - 1)) / m));
@@ -466,7 +480,10 @@ fn sgm_log_a_moments<R: Real>(
             // P[X < −c] = P[Y < ln(1 − c/q)] = Φ(σ ln(1 − c/q) + 1/(2σ))
             let arg = R::from_rational(sigma, pm)
                 .mul(&R::from_rational(&Rational::from(1 - Rational::from(&c / q)), pm).ln())
-                .add(&R::from_rational(&Rational::from(sigma.clone().recip() / 2u32), pm));
+                .add(&R::from_rational(
+                    &Rational::from(sigma.clone().recip() / 2u32),
+                    pm,
+                ));
             rem = rem.add(&R::from_rational(&bsum, pm).mul(&arg.normal_cdf()));
         }
         let am1 = poly.add(&rem.neg().hull(&rem)).max0();
@@ -612,7 +629,11 @@ fn best_order(curve: &RdpCurve, f: impl Fn(f64, f64) -> f64) -> Rational {
     // better neighbouring integer costs only (Δα/α)² relative there (a search choice)
     if a > INTEGER_ORDERS_FROM {
         let (lo, hi) = (a.floor(), a.ceil().min(MAX_ORDER as f64));
-        let pick = if f(curve.k_f64(lo), lo) <= f(curve.k_f64(hi), hi) { lo } else { hi };
+        let pick = if f(curve.k_f64(lo), lo) <= f(curve.k_f64(hi), hi) {
+            lo
+        } else {
+            hi
+        };
         return Rational::from_f64(pick).expect("finite order");
     }
     // keep the exact rational close to the f64 choice with few digits (cheap to evaluate)

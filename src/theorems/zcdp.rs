@@ -258,8 +258,7 @@ pub fn zcdp_epsilon_closed_form(
         let l = R::from_rational(delta, p).ln().neg();
         r.add(&R::from_int(2, p).mul(&r.mul(&l).sqrt()))
     }
-    certify(prec, || f::<Fi>(rho, delta, 53), |p| f::<Iv>(rho, delta, p))
-    .map(UpperBound::new)
+    certify(prec, || f::<Fi>(rho, delta, 53), |p| f::<Iv>(rho, delta, p)).map(UpperBound::new)
 }
 
 /// Remark 15: ρ = ε²/(4 ln(1/δ) + 4ε) suffices for (ε, δ)-DP.
@@ -267,7 +266,11 @@ pub fn zcdp_epsilon_closed_form(
 /// # Guarantee
 /// Encloses the formula's value; any ρ ≤ `lower` is sufficient. ε > 0, δ ∈ (0, 1).
 /// Note: `proofs-notes/zcdp_rho_sufficient.md`.
-pub fn zcdp_rho_sufficient(eps: &Rational, delta: &Rational, prec: Precision) -> Result<LowerBound> {
+pub fn zcdp_rho_sufficient(
+    eps: &Rational,
+    delta: &Rational,
+    prec: Precision,
+) -> Result<LowerBound> {
     validate::positive("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
     fn f<R: Real>(eps: &Rational, delta: &Rational, p: u32) -> R {
@@ -276,8 +279,7 @@ pub fn zcdp_rho_sufficient(eps: &Rational, delta: &Rational, prec: Precision) ->
         let four = R::from_int(4, p);
         e.sqr().div(&four.mul(&l).add(&four.mul(&e)))
     }
-    certify(prec, || f::<Fi>(eps, delta, 53), |p| f::<Iv>(eps, delta, p))
-    .map(LowerBound::new)
+    certify(prec, || f::<Fi>(eps, delta, 53), |p| f::<Iv>(eps, delta, p)).map(LowerBound::new)
 }
 
 /// Remark 15, exact inverse of the closed form: ρ = (√(ln(1/δ) + ε) − √(ln(1/δ)))², the
@@ -295,8 +297,7 @@ pub fn zcdp_rho_exact(eps: &Rational, delta: &Rational, prec: Precision) -> Resu
         let l = R::from_rational(delta, p).ln().neg();
         e.sqr().div(&l.add(&e).sqrt().add(&l.sqrt()).sqr())
     }
-    certify(prec, || f::<Fi>(eps, delta, 53), |p| f::<Iv>(eps, delta, p))
-    .map(LowerBound::new)
+    certify(prec, || f::<Fi>(eps, delta, 53), |p| f::<Iv>(eps, delta, p)).map(LowerBound::new)
 }
 
 /// Remark 15, Gaussian example: σ = Δ·√(2(ln(1/δ) + ε))/ε makes the Gaussian mechanism

@@ -239,7 +239,11 @@ pub fn sgm_log_a_lse(qr: &Rational, sigma: &Rational, n: u32) -> Float {
             t
         })
         .collect();
-    let m = terms.iter().max_by(|a, b| a.partial_cmp(b).unwrap()).unwrap().clone();
+    let m = terms
+        .iter()
+        .max_by(|a, b| a.partial_cmp(b).unwrap())
+        .unwrap()
+        .clone();
     let mut s = Float::with_val(REF, 0);
     for t in &terms {
         s += Float::with_val(REF, t - &m).exp();
@@ -267,7 +271,8 @@ pub fn ln_pure_delta(e0: &Rational, k: u32, eps: &Rational) -> Float {
         return Float::with_val(REF, rug::float::Special::NegInfinity);
     }
     let top = top as u32;
-    let undamped = |l: u32| lg(k) - lg(l) - lg(k - l) + Float::with_val(REF, &e0f * (k - l)) - &ln_norm;
+    let undamped =
+        |l: u32| lg(k) - lg(l) - lg(k - l) + Float::with_val(REF, &e0f * (k - l)) - &ln_norm;
     let mut terms = Vec::new();
     let mut l = top;
     loop {
@@ -275,14 +280,25 @@ pub fn ln_pure_delta(e0: &Rational, k: u32, eps: &Rational) -> Float {
         assert!(z > e);
         let gap = Float::with_val(REF, &e - &z);
         let u = undamped(l);
-        terms.push(Float::with_val(REF, &u + Float::with_val(REF, -gap.exp_m1()).ln()));
-        let best = terms.iter().max_by(|a, b| a.partial_cmp(b).unwrap()).unwrap();
-        if l == 0 || top - l >= 20_000 || (top - l > 10 && u < Float::with_val(REF, best - 160u32)) {
+        terms.push(Float::with_val(
+            REF,
+            &u + Float::with_val(REF, -gap.exp_m1()).ln(),
+        ));
+        let best = terms
+            .iter()
+            .max_by(|a, b| a.partial_cmp(b).unwrap())
+            .unwrap();
+        if l == 0 || top - l >= 20_000 || (top - l > 10 && u < Float::with_val(REF, best - 160u32))
+        {
             break;
         }
         l -= 1;
     }
-    let m = terms.iter().max_by(|a, b| a.partial_cmp(b).unwrap()).unwrap().clone();
+    let m = terms
+        .iter()
+        .max_by(|a, b| a.partial_cmp(b).unwrap())
+        .unwrap()
+        .clone();
     let mut s = Float::with_val(REF, 0);
     for t in &terms {
         s += Float::with_val(REF, t - &m).exp();
@@ -293,7 +309,10 @@ pub fn ln_pure_delta(e0: &Rational, k: u32, eps: &Rational) -> Float {
         let rho = Float::with_val(REF, l) / (k - l + 1) * e0f.clone().exp();
         assert!(rho < 1, "reference: geometric tail bound needs ρ < 1");
         let rem = undamped(l) + (Float::with_val(REF, &rho / (1 - rho.clone()))).ln();
-        assert!(rem < Float::with_val(REF, &total - 140u32), "reference: tail not negligible");
+        assert!(
+            rem < Float::with_val(REF, &total - 140u32),
+            "reference: tail not negligible"
+        );
     }
     total
 }
@@ -301,7 +320,8 @@ pub fn ln_pure_delta(e0: &Rational, k: u32, eps: &Rational) -> Float {
 /// ln of Proposition 14's δ_t at a real t (1024 bits): t(t+1)ρ − εt − t·ln(1+1/t) − ln(1+t).
 pub fn zcdp_ln_delta_t(rho: &Rational, eps: &Rational, t: &Float) -> Float {
     let t1 = Float::with_val(REF, t + 1u32);
-    Float::with_val(REF, t * &t1) * f(rho) - Float::with_val(REF, t * f(eps))
+    Float::with_val(REF, t * &t1) * f(rho)
+        - Float::with_val(REF, t * f(eps))
         - Float::with_val(REF, t * Float::with_val(REF, t.recip_ref()).ln_1p())
         - t1.ln()
 }
