@@ -127,8 +127,31 @@ struct Ctx {
     support: usize,
 }
 
+/// The point interval [x, x]. A NaN gives ENTIRE: a widening, so every use stays an enclosure
+/// (a mass enclosed by ENTIRE is then refused by `Ctx::fixed` on the upper side and counted as 0,
+/// a sub-measure, on the lower side).
 fn pt(x: f64) -> Interval {
     Interval::try_from((x, x)).unwrap_or(Interval::ENTIRE)
+}
+
+/// `a += b` on fixed-point masses, refusing an overflow (masses stay far below 2^126, so this
+/// never fires on a valid run; a wrapped sum would drop mass from the upper side).
+fn add_mass(a: &mut u128, b: u128) -> Result<()> {
+    *a = a
+        .checked_add(b)
+        .ok_or_else(|| Error::Numerical("PLD fixed-point mass overflow".into()))?;
+    Ok(())
+}
+
+/// ⌊r⌋ as an i64 grid index; an index beyond i64 is refused (the grid would have to be absurdly
+/// fine or the loss absurdly large), never replaced by another index.
+fn floor_index(r: &Rational, what: &str) -> Result<i64> {
+    r.clone().floor().numer().to_i64().ok_or_else(|| {
+        Error::arg(
+            "grid",
+            format!("{what} lies beyond 2^63 grid steps; use a coarser --grid"),
+        )
+    })
 }
 
 fn fi_rat(r: &Rational) -> Interval {
@@ -136,37 +159,42 @@ fn fi_rat(r: &Rational) -> Interval {
 }
 
 impl Ctx {
-    /// Fixed-point value of an enclosed non-negative mass, rounded to this side.
+    /// Fixed-point value of an enclosed non-negative mass, rounded to this side: ⌈sup·2^F⌉
+    /// (Upper) or ⌊inf·2^F⌋ (Lower). The exact mass is ≥ 0, so a negative end is replaced by 0
+    /// (still a bound on the right side). Scaling by 2^F is exact in f64 and the result is an
+    /// integer below 2^126 before the cast, so the cast is exact. An empty or unbounded
+    /// enclosure, or one at or above 2^126·2^−F, is an error on both sides.
     fn fixed(&self, x: Interval) -> Result<u128> {
         let scale = (2f64).powi(self.f as i32);
         if x.is_empty() || x.sup().is_nan() || x.inf().is_nan() {
             return Err(Error::Numerical("PLD mass enclosure is empty".into()));
         }
-        match self.side {
-            Side::Upper => {
-                let v = (x.sup().max(0.0) * scale).ceil();
-                if !(v < 2f64.powi(126)) {
-                    return Err(Error::Numerical("PLD mass enclosure not finite".into()));
-                }
-                Ok(v as u128)
-            }
-            Side::Lower => {
-                let v = (x.inf().max(0.0) * scale).floor();
-                Ok(if v.is_finite() {
-                    v.min(2f64.powi(126)) as u128
-                } else {
-                    0
-                })
-            }
+        let v = match self.side {
+            Side::Upper => (x.sup().max(0.0) * scale).ceil(),
+            Side::Lower => (x.inf().max(0.0) * scale).floor(),
+        };
+        if !(v < 2f64.powi(126)) {
+            return Err(Error::Numerical(
+                "PLD mass enclosure not finite or above the fixed-point range".into(),
+            ));
         }
+        Ok(v as u128)
     }
-    /// Grid point i·h, enclosed.
+    /// Grid point i·h, enclosed. (`i as f64` is exact for |i| ≤ 2^53, which every table
+    /// respects by far; beyond that the enclosure comes from the exact rational i·h instead of
+    /// a rounded index.)
     fn point(&self, i: i64) -> Interval {
-        pt(i as f64) * self.hf
+        let x = i as f64;
+        if x.abs() <= 2f64.powi(53) {
+            pt(x) * self.hf
+        } else {
+            fi_rat(&(Rational::from(i) * &self.h))
+        }
     }
 }
 
-/// Enclosure of a fixed-point mass m·2^−F.
+/// Enclosure of a fixed-point mass m·2^−F. (`lo ≤ hi` by construction, so the ENTIRE
+/// fallback below is unreachable; it would be a widening anyway.)
 fn fixed_iv(m: u128, f: u32) -> Interval {
     let x = m as f64;
     let back = if x >= 2f64.powi(128) {
@@ -191,6 +219,7 @@ fn fixed_iv(m: u128, f: u32) -> Interval {
 /// ⌊v / 2^f⌋ (Lower) or ⌈v / 2^f⌉ (Upper) for v given by little-endian limbs; None if the
 /// quotient does not fit in 126 bits.
 fn shr_round(limbs: &[u64], f: u32, side: Side) -> Option<u128> {
+    // limbs past the end of the slice are the value's zero high limbs (GMP strips them)
     let get = |i: usize| limbs.get(i).copied().unwrap_or(0);
     let w = (f / 64) as usize;
     let s = f % 64;
@@ -218,6 +247,11 @@ fn total(m: &[u128]) -> Result<u128> {
 /// P[A = ∞]·P[B any] + P[A finite]·P[B = ∞], all terms non-negative.
 fn convolve(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<GridPld> {
     let f = ctx.f;
+    if a.mass.is_empty() || b.mass.is_empty() {
+        return Err(Error::Numerical(
+            "PLD grid measure with no grid points".into(),
+        ));
+    }
     // every mass below 4 (value < 2^{F+2}) keeps each slot of the packed product below
     // 2^{2F+4+log₂ n}: the slot width below then rules out carries between slots
     let limit = 1u128 << (f + 2);
@@ -252,6 +286,7 @@ fn convolve(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<GridPld> {
     let n = a.mass.len() + b.mass.len() - 1;
     let mut mass = Vec::with_capacity(n);
     for k in 0..n {
+        // slots past the product's top limb are zero (GMP strips high zero limbs)
         let lo = (k * l).min(digits.len());
         let hi = ((k + 1) * l).min(digits.len());
         mass.push(
@@ -264,7 +299,10 @@ fn convolve(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<GridPld> {
     let inf = shr_round(&inf_exact.to_digits::<u64>(Order::Lsf), f, ctx.side)
         .ok_or_else(|| Error::Numerical("PLD convolution overflow".into()))?;
     Ok(GridPld {
-        off: a.off + b.off,
+        off: a
+            .off
+            .checked_add(b.off)
+            .ok_or_else(|| Error::Numerical("PLD grid offset overflow".into()))?,
         mass,
         inf,
     })
@@ -272,31 +310,42 @@ fn convolve(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<GridPld> {
 
 /// Cut tails of mass ≤ τ: Upper moves the left tail up to the first kept point and the right
 /// tail to +∞; Lower drops the left tail and moves the right tail down to the last kept point.
-fn truncate(p: &mut GridPld, ctx: &Ctx) {
+fn truncate(p: &mut GridPld, ctx: &Ctx) -> Result<()> {
     let m = &p.mass;
+    if m.is_empty() {
+        return Err(Error::Numerical(
+            "PLD grid measure with no grid points".into(),
+        ));
+    }
+    // tail sums stay ≤ τ; the tests saturate, so a huge mass is never taken for a small one
     let (mut lo, mut left) = (0usize, 0u128);
-    while lo + 1 < m.len() && left + m[lo] <= ctx.tau {
+    while lo + 1 < m.len() && left.saturating_add(m[lo]) <= ctx.tau {
         left += m[lo];
         lo += 1;
     }
     let (mut hi, mut right) = (m.len() - 1, 0u128);
-    while hi > lo && right + m[hi] <= ctx.tau {
+    while hi > lo && right.saturating_add(m[hi]) <= ctx.tau {
         right += m[hi];
         hi -= 1;
     }
     let mut kept = m[lo..=hi].to_vec();
     match ctx.side {
         Side::Upper => {
-            kept[0] += left;
-            p.inf += right;
+            add_mass(&mut kept[0], left)?;
+            add_mass(&mut p.inf, right)?;
         }
         Side::Lower => {
             let last = kept.len() - 1;
-            kept[last] += right;
+            add_mass(&mut kept[last], right)?;
         }
     }
-    p.off += lo as i64;
+    // lo < len ≤ MAX_SUPPORT: the cast is exact
+    p.off = p
+        .off
+        .checked_add(lo as i64)
+        .ok_or_else(|| Error::Numerical("PLD grid offset overflow".into()))?;
     p.mass = kept;
+    Ok(())
 }
 
 fn compose_pair(a: &GridPld, b: &GridPld, ctx: &mut Ctx) -> Result<GridPld> {
@@ -307,7 +356,7 @@ fn compose_pair(a: &GridPld, b: &GridPld, ctx: &mut Ctx) -> Result<GridPld> {
         ));
     }
     let mut c = convolve(a, b, ctx)?;
-    truncate(&mut c, ctx);
+    truncate(&mut c, ctx)?;
     ctx.support = ctx.support.max(c.mass.len());
     Ok(c)
 }
@@ -574,13 +623,12 @@ fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
     let mut hi_i = i64::MIN;
     for a in &pr.atoms {
         if let Some(z) = &a.loss {
-            let i = Rational::from(z / &ctx.h)
-                .floor()
-                .numer()
-                .to_i64()
-                .unwrap_or(0);
+            if !(z.to_f64().abs() <= MAX_LOSS) {
+                return Err(far_from_private(z.to_f64().abs()));
+            }
+            let i = floor_index(&Rational::from(z / &ctx.h), "an atom's loss")?;
             lo_i = lo_i.min(i);
-            hi_i = hi_i.max(i + 1);
+            hi_i = hi_i.max(i.saturating_add(1));
         }
     }
     if let Some(t) = &pr.tails {
@@ -617,13 +665,14 @@ fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
         };
         let r = find(start, 1.0, &|i| mid(eval(i).p_gt) <= tau / 4.0);
         let l = find(start, -1.0, &|i| mid(eval(i).p_le) <= tau / 4.0);
+        // (f64 → i64 casts saturate; an index that far out fails the reach check below)
         let r = if pr.support.1.is_finite() {
-            r.min((pr.support.1 / hf).ceil() as i64 + 1)
+            r.min(((pr.support.1 / hf).ceil() as i64).saturating_add(1))
         } else {
             r
         };
         let l = if pr.support.0.is_finite() {
-            l.max((pr.support.0 / hf).floor() as i64 - 1)
+            l.max(((pr.support.0 / hf).floor() as i64).saturating_sub(1))
         } else {
             l
         };
@@ -633,12 +682,16 @@ fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
     // e^{a} must stay finite in f64 for the cell formulas
     let reach = (lo_i as f64).abs().max(hi_i as f64) * hf;
     if !(reach <= MAX_LOSS) {
-        return Err(Error::arg(
-            "terms",
-            format!("a mechanism's privacy loss reaches {reach:.0} (the PLD grid covers |loss| ≤ {MAX_LOSS}); such a mechanism is far from private — use the closed-form routes"),
-        ));
+        return Err(far_from_private(reach));
     }
     Ok((lo_i, hi_i.max(lo_i + 1)))
+}
+
+fn far_from_private(reach: f64) -> Error {
+    Error::arg(
+        "terms",
+        format!("a mechanism's privacy loss reaches {reach:.0} (the PLD grid covers |loss| ≤ {MAX_LOSS}); such a mechanism is far from private — use the closed-form routes"),
+    )
 }
 
 /// One mechanism's material on the grid, shared by both sides: half-cell masses
@@ -657,13 +710,26 @@ struct Table {
     above: Interval,
 }
 
+/// `i` as an index into a table of `len` slots; anything else is refused (an atom moved to
+/// another slot would move its mass to another loss, possibly the unsafe way).
+fn slot(i: Option<i64>, len: usize) -> Result<usize> {
+    match i {
+        Some(i) if i >= 0 && (i as u64) < len as u64 => Ok(i as usize),
+        _ => Err(Error::Numerical(
+            "PLD atom outside its mechanism's grid range".into(),
+        )),
+    }
+}
+
 fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
     let tau_f = ctx.tau as f64 / (2f64).powi(ctx.f as i32);
     let (i0, i1) = range(pr, ctx, tau_f)?;
-    let n = (i1 - i0 + 1) as usize;
-    if n > MAX_POINTS {
-        return Err(Error::arg("grid", format!("one mechanism would need {n} grid points (at most {MAX_POINTS}); use a coarser --grid")));
+    // i0 < i1 (from `range`); the width in i128 cannot overflow and is range-checked before the cast
+    let width = i1 as i128 - i0 as i128 + 1;
+    if width > MAX_POINTS as i128 {
+        return Err(Error::arg("grid", format!("one mechanism would need {width} grid points (at most {MAX_POINTS}); use a coarser --grid")));
     }
+    let n = width as usize;
     let mut on_grid = Vec::new();
     let mut at_inf = Vec::new();
     // atoms: on the grid exactly, at +∞, or folded into the cell (half-cell) holding them
@@ -675,14 +741,19 @@ fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
             Some(z) => {
                 let t = Rational::from(z / &ctx.h);
                 if t.is_integer() {
-                    let i = t.numer().to_i64().unwrap_or(0);
-                    on_grid.push(((i - i0) as usize, a.p));
+                    let i = floor_index(&t, "an atom's loss")?;
+                    on_grid.push((slot(i.checked_sub(i0), n)?, a.p));
                 } else {
                     // half-cell j = (b_j, b_{j+1}] with b_j = i0·h + j·h/2
                     let u = Rational::from((z - Rational::from(i0) * &ctx.h) / &half_h);
-                    let j = u.ceil().numer().to_i64().unwrap_or(1) - 1;
+                    let j = floor_index(&Rational::from(-u), "an atom's loss")?;
                     let q = a.p * (-fi_rat(z)).exp();
-                    cells_extra.push((j as usize, a.p, q));
+                    // j = ⌈u⌉ − 1 = −⌊−u⌋ − 1 must name one of the 2(n − 1) half-cells
+                    cells_extra.push((
+                        slot(j.checked_neg().and_then(|x| x.checked_sub(1)), 2 * (n - 1))?,
+                        a.p,
+                        q,
+                    ));
                 }
             }
         }
@@ -710,7 +781,7 @@ fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
         .map(|j| cell(&tails[j], &tails[j + 1]))
         .collect();
     for (j, p, q) in cells_extra {
-        let c = &mut half_cells[j.min(nb - 2)];
+        let c = &mut half_cells[j];
         c.0 = c.0 + p;
         c.1 = c.1 + q;
     }
@@ -736,16 +807,16 @@ fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
     let mut mass = vec![0u128; n];
     let mut inf = 0u128;
     for &(i, p) in &tb.on_grid {
-        mass[i] += ctx.fixed(p)?;
+        add_mass(&mut mass[i], ctx.fixed(p)?)?;
     }
     for &p in &tb.at_inf {
-        inf += ctx.fixed(p)?;
+        add_mass(&mut inf, ctx.fixed(p)?)?;
     }
     let y = |i: usize| tb.y[i];
     match ctx.side {
         Side::Upper => {
-            mass[0] += ctx.fixed(below)?;
-            inf += ctx.fixed(above)?;
+            add_mass(&mut mass[0], ctx.fixed(below)?)?;
+            add_mass(&mut inf, ctx.fixed(above)?)?;
             let eh = ctx.hf.exp();
             let ehm1 = Fi(ctx.hf).expm1().0;
             for c in 0..n - 1 {
@@ -757,8 +828,8 @@ fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
                     continue;
                 }
                 let y1q = y(c + 1) * q;
-                mass[c] += ctx.fixed((y1q - p) / ehm1)?;
-                mass[c + 1] += ctx.fixed((eh * p - y1q) / ehm1)?;
+                add_mass(&mut mass[c], ctx.fixed((y1q - p) / ehm1)?)?;
+                add_mass(&mut mass[c + 1], ctx.fixed((eh * p - y1q) / ehm1)?)?;
             }
         }
         Side::Lower => {
@@ -790,7 +861,7 @@ fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
                     None
                 };
                 if let Some(s) = s {
-                    mass[s] += ctx.fixed(pp)?;
+                    add_mass(&mut mass[s], ctx.fixed(pp)?)?;
                 }
                 Ok(())
             };
@@ -822,7 +893,7 @@ fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
                     let beta = (need / av.inf() * (1.0 + 1e-12)).min(1.0);
                     let b = pt(beta);
                     if (ep + b * av).inf() >= 0.0 {
-                        mass[t] += ctx.fixed(pp + b * p)?;
+                        add_mass(&mut mass[t], ctx.fixed(pp + b * p)?)?;
                         let rest = pt(1.0) - b;
                         pool = Some((tj, rest * p, rest * q));
                         continue;
@@ -874,15 +945,26 @@ impl Curve {
             h: ctx.h.clone(),
         }
     }
-    fn pick(&self, x: Interval) -> f64 {
-        match self.side {
+    /// This side's end of an enclosure of a δ: the sup (Upper) or the inf (Lower; δ ≥ 0, so a
+    /// negative inf is raised to 0, still a lower bound). An empty enclosure is an error: its
+    /// inf is +∞, which would otherwise become the lower bound 1 after capping.
+    fn pick(&self, x: Interval) -> Result<f64> {
+        if x.is_empty() {
+            return Err(Error::Numerical("PLD δ enclosure is empty".into()));
+        }
+        Ok(match self.side {
             Side::Upper => x.sup(),
             Side::Lower => x.inf().max(0.0),
-        }
+        })
     }
     /// δ at ε, certified on this side: with a_j ≤ ε < a_{j+1} and c = e^{ε − a_{j+1}},
     /// δ = ν(∞) + (1 − c)·S_j + c·D_{j+1}.
-    fn delta(&self, eps: &Rational) -> f64 {
+    fn delta(&self, eps: &Rational) -> Result<f64> {
+        if *eps < 0 {
+            return Err(Error::arg("epsilon", "must be ≥ 0"));
+        }
+        // ε ≥ 0, so j ≥ 0; a j beyond i64 lies beyond the last grid index (an i64), where δ is
+        // exactly the mass at +∞: i64::MAX (saturating below) stands for that exactly
         let j = Rational::from(eps / &self.h)
             .floor()
             .numer()
@@ -893,16 +975,19 @@ impl Curve {
         if k >= n {
             return self.pick(self.inf);
         }
+        // k < 0: ε below the first grid point, where the same formula holds with slot 0
         let k = k.max(0) as usize;
-        let jj = (k as i64) + self.off - 1; // grid index of slot k
-        let t = Rational::from(eps - Rational::from(jj + 1) * &self.h);
+        // a_{j+1} with j + 1 = off + k the grid index of slot k + 1 (exact, in rationals)
+        let t = Rational::from(eps - (Rational::from(k) + self.off) * &self.h);
+        // t ≤ 0 exactly, so c = e^t ≤ 1 and 1 − c ≥ 0: the min/max below only drop the
+        // parts of the enclosures outside the exact values' range
         let c = fi_rat(&t).exp().min(pt(1.0));
         let one_c = -Fi(fi_rat(&t)).expm1().0;
         let v = self.inf + one_c.max(pt(0.0)) * self.s[k] + c * self.d[k + 1];
         self.pick(v)
     }
     /// δ at grid slot k (grid index off + k − 1), this side.
-    fn at_slot(&self, k: usize) -> f64 {
+    fn at_slot(&self, k: usize) -> Result<f64> {
         self.pick(self.inf + self.d[k])
     }
 }
@@ -912,37 +997,52 @@ impl Curve {
 /// every returned value is re-checked by [`Curve::delta`].
 fn epsilon_side(c: &Curve, delta: &Rational) -> Result<Rational> {
     let df = delta.to_f64();
-    let holds = |e: &Rational| match c.side {
-        Side::Upper => Rational::from_f64(c.delta(e)).is_some_and(|v| v <= *delta),
-        Side::Lower => Rational::from_f64(c.delta(e)).is_some_and(|v| v > *delta),
+    // the certified test: the side's δ at e, compared exactly with the rational δ (an f64 is a
+    // rational; an infinite one never passes, which is the safe answer on both sides)
+    let holds = |e: &Rational| -> Result<bool> {
+        let v = Rational::from_f64(c.delta(e)?);
+        Ok(match c.side {
+            Side::Upper => v.is_some_and(|v| v <= *delta),
+            Side::Lower => v.is_some_and(|v| v > *delta),
+        })
     };
     let zero = Rational::new();
-    if c.side == Side::Upper && c.pick(c.inf) > df {
+    if c.side == Side::Upper && c.pick(c.inf)? > df {
         return Err(Error::Numerical(
             "the PLD upper bound puts more mass at +∞ than δ; lower --tail".into(),
         ));
     }
     // slot-wise search for the first grid slot whose δ is ≤ δ
+    // (the float search below only proposes candidates: the fallbacks `unwrap_or(n)`,
+    // `unwrap_or_default()` and the clamp change which candidates are tried, never what is
+    // returned, since every return passes `holds` or is the trivial lower bound 0)
     let n = c.s.len() - 1;
-    let first = (0..=n).find(|&k| c.at_slot(k) <= df).unwrap_or(n);
+    let mut first = n;
+    for k in 0..=n {
+        if c.at_slot(k)? <= df {
+            first = k;
+            break;
+        }
+    }
     if first == 0 {
         // δ(a_{off−1}) ≤ δ already below the support: Upper takes that point (or 0),
         // Lower the trivial bound 0
-        let a = Rational::from(c.off - 1) * &c.h;
+        let a = (Rational::from(c.off) - 1u32) * &c.h;
         return match c.side {
-            Side::Upper if holds(&zero) => Ok(zero),
-            Side::Upper if a > 0 && holds(&a) => Ok(a),
+            Side::Upper if holds(&zero)? => Ok(zero),
+            Side::Upper if a > 0 && holds(&a)? => Ok(a),
             Side::Upper => Err(Error::Numerical("PLD ε search failed to certify".into())),
             Side::Lower => Ok(zero),
         };
     }
     // within cell (a_{j}, a_{j+1}] with j+1 the grid index of slot `first`
-    let j1 = first as i64 + c.off - 1;
-    let a1 = Rational::from(j1) * &c.h;
-    let s = c.pick(c.s[first - 1]);
-    let dv = c.pick(c.d[first]);
+    // j + 1 = off + first − 1, in rationals (no i64 overflow)
+    let j1 = Rational::from(first) + c.off - 1u32;
+    let a1 = Rational::from(&j1 * &c.h);
+    let s = c.pick(c.s[first - 1])?;
+    let dv = c.pick(c.d[first])?;
     let cc = if s > dv {
-        ((s + c.pick(c.inf) - df) / (s - dv)).clamp(1e-300, 1.0)
+        ((s + c.pick(c.inf)? - df) / (s - dv)).clamp(1e-300, 1.0)
     } else {
         1.0
     };
@@ -953,7 +1053,7 @@ fn epsilon_side(c: &Curve, delta: &Rational) -> Result<Rational> {
         if cand < 0 {
             cand = zero.clone();
         }
-        if holds(&cand) {
+        if holds(&cand)? {
             return Ok(cand);
         }
         match c.side {
@@ -968,10 +1068,10 @@ fn epsilon_side(c: &Curve, delta: &Rational) -> Result<Rational> {
     }
     // fall back to grid points: a_{j+1} (Upper) satisfies δ ≤ δ by the slot search
     match c.side {
-        Side::Upper if holds(&a1) => Ok(a1),
+        Side::Upper if holds(&a1)? => Ok(a1),
         Side::Lower => {
-            let a0 = Rational::from(j1 - 1) * &c.h;
-            Ok(if a0 > 0 && holds(&a0) { a0 } else { zero })
+            let a0 = (j1 - 1u32) * &c.h;
+            Ok(if a0 > 0 && holds(&a0)? { a0 } else { zero })
         }
         _ => Err(Error::Numerical("PLD ε search failed to certify".into())),
     }
@@ -1084,26 +1184,30 @@ fn merge_narrow_gaussians(terms: &[PldTerm], h: &Rational) -> Vec<PldTerm> {
     out
 }
 
-fn new_ctx(s: &Setup, side: Side, progress: bool) -> Ctx {
+fn new_ctx(s: &Setup, side: Side, progress: bool) -> Result<Ctx> {
     // one progress line: the upper side reports, the lower side (on another thread) is silent
     let progress = progress && side == Side::Upper;
-    Ctx {
+    // τ ≤ 10⁻³ and F ≤ 124, so ⌊τ·2^F⌋ < 2^115 fits; a τ that did not would be refused, not
+    // replaced (a huge τ would truncate whole measures)
+    let tau = Rational::from(&s.tau << s.f)
+        .floor()
+        .numer()
+        .to_u128()
+        .filter(|&t| t < 1u128 << 124)
+        .ok_or_else(|| Error::arg("tail", "above the fixed-point range"))?;
+    Ok(Ctx {
         h: s.h.clone(),
         hf: fi_rat(&s.h),
         f: s.f,
-        tau: Rational::from(&s.tau << s.f)
-            .floor()
-            .numer()
-            .to_u128()
-            .unwrap_or(u128::MAX),
+        tau,
         side,
         progress,
         support: 0,
-    }
+    })
 }
 
 fn tables(terms: &[PldTerm], s: &Setup) -> Result<Vec<Table>> {
-    let ctx = new_ctx(s, Side::Upper, false);
+    let ctx = new_ctx(s, Side::Upper, false)?;
     terms
         .iter()
         .map(|t| table(&profile(&t.mechanism), &ctx))
@@ -1118,7 +1222,7 @@ fn compose_side(
     side: Side,
     progress: bool,
 ) -> Result<(GridPld, Ctx)> {
-    let mut ctx = new_ctx(s, side, progress);
+    let mut ctx = new_ctx(s, side, progress)?;
     let mut acc: Option<GridPld> = None;
     for (n, (t, tb)) in terms.iter().zip(tabs).enumerate() {
         let base = discretize(tb, &ctx)?;
@@ -1224,13 +1328,15 @@ fn setup(terms: &[PldTerm], opts: &PldOptions, delta_hint: Option<&Rational>) ->
                 },
                 Side::Upper,
                 false,
-            );
+            )?;
             let tau_f = probe.tau as f64 / (2f64).powi(f as i32);
             let widest = profiles
                 .iter()
                 .filter_map(|p| range(p, &probe, tau_f).ok())
                 .map(|(a, b)| (b - a) as usize)
                 .max()
+                // (a probe only chooses h: a profile whose range fails here fails again,
+                // with its error, when `tables` builds it)
                 .unwrap_or(0);
             if widest <= TABLE_TARGET {
                 break;
@@ -1275,8 +1381,11 @@ pub fn pld_delta(terms: &[PldTerm], eps: &Rational, opts: &PldOptions) -> Result
     validate::nonnegative("epsilon", eps)?;
     let s = setup(terms, opts, None)?;
     let (lo, hi, support) = both_sides(&s, opts.progress, |c| {
-        let v = c.delta(eps).min(1.0);
-        Ok(Rational::from_f64(v).unwrap_or_else(|| Rational::from(1)))
+        // δ ≤ 1 always, so capping either side at 1 keeps it a bound; a non-finite value
+        // (impossible: `pick` refuses empty enclosures, and the min caps +∞) is an error,
+        // never replaced by 1 (on the lower side that would claim δ ≥ 1)
+        let v = c.delta(eps)?.min(1.0);
+        Rational::from_f64(v).ok_or_else(|| Error::Numerical("PLD δ bound is not finite".into()))
     })?;
     report(lo, hi, &s, support)
 }
@@ -1358,4 +1467,651 @@ pub fn dpsgd_pld_epsilon(
     };
     let hi = up_add.0.max(up_rem.0);
     report(lo, hi, &s, support)
+}
+
+// ---------------------------------------------------------------------------------------
+// Unit tests of the exact kernels, bypassing `setup`: expected values are exact integers
+// (naive big-integer convolution, hand-computed truncations and placements) or 256-bit MPFR
+// hockey-stick sums of the exact measures, never the kernels' own arithmetic.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rug::Float;
+
+    const P: u32 = 256;
+
+    fn ctx(h: &str, f: u32, tau: u128, side: Side) -> Ctx {
+        let h = crate::num::parse_exact(h).unwrap();
+        Ctx {
+            hf: fi_rat(&h),
+            h,
+            f,
+            tau,
+            side,
+            progress: false,
+            support: 0,
+        }
+    }
+    /// xorshift64*: a fixed pseudo-random stream (no dependence on the code under test).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, bound: u128) -> u128 {
+            let v = (self.next() as u128) << 64 | self.next() as u128;
+            v % bound
+        }
+    }
+    /// ⌊v/2^f⌋ or ⌈v/2^f⌉ of an exact integer.
+    fn div_pow2(v: &Integer, f: u32, side: Side) -> Integer {
+        let d = Integer::from(1) << f;
+        match side {
+            Side::Lower => <(Integer, Integer)>::from(v.div_rem_floor_ref(&d)).0,
+            Side::Upper => <(Integer, Integer)>::from(v.div_rem_ceil_ref(&d)).0,
+        }
+    }
+
+    #[test]
+    fn shr_round_divides_exactly_and_refuses_overflow() {
+        for f in [64u32, 100, 124] {
+            for (v, lo, hi) in [
+                (Integer::from(0), 0u128, 0u128),
+                (Integer::from(1), 0, 1),
+                (Integer::from(1) << f, 1, 1),
+                ((Integer::from(5) << f) + 1u32, 5, 6),
+                ((Integer::from(7) << f) - 1u32, 6, 7),
+                (
+                    (Integer::from(1) << (f + 125)) + 3u32,
+                    1 << 125,
+                    (1 << 125) + 1,
+                ),
+            ] {
+                let d = v.to_digits::<u64>(Order::Lsf);
+                assert_eq!(shr_round(&d, f, Side::Lower), Some(lo), "{v} >> {f} down");
+                assert_eq!(shr_round(&d, f, Side::Upper), Some(hi), "{v} >> {f} up");
+            }
+            // quotients ≥ 2^126 are refused, also when the excess sits in a higher limb
+            for v in [Integer::from(1) << (f + 126), Integer::from(1) << (f + 200)] {
+                let d = v.to_digits::<u64>(Order::Lsf);
+                assert_eq!(shr_round(&d, f, Side::Lower), None);
+                assert_eq!(shr_round(&d, f, Side::Upper), None);
+            }
+        }
+    }
+
+    /// The packed product against the naive O(n·m) exact convolution, masses up to just below 4
+    /// (the largest the slot width admits), vectors of length 1 (single atoms) to 300.
+    #[test]
+    fn convolution_equals_naive_exact_convolution() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        for f in [64u32, 100, 124] {
+            let mut returned = 0;
+            // kind 0: masses just below 4 (the largest the slot width admits); 1: any below 4;
+            // 2: probability vectors (total ≤ 1), as in every real run
+            for (na, nb, kind) in [
+                (1usize, 1usize, 0),
+                (1, 7, 1),
+                (5, 3, 0),
+                (300, 41, 1),
+                (64, 64, 0),
+                (1, 1, 2),
+                (300, 41, 2),
+                (1000, 1000, 2),
+            ] {
+                let limit = 1u128 << (f + 2);
+                let mut draw = |n: usize| -> Vec<u128> {
+                    (0..n)
+                        .map(|_| match kind {
+                            0 => limit - 1 - rng.below(3),
+                            1 => rng.below(limit),
+                            _ => rng.below((1u128 << f) / n as u128),
+                        })
+                        .collect()
+                };
+                let (ma, mb) = (draw(na), draw(nb));
+                let (ia, ib) = (draw(1)[0], draw(1)[0]);
+                let a = GridPld {
+                    off: -3,
+                    mass: ma,
+                    inf: ia,
+                };
+                let b = GridPld {
+                    off: 11,
+                    mass: mb,
+                    inf: ib,
+                };
+                for side in [Side::Upper, Side::Lower] {
+                    let c = ctx("1/64", f, 0, side);
+                    let mut want: Vec<Integer> = (0..na + nb - 1)
+                        .map(|k| {
+                            let mut s = Integer::new();
+                            for i in 0..na {
+                                if k >= i && k - i < nb {
+                                    s += Integer::from(a.mass[i]) * b.mass[k - i];
+                                }
+                            }
+                            div_pow2(&s, f, side)
+                        })
+                        .collect();
+                    let ta: Integer = a.mass.iter().map(|&m| Integer::from(m)).sum();
+                    let tb: Integer = b.mass.iter().map(|&m| Integer::from(m)).sum();
+                    let inf = Integer::from(a.inf) * (tb + b.inf) + ta * b.inf;
+                    want.push(div_pow2(&inf, f, side));
+                    // a result mass ≥ 2^126 (possible only for total masses far above 1) is refused
+                    let fits = want.iter().all(|w| *w < Integer::from(1) << 126);
+                    match convolve(&a, &b, &c) {
+                        Ok(got) => {
+                            returned += 1;
+                            assert!(fits, "F = {f}: an unrepresentable result was returned");
+                            assert_eq!(got.off, 8);
+                            let mut all: Vec<Integer> =
+                                got.mass.iter().map(|&m| Integer::from(m)).collect();
+                            all.push(Integer::from(got.inf));
+                            assert_eq!(all, want, "F = {f}, lengths {na}·{nb}");
+                        }
+                        Err(e) => {
+                            assert!(!fits && matches!(e, Error::Numerical(_)), "F = {f}: {e}")
+                        }
+                    }
+                }
+            }
+            assert!(
+                returned >= 6,
+                "F = {f}: only {returned} convolutions were representable"
+            );
+        }
+    }
+
+    #[test]
+    fn convolution_refuses_masses_outside_the_fixed_point_range() {
+        let c = ctx("1/64", 64, 0, Side::Upper);
+        let ok = GridPld {
+            off: 0,
+            mass: vec![1, 2],
+            inf: 0,
+        };
+        let big = GridPld {
+            off: 0,
+            mass: vec![1u128 << 66],
+            inf: 0,
+        };
+        let big_inf = GridPld {
+            off: 0,
+            mass: vec![1],
+            inf: 1u128 << 66,
+        };
+        let empty = GridPld {
+            off: 0,
+            mass: vec![],
+            inf: 0,
+        };
+        for bad in [&big, &big_inf, &empty] {
+            assert!(matches!(convolve(&ok, bad, &c), Err(Error::Numerical(_))));
+            assert!(matches!(convolve(bad, &ok, &c), Err(Error::Numerical(_))));
+        }
+        let far = GridPld {
+            off: i64::MAX,
+            mass: vec![1],
+            inf: 0,
+        };
+        let far2 = GridPld {
+            off: 1,
+            mass: vec![1],
+            inf: 0,
+        };
+        assert!(matches!(
+            convolve(&far, &far2, &c),
+            Err(Error::Numerical(_))
+        ));
+    }
+
+    #[test]
+    fn truncation_moves_tails_by_hand() {
+        let p = GridPld {
+            off: 10,
+            mass: vec![1, 2, 3, 100, 4, 1],
+            inf: 7,
+        };
+        // τ = 3: left tail {1, 2} (sum 3), right tail {1} (1 + 4 > 3)
+        let mut up = p.clone();
+        truncate(&mut up, &ctx("1", 64, 3, Side::Upper)).unwrap();
+        assert_eq!((up.off, up.mass.clone(), up.inf), (12, vec![6, 100, 4], 8));
+        let mut lo = p.clone();
+        truncate(&mut lo, &ctx("1", 64, 3, Side::Lower)).unwrap();
+        assert_eq!((lo.off, lo.mass.clone(), lo.inf), (12, vec![3, 100, 5], 7));
+        // a single atom is kept whatever τ
+        let mut one = GridPld {
+            off: -5,
+            mass: vec![2],
+            inf: 0,
+        };
+        truncate(&mut one, &ctx("1", 64, 1000, Side::Upper)).unwrap();
+        assert_eq!((one.off, one.mass), (-5, vec![2]));
+        // τ above everything: Upper keeps one point holding the left tail, sends the rest to +∞
+        let mut all = p.clone();
+        truncate(&mut all, &ctx("1", 64, 1000, Side::Upper)).unwrap();
+        assert_eq!((all.off, all.mass, all.inf), (15, vec![111], 7));
+        let mut empty = GridPld {
+            off: 0,
+            mass: vec![],
+            inf: 0,
+        };
+        assert!(truncate(&mut empty, &ctx("1", 64, 3, Side::Upper)).is_err());
+        // an overflowing move is an error, not a wrapped mass
+        let mut over = GridPld {
+            off: 0,
+            mass: vec![2, u128::MAX - 1],
+            inf: 0,
+        };
+        assert!(truncate(&mut over, &ctx("1", 64, 3, Side::Upper)).is_err());
+    }
+
+    // --- discretisation: domination against exact measures -------------------------------
+
+    /// An exact measure: atoms (loss, P-mass), None = +∞; P-masses dyadic (exact in f64).
+    type Atoms = Vec<(Option<Rational>, f64)>;
+
+    fn atoms_profile(atoms: &Atoms) -> Profile {
+        Profile {
+            tails: None,
+            atoms: atoms
+                .iter()
+                .map(|(z, p)| Atom {
+                    loss: z.clone(),
+                    p: pt(*p),
+                })
+                .collect(),
+            support: (0.0, 0.0),
+            spread: 1.0,
+            detail: 1.0,
+        }
+    }
+    /// δ_μ(ε) = Σ p (1 − e^{ε − z})₊ of exact atoms at 256 bits.
+    fn atoms_delta(atoms: &Atoms, eps: &Rational) -> Float {
+        let mut s = Float::with_val(P, 0);
+        for (z, p) in atoms {
+            match z {
+                None => s += *p,
+                Some(z) if z > eps => {
+                    let t = Float::with_val(P, Rational::from(eps - z));
+                    s += Float::with_val(P, 1 - t.exp()) * *p;
+                }
+                _ => {}
+            }
+        }
+        s
+    }
+    /// δ of a grid measure (masses m·2^−F at (off + i)h), at 256 bits from the exact integers.
+    fn grid_delta(g: &GridPld, c: &Ctx, eps: &Rational) -> Float {
+        let scale = Float::with_val(P, 1) >> c.f;
+        let mut s = Float::with_val(P, g.inf) * &scale;
+        for (i, &m) in g.mass.iter().enumerate() {
+            if m == 0 {
+                continue;
+            }
+            let a = Rational::from(g.off + i as i64) * &c.h;
+            if a > *eps {
+                let t = Float::with_val(P, Rational::from(eps - &a));
+                s += Float::with_val(P, 1 - t.exp()) * Float::with_val(P, m) * &scale;
+            }
+        }
+        s
+    }
+    fn disc(pr: &Profile, h: &str, side: Side) -> (GridPld, Ctx) {
+        let c = ctx(h, 100, 1 << 20, side);
+        let tb = table(pr, &c).unwrap();
+        (discretize(&tb, &c).unwrap(), c)
+    }
+    /// The ε at which to compare: every grid point, every midpoint, each atom's loss ± 10⁻¹².
+    fn probes(g: &GridPld, c: &Ctx, atoms: &Atoms) -> Vec<Rational> {
+        let mut v = vec![Rational::new()];
+        let stride = (g.mass.len() / 100).max(1);
+        for i in (-2..g.mass.len() as i64 + 2).step_by(stride) {
+            let a = Rational::from(g.off + i) * &c.h;
+            v.push(a.clone());
+            v.push(a + Rational::from(&c.h / 2u32));
+        }
+        let tiny = Rational::from((1, 1_000_000_000_000u64));
+        for (z, _) in atoms.iter() {
+            if let Some(z) = z {
+                v.push(z.clone());
+                v.push(Rational::from(z - &tiny));
+                v.push(Rational::from(z + &tiny));
+            }
+        }
+        v.retain(|e| *e >= 0);
+        v
+    }
+    /// Upper dominates, Lower is dominated, at every probe; both within `width` of the truth.
+    fn check_domination(atoms: &Atoms, h: &str, width: f64) -> (GridPld, GridPld) {
+        let pr = atoms_profile(atoms);
+        let (up, cu) = disc(&pr, h, Side::Upper);
+        let (lo, cl) = disc(&pr, h, Side::Lower);
+        for e in probes(&up, &cu, atoms)
+            .iter()
+            .chain(&probes(&lo, &cl, atoms))
+        {
+            let exact = atoms_delta(atoms, e);
+            let (u, l) = (grid_delta(&up, &cu, e), grid_delta(&lo, &cl, e));
+            assert!(
+                l <= exact && exact <= u,
+                "h = {h}, ε = {e}: {l} ≤ {exact} ≤ {u} fails"
+            );
+            assert!(
+                Float::with_val(P, &u - &l) <= width,
+                "h = {h}, ε = {e}: [{l}, {u}] wider than {width}"
+            );
+        }
+        (up, lo)
+    }
+    fn r(s: &str) -> Rational {
+        crate::num::parse_exact(s).unwrap()
+    }
+
+    #[test]
+    fn an_atom_on_a_grid_point_is_placed_exactly_on_both_sides() {
+        let atoms: Atoms = vec![
+            (Some(r("3/4")), 0.5),
+            (Some(r("-1/4")), 0.25),
+            (None, 0.125),
+        ];
+        let (up, lo) = check_domination(&atoms, "1/4", 1e-25);
+        for g in [&up, &lo] {
+            let at = |z: i64| g.mass[(z - g.off) as usize];
+            assert_eq!(
+                (at(3), at(-1), g.inf),
+                (1u128 << 99, 1u128 << 98, 1u128 << 97)
+            );
+            assert_eq!(g.mass.iter().sum::<u128>(), 3u128 << 98);
+        }
+    }
+
+    #[test]
+    fn a_single_atom_off_the_grid_is_split_up_and_merged_down() {
+        // loss z = 0.3 between a_1 = 0.25 and a_2 = 0.5 (h = 1/4); P-mass ½
+        let atoms: Atoms = vec![(Some(r("0.3")), 0.5)];
+        let (up, lo) = check_domination(&atoms, "1/4", 0.5);
+        // Lower: the whole atom at a_1 (merge is impossible, so the pool is moved down)
+        let at = |g: &GridPld, i: i64| g.mass.get((i - g.off) as usize).copied().unwrap_or(0);
+        assert_eq!(
+            (at(&lo, 1), lo.mass.iter().sum::<u128>()),
+            (1u128 << 99, 1u128 << 99)
+        );
+        // Upper: p_a = p(e^{−z} − e^{−b})/(e^{−a} − e^{−b}) at a, the rest at b (MPFR reference);
+        // the kernel's values are rounded up, by at most 10⁻¹⁴ relative (f64 intervals)
+        let (z, a, b) = (
+            Float::with_val(P, &r("0.3")),
+            Float::with_val(P, 0.25),
+            Float::with_val(P, 0.5),
+        );
+        let em = |x: &Float| Float::with_val(P, -x.clone()).exp();
+        let pa = Float::with_val(P, 0.5) * (em(&z) - em(&b)) / (em(&a) - em(&b));
+        let pb = Float::with_val(P, 0.5) - pa.clone();
+        let scale = Float::with_val(P, 1) >> 100u32;
+        for (got, want) in [(at(&up, 1), pa), (at(&up, 2), pb)] {
+            let g = Float::with_val(P, got) * &scale;
+            assert!(
+                g >= want && Float::with_val(P, &g - &want) <= Float::with_val(P, &want * 1e-14),
+                "{g} vs {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn masses_accumulating_below_a_grid_point() {
+        // five atoms just below a_4 = 1 (h = 1/4), as the unsampled outputs of a subsampled
+        // Gaussian sit just below 0; plus a balancing atom beyond the sweep window (far) or
+        // within it (near)
+        let below: Vec<(Option<Rational>, f64)> = (1..=5)
+            .map(|k| {
+                (
+                    Some(Rational::from(1) - Rational::from((k, 1_000_000_000u64))),
+                    0.125,
+                )
+            })
+            .collect();
+        let mut far = below.clone();
+        far.push((Some(r("3.6")), 0.125)); // 10.4 grid steps above a_4
+        let (_, lo) = check_domination(&far, "1/4", 0.7);
+        // beyond the window the pool is flushed down to a_3 whole, never merged with the far atom
+        let at = |g: &GridPld, i: i64| g.mass.get((i - g.off) as usize).copied().unwrap_or(0);
+        assert_eq!(at(&lo, 3), 5u128 << 97);
+        assert_eq!(at(&lo, 14), 1u128 << 97);
+        let mut near = below.clone();
+        near.push((Some(r("1.6")), 0.125)); // 2.4 steps above a_4: balances the pool
+        let (_, lo) = check_domination(&near, "1/4", 0.7);
+        // a fraction β of the near atom lifts the pool to a_4 exactly: mass at a_4 ≥ ⅝
+        assert!(
+            at(&lo, 4) >= 5u128 << 97 && at(&lo, 3) == 0,
+            "{:?}",
+            lo.mass
+        );
+    }
+
+    #[test]
+    fn huge_and_tiny_grid_steps_still_dominate() {
+        let atoms: Atoms = vec![
+            (Some(r("0.3")), 0.25),
+            (Some(r("-0.3")), 0.125),
+            (Some(r("1.7")), 0.0625),
+            (None, 0.0625),
+        ];
+        // h = 8 puts every atom in one cell around 0; h = 10⁻⁵ resolves them
+        check_domination(&atoms, "8", 1.0);
+        check_domination(&atoms, "1/65536", 2e-5);
+    }
+
+    /// A continuous mechanism (Gaussian PLD, ρ = 1/2) discretised on a coarse and a fine grid,
+    /// against Corollary 8 at 256 bits: domination at grid points and midpoints.
+    #[test]
+    fn gaussian_discretisation_dominates_corollary_8() {
+        let rho = r("1/2");
+        let pr = profile(&PldMechanism::Gaussian { rho: rho.clone() });
+        let gauss = |e: &Rational| {
+            let (rr, ee) = (Float::with_val(P, &rho), Float::with_val(P, e));
+            let s = Float::with_val(P, &rr * 2u32).sqrt();
+            let phi =
+                |x: Float| Float::with_val(P, -x / Float::with_val(P, 2u32).sqrt()).erfc() / 2u32;
+            phi(Float::with_val(P, &rr - &ee) / &s)
+                - Float::with_val(P, ee.exp_ref()) * phi(Float::with_val(P, -rr.clone() - &ee) / &s)
+        };
+        for (h, width) in [("1/2", 0.2), ("1/1024", 1e-5)] {
+            let (up, cu) = disc(&pr, h, Side::Upper);
+            let (lo, cl) = disc(&pr, h, Side::Lower);
+            for k in 0..20 {
+                let e = Rational::from((k, 4));
+                let exact = gauss(&e);
+                let (u, l) = (grid_delta(&up, &cu, &e), grid_delta(&lo, &cl, &e));
+                assert!(
+                    l <= exact && exact <= u,
+                    "h = {h}, ε = {e}: {l} ≤ {exact} ≤ {u} fails"
+                );
+                assert!(
+                    Float::with_val(P, &u - &l) <= width,
+                    "h = {h}, ε = {e}: width"
+                );
+            }
+        }
+    }
+
+    // --- curve queries ------------------------------------------------------------------
+
+    #[test]
+    fn curve_delta_encloses_the_exact_grid_sum() {
+        let mut rng = Rng(42);
+        let f = 100;
+        let g = GridPld {
+            off: -7,
+            mass: (0..50).map(|_| rng.below(1u128 << 95)).collect(),
+            inf: 12345,
+        };
+        for side in [Side::Upper, Side::Lower] {
+            let c = ctx("3/64", f, 0, side);
+            let cv = Curve::new(&g, &c);
+            let mut probes: Vec<Rational> = (0..200).map(|k| Rational::from((k, 97))).collect();
+            probes.extend([r("0"), r("3/64"), r("129/64"), r("1e30")]);
+            for e in probes {
+                let exact = grid_delta(&g, &c, &e);
+                let got = Float::with_val(P, cv.delta(&e).unwrap());
+                let tol = Float::with_val(P, &exact * 1e-13) + 1e-300;
+                match side {
+                    Side::Upper => assert!(
+                        got >= exact && Float::with_val(P, &got - &exact) <= tol,
+                        "ε = {e}: {got} vs {exact}"
+                    ),
+                    Side::Lower => assert!(
+                        got <= exact && Float::with_val(P, &exact - &got) <= tol,
+                        "ε = {e}: {got} vs {exact}"
+                    ),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn epsilon_side_is_certified_against_the_exact_grid_sum() {
+        let g = GridPld {
+            off: 0,
+            mass: vec![1u128 << 98, 1u128 << 97, 1u128 << 96, 1u128 << 95],
+            inf: 1u128 << 80,
+        };
+        for d in ["0.1", "0.01", "1e-3", "1e-5"] {
+            let delta = r(d);
+            let (cu, cl) = (
+                ctx("1/2", 100, 0, Side::Upper),
+                ctx("1/2", 100, 0, Side::Lower),
+            );
+            let (eu, el) = (
+                epsilon_side(&Curve::new(&g, &cu), &delta).unwrap(),
+                epsilon_side(&Curve::new(&g, &cl), &delta).unwrap(),
+            );
+            let dd = Float::with_val(P, &delta);
+            assert!(
+                grid_delta(&g, &cu, &eu) <= dd,
+                "δ = {d}: upper ε {eu} not certified"
+            );
+            assert!(
+                el == 0 || grid_delta(&g, &cl, &el) > dd,
+                "δ = {d}: lower ε {el} not certified"
+            );
+            assert!(Rational::from(&eu - &el) <= 1e-9, "δ = {d}: [{el}, {eu}]");
+        }
+        // more mass at +∞ than δ: the upper side has no finite answer and says so
+        let c = ctx("1/2", 100, 0, Side::Upper);
+        assert!(epsilon_side(&Curve::new(&g, &c), &r("1e-30")).is_err());
+    }
+
+    // --- error paths that were silent fallbacks -----------------------------------------
+
+    #[test]
+    fn fixed_point_conversion_refuses_what_it_cannot_represent() {
+        for side in [Side::Upper, Side::Lower] {
+            let c = ctx("1", 100, 0, side);
+            assert!(c.fixed(Interval::EMPTY).is_err());
+            // ENTIRE: no upper bound exists (error); 0 is a lower bound of any mass
+            match side {
+                Side::Upper => assert!(c.fixed(Interval::ENTIRE).is_err()),
+                Side::Lower => assert_eq!(c.fixed(Interval::ENTIRE).unwrap(), 0),
+            }
+            // a mass of 2^30 at F = 100 would need 130 bits: both sides refuse (the lower side
+            // once clamped it to 2^126 silently)
+            assert!(c.fixed(pt(2f64.powi(30))).is_err());
+            assert_eq!(c.fixed(pt(0.5)).unwrap(), 1u128 << 99);
+            assert_eq!(c.fixed(pt(-0.5)).unwrap(), 0);
+            // masses between fixed-point steps round to this side: 2^−101 and 3·2^−101 at F = 100
+            let (a, b) = (
+                c.fixed(pt(2f64.powi(-101))).unwrap(),
+                c.fixed(pt(3.0 * 2f64.powi(-101))).unwrap(),
+            );
+            match side {
+                Side::Upper => assert_eq!((a, b), (1, 2)),
+                Side::Lower => assert_eq!((a, b), (0, 1)),
+            }
+            // an enclosure [lo, hi] rounds from hi up, or from lo down
+            let iv = Interval::try_from((0.25, 0.75)).unwrap();
+            assert_eq!(
+                c.fixed(iv).unwrap(),
+                if side == Side::Upper {
+                    3u128 << 98
+                } else {
+                    1u128 << 98
+                }
+            );
+        }
+        let mut m = u128::MAX - 1;
+        assert!(add_mass(&mut m, 2).is_err());
+        assert!(add_mass(&mut m, 1).is_ok());
+    }
+
+    #[test]
+    fn indices_out_of_range_are_refused() {
+        assert!(floor_index(&r("1e30"), "x").is_err());
+        assert_eq!(floor_index(&r("-2.5"), "x").unwrap(), -3);
+        assert!(slot(Some(-1), 4).is_err());
+        assert!(slot(Some(4), 4).is_err());
+        assert!(slot(None, 4).is_err());
+        assert_eq!(slot(Some(3), 4).unwrap(), 3);
+        // an atom far outside the grid range: refused, not folded into the last cell
+        let c = ctx("1/4", 100, 0, Side::Lower);
+        let pr = atoms_profile(&vec![(Some(r("800")), 0.5)]);
+        assert!(matches!(table(&pr, &c), Err(Error::InvalidArgument { .. })));
+        // a grid so fine that the atom's index leaves i64
+        let c = ctx("1e-20", 100, 0, Side::Lower);
+        let pr = atoms_profile(&vec![(Some(r("1")), 0.5)]);
+        assert!(table(&pr, &c).is_err());
+    }
+
+    #[test]
+    fn an_empty_delta_enclosure_is_an_error_not_a_lower_bound_of_one() {
+        let g = GridPld {
+            off: 5,
+            mass: vec![1u128 << 99],
+            inf: 0,
+        };
+        for side in [Side::Upper, Side::Lower] {
+            let mut cv = Curve::new(&g, &ctx("1", 100, 0, side));
+            assert!(cv.delta(&r("0")).unwrap() > 0.0);
+            cv.inf = Interval::EMPTY;
+            assert!(cv.delta(&r("0")).is_err()); // through the formula below the support
+            assert!(cv.delta(&r("10")).is_err()); // beyond the support: the +∞ mass alone
+            assert!(epsilon_side(&cv, &r("0.1")).is_err());
+        }
+    }
+
+    #[test]
+    fn grid_points_beyond_two_to_the_53_are_still_enclosed() {
+        // (2^60 + 1)·2^−60 = 1 + 2^−60: `i as f64` would round the index to 2^60, i.e. to 1
+        let c = ctx("1/1152921504606846976", 100, 0, Side::Upper);
+        let i = (1i64 << 60) + 1;
+        let exact = Float::with_val(P, Rational::from(i) * &c.h);
+        let p = c.point(i);
+        assert!(Float::with_val(P, p.inf()) <= exact && exact <= Float::with_val(P, p.sup()));
+        assert!(p.inf() < p.sup());
+        let q = c.point(-i);
+        assert!(
+            Float::with_val(P, q.inf()) <= -exact.clone() && -exact <= Float::with_val(P, q.sup())
+        );
+    }
+
+    #[test]
+    fn a_tail_beyond_the_fixed_point_range_is_refused() {
+        let s = Setup {
+            h: r("1"),
+            tau: r("1"),
+            f: 124,
+            terms: vec![],
+        };
+        assert!(new_ctx(&s, Side::Upper, false).is_err());
+        let s = Setup {
+            h: r("1"),
+            tau: r("1/1000"),
+            f: 124,
+            terms: vec![],
+        };
+        assert!(new_ctx(&s, Side::Upper, false).is_ok());
+    }
 }

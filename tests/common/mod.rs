@@ -99,10 +99,12 @@ pub fn small_delta() -> impl Strategy<Value = Rational> {
 
 /// Run the `dpcert` binary: (exit code, stdout, stderr).
 pub fn run(args: &[&str]) -> (i32, String, String) {
-    let o = std::process::Command::new(option_env!("CARGO_BIN_EXE_dpcert").expect("integration tests only"))
-        .args(args)
-        .output()
-        .unwrap();
+    let o = std::process::Command::new(
+        option_env!("CARGO_BIN_EXE_dpcert").expect("integration tests only"),
+    )
+    .args(args)
+    .output()
+    .unwrap();
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stdout).into(),
@@ -124,6 +126,111 @@ pub fn rr_delta(e0: &Rational, d0: &Rational, k: u32, eps: &Rational) -> Float {
     let rr = s / Float::with_val(REF, e0f.exp() + 1u32).pow(k);
     let keep = Float::with_val(REF, 1 - f(d0)).pow(k);
     1 - keep * (1 - rr)
+}
+
+/// Bits to add to a reference's precision so that a sum of terms of magnitude up to `x`
+/// keeps 1024 bits after cancellation: the binary exponent of x (0 for |x| < 1).
+pub fn extra_bits(x: &Float) -> u32 {
+    x.get_exp().map(|e| e.max(0) as u32).unwrap_or(0)
+}
+
+/// ln Q(v), Q(v) = P[N(0,1) > v], for v ≥ 0 at `prec` bits (round-to-nearest), by a route
+/// other than the crate's: MPFR's erfc while Q(v) is far inside MPFR's range (v ≤ 30 000),
+/// else the asymptotic series Q(v) = φ(v)/v·Σₙ (−1)ⁿ(2n−1)!!/v²ⁿ, summed while the terms
+/// decrease and stopped below 2^−(prec+16) relative (an alternating series of decreasing
+/// terms there: error ≤ the first omitted term).
+pub fn ln_q(v: &Float, prec: u32) -> Float {
+    assert!(*v >= 0);
+    if *v <= 30_000 {
+        let two = Float::with_val(prec, 2);
+        let e = Float::with_val(prec, v / two.sqrt()).erfc() / 2u32;
+        return e.ln();
+    }
+    let v2 = Float::with_val(prec, v.square_ref());
+    let mut term = Float::with_val(prec, 1);
+    let mut sum = Float::with_val(prec, 1);
+    let stop = Float::with_val(prec, 1) >> (prec as i32 + 16);
+    let mut n = 1u32;
+    loop {
+        let next = Float::with_val(prec, &term * (2 * n - 1)) / &v2;
+        if next >= term || next < stop {
+            break;
+        }
+        term = next;
+        if n % 2 == 1 {
+            sum -= &term;
+        } else {
+            sum += &term;
+        }
+        n += 1;
+    }
+    let two_pi = Float::with_val(prec, rug::float::Constant::Pi) * 2u32;
+    -Float::with_val(prec, &v2 / 2u32) - Float::with_val(prec, v * two_pi.sqrt()).ln() + sum.ln()
+}
+
+/// Corollary 8 at any magnitude (plain MPFR, round-to-nearest): δ = Φ(a) − exp(ε + ln Q(v)),
+/// a = (ρ − ε)/μ, v = (ρ + ε)/μ, μ = √(2ρ); the exponent ε + ln Q(v) is formed as written
+/// (no Mills identity). Accurate to about 400 bits: see [`gaussian_delta_wide_bits`].
+pub fn gaussian_delta_wide(rho: &Rational, eps: &Rational) -> Float {
+    gaussian_delta_wide_bits(rho, eps, 400)
+}
+
+/// [`gaussian_delta_wide`] with at least `bits` correct bits: precision starts at `bits` + 112
+/// plus what the exponent's cancellation can cost and doubles until the subtraction
+/// Φ(a) − … (which cancels almost all bits when ρ is tiny) leaves `bits`:
+/// exponent(Φ(a)) − exponent(δ) ≤ prec − bits. Containment checks of enclosures computed at
+/// p bits ask for p + 64. An underflowing δ (Φ(a) itself 0 in MPFR's range) comes out as 0.
+pub fn gaussian_delta_wide_bits(rho: &Rational, eps: &Rational, bits: u32) -> Float {
+    let p0 = 64;
+    let (r0, e0) = (Float::with_val(p0, rho), Float::with_val(p0, eps));
+    let v0 = Float::with_val(p0, &r0 + &e0) / Float::with_val(p0, &r0 * 2u32).sqrt();
+    let mut prec = bits + 112 + extra_bits(&e0).max(2 * extra_bits(&v0)) + 64;
+    loop {
+        let (d, big_phi) = gaussian_delta_wide_at(rho, eps, prec);
+        if big_phi.is_zero() {
+            return d;
+        }
+        let lost = match (big_phi.get_exp(), d.get_exp()) {
+            (Some(a), Some(b)) if d > 0 => i64::from(a) - i64::from(b),
+            _ => i64::MAX,
+        };
+        if lost.saturating_add(i64::from(bits)) <= i64::from(prec) {
+            return d;
+        }
+        assert!(prec < 1 << 18, "reference needs more than 2^18 bits");
+        prec *= 2;
+    }
+}
+
+/// (δ, Φ(a)) at `prec` bits.
+fn gaussian_delta_wide_at(rho: &Rational, eps: &Rational, prec: u32) -> (Float, Float) {
+    let r = Float::with_val(prec, rho);
+    let mu = Float::with_val(prec, &r * 2u32).sqrt();
+    let a = Float::with_val(prec, Rational::from(rho - eps)) / &mu;
+    let v = Float::with_val(prec, Rational::from(rho + eps)) / &mu;
+    let big_phi = if a < 0 {
+        ln_q(&Float::with_val(prec, -a.clone()), prec).exp()
+    } else {
+        1 - ln_q(&a, prec).exp()
+    };
+    let expo = Float::with_val(prec, eps) + ln_q(&v, prec);
+    (Float::with_val(prec, &big_phi - expo.exp()), big_phi)
+}
+
+/// 2^−(2^29): far below any δ the crate reports as positive (MPFR's least positive number is
+/// 2^−(2^30)); a true value below it may be enclosed as [0, tiny].
+pub fn tiny() -> Float {
+    Float::with_val(64, 1) >> (1i32 << 29)
+}
+
+/// m·10^e as an exact rational (e may be far outside the f64 range).
+pub fn pow10(m: u32, e: i32) -> Rational {
+    dpcert::num::parse_exact(&format!("{m}e{e}")).unwrap()
+}
+
+/// A strategy for m·10^e, m ∈ 1..10, e ∈ [lo, hi] (exact; never an f64 literal).
+pub fn log_uniform(lo: i32, hi: i32) -> impl Strategy<Value = Rational> {
+    (1u32..10, lo..=hi).prop_map(|(m, e)| pow10(m, e))
 }
 
 /// ln A_n = ln Σ_k C(n,k)(1−q)^{n−k} q^k exp((k²−k)/(2σ²)) for the Poisson-subsampled Gaussian
@@ -174,10 +281,21 @@ pub fn check_root_bracket(
     what: &str,
 ) {
     let (l, h) = (lo.to_rational().unwrap(), hi.to_rational().unwrap());
-    assert!(g(&l) >= *target, "{what}: reference at the lower end {} is below the target", lo);
-    assert!(g(&h) <= *target, "{what}: reference at the upper end {} is above the target", hi);
+    assert!(
+        g(&l) >= *target,
+        "{what}: reference at the lower end {} is below the target",
+        lo
+    );
+    assert!(
+        g(&h) <= *target,
+        "{what}: reference at the upper end {} is above the target",
+        hi
+    );
     let w = Float::with_val(REF, hi - lo);
-    assert!(w <= Float::with_val(REF, hi * rel), "{what}: width {w} above {rel} relative");
+    assert!(
+        w <= Float::with_val(REF, hi * rel),
+        "{what}: width {w} above {rel} relative"
+    );
 }
 
 /// min over u ∈ [a, b] of a unimodal g, by golden-section search at 1024 bits.
