@@ -471,13 +471,3 @@ pub fn golden_argmin(g: impl Fn(&Float) -> Float, a: f64, b: f64) -> (Float, Flo
     let v = g(&x);
     (x, v)
 }
-
-/// m·10^e as an exact rational (e may be far outside the f64 range).
-pub fn pow10(m: u32, e: i32) -> Rational {
-    let p = Rational::from(Integer::from(10).pow(e.unsigned_abs()));
-    if e >= 0 {
-        Rational::from(m) * p
-    } else {
-        Rational::from(m) / p
-    }
-}
