@@ -329,7 +329,7 @@ pub fn optimal_composition_delta(
             Err(_) => break, // window beyond the atom limit: keep the valid, wider enclosure
         }
     }
-    Enclosure::from_real(&best)
+    Enclosure::from_real(&best).map(super::pld::probability)
 }
 
 /// Inverse of [`optimal_composition_delta`]: the exact smallest ε with δ_opt(ε) ≤ δ.
