@@ -80,13 +80,12 @@ pub fn zcdp_delta_at(
     validate::nonnegative("rho", rho)?;
     validate::nonnegative("epsilon", eps)?;
     validate::positive("t", t)?;
-    let c = clamp_one;
     certify(
         prec,
         || log_delta_t::<Fi>(rho, eps, t, 53).exp(),
         |p| log_delta_t::<Iv>(rho, eps, t, p).exp(),
     )
-    .map(c)
+    .map(clamp_one)
     .map(UpperBound::new)
 }
 
