@@ -336,7 +336,7 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
                 "δ(ε={epsilon}) = [{}, {}] exactly (optimal), ρ = {}",
                 lower_dec(enc.lower()),
                 enc.upper().to_decimal(),
-                pld.rho
+                validate::echo(&pld.rho)
             );
             Ok(Output {
                 quantity: "delta",
@@ -344,7 +344,7 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
                 value: Certified::TwoSided(enc),
                 theorem: "Steinke 2022 Corollary 8 / Corollary 10 (Theorem 9 for compositions)",
                 sentence,
-                extra: vec![("rho", json!(pld.rho.to_string()))],
+                extra: vec![("rho", json!(validate::echo(&pld.rho)))],
             })
         }
         GaussianCmd::Epsilon {
@@ -368,7 +368,7 @@ fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
                 value: Certified::TwoSided(enc),
                 theorem: "Steinke 2022 Corollary 8 / Corollary 10, inverted by certified bisection",
                 sentence,
-                extra: vec![("rho", json!(pld.rho.to_string()))],
+                extra: vec![("rho", json!(validate::echo(&pld.rho)))],
             })
         }
         GaussianCmd::Sigma {

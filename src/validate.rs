@@ -61,18 +61,73 @@ pub fn nonempty<T>(name: &str, xs: &[T]) -> Result<()> {
     }
 }
 
+/// Longest exact echo of a number, in characters; anything longer is shown as `≈` and a
+/// 20-significant-digit decimal (an echo of an input, never a bound).
+pub const MAX_ECHO_CHARS: usize = 40;
+
 /// Display of an exact rational: the exact decimal when it terminates (`0.1`, `1e-8`,
-/// `2.5`), otherwise `p/q`.
+/// `2.5`), otherwise `p/q`; when that would exceed [`MAX_ECHO_CHARS`] characters,
+/// `≈` followed by a 20-digit decimal approximation (`≈5.0000000000000000000e199997`).
+/// Cost is bounded by the size of the input, never quadratic in it.
 pub fn show(x: &Rational) -> String {
-    let mut d = x.denom().clone();
-    let twos = d.remove_factor_mut(&Integer::from(2));
-    let fives = d.remove_factor_mut(&Integer::from(5));
-    if d != 1 || twos.max(fives) > 20_000 {
+    let den = x.denom();
+    let twos = den.find_one(0).unwrap_or(0);
+    let mut d = Integer::from(den >> twos);
+    let fives = d.remove_factor_mut(&Integer::from(5u32));
+    // decimal digits of an integer with b bits: at most ⌊b·log₁₀2⌋ + 1
+    let digits = |b: u32| (f64::from(b) * std::f64::consts::LOG10_2) as usize + 1;
+    let (nb, db) = (x.numer().significant_bits(), x.denom().significant_bits());
+    if d != 1 {
+        if digits(nb) + digits(db) + 2 > MAX_ECHO_CHARS {
+            return approximate(x);
+        }
         return format!("{x}");
     }
-    // x = m / 10^k exactly
+    // terminating: the digits of m = x·10^k are at most those of numer·2^(k−twos)·5^(k−fives)
     let k = twos.max(fives);
-    let m = Integer::from(x.numer() * Integer::from(Integer::u_pow_u(10, k))) / x.denom();
+    let m_bits =
+        f64::from(nb) + f64::from(k - twos) + f64::from(k - fives) * std::f64::consts::LOG2_10;
+    if m_bits > 4.0 * MAX_ECHO_CHARS as f64 {
+        return approximate(x);
+    }
+    let exact = show_terminating(x, k, twos, fives);
+    if exact.chars().count() > MAX_ECHO_CHARS {
+        approximate(x)
+    } else {
+        exact
+    }
+}
+
+/// Echo of an exact rational as `p/q` (Rational's own display) when that has at most
+/// [`MAX_ECHO_CHARS`] characters, otherwise as [`show`] bounds it (`≈` and 20 digits).
+pub fn echo(x: &Rational) -> String {
+    let digits = |b: u32| (f64::from(b) * std::f64::consts::LOG10_2) as usize + 1;
+    if digits(x.numer().significant_bits()) + digits(x.denom().significant_bits()) + 2
+        <= MAX_ECHO_CHARS
+    {
+        return x.to_string();
+    }
+    show(x)
+}
+
+/// `≈` and a 20-significant-digit decimal of x (round to nearest; MPFR's exponent range).
+fn approximate(x: &Rational) -> String {
+    let f = rug::Float::with_val(80, x);
+    if f.is_finite() && !f.is_zero() {
+        format!("≈{}", f.to_string_radix(10, Some(20)))
+    } else {
+        format!(
+            "≈(a rational of {} + {} bits)",
+            x.numer().significant_bits(),
+            x.denom().significant_bits()
+        )
+    }
+}
+
+/// The exact decimal of x = m/10^k, where the denominator of x is 2^twos·5^fives and
+/// k = max(twos, fives), so m = numer·2^(k−twos)·5^(k−fives).
+fn show_terminating(x: &Rational, k: u32, twos: u32, fives: u32) -> String {
+    let m = Integer::from(x.numer() << (k - twos)) * Integer::from(Integer::u_pow_u(5, k - fives));
     let (neg, digits) = (m < 0, m.abs().to_string());
     let sign = if neg { "-" } else { "" };
     let k = k as usize;
@@ -112,6 +167,37 @@ pub fn precision(bits: u32) -> Result<()> {
             "precision",
             format!("{bits} bits is outside {MIN_PRECISION}..={MAX_PRECISION}"),
         ))
+    }
+}
+
+#[cfg(test)]
+mod bounded_echo {
+    use super::{echo, show, MAX_ECHO_CHARS};
+    use crate::num::parse_exact;
+    /// Long exact values are echoed as ≈ and 20 digits, cheaply (ρ of a tiny σ used to be
+    /// printed in full: 20 MB for σ = 1e-10000000); short ones stay exact.
+    #[test]
+    fn long_values_are_bounded() {
+        let tiny = parse_exact("1e-99999").unwrap();
+        assert_eq!(show(&tiny), "1e-99999");
+        // ρ of σ = 1e-99999: 5·10¹⁹⁹⁹⁹⁷, 199 998 digits (was echoed in full)
+        let rho = rug::Rational::from(rug::Integer::from(rug::Integer::u_pow_u(10, 199_997)) * 5u32);
+        assert_eq!(show(&rho), "≈5.0000000000000000000e199997");
+        assert_eq!(echo(&rho), "≈5.0000000000000000000e199997");
+        let third = parse_exact("1/3").unwrap();
+        assert_eq!(echo(&third), "1/3");
+        let long = parse_exact("1234567890123456789012345678901234567890.5").unwrap();
+        let s = show(&long);
+        assert!(
+            s.starts_with('≈') && s.chars().count() <= MAX_ECHO_CHARS,
+            "{s}"
+        );
+        let ratio = parse_exact("1e-60/3").unwrap();
+        assert!(
+            show(&ratio).starts_with("≈3.3333333333333333333e-61"),
+            "{}",
+            show(&ratio)
+        );
     }
 }
 

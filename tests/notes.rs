@@ -266,6 +266,61 @@ fn item_hash(src: &str, kind: &str, name: &str) -> Option<String> {
     (!parts.is_empty()).then(|| fnv1a(&parts.concat()))
 }
 
+/// Does `code` use the function `name`: a call `name(` / `name::<` (a method call `.name(` too
+/// when `methods`), or the function passed by path (`::name` followed by `)` or `,`, as in
+/// `.map(super::pld::probability)`) or by name (`map(name)`)?
+fn uses(code: &str, name: &str, methods: bool) -> bool {
+    uses_in(code, name, methods, None)
+}
+
+/// [`uses`], where a path `Type::name` counts only if `Type` is one of `types` (the types the
+/// defining file declares), so that `UpperBound::new(` is not a use of another type's `new`.
+fn uses_in(code: &str, name: &str, methods: bool, types: Option<&BTreeSet<String>>) -> bool {
+    uses_from(code, name, methods, types, None)
+}
+
+/// [`uses_in`], where a path `module::name` counts only if `module` is `module_name` (the
+/// defining file's stem), or `super`/`crate`/`self`.
+fn uses_from(
+    code: &str,
+    name: &str,
+    methods: bool,
+    types: Option<&BTreeSet<String>>,
+    module_name: Option<&str>,
+) -> bool {
+    let b = code.as_bytes();
+    let at = |pat: &str, ok: &dyn Fn(usize, usize) -> bool| {
+        code.match_indices(pat).any(|(p, m)| ok(p, p + m.len()))
+    };
+    let type_ok = |p: usize| {
+        let Some(head) = code[..p].strip_suffix("::") else {
+            return true;
+        };
+        let seg: String = head.chars().rev().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<Vec<_>>().into_iter().rev().collect();
+        let capital = seg.chars().next().is_some_and(char::is_uppercase);
+        if capital {
+            seg == "Self" || types.is_none_or(|t| t.contains(&seg))
+        } else {
+            ["super", "crate", "self"].contains(&seg.as_str())
+                || module_name.is_none_or(|m| m == seg)
+        }
+    };
+    // not a definition `fn name(`
+    let before_ok = |p: usize| {
+        (p == 0 || !is_ident(b[p - 1]) && (methods || b[p - 1] != b'.'))
+            && type_ok(p)
+            && !code[..p].trim_end().ends_with("fn")
+    };
+    let call = |p: usize, _| before_ok(p);
+    let value = |p: usize, e: usize| {
+        let after = b.get(e).copied();
+        let tail_ok = matches!(after, Some(b')') | Some(b','));
+        let head_ok = (code[..p].ends_with("::") && type_ok(p)) || code[..p].ends_with("map(");
+        tail_ok && head_ok
+    };
+    at(&format!("{name}("), &call) || at(&format!("{name}::<"), &call) || at(name, &value)
+}
+
 /// Same-file functions reached from `name` (transitively), by call `name(`, `name::<`, `.name(`.
 fn same_file_callees(src: &str, name: &str) -> BTreeSet<String> {
     let all = items(src);
@@ -275,6 +330,11 @@ fn same_file_callees(src: &str, name: &str) -> BTreeSet<String> {
         .map(|i| i.name.as_str())
         .collect();
     let code = code_only(src);
+    let types: BTreeSet<String> = all
+        .iter()
+        .filter(|i| ["struct", "enum", "trait"].contains(&i.kind.as_str()))
+        .map(|i| i.name.clone())
+        .collect();
     let body_of = |n: &str| -> Vec<(usize, usize)> {
         all.iter()
             .filter(|i| i.kind == "fn" && i.name == n)
@@ -290,11 +350,7 @@ fn same_file_callees(src: &str, name: &str) -> BTreeSet<String> {
                 if *g == f || *g == name || seen.contains(*g) {
                     continue;
                 }
-                let called = [format!("{g}("), format!("{g}::<")].iter().any(|pat| {
-                    text.match_indices(pat.as_str()).any(|(p, _)| {
-                        p == 0 || !is_ident(text.as_bytes()[p - 1])
-                    })
-                });
+                let called = uses_in(&text, g, true, Some(&types));
                 // skip the definition line of a nested helper with the same name
                 if called && !text.contains(&format!("fn {g}(")) && !text.contains(&format!("fn {g}<")) {
                     seen.insert(g.to_string());
@@ -307,7 +363,8 @@ fn same_file_callees(src: &str, name: &str) -> BTreeSet<String> {
 }
 
 /// Kernels in other files (certified driver, searches, other theorem modules) that the bodies
-/// of `names` in `file` call: suggestions added when a note is blessed, not required.
+/// of `names` in `file` call, with what each reaches in its own file: added when a note is
+/// blessed, not required.
 fn cross_file_callees(
     srcs: &BTreeMap<String, String>,
     file: &str,
@@ -329,16 +386,25 @@ fn cross_file_callees(
             continue;
         }
         let mut seen = BTreeSet::new();
-        for it in items(other).into_iter().filter(|i| i.kind == "fn") {
-            let pat = format!("{}(", it.name);
-            let pat2 = format!("{}::<", it.name);
-            let hit = |pat: &str| {
-                bodies.match_indices(pat).any(|(p, _)| {
-                    p == 0 || !is_ident(bodies.as_bytes()[p - 1]) && bodies.as_bytes()[p - 1] != b'.'
-                })
-            };
-            if (hit(&pat) || hit(&pat2)) && seen.insert(it.name.clone()) {
+        let other_items = items(other);
+        let other_types: BTreeSet<String> = other_items
+            .iter()
+            .filter(|i| ["struct", "enum", "trait"].contains(&i.kind.as_str()))
+            .map(|i| i.name.clone())
+            .collect();
+        for it in other_items.into_iter().filter(|i| i.kind == "fn") {
+            let stem = Path::new(path).file_stem().map(|x| x.to_string_lossy().to_string());
+            let stem = if stem.as_deref() == Some("mod") { Path::new(path).parent().and_then(|d| d.file_name()).map(|x| x.to_string_lossy().to_string()) } else { stem };
+            if uses_from(&bodies, &it.name, false, Some(&other_types), stem.as_deref())
+                && seen.insert(it.name.clone())
+            {
                 out.push((path.clone(), it.name.clone()));
+                // and what that kernel reaches in its own file
+                for g in same_file_callees(other, &it.name) {
+                    if seen.insert(g.clone()) {
+                        out.push((path.clone(), g));
+                    }
+                }
             }
         }
     }
@@ -530,6 +596,16 @@ fn scanner_finds_items_and_their_spans() {
     assert!(src[a.span.0..a.span.1].starts_with("/// doc\npub fn a"));
     assert!(src[a.span.0..a.span.1].ends_with("    x\n}"));
     assert_eq!(same_file_callees(src, "b"), BTreeSet::from(["a".to_string()]));
+    assert!(uses("x.map(super::m::clamp)", "clamp", false));
+    assert!(uses("x.map(clamp);", "clamp", false) && !uses("let clamped = 1;", "clamp", false));
+    assert!(!uses("v.clamp(1)", "clamp", false) && uses("v.clamp(1)", "clamp", true));
+    let mine = BTreeSet::from(["Ledger".to_string()]);
+    assert!(uses_in("Ledger::new()", "new", false, Some(&mine)));
+    assert!(!uses_in("x.map(UpperBound::new)", "new", false, Some(&mine)));
+    assert!(!uses_in("UpperBound::new(e)", "new", false, Some(&mine)));
+    assert!(!uses("fn delta(&self) {}", "delta", false));
+    assert!(uses_from("crate::search::point(1.0)", "point", false, None, Some("search")));
+    assert!(!uses_from("crate::search::point(1.0)", "point", false, None, Some("pld_accountant")));
     assert!(same_file_callees(src, "a").is_empty());
     // a change inside `a` changes its hash, not `b`'s
     let changed = src.replace("    x\n}", "    x + 1\n}");

@@ -33,8 +33,7 @@ proptest! {
             let suff = Float::with_val(REF, &e * &e) / (Float::with_val(REF, &l * 4u32) + Float::with_val(REF, &e * 4u32));
             check(&zcdp_rho_sufficient(&eps, &delta, p).unwrap(), &suff, TIGHT, "sufficient ρ");
             let exact = (Float::with_val(REF, &l + &e).sqrt() - l.clone().sqrt()).square();
-            check(&zcdp_rho_exact(&eps, &delta, p).unwrap(), &exact, 1e-9, "exact-inverse ρ");
-            prop_assert!(suff <= exact);
+            check(&zcdp_rho_exact(&eps, &delta, p).unwrap(), &exact, TIGHT, "exact-inverse ρ");
             let sig = (Float::with_val(REF, &l + &e) * 2u32).sqrt() / &e;
             check(&gaussian_sigma_zcdp(&eps, &delta, &q("1"), p).unwrap(), &sig, TIGHT, "Gaussian σ");
         }
@@ -106,6 +105,105 @@ fn basic_composition_and_its_optimality() {
     assert!(basic_composition(&[(q("-1"), q("0"))]).is_err());
 }
 
+/// inf over t > 0 of Proposition 14's ln δ_t(ε), by an independent golden-section search over
+/// u = ln t ∈ [−700, 700] at 1024 bits (ln δ_t is convex in t, so unimodal in u).
+fn ln_delta_opt(rho: &Rational, eps: &Rational) -> Float {
+    common::golden_argmin(
+        |u| common::zcdp_ln_delta_t(rho, eps, &u.clone().exp()),
+        -700.0,
+        700.0,
+    )
+    .1
+}
+
+/// inf over t > 0 of Proposition 14's ε_t(δ), clamped at 0 (golden section over u = ln t).
+fn eps_opt(rho: &Rational, delta: &Rational) -> Float {
+    let v = common::golden_argmin(
+        |u| common::zcdp_eps_t(rho, delta, &u.clone().exp()),
+        -700.0,
+        700.0,
+    )
+    .1;
+    v.max(&Float::new(REF)).clone()
+}
+
+/// `upper` of an optimised zCDP bound against the optimum of its formula: optimum ≤ upper ≤
+/// optimum·(1 + rel). Where the optimum is 0 the bound must be exactly 0.
+fn check_optimum(b: &dpcert::UpperBound, opt: &Float, rel: f64, what: &str) {
+    let up = b.upper().as_float();
+    if *opt == 0 {
+        assert!(
+            *up == 0,
+            "{what}: optimum 0, bound {}",
+            b.upper().to_decimal()
+        );
+        return;
+    }
+    assert!(
+        opt <= up,
+        "{what}: bound {} below the optimum {}",
+        b.upper().to_decimal(),
+        opt.to_string_radix(10, Some(20))
+    );
+    assert!(
+        Float::with_val(REF, up - opt) <= Float::with_val(REF, opt * rel),
+        "{what}: bound {} vs optimum {}",
+        b.upper().to_decimal(),
+        opt.to_string_radix(10, Some(25))
+    );
+}
+
+/// The MPFR exponent range ends near e^{−7.4e8}: optimised δ's below it are reported as the
+/// smallest positive float (sound), which no relative width can describe.
+const LN_DELTA_FLOOR: f64 = -7.0e8;
+
+/// m·10^e with e in a range, as an exact rational.
+fn magnitude(lo: i32, hi: i32) -> impl Strategy<Value = Rational> {
+    (1u32..10, lo..=hi).prop_map(|(m, e)| common::pow10(m, e))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+    /// Issue 14 sweep: ρ from 1e-300 to 1e8, ε = 0 or from 1e-300 to 1e12, δ from 0.9 down to
+    /// 1e-400. The optimised forms answer, are finite, and lie within 1e-12 relative above the
+    /// optimum over t of their formula (independent golden-section reference).
+    #[test]
+    fn optimised_forms_reach_the_optimum(rho in magnitude(-300, 8), eps in prop_oneof![Just(Rational::new()), magnitude(-300, 12)], delta in (1u32..10, 1i32..=400).prop_map(|(m, k)| common::pow10(m, -k))) {
+        let p = Precision::Auto;
+        let d = zcdp_delta(&rho, &eps, p).unwrap();
+        prop_assert!(d.upper().as_float().is_finite());
+        let ld = ln_delta_opt(&rho, &eps);
+        if ld > LN_DELTA_FLOOR {
+            let opt = ld.exp().min(&Float::with_val(REF, 1)).clone();
+            check_optimum(&d, &opt, 1e-12, "zcdp_delta");
+            prop_assert!(*d.formula().lower().as_float() > 0);
+        } else {
+            prop_assert!(*d.upper().as_float() < 1e-300);
+        }
+        let e = zcdp_epsilon(&rho, &delta, p).unwrap();
+        prop_assert!(e.upper().as_float().is_finite());
+        check_optimum(&e, &eps_opt(&rho, &delta), 1e-12, "zcdp_epsilon");
+    }
+}
+
+/// Issue 14's examples: ρ = 1e-300 (the optimal t ≈ 7e149 lies far beyond the old search range).
+#[test]
+fn tiny_rho_reaches_the_optimum() {
+    let rho = q("1e-300");
+    let d = zcdp_delta(&rho, &q("0"), Precision::Auto).unwrap();
+    check_optimum(
+        &d,
+        &ln_delta_opt(&rho, &q("0")).exp(),
+        1e-12,
+        "ρ = 1e-300, ε = 0",
+    );
+    assert!(d.upper().to_f64() < 8.6e-151 && d.upper().to_f64() > 8.5e-151);
+    for delta in ["1e-200", "1e-300", "1e-400"] {
+        let e = zcdp_epsilon(&rho, &q(delta), Precision::Auto).unwrap();
+        check_optimum(&e, &eps_opt(&rho, &q(delta)), 1e-12, delta);
+    }
+}
+
 #[test]
 fn ledger_composes_adaptively() {
     let mut l = ZcdpLedger::new();
@@ -114,12 +212,32 @@ fn ledger_composes_adaptively() {
     l.push_zcdp(&q("0.01")).unwrap();
     assert_eq!(*l.rho(), q("1/8") + q("1/8") + q("0.01"));
     assert_eq!(l.len(), 3);
+    // the ledger's conversions against the independent optimum over t for the exact total ρ
+    let total = q("0.26");
     let a = l.epsilon(&q("1e-6"), Precision::Auto).unwrap();
-    assert_eq!(
-        a,
-        zcdp_epsilon(l.rho(), &q("1e-6"), Precision::Auto).unwrap()
-    );
+    check_optimum(&a, &eps_opt(&total, &q("1e-6")), 1e-12, "ledger ε");
+    let d = l.delta(&q("2"), Precision::Auto).unwrap();
+    check_optimum(&d, &ln_delta_opt(&total, &q("2")).exp(), 1e-12, "ledger δ");
     assert!(l.push_zcdp(&q("-1")).is_err());
+}
+
+/// Lemma 12, Theorem 13, Proposition 16: exact rationals against hand-derived values.
+#[test]
+fn exact_conversions() {
+    assert_eq!(gaussian_zcdp(&q("2"), &q("3")).unwrap(), q("9/8"));
+    assert_eq!(
+        gaussian_zcdp(&q("1e-200"), &q("1")).unwrap(),
+        common::pow10(5, 399)
+    );
+    assert_eq!(
+        zcdp_compose(&[q("1/3"), q("1e-400"), q("0")]).unwrap(),
+        q("1/3") + common::pow10(1, -400)
+    );
+    assert_eq!(pure_to_zcdp(&q("0.3")).unwrap(), q("0.045"));
+    assert_eq!(pure_to_zcdp(&q("1e12")).unwrap(), common::pow10(5, 23));
+    assert!(gaussian_zcdp(&q("0"), &q("1")).is_err());
+    assert!(zcdp_compose(&[]).is_err());
+    assert!(pure_to_zcdp(&q("-1")).is_err());
 }
 
 #[test]
@@ -131,5 +249,4 @@ fn laplace_scale_comparison() {
     let rho = f(&q("1")) / (ln_inv(&q("1e-6")) * 4u32 + 4u32);
     let r = (Float::with_val(REF, 1000) / (rho * 2u32)).sqrt();
     check(&adv, &r, TIGHT, "advanced scale");
-    let _ = Rational::new();
 }

@@ -1,10 +1,11 @@
 //! The Gaussian mechanism, exactly: Corollaries 8 and 10 (with Theorem 9), the interpretable
 //! bound after Corollary 8, and the inverse queries.
-use super::pld::{gaussian_tails, GaussianPld};
+use super::pld::{gaussian_tails, gaussian_tails_iv, GaussianPld};
 use crate::num::{certify, Enclosure, Fi, Iv, Precision, Real, UpperBound};
-use crate::search::invert_nonincreasing;
+use crate::search::{invert_nonincreasing, Bracket, SEARCH_BITS};
 use crate::validate;
 use crate::{Error, Result};
+use rug::float::Round;
 use rug::{Float, Integer, Rational};
 
 /// One kind of Gaussian mechanism in a composition: noise σ, L2 sensitivity Δ, used `count` times.
@@ -59,8 +60,9 @@ pub fn gaussian_delta(pld: &GaussianPld, eps: &Rational, prec: Precision) -> Res
     certify(
         prec,
         || gaussian_tails::<Fi>(&pld.rho, eps, 53),
-        |p| gaussian_tails::<Iv>(&pld.rho, eps, p),
+        |p| gaussian_tails_iv(&pld.rho, eps, p),
     )
+    .map(super::pld::probability)
 }
 
 /// The "more interpretable" upper bounds after Corollary 8, for ε ≥ ρ:
@@ -104,14 +106,16 @@ pub fn gaussian_delta_interpretable(
     ))
 }
 
-/// Enclosure `[infeasible, feasible]` from a certified search bracket.
-fn bracket_enclosure(
-    infeasible: Option<f64>,
-    feasible: f64,
-    arithmetic: crate::num::Arithmetic,
-) -> Result<Enclosure> {
-    let lo = infeasible.unwrap_or(feasible);
-    Enclosure::new(Float::with_val(53, lo), Float::with_val(53, feasible), arithmetic)
+/// Enclosure `[infeasible, feasible]` from a certified search bracket (exact points).
+fn bracket_enclosure(b: Bracket, arithmetic: crate::num::Arithmetic) -> Result<Enclosure> {
+    let lo = b.infeasible.unwrap_or_else(|| b.feasible.clone());
+    Enclosure::new(lo, b.feasible, arithmetic)
+}
+
+/// A 53-bit float from an exact rational, rounded toward zero (as `Rational::to_f64`, but
+/// with MPFR's exponent range): search starting points only.
+fn trunc53(r: &Rational) -> Float {
+    Float::with_val_round(SEARCH_BITS, r, Round::Zero).0
 }
 
 /// Inverse of Corollary 8/10: the exact optimal ε*(δ) = min{ε ≥ 0 : δ(ε) ≤ δ}.
@@ -124,13 +128,24 @@ fn bracket_enclosure(
 pub fn gaussian_epsilon(pld: &GaussianPld, delta: &Rational, prec: Precision) -> Result<Enclosure> {
     validate::positive("rho", &pld.rho)?;
     validate::open_unit("delta", delta)?;
-    let rho = pld.rho.to_f64();
-    let start = rho + 2.0 * (rho * -crate::search::ln_f64(delta)).sqrt();
+    // start = ρ + 2√(ρ ln(1/δ)) in 53-bit round-to-nearest (the f64 formula, without its
+    // range limit)
+    let rho = trunc53(&pld.rho);
+    let l = Float::with_val(SEARCH_BITS, -crate::search::ln_f64(delta));
+    let root = Float::with_val(SEARCH_BITS, &rho * &l).sqrt();
+    let mut start = Float::with_val(
+        SEARCH_BITS,
+        &rho + Float::with_val(SEARCH_BITS, &root * 2u32),
+    );
+    let tiny = crate::search::point(1e-6);
+    if start < tiny {
+        start = tiny;
+    }
     let g = |e: &Rational, p: Precision| gaussian_delta(pld, e, p);
-    let b = invert_nonincreasing(g, delta, 0.0, true, start.max(1e-6), 1e-15, prec)?;
-    let arith =
-        gaussian_delta(pld, &Rational::from_f64(b.feasible).expect("finite"), prec)?.arithmetic();
-    bracket_enclosure(b.infeasible, b.feasible, arith)
+    let b = invert_nonincreasing(g, delta, 0.0, true, start, 1e-15, prec)?;
+    let at = b.feasible.to_rational().expect("finite search point");
+    let arith = gaussian_delta(pld, &at, prec)?.arithmetic();
+    bracket_enclosure(b, arith)
 }
 
 /// The smallest σ for which a Gaussian mechanism (L2 sensitivity Δ, composed `count` times)
@@ -160,9 +175,19 @@ pub fn gaussian_sigma(
     };
     // δ(σ) is non-increasing in σ; search on σ with the certified δ
     let g = |s: &Rational, p: Precision| gaussian_delta(&pld_of(s)?, eps, p);
-    let (e, ld) = (eps.to_f64().max(1e-3), crate::search::ln_f64(delta));
-    let start = sensitivity.to_f64() * count.to_f64().sqrt() * (2.0 * (-ld + e)).sqrt() / e;
+    // start = Δ√k·√(2(ln(1/δ) + ε))/ε, ε ≥ 10⁻³, in 53-bit round-to-nearest (the f64 formula,
+    // without its range limit)
+    let n = |x: Float| Float::with_val(SEARCH_BITS, x);
+    let mut e = trunc53(eps);
+    if e < crate::search::point(1e-3) {
+        e = crate::search::point(1e-3);
+    }
+    let ld = Float::with_val(SEARCH_BITS, crate::search::ln_f64(delta));
+    let sqrt_k = n(trunc53(&Rational::from(count)).sqrt());
+    let inner = n(Float::with_val(SEARCH_BITS, &e - &ld) * 2u32).sqrt();
+    let start = n(n(n(trunc53(sensitivity) * &sqrt_k) * &inner) / &e);
     let b = invert_nonincreasing(g, delta, 0.0, false, start, 1e-12, prec)?;
-    let arith = g(&Rational::from_f64(b.feasible).expect("finite"), prec)?.arithmetic();
-    bracket_enclosure(b.infeasible, b.feasible, arith)
+    let at = b.feasible.to_rational().expect("finite search point");
+    let arith = g(&at, prec)?.arithmetic();
+    bracket_enclosure(b, arith)
 }

@@ -17,14 +17,37 @@ pub struct Class {
 
 /// Largest number of product atoms evaluated exactly.
 pub const MAX_PRODUCT_ATOMS: usize = 400_000;
-/// Binomial tails beyond e^{−TAIL_EXP} are dropped, with their mass charged to the upper side.
+/// Smallest tail exponent T: binomial tails beyond 2e^{−T} (Hoeffding) are dropped, with their
+/// mass charged to the upper side. Larger T are chosen from the δ scale ([`tail_exp_for`]).
 const TAIL_EXP: f64 = 700.0;
+/// Dropped mass is kept below e^{−TAIL_MARGIN}·δ, so it cannot widen the enclosure noticeably.
+const TAIL_MARGIN: f64 = 80.0;
 
-/// The composed RR privacy loss: atoms (exact loss, enclosed P-mass), the dropped P-mass
-/// bound τ (δ_RR ∈ [Σ kept, Σ kept + τ]), and Πⱼ(1 − δⱼ)^{kⱼ}.
+/// The tail exponent for a δ scale e^{ln_delta} (a search choice: any T gives a certified tail bound).
+fn tail_exp_for(ln_delta: f64) -> f64 {
+    if ln_delta.is_finite() {
+        TAIL_EXP.max(-ln_delta + TAIL_MARGIN)
+    } else {
+        TAIL_EXP
+    }
+}
+
+/// An atom of the composed RR privacy loss: exact loss, enclosed P-mass, and (for the search only)
+/// the loss and ln of the mass in f64 (masses may be far below the f64 range).
+struct Atom {
+    loss: Rational,
+    mass: Iv,
+    loss_f64: f64,
+    ln_mass_f64: f64,
+}
+
+/// The composed RR privacy loss: atoms, the dropped P-mass bound τ
+/// (δ_RR ∈ [Σ kept, Σ kept + τ]), and Πⱼ(1 − δⱼ)^{kⱼ}.
 struct RrProduct {
-    atoms: Vec<(Rational, Iv)>,
+    atoms: Vec<Atom>,
     dropped: Float,
+    /// Σⱼ kⱼεⱼ, the largest loss of the full (untruncated) product.
+    max_loss: Rational,
     /// ln Πⱼ(1 − δⱼ)^{kⱼ} ≤ 0
     log_keep: Iv,
     prec: u32,
@@ -42,17 +65,14 @@ fn validate_classes(classes: &[Class]) -> Result<()> {
 
 /// Atoms of ℓ ~ Bin(k, 1/(1+e^ε)) (loss ε(k − 2ℓ)) over a window holding all but a certified
 /// tail mass; returns (atoms, dropped-mass upper bound).
-fn class_atoms(c: &Class, prec: u32) -> Result<(Vec<(Rational, Iv)>, Float)> {
+fn class_atoms(c: &Class, prec: u32, tail_exp: f64) -> Result<(Vec<Atom>, Float)> {
     let k = c
         .count
         .to_u64()
         .filter(|&k| k <= 1 << 40)
         .ok_or_else(|| Error::arg("count", "above 2^40"))?;
     if c.epsilon == 0 {
-        return Ok((
-            vec![(Rational::new(), Iv::from_int(1, prec))],
-            Float::with_val(prec, 0),
-        ));
+        return Ok((vec![unit_atom(prec)], Float::with_val(prec, 0)));
     }
     let e = Iv::from_rational(&c.epsilon, prec);
     // ln(1 + e^ε) = ε + ln1p(e^{−ε})
@@ -60,7 +80,7 @@ fn class_atoms(c: &Class, prec: u32) -> Result<(Vec<(Rational, Iv)>, Float)> {
     let kf = k as f64;
     let q = 1.0 / (1.0 + c.epsilon.to_f64().exp());
     // Hoeffding: P[|ℓ − kq| ≥ t] ≤ 2e^{−2t²/k}; window chosen in f64, tail bound certified
-    let t = (kf * TAIL_EXP / 2.0).sqrt().ceil() + 1.0;
+    let t = (kf * tail_exp / 2.0).sqrt().ceil() + 1.0;
     let lo = ((kf * q - t).floor().max(0.0)) as u64;
     let hi = ((kf * q + t).ceil().min(kf)) as u64;
     if (hi - lo) as usize >= MAX_PRODUCT_ATOMS {
@@ -97,22 +117,34 @@ fn class_atoms(c: &Class, prec: u32) -> Result<(Vec<(Rational, Iv)>, Float)> {
                 .sub(&Iv::from_rational(&Rational::from(l), prec).ln());
         }
         let kl = Rational::from(&c.epsilon * (k - l));
-        let p = ln_c
-            .add(&Iv::from_rational(&kl, prec))
-            .sub(&ln_norm_k)
-            .exp();
+        let lp = ln_c.add(&Iv::from_rational(&kl, prec)).sub(&ln_norm_k);
         let loss = Rational::from(&c.epsilon * (Integer::from(&kk - 2 * l)));
-        out.push((loss, p));
+        out.push(Atom {
+            loss_f64: loss.to_f64(),
+            ln_mass_f64: lp.hi().to_f64(),
+            mass: lp.exp(),
+            loss,
+        });
     }
     Ok((out, dropped))
+}
+
+fn unit_atom(prec: u32) -> Atom {
+    Atom {
+        loss: Rational::new(),
+        mass: Iv::from_int(1, prec),
+        loss_f64: 0.0,
+        ln_mass_f64: 0.0,
+    }
 }
 
 fn build(
     classes: &[(Rational, Integer)],
     deltas: &[(Rational, Integer)],
     prec: u32,
+    tail_exp: f64,
 ) -> Result<RrProduct> {
-    let mut atoms = vec![(Rational::new(), Iv::from_int(1, prec))];
+    let mut atoms = vec![unit_atom(prec)];
     let mut dropped = Float::with_val(prec, 0);
     for (e, k) in classes {
         let (ca, d) = class_atoms(
@@ -122,6 +154,7 @@ fn build(
                 count: k.clone(),
             },
             prec,
+            tail_exp,
         )?;
         dropped = Float::with_val_round(prec, &dropped + &d, rug::float::Round::Up).0;
         if atoms.len().saturating_mul(ca.len()) > MAX_PRODUCT_ATOMS {
@@ -131,9 +164,15 @@ fn build(
             ));
         }
         let mut next = Vec::with_capacity(atoms.len() * ca.len());
-        for (z1, p1) in &atoms {
-            for (z2, p2) in &ca {
-                next.push((Rational::from(z1 + z2), p1.mul(p2)));
+        for a1 in &atoms {
+            for a2 in &ca {
+                let loss = Rational::from(&a1.loss + &a2.loss);
+                next.push(Atom {
+                    loss_f64: loss.to_f64(),
+                    ln_mass_f64: a1.ln_mass_f64 + a2.ln_mass_f64,
+                    mass: a1.mass.mul(&a2.mass),
+                    loss,
+                });
             }
         }
         atoms = next;
@@ -147,9 +186,11 @@ fn build(
                 .mul(&Iv::from_rational(&Rational::from(k), prec)),
         );
     }
+    let max_loss = classes.iter().map(|(e, k)| Rational::from(e * k)).sum();
     Ok(RrProduct {
         atoms,
         dropped,
+        max_loss,
         log_keep: lk,
         prec,
     })
@@ -161,17 +202,23 @@ impl RrProduct {
         let p = self.prec;
         let e = Iv::from_rational(eps, p);
         let mut sum = Iv::from_int(0, p);
-        for (z, m) in &self.atoms {
-            if z > eps {
-                sum = sum.add(&m.mul(&e.sub(&Iv::from_rational(z, p)).expm1().neg()));
+        for a in &self.atoms {
+            if a.loss > *eps {
+                sum = sum.add(
+                    &a.mass
+                        .mul(&e.sub(&Iv::from_rational(&a.loss, p)).expm1().neg()),
+                );
             }
         }
         let one = Iv::from_int(1, p);
+        // dropped atoms contribute [0, τ]; none when ε ≥ Σkⱼεⱼ (every atom's loss is ≤ ε then)
+        let tail = if *eps >= self.max_loss {
+            Float::with_val(p, 0)
+        } else {
+            self.dropped.clone()
+        };
         let rr = sum
-            .add(&Iv::from_endpoints(
-                Float::with_val(p, 0),
-                self.dropped.clone(),
-            ))
+            .add(&Iv::from_endpoints(Float::with_val(p, 0), tail))
             .max0()
             .min(&one);
         // 1 − keep·(1 − rr) = (1 − keep) + keep·rr, with 1 − keep = −expm1(ln keep): no cancellation
@@ -182,25 +229,42 @@ impl RrProduct {
             .max0()
             .min(&one)
     }
-    /// Plain-f64 δ_opt(ε) for the search only.
-    fn delta_f64(&self, eps: f64) -> f64 {
-        let mut s = 0.0;
-        for (z, m) in &self.atoms {
-            let z = z.to_f64();
-            if z > eps {
-                s += m.lo().to_f64() * -(eps - z).exp_m1();
-            }
-        }
-        let lk = self.log_keep.lo().to_f64();
-        -lk.exp_m1() + lk.exp() * s
+    /// ln δ_opt(ε) in plain f64 (log-sum-exp over the atoms, so δ below the f64 range is fine):
+    /// for the search only.
+    fn ln_delta_f64(&self, eps: f64) -> f64 {
+        let terms: Vec<f64> = self
+            .atoms
+            .iter()
+            .filter(|a| a.loss_f64 > eps)
+            .map(|a| a.ln_mass_f64 + (-(eps - a.loss_f64).exp_m1()).ln())
+            .collect();
+        let lk = self.log_keep.hi().to_f64();
+        let floor = (-lk.exp_m1()).ln(); // ln(1 − keep), −∞ when keep = 1
+        log_add(floor, lk + log_sum_exp(&terms))
     }
 }
 
+fn log_add(a: f64, b: f64) -> f64 {
+    let m = a.max(b);
+    if m == f64::NEG_INFINITY {
+        return m;
+    }
+    m + ((a - m).exp() + (b - m).exp()).ln()
+}
+
+fn log_sum_exp(t: &[f64]) -> f64 {
+    let m = t.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    if m == f64::NEG_INFINITY {
+        return m;
+    }
+    m + t.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
+}
+
 /// The validated classes' RR product at the working precision.
-fn product(classes: &[Class], prec: Precision) -> Result<RrProduct> {
+fn product(classes: &[Class], prec: Precision, tail_exp: f64) -> Result<RrProduct> {
     validate_classes(classes)?;
     let (pure, deltas) = split(classes);
-    build(&pure, &deltas, prec.fixed_bits()?)
+    build(&pure, &deltas, prec.fixed_bits()?, tail_exp)
 }
 
 fn split(classes: &[Class]) -> (Vec<(Rational, Integer)>, Vec<(Rational, Integer)>) {
@@ -230,41 +294,112 @@ pub fn optimal_composition_delta(
     prec: Precision,
 ) -> Result<Enclosure> {
     validate::nonnegative("epsilon", eps)?;
-    let prod = product(classes, prec)?;
-    Enclosure::from_real(&prod.delta(eps))
+    // The window's tail bound τ must be small against δ_opt(ε) itself, which is not known in
+    // advance: start at T = 700 and widen from the certified lower bound until τ ≤ e^{−80}·lower
+    // (or nothing is dropped). Every pass is a valid enclosure; later passes are only tighter.
+    let mut tail = TAIL_EXP;
+    let first = product(classes, prec, tail)?;
+    let mut best = first.delta(eps);
+    let mut dropped = first.dropped;
+    for _ in 0..8 {
+        let lo = best.lo();
+        if dropped.is_zero() || *eps >= first.max_loss {
+            break;
+        }
+        let ln_lo = if lo.is_sign_positive() && !lo.is_zero() {
+            Float::with_val(64, lo).ln().to_f64()
+        } else {
+            f64::NEG_INFINITY
+        };
+        let ln_tau = Float::with_val(64, &dropped).ln().to_f64();
+        if ln_lo.is_finite() && ln_tau <= ln_lo - TAIL_MARGIN + 1.0 {
+            break;
+        }
+        let next = if ln_lo.is_finite() {
+            tail_exp_for(ln_lo).max(tail * 1.5)
+        } else {
+            tail * 2.0
+        };
+        match product(classes, prec, next) {
+            Ok(prod) => {
+                best = prod.delta(eps).intersect(&best);
+                dropped = prod.dropped.clone();
+                tail = next;
+            }
+            Err(_) => break, // window beyond the atom limit: keep the valid, wider enclosure
+        }
+    }
+    Enclosure::from_real(&best).map(super::pld::probability)
 }
 
 /// Inverse of [`optimal_composition_delta`]: the exact smallest ε with δ_opt(ε) ≤ δ.
 ///
 /// # Guarantee
 /// `upper` is an ε certified to satisfy δ_opt(ε) ≤ δ; `lower` one certified not to (or 0 when
-/// δ_opt(0) ≤ δ, then [0, 0]); the optimum lies in (lower, upper], typically within 1e-9
-/// relative (the bracket is valid whatever its width; it is wider when the working precision —
-/// 128 bits under `Auto` — cannot decide closer points or the f64 guess was poor). Same preconditions, δ ∈ (0, 1). Note: `proofs-notes/optimal_composition_epsilon.md`.
+/// δ_opt(0) ≤ δ, then [0, 0]; when δ equals the floor 1 − Π(1−δⱼ)^{kⱼ} exactly, the exact
+/// Σkⱼεⱼ rounded outward); the optimum lies in (lower, upper], typically within 1e-9
+/// relative — tested for k ≤ 1e5 and δ down to 1e-400 — (the bracket is valid whatever its
+/// width; it is wider when the working precision — 128 bits under `Auto` — cannot decide closer
+/// points or the f64 guess was poor). Same preconditions, δ ∈ (0, 1). Note: `proofs-notes/optimal_composition_epsilon.md`.
 pub fn optimal_composition_epsilon(
     classes: &[Class],
     delta: &Rational,
     prec: Precision,
 ) -> Result<Enclosure> {
     validate::open_unit("delta", delta)?;
-    let prod = product(classes, prec)?;
-    // δ_opt(ε) decreases to 1 − Π(1−δⱼ)^{kⱼ} as ε → ∞: below that floor no ε exists
+    // the window's dropped mass stays below e^{−80}·δ (T from δ: any T is certified)
+    let prod = product(classes, prec, tail_exp_for(crate::search::ln_f64(delta)))?;
+    // δ_opt(ε) decreases to the floor 1 − Π(1−δⱼ)^{kⱼ}, reached at ε = Σkⱼεⱼ (the largest loss):
+    // below the floor no ε exists, at it ε* = Σkⱼεⱼ exactly
     let floor = prod.log_keep.expm1().neg();
     if *floor.hi() >= *delta && *floor.lo() < *delta {
-        return Err(Error::Numerical(
-            "δ equals the composed δ floor to working precision".into(),
-        ));
+        return match exact_floor_cmp(classes, delta) {
+            Some(std::cmp::Ordering::Equal) => {
+                let top: Rational = classes
+                    .iter()
+                    .map(|c| Rational::from(&c.epsilon * &c.count))
+                    .sum();
+                Ok(Enclosure::rational(&top, prod.prec))
+            }
+            Some(std::cmp::Ordering::Greater) => Err(no_finite(&floor)),
+            Some(std::cmp::Ordering::Less) => invert(&prod, delta),
+            None => Err(Error::Numerical(
+                "δ equals the composed δ floor to working precision".into(),
+            )),
+        };
     }
     if *floor.lo() >= *delta {
-        return Err(Error::arg(
-            "delta",
-            format!(
-                "no finite ε: the mechanisms' own δⱼ compose to 1 − Π(1−δⱼ)^kⱼ ≈ {:.6e} ≥ δ",
-                floor.hi().to_f64()
-            ),
-        ));
+        return Err(no_finite(&floor));
     }
     invert(&prod, delta)
+}
+
+fn no_finite(floor: &Iv) -> Error {
+    Error::arg(
+        "delta",
+        format!(
+            "no finite ε: the mechanisms' own δⱼ compose to 1 − Π(1−δⱼ)^kⱼ ≈ {:.6e} > δ",
+            floor.hi().to_f64()
+        ),
+    )
+}
+
+/// Exact comparison of the floor 1 − Πⱼ(1 − δⱼ)^{kⱼ} with δ in rationals, when the exact
+/// product is small enough to form (at most 2²⁰ bits); `None` otherwise.
+fn exact_floor_cmp(classes: &[Class], delta: &Rational) -> Option<std::cmp::Ordering> {
+    let mut bits: u64 = 0;
+    let mut keep = Rational::from(1);
+    for c in classes.iter().filter(|c| c.delta > 0) {
+        let one_d = Rational::from(1 - c.delta.clone());
+        let k = c.count.to_u32()?;
+        let b = u64::from(one_d.numer().significant_bits() + one_d.denom().significant_bits());
+        bits = bits.saturating_add(b.saturating_mul(u64::from(k)));
+        if bits > 1 << 20 {
+            return None;
+        }
+        keep *= rug::ops::Pow::pow(one_d, k);
+    }
+    Some(Rational::from(1 - keep).cmp(delta))
 }
 
 /// Certified bracket of inf{ε ≥ 0 : δ(ε) ≤ δ}: f64 bisection on the f64 model locates ε*, then
@@ -291,26 +426,23 @@ fn invert(prod: &RrProduct, delta: &Rational) -> Result<Enclosure> {
     if feasible(0.0) == Some(true) {
         return exact(0.0, 0.0);
     }
-    let target = delta.to_f64();
-    let top = prod
-        .atoms
-        .iter()
-        .map(|(z, _)| z.to_f64())
-        .fold(0.0, f64::max);
+    // the search works with ln δ (δ may be far below the f64 range)
+    let target = crate::search::ln_f64(delta);
+    let top = prod.atoms.iter().map(|a| a.loss_f64).fold(0.0, f64::max);
     let (mut a, mut b) = (0.0f64, top.max(1e-300));
     for _ in 0..200 {
         let m = 0.5 * (a + b);
         if m <= a || m >= b {
             break;
         }
-        if prod.delta_f64(m) <= target {
+        if prod.ln_delta_f64(m) <= target {
             b = m;
         } else {
             a = m;
         }
     }
     let guess = 0.5 * (a + b);
-    let mut rel = 1e-12;
+    let mut rel = 1e-13;
     while rel < 1.0 {
         let hi = guess * (1.0 + rel);
         let lo = guess * (1.0 - rel);
@@ -351,7 +483,7 @@ pub fn grouped_composition_delta(
         down.push((g[0].epsilon.clone(), k));
     }
     let (_, deltas) = split(classes);
-    let hi = build(&up, &deltas, DEFAULT_PREC)?.delta(eps);
-    let lo = build(&down, &deltas, DEFAULT_PREC)?.delta(eps);
+    let hi = build(&up, &deltas, DEFAULT_PREC, TAIL_EXP)?.delta(eps);
+    let lo = build(&down, &deltas, DEFAULT_PREC, TAIL_EXP)?.delta(eps);
     Enclosure::from_real(&Iv::from_endpoints(lo.lo().clone(), hi.hi().clone()))
 }

@@ -2,7 +2,8 @@
 use crate::num::{certify, Enclosure, Fi, Iv, Precision, Real, Tri};
 use crate::validate;
 use crate::{Error, Result};
-use rug::{Integer, Rational};
+use rug::float::{Constant, Round, Special};
+use rug::{Float, Integer, Rational};
 
 /// PrivLoss(P‖Q) = N(ρ, 2ρ): the privacy loss distribution of a Gaussian pair (Definition 2).
 #[derive(Clone, Debug, PartialEq)]
@@ -241,6 +242,10 @@ pub fn compose_plds(plds: &[Pld]) -> Result<Pld> {
 
 /// The Gaussian hockey stick in the form of Corollary 8:
 /// Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ), μ = √(2ρ), clamped to [0, 1].
+///
+/// This direct form loses about log₂ ε bits to the enclosure of e^ε and overflows MPFR's
+/// exponent range for ε ≳ 7.4·10⁸; [`gaussian_tails_iv`] routes large ε and ρ to the Mills
+/// form instead.
 pub(crate) fn gaussian_tails<R: Real>(rho: &Rational, eps: &Rational, prec: u32) -> R {
     let mu = R::from_rational(&Rational::from(rho * 2u32), prec).sqrt();
     let e = R::from_rational(eps, prec);
@@ -249,6 +254,160 @@ pub(crate) fn gaussian_tails<R: Real>(rho: &Rational, eps: &Rational, prec: u32)
     let a = half_mu.sub(&r).normal_cdf();
     let b = half_mu.neg().sub(&r).normal_cdf();
     a.sub(&e.exp().mul(&b)).max0().min(&R::from_int(1, prec))
+}
+
+/// ε or ρ at or above this (2²⁰) use the Mills form of the Gaussian hockey stick.
+const MILLS_FORM_FROM: u32 = 1 << 20;
+/// ρ at or below this (2⁻¹⁶) with ε = 0 use δ(0) = erf(√ρ/2).
+const ERF_FORM_BELOW_LOG2: u32 = 16;
+/// Mills' ratio at points t ≤ this is evaluated as Q(t)·e^{t²/2}·√(2π); above, by its
+/// continued fraction.
+const MILLS_DIRECT_LIMIT: u32 = 1024;
+
+/// The Gaussian hockey stick δ(ε) of N(ρ, 2ρ) in MPFR intervals, by the route that keeps it
+/// tight (every route encloses the same exact value; the choice affects width only):
+/// - ε ≥ 2²⁰ or ρ ≥ 2²⁰: the Mills form [`gaussian_tails_mills`], free of e^ε;
+/// - ε = 0 and ρ ≤ 2⁻¹⁶: δ(0) = Φ(μ/2) − Φ(−μ/2) = erf(√ρ/2), free of cancellation;
+/// - 0 < ρ ≤ ε ≤ 2⁻¹⁶: Corollary 8 as written intersected with [`gaussian_tails_small`];
+/// - otherwise Corollary 8 as written ([`gaussian_tails`]).
+pub(crate) fn gaussian_tails_iv(rho: &Rational, eps: &Rational, prec: u32) -> Iv {
+    let tiny = |x: &Rational| Rational::from(x << ERF_FORM_BELOW_LOG2) <= 1;
+    if *eps >= MILLS_FORM_FROM || *rho >= MILLS_FORM_FROM {
+        gaussian_tails_mills(rho, eps, prec)
+    } else if *eps == 0 && tiny(rho) {
+        gaussian_delta_at_zero(rho, prec)
+    } else if tiny(rho) && tiny(eps) && *rho <= *eps {
+        gaussian_tails::<Iv>(rho, eps, prec).intersect(&gaussian_tails_small(rho, eps, prec))
+    } else {
+        gaussian_tails::<Iv>(rho, eps, prec)
+    }
+}
+
+/// 0 < ρ ≤ ε (checked by the caller): with u = ε/μ and h = μ/2 ≤ u,
+///   δ = ∫₀ʰ 2φ(u − s)(1 − u·M(u + s)) ds,
+/// whose integrand is positive and increasing on [0, h], so δ ∈ [h·g(0), h·g(h)]. Free of the
+/// cancellation Φ(a) − e^ε Φ(b) (which costs about log₂(1/μ) + log₂(ε/ρ) bits); its relative
+/// width is about ε, so it is intersected with the direct form and decides tiny-ε cases at
+/// low precision.
+fn gaussian_tails_small(rho: &Rational, eps: &Rational, prec: u32) -> Iv {
+    let mu = Iv::from_rational(&Rational::from(rho * 2u32), prec).sqrt();
+    let u = Iv::from_rational(eps, prec).div(&mu);
+    let two = Iv::from_int(2, prec);
+    let h = mu.div(&two);
+    let root = sqrt_2pi(prec);
+    let g = |s: &Iv| {
+        let density = u.sub(s).sqr().div(&two).neg().exp().div(&root);
+        let rest = Iv::from_int(1, prec).sub(&u.mul(&mills(&u.add(s), prec)));
+        two.mul(&density).mul(&rest)
+    };
+    let low = h.mul(&g(&Iv::from_int(0, prec)));
+    let high = h.mul(&g(&h));
+    low.span(&high).max0()
+}
+
+/// δ(0) = Φ(μ/2) − Φ(−μ/2) = erf(μ/(2√2)) = erf(√ρ/2), erf increasing.
+fn gaussian_delta_at_zero(rho: &Rational, prec: u32) -> Iv {
+    let x = Iv::from_rational(rho, prec)
+        .sqrt()
+        .div(&Iv::from_int(2, prec));
+    let (mut lo, mut hi) = (x.lo().clone(), x.hi().clone());
+    lo.erf_round(Round::Down);
+    hi.erf_round(Round::Up);
+    Iv::from_endpoints(lo, hi)
+}
+
+/// √(2π), enclosed.
+fn sqrt_2pi(prec: u32) -> Iv {
+    let pi_lo = Float::with_val_round(prec, Constant::Pi, Round::Down).0;
+    let pi_hi = Float::with_val_round(prec, Constant::Pi, Round::Up).0;
+    Iv::from_endpoints(pi_lo, pi_hi)
+        .mul(&Iv::from_int(2, prec))
+        .sqrt()
+}
+
+/// Continued-fraction depth for Mills' ratio at t > [`MILLS_DIRECT_LIMIT`]: each level n
+/// shrinks the enclosure by about n/t², so stop once Σ log₂(t²/n) exceeds prec + 16. A width
+/// heuristic only: the enclosure is valid for every depth.
+fn mills_depth(t: &Float, prec: u32) -> u32 {
+    let l2 = 2.0 * t.clone().log2().to_f64();
+    let (mut gained, mut k) = (0.0, 0u32);
+    while gained < f64::from(prec) + 16.0 && k < 100_000 {
+        k += 1;
+        gained += l2 - f64::from(k).log2();
+        if l2 - f64::from(k).log2() < 1.0 {
+            break;
+        }
+    }
+    k + 1
+}
+
+/// Mills' ratio M(t) = Q(t)/φ(t) = e^{t²/2}∫_t^∞ e^{−s²/2} ds at an exact point t ≥ 0 (a
+/// `Float`, taken exactly), enclosed. For t ≤ 1024 it is Q(t)·e^{t²/2}·√(2π), with Q by MPFR's
+/// erfc and e^{t²/2} ≤ e^{2¹⁹} in range. Above, the continued fraction
+/// M(t) = 1/(t + 1/(t + 2/(t + 3/(t + …)))): every partial denominator is ≥ t > 0, so the
+/// rest of the fraction after the partial numerator k, (k+1)/(t + …), lies in (0, (k+1)/t];
+/// entering it as [0, (k+1)/t] and evaluating backwards in interval arithmetic encloses M(t)
+/// for every k (Laplace; Cuyt et al., *Handbook of Continued Fractions*, 2008, §13.2).
+fn mills_point(t: &Float, prec: u32) -> Iv {
+    let p = prec.max(t.prec());
+    if t.is_infinite() {
+        // an endpoint that overflowed stands for some real t′ above the largest finite float F;
+        // 0 < M(t′) < 1/t′ < 1/F (Gordon: M(t) < 1/t), so [0, 1/F rounded up] encloses it
+        let mut big = Float::with_val(p, Special::Infinity);
+        big.next_down();
+        let one = Float::with_val(p, 1);
+        let hi = Float::with_val_round(p, &one / &big, Round::Up).0;
+        return Iv::from_endpoints(Float::with_val(p, 0), hi);
+    }
+    let ti = Iv::point(Float::with_val(p, t));
+    if *t <= MILLS_DIRECT_LIMIT {
+        let half_sq = ti.sqr().div(&Iv::from_int(2, p));
+        return ti.normal_sf().mul(&half_sq.exp()).mul(&sqrt_2pi(p));
+    }
+    let k = mills_depth(t, p);
+    // (k+1)/t rounded up: the quotient is formed by MPFR in the requested direction
+    let numerator = Float::with_val(p, k + 1);
+    let rest_hi = Float::with_val_round(p, &numerator / t, Round::Up).0;
+    let mut v = ti.add(&Iv::from_endpoints(Float::with_val(p, 0), rest_hi));
+    for n in (1..=k).rev() {
+        v = ti.add(&Iv::from_int(i64::from(n), p).div(&v));
+    }
+    Iv::from_int(1, p).div(&v)
+}
+
+/// Mills' ratio over an interval [t₁, t₂] ⊂ [0, ∞]: M is decreasing, so
+/// M([t₁, t₂]) ⊆ [M̲(t₂), M̄(t₁)].
+fn mills(t: &Iv, prec: u32) -> Iv {
+    let lo_t = if *t.lo() < 0 {
+        Float::with_val(prec, 0)
+    } else {
+        t.lo().clone()
+    };
+    let upper = mills_point(&lo_t, prec);
+    let lower = mills_point(t.hi(), prec);
+    lower.span(&upper)
+}
+
+/// Corollary 8 without e^ε (Mills form). With a = (ρ − ε)/μ, v = (ρ + ε)/μ = μ/2 + ε/μ ≥ 0
+/// and φ the standard normal density, v² − a² = 2ε gives e^ε φ(v) = φ(a), hence
+/// e^ε Φ(−v) = e^ε φ(v) M(v) = φ(a)·M(v) and
+///   δ(ε) = Φ(a) − φ(a)·M(v),   φ(a) = e^{−a²/2}/√(2π).
+/// a and v are quotients of the exact rationals ρ ∓ ε by μ (no cancellation); no intermediate
+/// exceeds max(1, M(0)) in magnitude, so nothing overflows for any ρ, ε in MPFR's range.
+pub(crate) fn gaussian_tails_mills(rho: &Rational, eps: &Rational, prec: u32) -> Iv {
+    let mu = Iv::from_rational(&Rational::from(rho * 2u32), prec).sqrt();
+    let a = Iv::from_rational(&Rational::from(rho - eps), prec).div(&mu);
+    let v = Iv::from_rational(&Rational::from(rho + eps), prec).div(&mu);
+    let density = a
+        .sqr()
+        .div(&Iv::from_int(2, prec))
+        .neg()
+        .exp()
+        .div(&sqrt_2pi(prec));
+    a.normal_cdf()
+        .sub(&density.mul(&mills(&v, prec)))
+        .max0()
+        .min(&Iv::from_int(1, prec))
 }
 
 /// The Gaussian expectation form, completing the square explicitly:
@@ -263,6 +422,24 @@ fn gaussian_expectation<R: Real>(rho: &Rational, eps: &Rational, prec: u32) -> R
         .sub(&tilt.mul(&u.add(&s).normal_sf()))
         .max0()
         .min(&R::from_int(1, prec))
+}
+
+/// The expectation form in MPFR: as [`gaussian_expectation`] for ε, ρ < 2²⁰; above, e^ε would
+/// overflow, so the tilted tail e^ε·Q(u + s) is evaluated as exp(ε − (u + s)²/2)·M(u + s)/√(2π)
+/// (Q(t) = φ(t)·M(t)), the exponent formed directly (its cancellation costs about log₂ ε bits).
+fn gaussian_expectation_iv(rho: &Rational, eps: &Rational, prec: u32) -> Iv {
+    if *eps < MILLS_FORM_FROM && *rho < MILLS_FORM_FROM {
+        return gaussian_expectation::<Iv>(rho, eps, prec);
+    }
+    let s = Iv::from_rational(&Rational::from(rho * 2u32), prec).sqrt();
+    let u = Iv::from_rational(&Rational::from(eps - rho), prec).div(&s);
+    let t = u.add(&s);
+    let exponent = Iv::from_rational(eps, prec).sub(&t.sqr().div(&Iv::from_int(2, prec)));
+    let tilted = exponent.exp().mul(&mills(&t, prec)).div(&sqrt_2pi(prec));
+    u.normal_sf()
+        .sub(&tilted)
+        .max0()
+        .min(&Iv::from_int(1, prec))
 }
 
 fn discrete_expectation<R: Real>(d: &DiscretePld, eps: &Rational, prec: u32) -> Result<R> {
@@ -347,6 +524,12 @@ fn discrete_integral<R: Real>(d: &DiscretePld, eps: &Rational, prec: u32) -> Res
     Ok(sum.add(&slack).max0())
 }
 
+/// A hockey-stick divergence lies in [0, 1]: clamping an enclosure's ends there keeps it an
+/// enclosure (and never prints a negative lower bound of δ).
+pub(crate) fn probability(e: Enclosure) -> Enclosure {
+    e.clamp_to(Some(0), Some(1))
+}
+
 /// Proposition 7, first expression: δ(ε) = E_{Z←PLD}[max(0, 1 − e^{ε−Z})].
 ///
 /// # Guarantee
@@ -355,11 +538,11 @@ fn discrete_integral<R: Real>(d: &DiscretePld, eps: &Rational, prec: u32) -> Res
 pub fn hockey_stick_expectation(pld: &Pld, eps: &Rational, prec: Precision) -> Result<Enclosure> {
     validate::nonnegative("epsilon", eps)?;
     validate_pld(pld)?;
-    match pld {
+    let delta = match pld {
         Pld::Gaussian(g) => certify(
             prec,
             || gaussian_expectation::<Fi>(&g.rho, eps, 53),
-            |p| gaussian_expectation::<Iv>(&g.rho, eps, p),
+            |p| gaussian_expectation_iv(&g.rho, eps, p),
         ),
         Pld::Discrete(d) => {
             // validate_pld checked the atom count, the only error `atoms` can return
@@ -369,7 +552,8 @@ pub fn hockey_stick_expectation(pld: &Pld, eps: &Rational, prec: Precision) -> R
                 |p| discrete_expectation::<Iv>(d, eps, p).expect("checked"),
             )
         }
-    }
+    };
+    delta.map(probability)
 }
 
 /// Proposition 7, second expression: δ(ε) = P[Z > ε] − e^ε P[−Z' > ε], Z' ← PrivLoss(Q‖P).
@@ -380,18 +564,19 @@ pub fn hockey_stick_expectation(pld: &Pld, eps: &Rational, prec: Precision) -> R
 pub fn hockey_stick_tails(pld: &Pld, eps: &Rational, prec: Precision) -> Result<Enclosure> {
     validate::nonnegative("epsilon", eps)?;
     validate_pld(pld)?;
-    match pld {
+    let delta = match pld {
         Pld::Gaussian(g) => certify(
             prec,
             || gaussian_tails::<Fi>(&g.rho, eps, 53),
-            |p| gaussian_tails::<Iv>(&g.rho, eps, p),
+            |p| gaussian_tails_iv(&g.rho, eps, p),
         ),
         Pld::Discrete(d) => certify(
             prec,
             || discrete_tails::<Fi>(d, eps, 53).expect("checked"),
             |p| discrete_tails::<Iv>(d, eps, p).expect("checked"),
         ),
-    }
+    };
+    delta.map(probability)
 }
 
 /// Proposition 7, third expression: δ(ε) = ∫_ε^∞ e^{ε−z} P[Z > z] dz.
@@ -418,7 +603,7 @@ pub fn hockey_stick_integral(
         return Err(Error::arg("panels", "must be at least 1"));
     }
     validate::precision(prec)?;
-    match pld {
+    let delta = match pld {
         Pld::Discrete(d) => Enclosure::from_real(&discrete_integral::<Iv>(d, eps, prec)?),
         Pld::Gaussian(g) => {
             let s_f = (2.0 * g.rho.to_f64()).sqrt();
@@ -455,5 +640,6 @@ pub fn hockey_stick_integral(
             hi = hi.add(&s_a.mul(&e.sub(&a).exp()));
             Enclosure::from_real(&Iv::from_endpoints(lo.lo().clone(), hi.hi().clone()))
         }
-    }
+    };
+    delta.map(probability)
 }

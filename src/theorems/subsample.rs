@@ -30,11 +30,23 @@ fn check(eps: &Rational, delta: &Rational, rate: &Rational) -> Result<()> {
     Ok(())
 }
 
-/// ln(1 + q(e^ε − 1)) = ln1p(q·expm1(ε)).
+/// ε above this (exact comparison) also use the log forms, which never overflow.
+const LOG_FORM_ABOVE: u32 = 64;
+
+/// ln(1 + q(e^ε − 1)) = ln1p(q·expm1(ε)), which keeps relative accuracy as ε → 0 or q → 0.
+/// For ε > 64 also the log form ε + ln(q + (1 − q)e^{−ε}) (the same number: factor e^ε out of
+/// 1 − q + qe^ε), where e^{−ε} ∈ (0, 1] cannot overflow, and the intersection of the two
+/// enclosures is returned (both contain ε', so their intersection does).
 fn amplified_eps<R: Real>(eps: &Rational, q: &Rational, p: u32) -> R {
-    R::from_rational(q, p)
-        .mul(&R::from_rational(eps, p).expm1())
-        .ln1p()
+    let e = R::from_rational(eps, p);
+    let qq = R::from_rational(q, p);
+    let direct = qq.mul(&e.expm1()).ln1p();
+    if *eps <= LOG_FORM_ABOVE {
+        return direct;
+    }
+    let rest = R::from_rational(&Rational::from(1 - q.clone()), p);
+    let log_form = e.add(&qq.add(&rest.mul(&e.neg().exp())).ln());
+    direct.intersect(&log_form)
 }
 
 /// (ln1p(r·expm1(ε)), r·δ): the common form of the Poisson and without-replacement theorems.
@@ -113,7 +125,22 @@ pub fn poisson_substitution_subsampling(
         let up = qq.mul(&em1).ln1p();
         let large_q = up.add(&e).sub(&rest.mul(&em1).ln1p());
         let small_q = up.sub(&qq.mul(&e.neg().expm1()).ln1p());
-        large_q.intersect(&small_q)
+        let both = large_q.intersect(&small_q);
+        if *eps <= LOG_FORM_ABOVE {
+            return both;
+        }
+        // large ε: e^ε overflows the forms above; factor it out instead. With x = e^{−ε} ∈ (0, 1]:
+        // ln(1 − q + qe^ε) = ε + ln(q + (1 − q)x), and ln(1 − q + qx) = −ε for q = 1, else
+        // ln(1 − q) + ln1p(q/(1 − q)·x) (exact rational q/(1 − q))
+        let x = e.neg().exp();
+        let num = e.add(&qq.add(&rest.mul(&x)).ln());
+        let den = if *q == 1 {
+            e.neg()
+        } else {
+            let ratio = Rational::from(q / Rational::from(1 - q.clone()));
+            rest.ln().add(&R::from_rational(&ratio, p).mul(&x).ln1p())
+        };
+        both.intersect(&num.sub(&den))
     }
     fn d_sub<R: Real>(eps: &Rational, delta: &Rational, q: &Rational, p: u32) -> R {
         let ep = e_sub::<R>(eps, q, p);

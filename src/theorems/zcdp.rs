@@ -1,10 +1,9 @@
 //! Concentrated DP: Definition 11, Lemma 12, Theorem 13, Proposition 14, Remark 15,
 //! Proposition 16, Theorem 18, the Laplace scale comparison, and Proposition 19 / Corollary 21.
 use crate::num::{certify, Enclosure, Fi, Iv, LowerBound, Precision, Real, UpperBound};
-use crate::search::minimize;
 use crate::validate;
 use crate::{Error, Result};
-use rug::{Integer, Rational};
+use rug::{Float, Integer, Rational};
 
 /// Lemma 12: the Gaussian mechanism N(q(x), σ²I) with L2 sensitivity Δ is Δ²/(2σ²)-zCDP.
 ///
@@ -66,10 +65,6 @@ fn eps_t<R: Real>(rho: &Rational, delta: &Rational, t: &Rational, p: u32) -> R {
     t.add(&one).mul(&rho).add(&num.div(&t)).max0()
 }
 
-fn f64_log_delta_t(rho: f64, eps: f64, t: f64) -> f64 {
-    t * (t + 1.0) * rho - eps * t - t * (1.0 / t).ln_1p() - t.ln_1p()
-}
-
 /// Proposition 14, general form, at a given t > 0 with the ρ-zCDP MGF bound:
 /// δ = e^{t(t+1)ρ − εt}·tᵗ/(t+1)^{t+1}.
 ///
@@ -85,13 +80,12 @@ pub fn zcdp_delta_at(
     validate::nonnegative("rho", rho)?;
     validate::nonnegative("epsilon", eps)?;
     validate::positive("t", t)?;
-    let c = clamp_one;
     certify(
         prec,
         || log_delta_t::<Fi>(rho, eps, t, 53).exp(),
         |p| log_delta_t::<Iv>(rho, eps, t, p).exp(),
     )
-    .map(c)
+    .map(clamp_one)
     .map(UpperBound::new)
 }
 
@@ -99,23 +93,103 @@ fn clamp_one(e: Enclosure) -> Enclosure {
     e.clamp_to(None, Some(1))
 }
 
-/// The f64 search for Proposition 14's t (any t > 0 is valid; only tightness depends on it).
-fn best_t(f: impl Fn(f64) -> f64) -> Rational {
-    let u = minimize(|u| f(u.exp()), -40.0, 60.0);
-    Rational::from_f64(u.exp()).expect("finite t")
+/// Working precision of the t searches (plain MPFR, round-to-nearest: they only choose t).
+const SEARCH_PREC: u32 = 128;
+
+/// Bisection for the root of an increasing `g` on `[lo, hi]` (g(lo) < 0 ≤ g(hi) expected), at
+/// the geometric mean while the bracket spans more than a factor 2, then at the midpoint.
+/// A search: any t it returns gives a valid bound.
+fn bisect_root(g: impl Fn(&Float) -> Float, mut lo: Float, mut hi: Float) -> Float {
+    for _ in 0..400 {
+        let mid = if Float::with_val(SEARCH_PREC, &hi / &lo) > 2 {
+            Float::with_val(SEARCH_PREC, &lo * &hi).sqrt()
+        } else {
+            Float::with_val(SEARCH_PREC, &lo + &hi) / 2u32
+        };
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if g(&mid).is_sign_negative() {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Float::with_val(SEARCH_PREC, &lo + &hi) / 2u32
+}
+
+/// The t an MPFR search picks for Proposition 14's δ at ε: the root of
+/// f′(t) = (2t+1)ρ − ε − ln(1 + 1/t), inside the proven bracket [s − 1, t_hi] with
+/// s = ((ρ+ε) + √((ρ+ε)² + 8ρ))/(4ρ) and t_hi = ((ε−ρ) + √((ε−ρ)² + 8ρ))/(4ρ)
+/// (proofs-notes/zcdp_delta.md).
+fn best_t_delta(rho: &Rational, eps: &Rational) -> Rational {
+    let p = SEARCH_PREC;
+    let (r, e) = (Float::with_val(p, rho), Float::with_val(p, eps));
+    let sq = |x: &Float| Float::with_val(p, x * x) + Float::with_val(p, &r * 8u32);
+    let d = Float::with_val(p, &e - &r);
+    // t_hi, written without cancellation when ε < ρ
+    let hi = if d.is_sign_negative() {
+        Float::with_val(p, 2) / (Float::with_val(p, -d.clone()) + sq(&d).sqrt())
+    } else {
+        (Float::with_val(p, &d + sq(&d).sqrt())) / Float::with_val(p, &r * 4u32)
+    };
+    let sum = Float::with_val(p, &r + &e);
+    let s = Float::with_val(p, &sum + sq(&sum).sqrt()) / Float::with_val(p, &r * 4u32);
+    let g = |t: &Float| {
+        let inv = Float::with_val(p, t.recip_ref());
+        (Float::with_val(p, t * 2u32) + 1u32) * &r - &e - inv.ln_1p()
+    };
+    let mut lo = Float::with_val(p, &s - 1u32);
+    if lo >= hi || lo <= 0 {
+        lo = Float::with_val(p, &hi / 2u32);
+    }
+    for _ in 0..4000 {
+        if g(&lo).is_sign_negative() || lo.is_zero() {
+            break;
+        }
+        lo /= 2u32;
+    }
+    to_rational_t(bisect_root(g, lo, hi))
+}
+
+/// The t an MPFR search picks for Proposition 14's ε at δ: the root of
+/// ρt² + ln(1 + t) = ln(1/δ), inside the proven bracket
+/// [2L/(1 + √(1 + 4ρL)), min(√(L/ρ), e^L − 1)], L = ln(1/δ) (proofs-notes/zcdp_epsilon.md).
+fn best_t_epsilon(rho: &Rational, delta: &Rational) -> Rational {
+    let p = SEARCH_PREC;
+    let r = Float::with_val(p, rho);
+    let l = -Float::with_val(p, delta).ln();
+    let lo = Float::with_val(p, &l * 2u32)
+        / (Float::with_val(p, Float::with_val(p, &r * &l) * 4u32 + 1u32).sqrt() + 1u32);
+    let a = Float::with_val(p, &l / &r).sqrt();
+    let b = Float::with_val(p, l.exp_m1_ref());
+    let hi = if a < b { a } else { b };
+    let g = |t: &Float| Float::with_val(p, t * t) * &r + Float::with_val(p, t.ln_1p_ref()) - &l;
+    if lo >= hi {
+        return to_rational_t(hi);
+    }
+    to_rational_t(bisect_root(g, lo, hi))
+}
+
+/// A search result as an exact positive rational (any t > 0 is valid).
+fn to_rational_t(t: Float) -> Rational {
+    t.to_rational()
+        .filter(|r| *r > 0)
+        .unwrap_or_else(|| Rational::from(1))
 }
 
 /// Proposition 14, optimised: δ = inf_{t>0} e^{t(t+1)ρ−εt}·tᵗ/(t+1)^{t+1}, evaluated at the t
-/// an f64 search picks.
+/// a root search picks inside a bracket proven to contain the optimal t.
 ///
 /// # Guarantee
 /// `upper` is a valid δ for every ρ-zCDP mechanism at ε (the formula at some t > 0 is a valid
-/// bound; the search only picks t). ρ > 0, ε ≥ 0. Note: `proofs-notes/zcdp_delta.md`.
+/// bound; the search only picks t), within 1e-12 relative of the infimum over t for
+/// ρ ∈ [1e-300, 1e8], ε ∈ {0} ∪ [1e-300, 1e12] while the infimum exceeds e^{−7e8} (below, the
+/// smallest positive MPFR number). ρ > 0, ε ≥ 0. Note: `proofs-notes/zcdp_delta.md`.
 pub fn zcdp_delta(rho: &Rational, eps: &Rational, prec: Precision) -> Result<UpperBound> {
     validate::positive("rho", rho)?;
     validate::nonnegative("epsilon", eps)?;
-    let (r, e) = (rho.to_f64(), eps.to_f64());
-    let t = best_t(|t| f64_log_delta_t(r, e, t));
+    let t = best_t_delta(rho, eps);
     zcdp_delta_at(rho, eps, &t, prec)
 }
 
@@ -147,16 +221,18 @@ pub fn zcdp_delta_closed_form(
 }
 
 /// Inverse of Proposition 14, optimised: ε = inf_{t>0} (t+1)ρ + (ln(1/δ) − t ln(1+1/t) − ln(1+t))/t,
-/// evaluated at the t an f64 search picks (clamped at 0).
+/// evaluated at the t a root search picks inside a bracket proven to contain the optimal t
+/// (clamped at 0).
 ///
 /// # Guarantee
-/// `upper` is an ε such that every ρ-zCDP mechanism is (ε, δ)-DP. ρ > 0, δ ∈ (0, 1).
+/// `upper` is an ε such that every ρ-zCDP mechanism is (ε, δ)-DP, within 1e-12 relative of the
+/// infimum over t (0 when the infimum is ≤ 0) for ρ ∈ [1e-300, 1e8], δ ∈ [1e-400, 0.9].
+/// ρ > 0, δ ∈ (0, 1).
 /// Note: `proofs-notes/zcdp_epsilon.md`.
 pub fn zcdp_epsilon(rho: &Rational, delta: &Rational, prec: Precision) -> Result<UpperBound> {
     validate::positive("rho", rho)?;
     validate::open_unit("delta", delta)?;
-    let (r, ld) = (rho.to_f64(), crate::search::ln_f64(delta));
-    let t = best_t(|t| (t + 1.0) * r + (-ld - t * (1.0 / t).ln_1p() - t.ln_1p()) / t);
+    let t = best_t_epsilon(rho, delta);
     certify(
         prec,
         || eps_t::<Fi>(rho, delta, &t, 53),
@@ -181,8 +257,7 @@ pub fn zcdp_epsilon_closed_form(
         let l = R::from_rational(delta, p).ln().neg();
         r.add(&R::from_int(2, p).mul(&r.mul(&l).sqrt()))
     }
-    certify(prec, || f::<Fi>(rho, delta, 53), |p| f::<Iv>(rho, delta, p))
-    .map(UpperBound::new)
+    certify(prec, || f::<Fi>(rho, delta, 53), |p| f::<Iv>(rho, delta, p)).map(UpperBound::new)
 }
 
 /// Remark 15: ρ = ε²/(4 ln(1/δ) + 4ε) suffices for (ε, δ)-DP.
@@ -190,7 +265,11 @@ pub fn zcdp_epsilon_closed_form(
 /// # Guarantee
 /// Encloses the formula's value; any ρ ≤ `lower` is sufficient. ε > 0, δ ∈ (0, 1).
 /// Note: `proofs-notes/zcdp_rho_sufficient.md`.
-pub fn zcdp_rho_sufficient(eps: &Rational, delta: &Rational, prec: Precision) -> Result<LowerBound> {
+pub fn zcdp_rho_sufficient(
+    eps: &Rational,
+    delta: &Rational,
+    prec: Precision,
+) -> Result<LowerBound> {
     validate::positive("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
     fn f<R: Real>(eps: &Rational, delta: &Rational, p: u32) -> R {
@@ -199,8 +278,7 @@ pub fn zcdp_rho_sufficient(eps: &Rational, delta: &Rational, prec: Precision) ->
         let four = R::from_int(4, p);
         e.sqr().div(&four.mul(&l).add(&four.mul(&e)))
     }
-    certify(prec, || f::<Fi>(eps, delta, 53), |p| f::<Iv>(eps, delta, p))
-    .map(LowerBound::new)
+    certify(prec, || f::<Fi>(eps, delta, 53), |p| f::<Iv>(eps, delta, p)).map(LowerBound::new)
 }
 
 /// Remark 15, exact inverse of the closed form: ρ = (√(ln(1/δ) + ε) − √(ln(1/δ)))², the
@@ -218,8 +296,7 @@ pub fn zcdp_rho_exact(eps: &Rational, delta: &Rational, prec: Precision) -> Resu
         let l = R::from_rational(delta, p).ln().neg();
         e.sqr().div(&l.add(&e).sqrt().add(&l.sqrt()).sqr())
     }
-    certify(prec, || f::<Fi>(eps, delta, 53), |p| f::<Iv>(eps, delta, p))
-    .map(LowerBound::new)
+    certify(prec, || f::<Fi>(eps, delta, 53), |p| f::<Iv>(eps, delta, p)).map(LowerBound::new)
 }
 
 /// Remark 15, Gaussian example: σ = Δ·√(2(ln(1/δ) + ε))/ε makes the Gaussian mechanism
