@@ -440,6 +440,7 @@ def main():
     work = tempfile.mkdtemp(prefix="dpcert-fuzz-")
     stats = {c: Counter() for c in classes}
     maxrss = Counter()
+    maxrss_input = {}
     slow = []
     findings = defaultdict(list)
     t_start = time.monotonic()
@@ -472,15 +473,20 @@ def main():
         else:
             argv = ["vectors"] + (["--json"] if rng.random() < 0.5 else [])
             label = "vectors"
+        keep_big = False
         code, so, se, el, rss, to = run_one(args.dpcert, argv, args.timeout, args.mem_mb, args.root)
         st = stats[cls]
         st["tried"] += 1
         st[f"exit {code}"] += 1
-        maxrss[cls] = max(maxrss[cls], rss)
+        if rss > maxrss[cls]:
+            maxrss[cls] = rss
+            maxrss_input[cls] = label
+            if args.keep and rss > 1024 * 1024:  # over 1 GiB: keep the input
+                keep_big = True
         slow.append((el, label))
         slow.sort(reverse=True)
         del slow[10:]
-        keep = False
+        keep = keep_big
         if to:
             st["hangs"] += 1
             findings["hangs"].append(f"{label} ({el:.1f} s)")
@@ -531,7 +537,8 @@ def main():
         "mem_limit_mb": args.mem_mb,
         "wall_s": round(time.monotonic() - t_start, 1),
         "inputs": n,
-        "per_class": {c: dict(stats[c], max_rss_mib=round(maxrss[c] / 1024, 1)) for c in classes},
+        "per_class": {c: dict(stats[c], max_rss_mib=round(maxrss[c] / 1024, 1),
+                              max_rss_input=maxrss_input.get(c, "")[:200]) for c in classes},
         "total": dict(total),
         "max_rss_mib": round(max(maxrss.values(), default=0) / 1024, 1),
         "slowest": [(round(t, 2), l[:200]) for t, l in slow],
