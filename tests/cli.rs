@@ -678,23 +678,6 @@ fn hostile_inputs_are_refused_fast() {
             2,
             "--sigma",
         ),
-        // overflowing bounds: a clear numerical failure, not `inf`
-        (
-            vec![
-                "rdp",
-                "subsampled-gaussian",
-                "--rate",
-                "0.01",
-                "--sigma",
-                "1/1e1000",
-                "--steps",
-                "100",
-                "--order",
-                "2",
-            ],
-            3,
-            "overflowed",
-        ),
     ];
     for (args, want, names) in cases {
         let (code, out, err) = run(&args);
@@ -709,7 +692,34 @@ fn hostile_inputs_are_refused_fast() {
             "{shown:?}: {err}"
         );
     }
-    // (moved out of the list above) ε = 2.91e25840 is answered since ε' is also evaluated in log
+    // (moved out of the list above) RDP at σ = 10⁻¹⁰⁰⁰ is answered, finite: ε(2) of 100 steps is
+    // 100·ln(1 + q²(e^{1/σ²} − 1)) = 10²⁰⁰² + 200·ln q + (terms below 10⁻¹⁰⁰⁰), i.e.
+    // 10²⁰⁰² − 921.03…
+    let (code, out, err) = run(&[
+        "rdp",
+        "subsampled-gaussian",
+        "--rate",
+        "0.01",
+        "--sigma",
+        "1/1e1000",
+        "--steps",
+        "100",
+        "--order",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let big = rug::Rational::from(rug::Integer::from(rug::Integer::u_pow_u(10, 2002)));
+    let (lo, up) = (
+        dpcert::num::parse_exact(v["lower"].as_str().unwrap()).unwrap(),
+        dpcert::num::parse_exact(v["upper"].as_str().unwrap()).unwrap(),
+    );
+    assert!(
+        lo <= rug::Rational::from(&big - 922) && up >= rug::Rational::from(&big - 921),
+        "{out}"
+    );
+    // ε = 2.91e25840 is answered since ε' is also evaluated in log
     // form, ε + ln(q + (1 − q)e^{−ε}) = 2.91e25840 − ln 2: finite, not refused (issue 14)
     let (code, out, err) = run(&[
         "subsample",
@@ -725,7 +735,9 @@ fn hostile_inputs_are_refused_fast() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains(r#""lower":"2.9099999999999999999e25840","upper":"2.9100000000000000001e25840""#),
+        out.contains(
+            r#""lower":"2.9099999999999999999e25840","upper":"2.9100000000000000001e25840""#
+        ),
         "{out}"
     );
 }
