@@ -209,12 +209,28 @@ fn vectors_cover_every_query_kind() {
             q[..2].join(" ") == kind
         }));
     }
+    // the printed vectors are what other libraries diff against: every exact Gaussian δ vector
+    // must contain Corollary 8 at 1024 bits (an independent reference), its decimal ends on
+    // their sides
+    let mut checked = 0;
     for r in list {
-        let up = dpcert::num::parse_exact(r["upper"].as_str().unwrap()).unwrap();
-        if let Some(l) = r["lower"].as_str() {
-            assert!(dpcert::num::parse_exact(l).unwrap() <= up);
+        let args: Vec<&str> = r["query"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
+        if args[..2] != ["gaussian", "delta"] {
+            continue;
         }
+        let flag = |f: &str, default: &str| -> rug::Rational {
+            q(args.iter().position(|a| *a == f).map_or(default, |i| args[i + 1]))
+        };
+        let (sigma, eps) = (flag("--sigma", "1"), flag("--epsilon", "0"));
+        let (sens, k) = (flag("--sensitivity", "1"), flag("--compositions", "1"));
+        let rho = rug::Rational::from(&sens * &sens) * k / (rug::Rational::from(&sigma * &sigma) * 2u32);
+        let reference = common::gaussian_delta(&rho, &eps);
+        let lo = q(r["lower"].as_str().unwrap());
+        let hi = q(r["upper"].as_str().unwrap());
+        assert!(reference >= lo && reference <= hi, "{args:?}: {reference} outside [{lo}, {hi}]");
+        checked += 1;
     }
+    assert!(checked >= 50, "only {checked} Gaussian δ vectors");
 }
 
 /// Values 1e-15 relative from the exact value are decided, on the right side.

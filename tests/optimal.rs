@@ -245,3 +245,19 @@ fn beyond_the_largest_loss_is_the_floor() {
     let floor = 1 - f(&Rational::from(1 - q("1e-9"))).pow(100_000u32);
     common::check(&d, &floor, 1e-25, "floor");
 }
+
+/// An ε with a huge numerator or denominator would make the exact atom losses exhaust memory
+/// (ε = 1e-100000 at k = 1e5 took ~1 GB): refused with the limit named, quickly; the same ε
+/// at a small k, whose losses fit, is still answered exactly.
+#[test]
+fn huge_rationals_are_refused_with_the_memory_limit() {
+    let c = |k: u32| [Class { epsilon: q("1e-100000"), delta: q("0"), count: Integer::from(k) }];
+    let err = optimal_composition_delta(&c(100_000), &q("0.5"), Precision::Auto).unwrap_err();
+    assert!(
+        matches!(&err, dpcert::Error::InvalidArgument { name, reason } if name == "classes" && reason.contains("MiB")),
+        "{err}"
+    );
+    let small = optimal_composition_delta(&c(10), &q("0"), Precision::Auto).unwrap();
+    // δ(0) of 10-fold ε₀-RR is about 10·ε₀/4 ≈ 2.5e-100000 > 0, below 1e-99999
+    assert!(*small.upper().as_float() > 0 && *small.upper().as_float() < Float::with_val(64, 10).pow(-99999i32));
+}

@@ -17,6 +17,10 @@ pub struct Class {
 
 /// Largest number of product atoms evaluated exactly.
 pub const MAX_PRODUCT_ATOMS: usize = 400_000;
+/// Most bits of exact atom losses held at once (about 256 MiB): exact losses (k − 2ℓ)·ε of an ε
+/// with a huge numerator or denominator (10⁻¹⁰⁰⁰⁰⁰ has 332 000 bits) would otherwise exhaust
+/// memory; such inputs are refused with this limit named.
+pub const MAX_EXACT_LOSS_BITS: u64 = 1 << 31;
 /// Smallest tail exponent T: binomial tails beyond 2e^{−T} (Hoeffding) are dropped, with their
 /// mass charged to the upper side. Larger T are chosen from the δ scale ([`tail_exp_for`]).
 const TAIL_EXP: f64 = 700.0;
@@ -63,6 +67,31 @@ fn validate_classes(classes: &[Class]) -> Result<()> {
     Ok(())
 }
 
+fn loss_rational_bits(r: &Rational) -> u64 {
+    u64::from(r.numer().significant_bits()) + u64::from(r.denom().significant_bits())
+}
+
+/// Bits of a loss (k − 2ℓ)·ε: those of ε plus those of k.
+fn loss_bits(eps: &Rational, k: u64) -> u64 {
+    loss_rational_bits(eps) + 64 - u64::from(k.leading_zeros())
+}
+
+/// Refuse a product whose exact losses would exceed [`MAX_EXACT_LOSS_BITS`].
+fn check_loss_bits(atoms: u64, bits_each: u64) -> Result<()> {
+    let total = atoms.saturating_mul(bits_each.max(1));
+    if total > MAX_EXACT_LOSS_BITS {
+        return Err(Error::arg(
+            "classes",
+            format!(
+                "the exact losses would take about {} MiB ({atoms} atoms of {bits_each} bits; at most {} MiB): ε has too many digits for the exact optimal composition",
+                total / 8 / (1 << 20),
+                MAX_EXACT_LOSS_BITS / 8 / (1 << 20)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Atoms of ℓ ~ Bin(k, 1/(1+e^ε)) (loss ε(k − 2ℓ)) over a window holding all but a certified
 /// tail mass; returns (atoms, dropped-mass upper bound).
 fn class_atoms(c: &Class, prec: u32, tail_exp: f64) -> Result<(Vec<Atom>, Float)> {
@@ -89,6 +118,7 @@ fn class_atoms(c: &Class, prec: u32, tail_exp: f64) -> Result<(Vec<Atom>, Float)
             format!("the binomial window has more than {MAX_PRODUCT_ATOMS} atoms"),
         ));
     }
+    check_loss_bits(hi - lo + 1, loss_bits(&c.epsilon, k))?;
     let mut dropped = Float::with_val(prec, 0);
     for (cut, side) in [
         (lo > 0, (kf * q - lo as f64)),
@@ -163,6 +193,9 @@ fn build(
                 format!("the exact product has more than {MAX_PRODUCT_ATOMS} atoms"),
             ));
         }
+        let bits = atoms.iter().map(|a| loss_rational_bits(&a.loss)).max().unwrap_or(0)
+            + ca.iter().map(|a| loss_rational_bits(&a.loss)).max().unwrap_or(0);
+        check_loss_bits((atoms.len() * ca.len()) as u64, bits)?;
         let mut next = Vec::with_capacity(atoms.len() * ca.len());
         for a1 in &atoms {
             for a2 in &ca {
