@@ -589,7 +589,7 @@ pub fn hockey_stick_tails(pld: &Pld, eps: &Rational, prec: Precision) -> Result<
 /// function, summed exactly (Abel summation); `panels` is unused.
 ///
 /// # Guarantee
-/// Encloses the same hockey-stick divergence, for ε ≥ 0, panels ≥ 1, 16 ≤ prec ≤ 2²⁴ and a
+/// Encloses the same hockey-stick divergence, for ε ≥ 0, panels ≥ 1, 16 ≤ prec ≤ 8192 and a
 /// valid PLD (Gaussian ρ > 0); errors otherwise. Note: `proofs-notes/hockey_stick_integral.md`.
 pub fn hockey_stick_integral(
     pld: &Pld,
