@@ -1019,7 +1019,8 @@ impl Report {
                 "epsilon".into(),
                 match &self.best_epsilon {
                     Some((_, a)) => enc_json(a),
-                    None => json!({"lower": null, "upper": "inf", "exact": false}),
+                    // no route certified a finite ε: null, never "inf" (the notes say why)
+                    None => Value::Null,
                 },
             );
         }
@@ -1029,7 +1030,8 @@ impl Report {
                 "delta".into(),
                 match &self.best_delta {
                     Some((_, a)) => enc_json(a),
-                    None => json!({"lower": null, "upper": "1", "exact": false}),
+                    // no route certified a δ below the trivial 1: null (the notes say why)
+                    None => Value::Null,
                 },
             );
         }

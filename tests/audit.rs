@@ -472,3 +472,18 @@ fn cited_rdp_route_is_marked_and_not_preferred() {
     let (_, out, _) = run(&["audit", "examples/dpsgd-mnist.toml"]);
     assert!(out.contains("(cited)") && out.contains("rests on Mironov"), "{out}");
 }
+
+/// When no route certifies a finite ε, the JSON says `null` (never the string "inf") and the
+/// notes say why.
+#[test]
+fn no_route_is_null_not_inf() {
+    let text = "[budget]\ndelta = \"1e-5\"\n[[mechanism]]\ntype = \"approx\"\nepsilon = 65537\ndelta = \"1e-9\"\n[[mechanism]]\ntype = \"subsampled-gaussian\"\nsigma = 1\nrate = \"0.01\"\nsteps = 100\n";
+    let p = std::env::temp_dir().join(format!("dpcert-noroute-{}.toml", std::process::id()));
+    std::fs::write(&p, text).unwrap();
+    let (code, out, err) = run(&["audit", p.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["epsilon"].is_null(), "{}", v["epsilon"]);
+    assert!(!out.contains("\"inf\""));
+    assert!(v["notes"].as_array().is_some_and(|n| !n.is_empty()));
+}
