@@ -792,7 +792,11 @@ fn pld_route(d: &Deployment) -> Option<Route> {
         .iter()
         .map(|(name, dir)| pld_terms(d, *dir).map(|t| (*name, t)))
         .collect::<Option<Vec<_>>>()?;
-    let opts = PldOptions::default();
+    // long accountant runs draw a progress line on a terminal (stderr only)
+    let opts = PldOptions {
+        progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        ..PldOptions::default()
+    };
     let mut grids = Vec::new();
     let mut by_direction = Vec::new();
     let mut failures = Vec::new();
