@@ -5,7 +5,7 @@ use rug::{Integer, Rational};
 /// Largest decimal exponent accepted, after the mantissa's fraction digits are counted in
 /// (`1e-100000` and `1e100000` pass). Exact rationals stay below about 340 000 bits, and every
 /// computation on them stays fast; a δ of 10⁻¹⁰⁰⁰⁰⁰ is far below anything meaningful.
-pub const MAX_EXP10: i64 = 10_000_000;
+pub const MAX_EXP10: i64 = 100_000;
 /// Most mantissa digits accepted in one decimal (a printed bound has at most a few thousand).
 pub const MAX_DIGITS: usize = 10_000;
 
