@@ -98,6 +98,38 @@ fn shift(e: &Enclosure, r: &Rational) -> Enclosure {
     e.with_endpoints(lo, hi).expect("outward sum of an enclosure and a number")
 }
 
+/// A one-line "audit: <route>…" on stderr while a slow audit runs (only on a terminal, and only
+/// once the audit has taken a second), cleared when the audit ends.
+struct Stage {
+    on: bool,
+    start: std::time::Instant,
+    shown: std::cell::Cell<bool>,
+}
+
+impl Stage {
+    fn new() -> Stage {
+        Stage {
+            on: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            start: std::time::Instant::now(),
+            shown: std::cell::Cell::new(false),
+        }
+    }
+    fn enter(&self, name: &str) {
+        if self.on && self.start.elapsed().as_secs() >= 1 {
+            eprint!("\raudit: {name}…\x1b[K");
+            self.shown.set(true);
+        }
+    }
+}
+
+impl Drop for Stage {
+    fn drop(&mut self) {
+        if self.shown.get() {
+            eprint!("\r\x1b[K");
+        }
+    }
+}
+
 struct Totals {
     /// Σ repeat·ρⱼ if every mechanism is zCDP.
     rho: Option<Rational>,
@@ -163,8 +195,10 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
     let prec = Precision::Auto;
     let t = totals(d);
     let mut routes = Vec::new();
+    let stage = Stage::new();
 
     if let Some(gs) = &t.gaussians {
+        stage.enter("exact Gaussian composition");
         let pld = gaussian::gaussian_composition(gs)?;
         let steps = vec![
             Step {
@@ -200,6 +234,7 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
     }
 
     if let Some(rho) = t.rho.as_ref().filter(|r| **r > 0) {
+        stage.enter("zCDP");
         let steps = vec![
             Step {
                 theorem: "Lemma 12 / Proposition 16 / declared ρ (each mechanism is ρⱼ-zCDP)"
@@ -259,14 +294,18 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
     }
 
     if t.approx.is_some() {
+        stage.enter("optimal composition");
         routes.push(optimal_route(d)?);
     }
+    stage.enter("Gaussian split + optimal");
     if let Some(r) = gaussian_split_route(d)? {
         routes.push(r);
     }
+    stage.enter("PLD");
     if let Some(r) = pld.then(|| pld_route(d)).flatten() {
         routes.push(r);
     }
+    stage.enter("Rényi DP and the remaining routes");
 
     // Rényi DP: every mechanism with an RDP curve (all but approximate-DP black boxes)
     let terms: Option<Vec<_>> = d
