@@ -1372,7 +1372,11 @@ fn setup(terms: &[PldTerm], opts: &PldOptions, delta_hint: Option<&Rational>) ->
     if !(estimate <= MAX_SUPPORT as f64) {
         return Err(Error::arg(
             "grid",
-            format!("the composition would need about {estimate:.1e} grid points (at most {MAX_SUPPORT}); use a coarser --grid"),
+            if estimate.is_finite() {
+                format!("the composition would need about {estimate:.1e} grid points (at most {MAX_SUPPORT}); use a coarser --grid")
+            } else {
+                format!("the composition would need more than 1e308 grid points (at most {MAX_SUPPORT}); use a coarser --grid")
+            },
         ));
     }
     Ok(Setup { h, tau, f, terms })
