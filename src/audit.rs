@@ -95,7 +95,8 @@ fn shift(e: &Enclosure, r: &Rational) -> Enclosure {
         Round::Up,
     )
     .0;
-    e.with_endpoints(lo, hi).expect("outward sum of an enclosure and a number")
+    e.with_endpoints(lo, hi)
+        .expect("outward sum of an enclosure and a number")
 }
 
 /// A one-line "audit: <route>…" on stderr while a slow audit runs (only on a terminal, and only
@@ -175,11 +176,7 @@ fn reached(what: &str, given: &str, at: &Rational, a: &Option<Answer>) -> String
             a.formula().lower().to_decimal(),
             a.upper().to_decimal()
         ),
-        Some(a) => format!(
-            "{what}({given}={}) ≤ {}",
-            show(at),
-            a.upper().to_decimal()
-        ),
+        Some(a) => format!("{what}({given}={}) ≤ {}", show(at), a.upper().to_decimal()),
         None => format!("{what}({given}={}): none", show(at)),
     }
 }
@@ -268,7 +265,11 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
             Some(dl) => {
                 let a = zcdp::zcdp_epsilon(rho, dl, prec)?;
                 let b = zcdp::zcdp_epsilon_closed_form(rho, dl, prec)?;
-                Some(Certified::UpperBound(if b.upper().0 < a.upper().0 { b } else { a }))
+                Some(Certified::UpperBound(if b.upper().0 < a.upper().0 {
+                    b
+                } else {
+                    a
+                }))
             }
         };
         let delta = match &d.budget_epsilon {
@@ -330,7 +331,9 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
                     theorem: "Proposition 14, general form (CKS20), order chosen by search".into(),
                     value: format!("ε at α = {}", show(&a)),
                 });
-                Some(Certified::UpperBound(e.resting_on(rdp::ADD_DIRECTION_CITATION)))
+                Some(Certified::UpperBound(
+                    e.resting_on(rdp::ADD_DIRECTION_CITATION),
+                ))
             }
             None => None,
         };
@@ -341,8 +344,10 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
                     theorem: "Proposition 14, general form (CKS20), order chosen by search".into(),
                     value: format!("δ at α = {}", show(&a)),
                 });
-                Some(Certified::UpperBound(x.resting_on(rdp::ADD_DIRECTION_CITATION)))
-                    .filter(|a| a.upper().0 < 1)
+                Some(Certified::UpperBound(
+                    x.resting_on(rdp::ADD_DIRECTION_CITATION),
+                ))
+                .filter(|a| a.upper().0 < 1)
             }
             None => None,
         };
@@ -381,7 +386,9 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
             _ => None,
         };
         let delta = match (&sums, &d.budget_epsilon) {
-            (Some((se, sd)), Some(e)) if se <= e && *sd < 1 => Some(answer(exact_rational(sd), false)),
+            (Some((se, sd)), Some(e)) if se <= e && *sd < 1 => {
+                Some(answer(exact_rational(sd), false))
+            }
             (Some((se, _)), Some(_)) => {
                 note.get_or_insert(format!("Σεⱼ = {} exceeds the budget ε", show(se)));
                 None
@@ -608,7 +615,10 @@ fn optimal_route(d: &Deployment) -> Result<Route> {
             Ok(x) => Some(answer(x, exact)),
             Err(err) if too_big(&err) => {
                 note = Some("many distinct classes: δ bracketed by grouping them into 4 classes (rounded up for the upper bound, down for the lower)".into());
-                Some(answer(optimal::grouped_composition_delta(&classes, e, 4)?, exact))
+                Some(answer(
+                    optimal::grouped_composition_delta(&classes, e, 4)?,
+                    exact,
+                ))
             }
             Err(err) => return Err(err),
         },
@@ -669,8 +679,12 @@ fn gaussian_split_route(d: &Deployment) -> Result<Option<Route>> {
         .sum();
     let split_delta = |eg: &Rational| -> Option<Upper> {
         match &pld {
-            Some(p) => gaussian::gaussian_delta(p, eg, prec).ok().map(|e| e.upper().clone()),
-            None if rho > 0 => zcdp::zcdp_delta(&rho, eg, prec).ok().map(|b| b.upper().clone()),
+            Some(p) => gaussian::gaussian_delta(p, eg, prec)
+                .ok()
+                .map(|e| e.upper().clone()),
+            None if rho > 0 => zcdp::zcdp_delta(&rho, eg, prec)
+                .ok()
+                .map(|b| b.upper().clone()),
             None => None,
         }
     };
@@ -880,7 +894,10 @@ fn pld_route(d: &Deployment) -> Option<Route> {
         }
         // shuffled batches accounted as Poisson: the Poisson numbers bound nothing from
         // below, so they may verify (with the warning) but never refute
-        Some(answer(max_over_directions(&reports).ok()?, !assumes_poisson))
+        Some(answer(
+            max_over_directions(&reports).ok()?,
+            !assumes_poisson,
+        ))
     };
     let epsilon = d.budget_delta.as_ref().and_then(|dl| {
         let q = pld_directions(&sets, |t| pld_epsilon(t, dl, &opts));
@@ -963,50 +980,58 @@ fn check_claim(
     let exact = routes
         .iter()
         .enumerate()
-        .filter_map(|(i, x)| x.delta.as_ref().filter(|a| a.is_two_sided()).map(|a| (i, a.clone())))
+        .filter_map(|(i, x)| {
+            x.delta
+                .as_ref()
+                .filter(|a| a.is_two_sided())
+                .map(|a| (i, a.clone()))
+        })
         .fold(None, |m: Option<(usize, Answer)>, x| match m {
             Some(m) if m.1.formula().lower().0 >= x.1.formula().lower().0 => Some(m),
             _ => Some(x),
         });
-    let (verdict, route, explanation) =
-        match &best {
-            Some((i, a)) if a.upper().0 <= *cd => (
-                Verdict::Verified,
+    let (verdict, route, explanation) = match &best {
+        Some((i, a)) if a.upper().0 <= *cd => (
+            Verdict::Verified,
+            Some(routes[*i].name),
+            format!(
+                "certified δ(ε={}) ≤ {} ≤ claimed δ = {}",
+                show(ce),
+                a.upper().to_decimal(),
+                show(cd)
+            ),
+        ),
+        _ => match &exact {
+            Some((i, a)) if a.formula().lower().0 > *cd => (
+                Verdict::Refuted,
                 Some(routes[*i].name),
                 format!(
-                    "certified δ(ε={}) ≤ {} ≤ claimed δ = {}",
+                    "the exact δ(ε={}) is at least {} > claimed δ = {}",
                     show(ce),
-                    a.upper().to_decimal(),
+                    a.formula().lower().to_decimal(),
                     show(cd)
                 ),
             ),
-            _ => match &exact {
-                Some((i, a)) if a.formula().lower().0 > *cd => (
-                    Verdict::Refuted,
-                    Some(routes[*i].name),
-                    format!(
-                        "the exact δ(ε={}) is at least {} > claimed δ = {}",
-                        show(ce),
-                        a.formula().lower().to_decimal(),
-                        show(cd)
-                    ),
-                ),
-                _ => (
-                    Verdict::Undecided,
-                    best.as_ref().map(|(i, _)| routes[*i].name),
-                    match &best {
-                        Some((_, a)) => format!(
+            _ => (
+                Verdict::Undecided,
+                best.as_ref().map(|(i, _)| routes[*i].name),
+                match &best {
+                    Some((_, a)) => format!(
                         "best certified δ(ε={}) ∈ [{}, {}] does not separate from claimed δ = {}",
                         show(ce),
-                        if a.is_two_sided() { a.formula().lower().to_decimal() } else { "unknown".into() },
+                        if a.is_two_sided() {
+                            a.formula().lower().to_decimal()
+                        } else {
+                            "unknown".into()
+                        },
                         a.upper().to_decimal(),
                         show(cd)
                     ),
-                        None => format!("no route certifies any δ < 1 at ε = {}", show(ce)),
-                    },
-                ),
-            },
-        };
+                    None => format!("no route certifies any δ < 1 at ε = {}", show(ce)),
+                },
+            ),
+        },
+    };
     let delta_at_claim = match (&verdict, exact) {
         (Verdict::Refuted, Some((_, a))) => Some(a),
         _ => best.map(|b| b.1),

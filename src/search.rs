@@ -322,9 +322,22 @@ mod tests {
     #[test]
     fn persistent_indecision_is_an_error() {
         let wide = |_: &Rational, _: Precision| {
-            Enclosure::from_rationals(&Rational::new(), &Rational::from(2), 64, crate::num::Arithmetic::Mpfr(64))
+            Enclosure::from_rationals(
+                &Rational::new(),
+                &Rational::from(2),
+                64,
+                crate::num::Arithmetic::Mpfr(64),
+            )
         };
-        let r = invert_nonincreasing(wide, &Rational::from(1), 0.0, false, point(1.0), 1e-12, Precision::Auto);
+        let r = invert_nonincreasing(
+            wide,
+            &Rational::from(1),
+            0.0,
+            false,
+            point(1.0),
+            1e-12,
+            Precision::Auto,
+        );
         assert!(r.is_err());
     }
 
@@ -337,7 +350,13 @@ mod tests {
         assert!((m - 0.3).abs() < 1e-8, "{m}");
         let m = minimize(|x| (x - 2.0 / 3.0).abs() + 1.0, 0.0, 5.0);
         assert!((m - 2.0 / 3.0).abs() < 1e-8, "{m}");
-        let m = minimize_with(|x| if x < 0.1 { f64::NAN } else { (x - 0.7).powi(2) }, 0.0, 1.0, 24, 48);
+        let m = minimize_with(
+            |x| if x < 0.1 { f64::NAN } else { (x - 0.7).powi(2) },
+            0.0,
+            1.0,
+            24,
+            48,
+        );
         assert!((m - 0.7).abs() < 1e-6, "{m}");
         let l = ln_f64(&parse_exact("3e-400").unwrap());
         let want = 3f64.ln() - 400.0 * 10f64.ln();

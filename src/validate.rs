@@ -181,7 +181,8 @@ mod bounded_echo {
         let tiny = parse_exact("1e-99999").unwrap();
         assert_eq!(show(&tiny), "1e-99999");
         // ρ of σ = 1e-99999: 5·10¹⁹⁹⁹⁹⁷, 199 998 digits (was echoed in full)
-        let rho = rug::Rational::from(rug::Integer::from(rug::Integer::u_pow_u(10, 199_997)) * 5u32);
+        let rho =
+            rug::Rational::from(rug::Integer::from(rug::Integer::u_pow_u(10, 199_997)) * 5u32);
         assert_eq!(show(&rho), "≈5.0000000000000000000e199997");
         assert_eq!(echo(&rho), "≈5.0000000000000000000e199997");
         let third = parse_exact("1/3").unwrap();

@@ -22,7 +22,8 @@ fn theorem_22(mechs: &[(Rational, Rational, Integer)], delta: &Rational) -> Floa
     }
     let slack = Rational::from(delta - &sd);
     let l = -f(&slack).ln();
-    let adv = Float::with_val(REF, f(&s2) / 2u32) + (Float::with_val(REF, f(&s2) * l) * 2u32).sqrt();
+    let adv =
+        Float::with_val(REF, f(&s2) / 2u32) + (Float::with_val(REF, f(&s2) * l) * 2u32).sqrt();
     adv.min(&f(&se)).clone()
 }
 

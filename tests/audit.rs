@@ -20,7 +20,8 @@ fn route<'a>(r: &'a Report, name: &str) -> &'a Route {
 
 /// Two enclosures of the same value overlap.
 fn overlap(a: &Answer, b: &Answer) -> bool {
-    a.formula().lower().to_float() <= b.upper().to_float() && b.formula().lower().to_float() <= a.upper().to_float()
+    a.formula().lower().to_float() <= b.upper().to_float()
+        && b.formula().lower().to_float() <= a.upper().to_float()
 }
 
 #[test]
@@ -214,20 +215,32 @@ fn vectors_cover_every_query_kind() {
     // their sides
     let mut checked = 0;
     for r in list {
-        let args: Vec<&str> = r["query"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
+        let args: Vec<&str> = r["query"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap())
+            .collect();
         if args[..2] != ["gaussian", "delta"] {
             continue;
         }
         let flag = |f: &str, default: &str| -> rug::Rational {
-            q(args.iter().position(|a| *a == f).map_or(default, |i| args[i + 1]))
+            q(args
+                .iter()
+                .position(|a| *a == f)
+                .map_or(default, |i| args[i + 1]))
         };
         let (sigma, eps) = (flag("--sigma", "1"), flag("--epsilon", "0"));
         let (sens, k) = (flag("--sensitivity", "1"), flag("--compositions", "1"));
-        let rho = rug::Rational::from(&sens * &sens) * k / (rug::Rational::from(&sigma * &sigma) * 2u32);
+        let rho =
+            rug::Rational::from(&sens * &sens) * k / (rug::Rational::from(&sigma * &sigma) * 2u32);
         let reference = common::gaussian_delta(&rho, &eps);
         let lo = q(r["lower"].as_str().unwrap());
         let hi = q(r["upper"].as_str().unwrap());
-        assert!(reference >= lo && reference <= hi, "{args:?}: {reference} outside [{lo}, {hi}]");
+        assert!(
+            reference >= lo && reference <= hi,
+            "{args:?}: {reference} outside [{lo}, {hi}]"
+        );
         checked += 1;
     }
     assert!(checked >= 50, "only {checked} Gaussian δ vectors");
@@ -448,8 +461,12 @@ fn cited_rdp_route_is_marked_and_not_preferred() {
         assert_eq!(code, 0, "{err}");
         serde_json::from_str(&out).unwrap()
     };
-    let base = ["dpsgd", "--rate", "0.01", "--sigma", "1", "--steps", "100", "--json"];
-    let with = |extra: &[&'static str]| -> Vec<&str> { base.iter().copied().chain(extra.iter().copied()).collect() };
+    let base = [
+        "dpsgd", "--rate", "0.01", "--sigma", "1", "--steps", "100", "--json",
+    ];
+    let with = |extra: &[&'static str]| -> Vec<&str> {
+        base.iter().copied().chain(extra.iter().copied()).collect()
+    };
     let best = json(&with(&["--delta", "1e-5"]));
     assert_eq!(best["kind"], "two-sided");
     assert_eq!(best["method"], "pld");
@@ -470,7 +487,10 @@ fn cited_rdp_route_is_marked_and_not_preferred() {
     assert_eq!(r.routes[i].name, "PLD");
     assert!(best.rests_on().is_none() && best.is_two_sided());
     let (_, out, _) = run(&["audit", "examples/dpsgd-mnist.toml"]);
-    assert!(out.contains("(cited)") && out.contains("rests on Mironov"), "{out}");
+    assert!(
+        out.contains("(cited)") && out.contains("rests on Mironov"),
+        "{out}"
+    );
 }
 
 /// When no route certifies a finite ε, the JSON says `null` (never the string "inf") and the

@@ -362,7 +362,14 @@ fn issue_14_examples() {
 /// far tails and large ρ; and exact δ ≤ tail ≤ exp at the references.
 #[test]
 fn interpretable_bounds_contain_their_formulas() {
-    for (s, e) in [("1", "0.5"), ("0.5", "3"), ("0.1", "200"), ("2", "0.125"), ("0.01", "1e5"), ("1e-3", "5e5")] {
+    for (s, e) in [
+        ("1", "0.5"),
+        ("0.5", "3"),
+        ("0.1", "200"),
+        ("2", "0.125"),
+        ("0.01", "1e5"),
+        ("1e-3", "5e5"),
+    ] {
         let g = pld(s, "1");
         let eps = q(e);
         let (tail, expo) = gaussian_delta_interpretable(&g, &eps, Precision::Auto).unwrap();
@@ -370,11 +377,15 @@ fn interpretable_bounds_contain_their_formulas() {
         let gap = Float::with_val(common::REF, &ee - &r);
         let tail_ref = common::phi(&Float::with_val(
             common::REF,
-            -(Float::with_val(common::REF, &gap / Float::with_val(common::REF, &r * 2u32).sqrt())),
+            -(Float::with_val(
+                common::REF,
+                &gap / Float::with_val(common::REF, &r * 2u32).sqrt(),
+            )),
         ));
         let expo_ref = Float::with_val(
             common::REF,
-            -(Float::with_val(common::REF, gap.square_ref()) / Float::with_val(common::REF, &r * 4u32)),
+            -(Float::with_val(common::REF, gap.square_ref())
+                / Float::with_val(common::REF, &r * 4u32)),
         )
         .exp();
         check(&tail, &tail_ref, AUTO_W, "tail bound");
@@ -388,10 +399,19 @@ fn interpretable_bounds_contain_their_formulas() {
 /// be ≤ 2⁻⁹⁰ relative although the direct form alone cancels over 1000 bits here.
 #[test]
 fn tiny_rho_tiny_epsilon() {
-    for (s, e) in [("1e300", "1e-299"), ("1e150", "3e-150"), ("1e250", "5e-250"), ("3e100", "1e-100")] {
+    for (s, e) in [
+        ("1e300", "1e-299"),
+        ("1e150", "3e-150"),
+        ("1e250", "5e-250"),
+        ("3e100", "1e-100"),
+    ] {
         let g = pld(s, "1");
         let r = common::gaussian_delta_wide_bits(&g.rho, &q(e), 2112);
-        delta_ok(&g.rho, &q(e), &gaussian_delta(&g, &q(e), Precision::Auto).unwrap());
+        delta_ok(
+            &g.rho,
+            &q(e),
+            &gaussian_delta(&g, &q(e), Precision::Auto).unwrap(),
+        );
         let fixed = gaussian_delta(&g, &q(e), Precision::Bits(128)).unwrap();
         check(&fixed, &r, 1.0 / (1u128 << 90) as f64, s);
     }

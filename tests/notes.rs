@@ -44,14 +44,18 @@ fn code_only(src: &str) -> Vec<u8> {
     };
     while i < b.len() {
         if b[i..].starts_with(b"//") {
-            let end = b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |p| i + p);
+            let end = b[i..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(b.len(), |p| i + p);
             blank(&mut out, i, end);
             i = end;
         } else if b[i..].starts_with(b"/*") {
             let end = src[i + 2..].find("*/").map_or(b.len(), |p| i + 2 + p + 2);
             blank(&mut out, i, end);
             i = end;
-        } else if b[i] == b'r' && (b.get(i + 1) == Some(&b'"') || b.get(i + 1) == Some(&b'#'))
+        } else if b[i] == b'r'
+            && (b.get(i + 1) == Some(&b'"') || b.get(i + 1) == Some(&b'#'))
             && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
         {
             let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
@@ -61,7 +65,9 @@ fn code_only(src: &str) -> Vec<u8> {
             }
             let close = format!("\"{}", "#".repeat(hashes));
             let start = i + 2 + hashes;
-            let end = src[start..].find(&close).map_or(b.len(), |p| start + p + close.len());
+            let end = src[start..]
+                .find(&close)
+                .map_or(b.len(), |p| start + p + close.len());
             blank(&mut out, i, end);
             i = end;
         } else if b[i] == b'"' {
@@ -74,7 +80,10 @@ fn code_only(src: &str) -> Vec<u8> {
         } else if b[i] == b'\'' {
             // char literal ('x', '\n', '\u{..}') or lifetime ('a)
             let lit_end = if b.get(i + 1) == Some(&b'\\') {
-                b[i + 2..].iter().position(|&c| c == b'\'').map(|p| i + 2 + p + 1)
+                b[i + 2..]
+                    .iter()
+                    .position(|&c| c == b'\'')
+                    .map(|p| i + 2 + p + 1)
             } else {
                 let ch = src[i + 1..].chars().next().map_or(1, char::len_utf8);
                 (b.get(i + 1 + ch) == Some(&b'\'')).then_some(i + 1 + ch + 1)
@@ -156,10 +165,15 @@ fn item_at(src: &str, code: &[u8], at: usize, kw: &str) -> Option<Item> {
     let name: String = if kw == "impl" {
         // `impl<..> Trait for Type` or `impl Type`: the name is the text up to `{`, normalised
         let upto = rest.find('{')?;
-        rest[..upto].split_whitespace().collect::<Vec<_>>().join("_")
+        rest[..upto]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join("_")
     } else {
         let t = rest.trim_start();
-        t.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
+        t.chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
     };
     if name.is_empty() || (kw == "const" && name == "fn") {
         return None;
@@ -296,7 +310,14 @@ fn uses_from(
         let Some(head) = code[..p].strip_suffix("::") else {
             return true;
         };
-        let seg: String = head.chars().rev().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<Vec<_>>().into_iter().rev().collect();
+        let seg: String = head
+            .chars()
+            .rev()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
         let capital = seg.chars().next().is_some_and(char::is_uppercase);
         if capital {
             seg == "Self" || types.is_none_or(|t| t.contains(&seg))
@@ -352,7 +373,10 @@ fn same_file_callees(src: &str, name: &str) -> BTreeSet<String> {
                 }
                 let called = uses_in(&text, g, true, Some(&types));
                 // skip the definition line of a nested helper with the same name
-                if called && !text.contains(&format!("fn {g}(")) && !text.contains(&format!("fn {g}<")) {
+                if called
+                    && !text.contains(&format!("fn {g}("))
+                    && !text.contains(&format!("fn {g}<"))
+                {
                     seen.insert(g.to_string());
                     todo.push(g.to_string());
                 }
@@ -393,10 +417,24 @@ fn cross_file_callees(
             .map(|i| i.name.clone())
             .collect();
         for it in other_items.into_iter().filter(|i| i.kind == "fn") {
-            let stem = Path::new(path).file_stem().map(|x| x.to_string_lossy().to_string());
-            let stem = if stem.as_deref() == Some("mod") { Path::new(path).parent().and_then(|d| d.file_name()).map(|x| x.to_string_lossy().to_string()) } else { stem };
-            if uses_from(&bodies, &it.name, false, Some(&other_types), stem.as_deref())
-                && seen.insert(it.name.clone())
+            let stem = Path::new(path)
+                .file_stem()
+                .map(|x| x.to_string_lossy().to_string());
+            let stem = if stem.as_deref() == Some("mod") {
+                Path::new(path)
+                    .parent()
+                    .and_then(|d| d.file_name())
+                    .map(|x| x.to_string_lossy().to_string())
+            } else {
+                stem
+            };
+            if uses_from(
+                &bodies,
+                &it.name,
+                false,
+                Some(&other_types),
+                stem.as_deref(),
+            ) && seen.insert(it.name.clone())
             {
                 out.push((path.clone(), it.name.clone()));
                 // and what that kernel reaches in its own file
@@ -477,7 +515,11 @@ fn write_fingerprint(note: &str, lines: &[(String, String, String, String)]) -> 
 fn every_theorem_has_a_note_and_every_note_is_current() {
     let srcs = sources();
     let theorems = theorem_items(&srcs);
-    assert!(theorems.len() >= 30, "scanner found only {} items", theorems.len());
+    assert!(
+        theorems.len() >= 30,
+        "scanner found only {} items",
+        theorems.len()
+    );
     let bless: BTreeSet<String> = std::env::var("DPCERT_BLESS_NOTES")
         .unwrap_or_default()
         .split(',')
@@ -494,7 +536,9 @@ fn every_theorem_has_a_note_and_every_note_is_current() {
     }
     for n in &notes {
         if !theorems.contains_key(n) {
-            problems.push(format!("proofs-notes/{n}.md has no public theorem item `{n}`"));
+            problems.push(format!(
+                "proofs-notes/{n}.md has no public theorem item `{n}`"
+            ));
         }
     }
     for (name, (file, kind)) in &theorems {
@@ -504,7 +548,10 @@ fn every_theorem_has_a_note_and_every_note_is_current() {
             continue;
         };
         let mut lines = fingerprint(&note).unwrap_or_default();
-        if !lines.iter().any(|(f, k, n, _)| f == file && k == kind && n == name) {
+        if !lines
+            .iter()
+            .any(|(f, k, n, _)| f == file && k == kind && n == name)
+        {
             lines.insert(0, (file.clone(), kind.clone(), name.clone(), String::new()));
         }
         // same-module helpers the function reaches must be listed
@@ -517,7 +564,10 @@ fn every_theorem_has_a_note_and_every_note_is_current() {
             BTreeSet::new()
         };
         for g in reach {
-            if !lines.iter().any(|(f, k, n, _)| f == file && k == "fn" && *n == g) {
+            if !lines
+                .iter()
+                .any(|(f, k, n, _)| f == file && k == "fn" && *n == g)
+            {
                 missing.push(g.clone());
                 if bless.contains(name) {
                     lines.push((file.clone(), "fn".into(), g, String::new()));
@@ -528,12 +578,19 @@ fn every_theorem_has_a_note_and_every_note_is_current() {
             let mut closure = same_file_callees(src, name);
             closure.insert(name.clone());
             for (f, g) in cross_file_callees(&srcs, file, &closure) {
-                if !lines.iter().any(|(lf, k, n, _)| *lf == f && k == "fn" && *n == g) {
+                if !lines
+                    .iter()
+                    .any(|(lf, k, n, _)| *lf == f && k == "fn" && *n == g)
+                {
                     lines.push((f, "fn".into(), g, String::new()));
                 }
             }
         }
-        if kind == "struct" && !lines.iter().any(|(f, k, n, _)| f == file && k == "impl" && n == name) {
+        if kind == "struct"
+            && !lines
+                .iter()
+                .any(|(f, k, n, _)| f == file && k == "impl" && n == name)
+        {
             lines.push((file.clone(), "impl".into(), name.clone(), String::new()));
         }
         let mut changed = Vec::new();
@@ -543,7 +600,10 @@ fn every_theorem_has_a_note_and_every_note_is_current() {
                 continue;
             };
             match item_hash(text, &l.1, &l.2) {
-                None => problems.push(format!("{path}: listed item `{} {}` not found in {}", l.1, l.2, l.0)),
+                None => problems.push(format!(
+                    "{path}: listed item `{} {}` not found in {}",
+                    l.1, l.2, l.0
+                )),
                 Some(h) if h != l.3 => {
                     changed.push(format!("{} {}", l.1, l.2));
                     if bless.contains(name) {
@@ -581,7 +641,10 @@ fn every_theorem_has_a_note_and_every_note_is_current() {
 fn scanner_finds_items_and_their_spans() {
     let src = "/// doc\npub fn a(x: u32) -> u32 {\n    fn inner() {}\n    let s = \"}{\";\n    let c = '}';\n    x\n}\n\nstruct S;\nimpl S {\n    fn m(&self) -> &'static str { \"{\" }\n}\nfn b() { a(1); }\n";
     let it = items(src);
-    let names: Vec<(String, String)> = it.iter().map(|i| (i.kind.clone(), i.name.clone())).collect();
+    let names: Vec<(String, String)> = it
+        .iter()
+        .map(|i| (i.kind.clone(), i.name.clone()))
+        .collect();
     assert_eq!(
         names,
         vec![
@@ -595,17 +658,37 @@ fn scanner_finds_items_and_their_spans() {
     let a = &it[0];
     assert!(src[a.span.0..a.span.1].starts_with("/// doc\npub fn a"));
     assert!(src[a.span.0..a.span.1].ends_with("    x\n}"));
-    assert_eq!(same_file_callees(src, "b"), BTreeSet::from(["a".to_string()]));
+    assert_eq!(
+        same_file_callees(src, "b"),
+        BTreeSet::from(["a".to_string()])
+    );
     assert!(uses("x.map(super::m::clamp)", "clamp", false));
     assert!(uses("x.map(clamp);", "clamp", false) && !uses("let clamped = 1;", "clamp", false));
     assert!(!uses("v.clamp(1)", "clamp", false) && uses("v.clamp(1)", "clamp", true));
     let mine = BTreeSet::from(["Ledger".to_string()]);
     assert!(uses_in("Ledger::new()", "new", false, Some(&mine)));
-    assert!(!uses_in("x.map(UpperBound::new)", "new", false, Some(&mine)));
+    assert!(!uses_in(
+        "x.map(UpperBound::new)",
+        "new",
+        false,
+        Some(&mine)
+    ));
     assert!(!uses_in("UpperBound::new(e)", "new", false, Some(&mine)));
     assert!(!uses("fn delta(&self) {}", "delta", false));
-    assert!(uses_from("crate::search::point(1.0)", "point", false, None, Some("search")));
-    assert!(!uses_from("crate::search::point(1.0)", "point", false, None, Some("pld_accountant")));
+    assert!(uses_from(
+        "crate::search::point(1.0)",
+        "point",
+        false,
+        None,
+        Some("search")
+    ));
+    assert!(!uses_from(
+        "crate::search::point(1.0)",
+        "point",
+        false,
+        None,
+        Some("pld_accountant")
+    ));
     assert!(same_file_callees(src, "a").is_empty());
     // a change inside `a` changes its hash, not `b`'s
     let changed = src.replace("    x\n}", "    x + 1\n}");

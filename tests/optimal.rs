@@ -251,7 +251,13 @@ fn beyond_the_largest_loss_is_the_floor() {
 /// at a small k, whose losses fit, is still answered exactly.
 #[test]
 fn huge_rationals_are_refused_with_the_memory_limit() {
-    let c = |k: u32| [Class { epsilon: q("1e-100000"), delta: q("0"), count: Integer::from(k) }];
+    let c = |k: u32| {
+        [Class {
+            epsilon: q("1e-100000"),
+            delta: q("0"),
+            count: Integer::from(k),
+        }]
+    };
     let err = optimal_composition_delta(&c(100_000), &q("0.5"), Precision::Auto).unwrap_err();
     assert!(
         matches!(&err, dpcert::Error::InvalidArgument { name, reason } if name == "classes" && reason.contains("MiB")),
@@ -259,5 +265,8 @@ fn huge_rationals_are_refused_with_the_memory_limit() {
     );
     let small = optimal_composition_delta(&c(10), &q("0"), Precision::Auto).unwrap();
     // δ(0) of 10-fold ε₀-RR is about 10·ε₀/4 ≈ 2.5e-100000 > 0, below 1e-99999
-    assert!(*small.upper().as_float() > 0 && *small.upper().as_float() < Float::with_val(64, 10).pow(-99999i32));
+    assert!(
+        *small.upper().as_float() > 0
+            && *small.upper().as_float() < Float::with_val(64, 10).pow(-99999i32)
+    );
 }

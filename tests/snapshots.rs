@@ -72,7 +72,14 @@ fn gaussian_inverse_table() {
         let g = pld::gaussian_pld(&q(s), &q("1")).unwrap();
         let enc = gaussian::gaussian_epsilon(&g, &q(d), Precision::Auto).unwrap();
         let delta_at = |e: &Rational| common::gaussian_delta(&g.rho, e);
-        check_root_bracket(&enc.lower().to_float(), &enc.upper().to_float(), delta_at, &q(d), 1e-15, s);
+        check_root_bracket(
+            &enc.lower().to_float(),
+            &enc.upper().to_float(),
+            delta_at,
+            &q(d),
+            1e-15,
+            s,
+        );
         rows.push(json!({"sigma": s, "delta": d, "epsilon": bits(&enc)}));
     }
     for (e, d, k) in [
@@ -88,7 +95,14 @@ fn gaussian_inverse_table() {
             let rho = Rational::from(k) / (Rational::from(sig * sig) * 2u32);
             common::gaussian_delta(&rho, &q(e))
         };
-        check_root_bracket(&enc.lower().to_float(), &enc.upper().to_float(), delta_at, &q(d), 1e-12, e);
+        check_root_bracket(
+            &enc.lower().to_float(),
+            &enc.upper().to_float(),
+            delta_at,
+            &q(d),
+            1e-12,
+            e,
+        );
         rows.push(json!({"epsilon": e, "delta": d, "k": k, "sigma": bits(&enc)}));
     }
     snap("gaussian_inverse", Value::Array(rows));
@@ -128,45 +142,95 @@ fn zcdp_row_references(r: &Rational, e: &Rational, d: &Rational) {
     let one = Float::with_val(REF, 1);
     if e >= r {
         let gap = Float::with_val(REF, &ef - &rf);
-        let closed = (-(Float::with_val(REF, &gap * &gap) / (Float::with_val(REF, &rf * 4u32)))).exp();
-        check(&zcdp::zcdp_delta_closed_form(r, e, p).unwrap(), &closed, 1e-12, "δ closed form");
+        let closed =
+            (-(Float::with_val(REF, &gap * &gap) / (Float::with_val(REF, &rf * 4u32)))).exp();
+        check(
+            &zcdp::zcdp_delta_closed_form(r, e, p).unwrap(),
+            &closed,
+            1e-12,
+            "δ closed form",
+        );
     }
     let eps_closed = Float::with_val(REF, &rf + Float::with_val(REF, &rf * &l).sqrt() * 2u32);
-    check(&zcdp::zcdp_epsilon_closed_form(r, d, p).unwrap(), &eps_closed, 1e-12, "ε closed form");
-    let suff = Float::with_val(REF, &ef * &ef) / (Float::with_val(REF, &l * 4u32) + Float::with_val(REF, &ef * 4u32));
-    check(&zcdp::zcdp_rho_sufficient(e, d, p).unwrap(), &suff, 1e-12, "sufficient ρ");
+    check(
+        &zcdp::zcdp_epsilon_closed_form(r, d, p).unwrap(),
+        &eps_closed,
+        1e-12,
+        "ε closed form",
+    );
+    let suff = Float::with_val(REF, &ef * &ef)
+        / (Float::with_val(REF, &l * 4u32) + Float::with_val(REF, &ef * 4u32));
+    check(
+        &zcdp::zcdp_rho_sufficient(e, d, p).unwrap(),
+        &suff,
+        1e-12,
+        "sufficient ρ",
+    );
     let le = Float::with_val(REF, &l + &ef);
     let exact_rho = Float::with_val(REF, le.clone().sqrt() - l.clone().sqrt()).square();
-    check(&zcdp::zcdp_rho_exact(e, d, p).unwrap(), &exact_rho, 1e-9, "exact-inverse ρ");
+    check(
+        &zcdp::zcdp_rho_exact(e, d, p).unwrap(),
+        &exact_rho,
+        1e-9,
+        "exact-inverse ρ",
+    );
     let sigma = Float::with_val(REF, Float::with_val(REF, &le * 2u32).sqrt() / &ef);
-    check(&zcdp::gaussian_sigma_zcdp(e, d, &q("1"), p).unwrap(), &sigma, 1e-12, "Gaussian σ");
+    check(
+        &zcdp::gaussian_sigma_zcdp(e, d, &q("1"), p).unwrap(),
+        &sigma,
+        1e-12,
+        "Gaussian σ",
+    );
     // optimised δ: ln δ_t = t(t+1)ρ − εt − t ln(1 + 1/t) − ln(1 + t), minimised over u = ln t
     let ln_delta_t = |u: &Float| {
         let t = Float::with_val(REF, u.exp_ref());
         let t1 = Float::with_val(REF, &t + 1u32);
-        Float::with_val(REF, &t * &t1) * &rf - Float::with_val(REF, &ef * &t)
-            - Float::with_val(REF, &t * Float::with_val(REF, Float::with_val(REF, 1u32 / &t).ln_1p()))
+        Float::with_val(REF, &t * &t1) * &rf
+            - Float::with_val(REF, &ef * &t)
+            - Float::with_val(
+                REF,
+                &t * Float::with_val(REF, Float::with_val(REF, 1u32 / &t).ln_1p()),
+            )
             - t1.ln()
     };
     let best = golden_min(ln_delta_t, -40.0, 60.0).exp().min(&one).clone();
     let got = zcdp::zcdp_delta(r, e, p).unwrap();
     let up = got.upper().to_float();
-    assert!(up >= best && up <= Float::with_val(REF, &best * (1.0 + 1e-6)), "optimised δ {up} vs min_t {best}");
-    assert!(up >= common::gaussian_delta(r, e), "optimised δ below the Gaussian's exact δ");
+    assert!(
+        up >= best && up <= Float::with_val(REF, &best * (1.0 + 1e-6)),
+        "optimised δ {up} vs min_t {best}"
+    );
+    assert!(
+        up >= common::gaussian_delta(r, e),
+        "optimised δ below the Gaussian's exact δ"
+    );
     // optimised ε: ε_t = (t+1)ρ + (L − t ln(1 + 1/t) − ln(1 + t))/t
     let eps_t = |u: &Float| {
         let t = Float::with_val(REF, u.exp_ref());
         let t1 = Float::with_val(REF, &t + 1u32);
-        let num = Float::with_val(REF, &l - Float::with_val(REF, &t * Float::with_val(REF, Float::with_val(REF, 1u32 / &t).ln_1p())))
-            - Float::with_val(REF, t1.ln_ref());
+        let num = Float::with_val(
+            REF,
+            &l - Float::with_val(
+                REF,
+                &t * Float::with_val(REF, Float::with_val(REF, 1u32 / &t).ln_1p()),
+            ),
+        ) - Float::with_val(REF, t1.ln_ref());
         Float::with_val(REF, &t1 * &rf) + num / &t
     };
-    let best = golden_min(eps_t, -40.0, 60.0).max(&Float::with_val(REF, 0)).clone();
+    let best = golden_min(eps_t, -40.0, 60.0)
+        .max(&Float::with_val(REF, 0))
+        .clone();
     let got = zcdp::zcdp_epsilon(r, d, p).unwrap();
     let up = got.upper().to_float();
-    assert!(up >= best && up <= Float::with_val(REF, &best * (1.0 + 1e-6)), "optimised ε {up} vs min_t {best}");
+    assert!(
+        up >= best && up <= Float::with_val(REF, &best * (1.0 + 1e-6)),
+        "optimised ε {up} vs min_t {best}"
+    );
     let at = up.to_rational().unwrap();
-    assert!(common::gaussian_delta(r, &at) <= *d, "optimised ε below the Gaussian's exact ε");
+    assert!(
+        common::gaussian_delta(r, &at) <= *d,
+        "optimised ε below the Gaussian's exact ε"
+    );
 }
 
 #[test]
@@ -186,17 +250,25 @@ fn composition_table() {
         let l = common::ln_inv(&q(d));
         let s2 = Float::with_val(REF, f(&q(e0)).square() * k);
         let adv_ref = |s2: &Float, l: &Float| {
-            Float::with_val(REF, s2 / 2u32) + Float::with_val(REF, Float::with_val(REF, s2 * l) * 2u32).sqrt()
+            Float::with_val(REF, s2 / 2u32)
+                + Float::with_val(REF, Float::with_val(REF, s2 * l) * 2u32).sqrt()
         };
         check(&adv, &adv_ref(&s2, &l), 1e-12, "Theorem 18");
         let k22 = k.min(1000);
         let slack = q(d) - q("1e-13") * Rational::from(k22);
         let s22 = Float::with_val(REF, f(&q(e0)).square() * k22);
-        let thm22_ref = adv_ref(&s22, &common::ln_inv(&slack)).min(&Float::with_val(REF, f(&q(e0)) * k22)).clone();
+        let thm22_ref = adv_ref(&s22, &common::ln_inv(&slack))
+            .min(&Float::with_val(REF, f(&q(e0)) * k22))
+            .clone();
         check(&thm22, &thm22_ref, 1e-12, "Theorem 22");
         check(&basic, &Float::with_val(REF, k), 1e-15, "Laplace k/ε");
         let rho = Float::with_val(REF, 1u32) / (Float::with_val(REF, &l * 4u32) + 4u32);
-        check(&adv_scale, &Float::with_val(REF, Float::with_val(REF, k) / (rho * 2u32)).sqrt(), 1e-12, "Laplace √(k/2ρ)");
+        check(
+            &adv_scale,
+            &Float::with_val(REF, Float::with_val(REF, k) / (rho * 2u32)).sqrt(),
+            1e-12,
+            "Laplace √(k/2ρ)",
+        );
         rows.push(json!({"epsilon0": e0, "k": k, "delta": d, "theorem18": bits(&adv), "theorem22": bits(&thm22),
             "laplace_basic": bits(&basic), "laplace_advanced": bits(&adv_scale)}));
     }
@@ -242,10 +314,22 @@ fn optimal_composition_table() {
             count: Integer::from(k),
         }];
         let delta = optimal_composition_delta(&c, &q(e), Precision::Auto).unwrap();
-        check(&delta, &common::rr_delta(&q(e0), &q(d0), k, &q(e)), 1e-9, "optimal δ");
+        check(
+            &delta,
+            &common::rr_delta(&q(e0), &q(d0), k, &q(e)),
+            1e-9,
+            "optimal δ",
+        );
         let eps = optimal_composition_epsilon(&c, &q(d), Precision::Auto).unwrap();
         let delta_at = |x: &Rational| common::rr_delta(&q(e0), &q(d0), k, x);
-        check_root_bracket(&eps.lower().to_float(), &eps.upper().to_float(), delta_at, &q(d), 1e-9, "optimal ε");
+        check_root_bracket(
+            &eps.lower().to_float(),
+            &eps.upper().to_float(),
+            delta_at,
+            &q(d),
+            1e-9,
+            "optimal ε",
+        );
         rows.push(json!({"epsilon0": e0, "delta0": d0, "k": k,
             "delta_at": e, "delta": bits(&delta), "epsilon_at": d, "epsilon": bits(&eps)}));
     }
@@ -267,15 +351,32 @@ fn subsampling_and_rdp_table() {
         let (ef, rf) = (f(&e), f(&r));
         let up = Float::with_val(REF, &rf * Float::with_val(REF, ef.exp_m1_ref())).ln_1p();
         check(&a.epsilon, &up, 1e-12, "Poisson ε'");
-        check(&a.delta, &Float::with_val(REF, &rf * f(&d)), 1e-30, "Poisson δ'");
+        check(
+            &a.delta,
+            &Float::with_val(REF, &rf * f(&d)),
+            1e-30,
+            "Poisson δ'",
+        );
         let keep = Float::with_val(REF, 1u32 - rf.clone());
-        let num = Float::with_val(REF, &keep + Float::with_val(REF, &rf * Float::with_val(REF, ef.exp_ref())));
-        let den = Float::with_val(REF, &keep + Float::with_val(REF, &rf * Float::with_val(REF, (-ef.clone()).exp())));
+        let num = Float::with_val(
+            REF,
+            &keep + Float::with_val(REF, &rf * Float::with_val(REF, ef.exp_ref())),
+        );
+        let den = Float::with_val(
+            REF,
+            &keep + Float::with_val(REF, &rf * Float::with_val(REF, (-ef.clone()).exp())),
+        );
         let e_sub = Float::with_val(REF, num / den).ln();
         check(&b.epsilon, &e_sub, 1e-12, "Poisson substitution ε'");
-        let d_sub = Float::with_val(REF, &rf * f(&d)) * (Float::with_val(REF, &e_sub - &ef).exp() + 1u32);
+        let d_sub =
+            Float::with_val(REF, &rf * f(&d)) * (Float::with_val(REF, &e_sub - &ef).exp() + 1u32);
         if d > 0 {
-            check(&b.delta, &d_sub.min(&Float::with_val(REF, 1)).clone(), 1e-12, "Poisson substitution δ'");
+            check(
+                &b.delta,
+                &d_sub.min(&Float::with_val(REF, 1)).clone(),
+                1e-12,
+                "Poisson substitution δ'",
+            );
         }
         rows.push(json!({"epsilon": e.to_string(), "delta": d.to_string(), "rate": r.to_string(),
             "poisson": [bits(&a.epsilon), bits(&a.delta)], "poisson_substitution": [bits(&b.epsilon), bits(&b.delta)]}));
@@ -339,9 +440,18 @@ fn dpsgd_pld_table() {
         // containment in the independent RDP route's bound, and a two-sided bracket
         let (rdp_bound, _) =
             rdp::dpsgd_rdp_epsilon(&qr, &sg, &steps, &dl, Precision::Auto).unwrap();
-        let (lo, hi) = (p.enclosure.lower().to_float(), p.enclosure.upper().to_float());
-        assert!(lo <= rdp_bound.upper().to_float(), "{r}: PLD lower end above the RDP bound");
-        assert!(Float::with_val(REF, &hi - &lo) <= Float::with_val(REF, &hi * 1e-2), "{r}: wider than 1 %");
+        let (lo, hi) = (
+            p.enclosure.lower().to_float(),
+            p.enclosure.upper().to_float(),
+        );
+        assert!(
+            lo <= rdp_bound.upper().to_float(),
+            "{r}: PLD lower end above the RDP bound"
+        );
+        assert!(
+            Float::with_val(REF, &hi - &lo) <= Float::with_val(REF, &hi * 1e-2),
+            "{r}: wider than 1 %"
+        );
         if r == "1" {
             // q = 1: T Gaussian steps, ρ = T/(2σ²) (Corollary 10); the bracket holds ε*
             let rho = Rational::from(t) / (Rational::from(&sg * &sg) * 2u32);

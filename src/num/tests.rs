@@ -125,13 +125,30 @@ fn three_valued_comparison() {
 #[test]
 fn clamp_to_domain_moves_only_outside_ends() {
     use crate::num::Arithmetic;
-    let e = |lo: f64, hi: f64| Enclosure::new(Float::with_val(53, lo), Float::with_val(53, hi), Arithmetic::Mpfr(53)).unwrap();
+    let e = |lo: f64, hi: f64| {
+        Enclosure::new(
+            Float::with_val(53, lo),
+            Float::with_val(53, hi),
+            Arithmetic::Mpfr(53),
+        )
+        .unwrap()
+    };
     let c = e(-1e-30, 0.5).clamp_to(Some(0), Some(1));
     assert!(c.lower().as_float().is_zero() && *c.upper().as_float() == 0.5);
     let c = e(0.2, 1.5).clamp_to(Some(0), Some(1));
     assert!(*c.lower().as_float() == 0.2 && *c.upper().as_float() == 1);
     assert_eq!(e(0.3, 0.4).clamp_to(Some(0), Some(1)), e(0.3, 0.4));
     // an empty or NaN enclosure is refused at construction
-    assert!(Enclosure::new(Float::with_val(53, 1), Float::with_val(53, 0), Arithmetic::Mpfr(53)).is_err());
-    assert!(Enclosure::new(Float::with_val(53, f64::NAN), Float::with_val(53, 0), Arithmetic::Mpfr(53)).is_err());
+    assert!(Enclosure::new(
+        Float::with_val(53, 1),
+        Float::with_val(53, 0),
+        Arithmetic::Mpfr(53)
+    )
+    .is_err());
+    assert!(Enclosure::new(
+        Float::with_val(53, f64::NAN),
+        Float::with_val(53, 0),
+        Arithmetic::Mpfr(53)
+    )
+    .is_err());
 }

@@ -193,8 +193,15 @@ fn build(
                 format!("the exact product has more than {MAX_PRODUCT_ATOMS} atoms"),
             ));
         }
-        let bits = atoms.iter().map(|a| loss_rational_bits(&a.loss)).max().unwrap_or(0)
-            + ca.iter().map(|a| loss_rational_bits(&a.loss)).max().unwrap_or(0);
+        let bits = atoms
+            .iter()
+            .map(|a| loss_rational_bits(&a.loss))
+            .max()
+            .unwrap_or(0)
+            + ca.iter()
+                .map(|a| loss_rational_bits(&a.loss))
+                .max()
+                .unwrap_or(0);
         check_loss_bits((atoms.len() * ca.len()) as u64, bits)?;
         let mut next = Vec::with_capacity(atoms.len() * ca.len());
         for a1 in &atoms {
