@@ -7,27 +7,13 @@ use proptest::prelude::*;
 use rug::ops::Pow;
 use rug::{Float, Integer, Rational};
 
-/// A_n = Σ C(n,k)(1−q)^{n−k} q^k exp((k²−k)/(2σ²)) computed in exact rationals times exp at 1024 bits.
-fn reference_k(qr: &Rational, sigma: &Rational, n: u32) -> Float {
-    let mut s = Float::with_val(REF, 0);
-    for k in 0..=n {
-        let c = Rational::from(Integer::from(Integer::binomial_u(n, k)))
-            * Rational::from(1 - qr.clone()).pow(n - k)
-            * Rational::from(qr.clone()).pow(k);
-        let e = Rational::from((Integer::from(k) * k - k, Integer::from(1)))
-            / (Rational::from(sigma * sigma) * 2u32);
-        s += f(&c) * f(&e).exp();
-    }
-    s.ln()
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
     #[test]
     fn integer_orders_match_exact_binomial_sums(qn in 1u32..1000, sn in 5u32..80, n in 2u32..60, t in 1u32..2000) {
         let (qr, sigma) = (Rational::from((qn, 1000u32)), Rational::from((sn, 10u32)));
         let got = subsampled_gaussian_rdp(&qr, &sigma, &Integer::from(t), &Rational::from(n), Precision::Auto).unwrap();
-        let reference = reference_k(&qr, &sigma, n) * t / (n - 1);
+        let reference = common::sgm_log_a(&qr, &sigma, n) * t / (n - 1);
         check(&got, &reference, 1e-25, "RDP at an integer order");
     }
 
@@ -102,7 +88,7 @@ fn integer_orders_at_extreme_magnitudes() {
                 let r = if ss == "1e-200" || ss == "1e-3" {
                     common::sgm_log_a_lse(&qr, &sigma, n)
                 } else {
-                    reference_k(&qr, &sigma, n)
+                    common::sgm_log_a(&qr, &sigma, n)
                 } / (n - 1);
                 assert!(
                     got.upper().as_float().is_finite() && *got.lower().as_float() > 0,
@@ -210,27 +196,6 @@ fn curve_composition_and_conversions() {
     .is_err());
 }
 
-/// Independent reference for real α: trapezoidal rule on the real line at 1024 bits
-/// (exponentially convergent for this smooth, Gaussian-decaying integrand).
-fn reference_frac(qr: &Rational, sigma: &Rational, alpha: &Rational) -> Float {
-    let (qf, s, a) = (f(qr), f(sigma), f(alpha));
-    let h = Float::with_val(REF, &s / 64u32);
-    let two_pi = Float::with_val(REF, rug::float::Constant::Pi) * 2u32;
-    let norm = Float::with_val(REF, &s * two_pi.sqrt());
-    let mut sum = Float::with_val(REF, 0);
-    let n = 64 * 60; // ±60σ
-    for i in -n..=n {
-        let z = Float::with_val(REF, &h * i);
-        let dens =
-            (-Float::with_val(REF, &z * &z) / (Float::with_val(REF, &s * &s) * 2u32)).exp() / &norm;
-        let l = ((Float::with_val(REF, &z * 2u32) - 1u32) / (Float::with_val(REF, &s * &s) * 2u32))
-            .exp();
-        let x = Float::with_val(REF, 1 - qf.clone()) + Float::with_val(REF, &qf * &l);
-        sum += dens * (x.ln() * &a).exp();
-    }
-    (sum * h).ln()
-}
-
 #[test]
 fn fractional_orders_match_quadrature() {
     for (qs, ss, a) in [
@@ -243,7 +208,7 @@ fn fractional_orders_match_quadrature() {
         let (qr, sigma, alpha) = (q(qs), q(ss), q(a));
         let got = subsampled_gaussian_rdp(&qr, &sigma, &Integer::from(1), &alpha, Precision::Auto)
             .unwrap();
-        let reference = reference_frac(&qr, &sigma, &alpha) / (f(&alpha) - 1u32);
+        let reference = common::sgm_log_a_frac(&qr, &sigma, &alpha) / (f(&alpha) - 1u32);
         // the documented fractional-order width (1e-7 relative for σ ≥ 0.5)
         check(&got, &reference, 1e-7, a);
     }
@@ -314,9 +279,9 @@ fn delta_conversion_contains_reference() {
 /// ln A_α at 1024 bits at any order: the exact sum at integers, quadrature otherwise.
 fn reference_k_at(qr: &Rational, sigma: &Rational, alpha: &Rational) -> Float {
     if *alpha.denom() == 1 {
-        reference_k(qr, sigma, alpha.numer().to_u32().unwrap())
+        common::sgm_log_a(qr, sigma, alpha.numer().to_u32().unwrap())
     } else {
-        reference_frac(qr, sigma, alpha)
+        common::sgm_log_a_frac(qr, sigma, alpha)
     }
 }
 

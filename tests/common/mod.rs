@@ -300,18 +300,7 @@ pub fn check_root_bracket(
 
 /// min over u ∈ [a, b] of a unimodal g, by golden-section search at 1024 bits.
 pub fn golden_min(g: impl Fn(&Float) -> Float, a: f64, b: f64) -> Float {
-    let r = (Float::with_val(REF, 5).sqrt() - 1u32) / 2u32;
-    let (mut a, mut b) = (Float::with_val(REF, a), Float::with_val(REF, b));
-    for _ in 0..300 {
-        let d = Float::with_val(REF, &b - &a) * &r;
-        let (x1, x2) = (Float::with_val(REF, &b - &d), Float::with_val(REF, &a + &d));
-        if g(&x1) < g(&x2) {
-            b = x2;
-        } else {
-            a = x1;
-        }
-    }
-    g(&Float::with_val(REF, (a + b) / 2u32))
+    golden_argmin(g, a, b).1
 }
 
 /// ln A_α at a real order by the trapezoidal rule at `prec` bits, on [−60σ, α + 60σ] (the
