@@ -211,27 +211,6 @@ impl Enclosure {
         }
         self
     }
-    /// The intersection with another enclosure of the *same* exact value (errors if empty,
-    /// which would mean one of them is wrong).
-    #[allow(dead_code)] // for the checker
-    pub(crate) fn intersect(&self, o: &Enclosure) -> Result<Enclosure> {
-        let lo = if self.lower.0 >= o.lower.0 {
-            &self.lower.0
-        } else {
-            &o.lower.0
-        };
-        let hi = if self.upper.0 <= o.upper.0 {
-            &self.upper.0
-        } else {
-            &o.upper.0
-        };
-        let arith = if self.rel_width() <= o.rel_width() {
-            self.arithmetic
-        } else {
-            o.arithmetic
-        };
-        Enclosure::new(lo.clone(), hi.clone(), arith)
-    }
     /// `[lo, hi]` with the arithmetic of `self`, for routes that move both ends (crate only).
     pub(crate) fn with_endpoints(&self, lo: Float, hi: Float) -> Result<Enclosure> {
         Enclosure::new(lo, hi, self.arithmetic)
