@@ -346,16 +346,7 @@ pub fn sgm_log_a_lse(qr: &Rational, sigma: &Rational, n: u32) -> Float {
             t
         })
         .collect();
-    let m = terms
-        .iter()
-        .max_by(|a, b| a.partial_cmp(b).unwrap())
-        .unwrap()
-        .clone();
-    let mut s = Float::with_val(REF, 0);
-    for t in &terms {
-        s += Float::with_val(REF, t - &m).exp();
-    }
-    m + s.ln()
+    log_sum_exp(&terms)
 }
 
 /// ln δ_opt(ε) of k-fold pure ε0-DP composition, at 1024 bits:
@@ -401,16 +392,7 @@ pub fn ln_pure_delta(e0: &Rational, k: u32, eps: &Rational) -> Float {
         }
         l -= 1;
     }
-    let m = terms
-        .iter()
-        .max_by(|a, b| a.partial_cmp(b).unwrap())
-        .unwrap()
-        .clone();
-    let mut s = Float::with_val(REF, 0);
-    for t in &terms {
-        s += Float::with_val(REF, t - &m).exp();
-    }
-    let total = m + s.ln();
+    let total = log_sum_exp(&terms);
     if l > 0 {
         // remainder Σ_{j<l} ≤ u(l)·ρ/(1−ρ), ρ = l/(k−l+1)·e^{ε0}
         let rho = Float::with_val(REF, l) / (k - l + 1) * e0f.clone().exp();
@@ -459,4 +441,18 @@ pub fn golden_argmin(g: impl Fn(&Float) -> Float, a: f64, b: f64) -> (Float, Flo
     let x = Float::with_val(REF, (a + b) / 2u32);
     let v = g(&x);
     (x, v)
+}
+
+/// ln Σ e^{tᵢ} at 1024 bits, shifted by the largest term (non-empty input).
+pub fn log_sum_exp(terms: &[Float]) -> Float {
+    let m = terms
+        .iter()
+        .max_by(|a, b| a.partial_cmp(b).unwrap())
+        .unwrap()
+        .clone();
+    let mut s = Float::with_val(REF, 0);
+    for t in terms {
+        s += Float::with_val(REF, t - &m).exp();
+    }
+    m + s.ln()
 }
