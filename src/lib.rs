@@ -73,6 +73,7 @@ pub mod audit;
 #[doc(hidden)]
 pub mod cli;
 pub mod deploy;
+pub mod json;
 pub mod num;
 pub mod plot;
 pub mod reference;
@@ -112,5 +113,19 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// Process exit codes of the `dpcert` command (documented in the README and `--help`).
+pub mod exit {
+    /// Verified, or answered.
+    pub const OK: i32 = 0;
+    /// A claim refuted, or a checked value unsound.
+    pub const REFUTED: i32 = 1;
+    /// Bad input: unparseable, outside a theorem's domain, conflicting flags.
+    pub const BAD_INPUT: i32 = 2;
+    /// Numerical failure: no finite certified enclosure could be produced.
+    pub const NUMERICAL: i32 = 3;
+    /// Undecided: the certified bracket contains the claimed or checked value.
+    pub const UNDECIDED: i32 = 4;
+}
 
 pub use num::{Certified, Enclosure, Lower, LowerBound, Precision, Upper, UpperBound};
