@@ -1,175 +1,195 @@
 //! `dpcert gaussian delta|epsilon|sigma`: the Gaussian mechanism, exactly.
-use super::{count, lower_dec, num, precision, CliResult, Common, Output};
-use crate::num::Certified;
-use crate::theorems::{gaussian, pld};
-use crate::{validate, Error};
+use super::{count, num, Common, QueryCmd};
+use crate::reference::query::{GaussianShape, Query};
+use crate::Error;
 use clap::{Args, Subcommand};
-use rug::{Integer, Rational};
-use serde_json::json;
+use serde_json::{json, Value};
 
 #[derive(Args)]
-pub(super) struct GaussianShape {
-    /// L2 sensitivity Δ (default 1).
+pub(super) struct ShapeArgs {
+    /// L2 sensitivity Δ of the query (the clipping norm in DP-SGD), > 0.
     #[arg(
         long,
         value_name = "D",
         default_value = "1",
         allow_hyphen_values = true
     )]
-    pub(super) sensitivity: String,
-    /// Number of compositions K (default 1).
+    sensitivity: String,
+    /// Number of compositions K: how many times the mechanism is run on the same data
+    /// (an integer ≥ 1).
     #[arg(
         long,
         value_name = "K",
         default_value = "1",
         allow_hyphen_values = true
     )]
-    pub(super) compositions: String,
+    compositions: String,
 }
+
+/// The noise standard deviation σ, in the query's units (σ = noise multiplier × Δ).
+const SIGMA_HELP: &str = "Noise standard deviation σ (> 0), in the query's units: with sensitivity Δ, the noise multiplier is σ/Δ";
 
 #[derive(Subcommand)]
 pub(super) enum GaussianCmd {
-    /// Exact δ(ε) of K compositions of N(0, σ²) noise on a sensitivity-Δ query.
+    /// Exact δ(ε) of K compositions of N(0, σ²) noise on a query of L2 sensitivity Δ.
+    #[command(after_help = super::EXIT_CODES)]
     Delta {
-        #[arg(long, value_name = "S", allow_hyphen_values = true)]
+        #[arg(long, value_name = "S", allow_hyphen_values = true, help = SIGMA_HELP)]
         sigma: String,
+        /// The ε at which δ is asked (≥ 0; natural-log units).
         #[arg(long, value_name = "E", allow_hyphen_values = true)]
         epsilon: String,
         #[command(flatten)]
-        shape: GaussianShape,
+        shape: ShapeArgs,
         #[command(flatten)]
         common: Common,
     },
-    /// Exact optimal ε for a target δ.
+    /// Exact optimal ε for a target δ (the smallest ε with (ε, δ)-DP).
+    #[command(after_help = super::EXIT_CODES)]
     Epsilon {
-        #[arg(long, value_name = "S", allow_hyphen_values = true)]
+        #[arg(long, value_name = "S", allow_hyphen_values = true, help = SIGMA_HELP)]
         sigma: String,
+        /// Target δ in (0, 1), e.g. 1e-5 (often chosen below 1/dataset size).
         #[arg(long, value_name = "D", allow_hyphen_values = true)]
         delta: String,
         #[command(flatten)]
-        shape: GaussianShape,
+        shape: ShapeArgs,
         #[command(flatten)]
         common: Common,
     },
     /// Smallest σ achieving (ε, δ): lower = certified infeasible σ, upper = certified feasible σ.
+    #[command(after_help = super::EXIT_CODES)]
     Sigma {
+        /// Target ε (≥ 0).
         #[arg(long, value_name = "E", allow_hyphen_values = true)]
         epsilon: String,
+        /// Target δ in (0, 1).
         #[arg(long, value_name = "D", allow_hyphen_values = true)]
         delta: String,
         #[command(flatten)]
-        shape: GaussianShape,
+        shape: ShapeArgs,
         #[command(flatten)]
         common: Common,
     },
 }
 
-pub(super) fn gaussian_pld(
-    sigma: &str,
-    sh: &GaussianShape,
-) -> Result<(pld::GaussianPld, Rational, Integer), Error> {
-    let s = num("--sigma", sigma)?;
-    validate::positive("--sigma", &s)?;
-    let d = num("--sensitivity", &sh.sensitivity)?;
-    validate::positive("--sensitivity", &d)?;
-    let k = count("--compositions", &sh.compositions)?;
-    let pld = gaussian::gaussian_composition(&[gaussian::GaussianMechanism {
-        sigma: s,
-        sensitivity: d.clone(),
-        count: k.clone(),
-    }])?;
-    Ok((pld, d, k))
-}
-
-pub(super) fn run_gaussian(cmd: &GaussianCmd) -> CliResult {
-    match cmd {
-        GaussianCmd::Delta {
-            sigma,
-            epsilon,
-            shape,
-            common,
-        } => {
-            let (pld, _, _) = gaussian_pld(sigma, shape)?;
-            let e = num("--epsilon", epsilon)?;
-            validate::nonnegative("--epsilon", &e)?;
-            let enc = gaussian::gaussian_delta(&pld, &e, precision(common)?)?;
-            let sentence = format!(
-                "δ(ε={epsilon}) = [{}, {}] exactly (optimal), ρ = {}",
-                lower_dec(enc.lower()),
-                enc.upper().to_decimal(),
-                validate::echo(&pld.rho)
-            );
-            Ok(Output {
-                quantity: "delta",
-                query: "gaussian delta",
-                value: Certified::TwoSided(enc),
-                theorem: "Steinke 2022 Corollary 8 / Corollary 10 (Theorem 9 for compositions)",
-                sentence,
-                extra: vec![("rho", json!(validate::echo(&pld.rho)))],
-            })
-        }
-        GaussianCmd::Epsilon {
-            sigma,
-            delta,
-            shape,
-            common,
-        } => {
-            let (pld, _, _) = gaussian_pld(sigma, shape)?;
-            let d = num("--delta", delta)?;
-            validate::open_unit("--delta", &d)?;
-            let enc = gaussian::gaussian_epsilon(&pld, &d, precision(common)?)?;
-            let sentence = format!(
-                "the optimal ε at δ={delta} lies in [{}, {}]; (upper, δ)-DP is certified",
-                lower_dec(enc.lower()),
-                enc.upper().to_decimal()
-            );
-            Ok(Output {
-                quantity: "epsilon",
-                query: "gaussian epsilon",
-                value: Certified::TwoSided(enc),
-                theorem: "Steinke 2022 Corollary 8 / Corollary 10, inverted by certified bisection",
-                sentence,
-                extra: vec![("rho", json!(validate::echo(&pld.rho)))],
-            })
-        }
-        GaussianCmd::Sigma {
-            epsilon,
-            delta,
-            shape,
-            common,
-        } => {
-            let e = num("--epsilon", epsilon)?;
-            validate::nonnegative("--epsilon", &e)?;
-            let d = num("--delta", delta)?;
-            validate::open_unit("--delta", &d)?;
-            let s = num("--sensitivity", &shape.sensitivity)?;
-            validate::positive("--sensitivity", &s)?;
-            let k = count("--compositions", &shape.compositions)?;
-            let enc = gaussian::gaussian_sigma(&e, &d, &s, &k, precision(common)?)?;
-            let sentence = format!(
-                "σ = {} is certified to give (ε={epsilon}, δ={delta})-DP; σ = {} is certified not to",
-                enc.upper().to_decimal(),
-                lower_dec(enc.lower())
-            );
-            Ok(Output {
-                quantity: "sigma",
-                query: "gaussian sigma",
-                value: Certified::TwoSided(enc),
-                theorem:
-                    "Steinke 2022 Corollary 8 / Corollary 10, inverted in σ by certified bisection",
-                sentence,
-                extra: vec![],
-            })
-        }
+impl ShapeArgs {
+    fn with_sigma(&self, sigma: &str) -> Result<GaussianShape, Error> {
+        Ok(GaussianShape {
+            sigma: num("--sigma", sigma)?,
+            sensitivity: num("--sensitivity", &self.sensitivity)?,
+            compositions: count("--compositions", &self.compositions)?,
+        })
+    }
+    fn words(&self) -> String {
+        format!("Δ = {}, K = {}", self.sensitivity, self.compositions)
     }
 }
 
-impl GaussianCmd {
-    pub(super) fn common(&self) -> &Common {
+impl QueryCmd for GaussianCmd {
+    fn command(&self) -> &'static str {
+        match self {
+            GaussianCmd::Delta { .. } => "gaussian delta",
+            GaussianCmd::Epsilon { .. } => "gaussian epsilon",
+            GaussianCmd::Sigma { .. } => "gaussian sigma",
+        }
+    }
+    fn common(&self) -> &Common {
         match self {
             GaussianCmd::Delta { common, .. }
             | GaussianCmd::Epsilon { common, .. }
             | GaussianCmd::Sigma { common, .. } => common,
+        }
+    }
+    fn input(&self) -> Value {
+        let (sigma, epsilon, delta, shape) = match self {
+            GaussianCmd::Delta {
+                sigma,
+                epsilon,
+                shape,
+                ..
+            } => (Some(sigma), Some(epsilon), None, shape),
+            GaussianCmd::Epsilon {
+                sigma,
+                delta,
+                shape,
+                ..
+            } => (Some(sigma), None, Some(delta), shape),
+            GaussianCmd::Sigma {
+                epsilon,
+                delta,
+                shape,
+                ..
+            } => (None, Some(epsilon), Some(delta), shape),
+        };
+        json!({
+            "sigma": sigma, "epsilon": epsilon, "delta": delta,
+            "sensitivity": shape.sensitivity, "compositions": shape.compositions,
+            "precision": self.common().precision,
+        })
+    }
+    fn to_query(&self) -> Result<Query, Error> {
+        Ok(match self {
+            GaussianCmd::Delta {
+                sigma,
+                epsilon,
+                shape,
+                ..
+            } => Query::GaussianDelta {
+                shape: shape.with_sigma(sigma)?,
+                epsilon: num("--epsilon", epsilon)?,
+            },
+            GaussianCmd::Epsilon {
+                sigma,
+                delta,
+                shape,
+                ..
+            } => Query::GaussianEpsilon {
+                shape: shape.with_sigma(sigma)?,
+                delta: num("--delta", delta)?,
+            },
+            GaussianCmd::Sigma {
+                epsilon,
+                delta,
+                shape,
+                ..
+            } => Query::GaussianSigma {
+                epsilon: num("--epsilon", epsilon)?,
+                delta: num("--delta", delta)?,
+                sensitivity: num("--sensitivity", &shape.sensitivity)?,
+                compositions: count("--compositions", &shape.compositions)?,
+            },
+        })
+    }
+    fn asked(&self) -> String {
+        match self {
+            GaussianCmd::Delta {
+                sigma,
+                epsilon,
+                shape,
+                ..
+            } => format!(
+                "The exact δ at ε = {epsilon} of Gaussian noise σ = {sigma} ({})",
+                shape.words()
+            ),
+            GaussianCmd::Epsilon {
+                sigma,
+                delta,
+                shape,
+                ..
+            } => format!(
+                "The optimal ε at δ = {delta} of Gaussian noise σ = {sigma} ({})",
+                shape.words()
+            ),
+            GaussianCmd::Sigma {
+                epsilon,
+                delta,
+                shape,
+                ..
+            } => format!(
+                "The smallest σ giving (ε = {epsilon}, δ = {delta})-DP ({})",
+                shape.words()
+            ),
         }
     }
 }

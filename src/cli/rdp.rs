@@ -1,21 +1,33 @@
 //! `dpcert rdp subsampled-gaussian`: Rényi DP of the Poisson-subsampled Gaussian.
-use super::{count, lower_dec, num, precision, CliResult, Common, Output};
-use crate::num::Certified;
-use crate::theorems::rdp;
-use crate::{validate, Error};
-use clap::Subcommand;
-use rug::{Integer, Rational};
+use super::{count, num, Common, QueryCmd};
+use crate::reference::query::Query;
+use crate::Error;
+use clap::{Args, Subcommand};
+use serde_json::{json, Value};
+
+/// DP-SGD's three parameters, shared by `rdp subsampled-gaussian` and `dpsgd`.
+#[derive(Args)]
+pub(super) struct SgmArgs {
+    /// Sampling rate q = batch size / dataset size, in (0, 1] (each example is in a batch
+    /// independently with probability q: Poisson sampling).
+    #[arg(long, value_name = "Q", allow_hyphen_values = true)]
+    pub(super) rate: String,
+    /// Noise multiplier σ = noise standard deviation / clipping norm, > 0.
+    #[arg(long, value_name = "S", allow_hyphen_values = true)]
+    pub(super) sigma: String,
+    /// Number of training steps T = epochs · dataset size / batch size (an integer ≥ 1).
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    pub(super) steps: String,
+}
 
 #[derive(Subcommand)]
 pub(super) enum RdpCmd {
     /// Composed RDP ε(α) of T Poisson-subsampled Gaussian steps (removal direction, MTZ19).
+    #[command(after_help = super::EXIT_CODES)]
     SubsampledGaussian {
-        #[arg(long, value_name = "Q", allow_hyphen_values = true)]
-        rate: String,
-        #[arg(long, value_name = "S", allow_hyphen_values = true)]
-        sigma: String,
-        #[arg(long, value_name = "T", allow_hyphen_values = true)]
-        steps: String,
+        #[command(flatten)]
+        sgm: SgmArgs,
+        /// Rényi order α in (1, 20000] (integer or fraction).
         #[arg(long, value_name = "A", allow_hyphen_values = true)]
         order: String,
         #[command(flatten)]
@@ -23,69 +35,33 @@ pub(super) enum RdpCmd {
     },
 }
 
-pub(super) fn sgm_args(
-    rate: &str,
-    sigma: &str,
-    steps: &str,
-) -> Result<(Rational, Rational, Integer), Error> {
-    let q = num("--rate", rate)?;
-    if q <= 0 || q > 1 {
-        return Err(Error::arg(
-            "--rate",
-            format!("must lie in (0, 1], got {}", validate::show(&q)),
-        ));
+impl QueryCmd for RdpCmd {
+    fn command(&self) -> &'static str {
+        "rdp subsampled-gaussian"
     }
-    let s = num("--sigma", sigma)?;
-    validate::positive("--sigma", &s)?;
-    let t = count("--steps", steps)?;
-    Ok((q, s, t))
-}
-
-pub(super) fn run_rdp(cmd: &RdpCmd) -> CliResult {
-    let RdpCmd::SubsampledGaussian {
-        rate,
-        sigma,
-        steps,
-        order,
-        common,
-    } = cmd;
-    let (q, s, t) = sgm_args(rate, sigma, steps)?;
-    let a = num("--order", order)?;
-    if a <= 1 || a > rdp::MAX_ORDER {
-        return Err(Error::arg(
-            "--order",
-            format!(
-                "must lie in (1, {}], got {}",
-                rdp::MAX_ORDER,
-                validate::show(&a)
-            ),
-        ));
+    fn common(&self) -> &Common {
+        let RdpCmd::SubsampledGaussian { common, .. } = self;
+        common
     }
-    let enc = rdp::subsampled_gaussian_rdp(&q, &s, &t, &a, precision(common)?)?;
-    // two-sided at every order: the exact sum at integers, a series with certified remainder between
-    let integer = *a.denom() == 1;
-    Ok(Output {
-        quantity: "rdp_epsilon",
-        query: "rdp subsampled-gaussian",
-        sentence: format!(
-            "{t} steps of the Poisson-subsampled Gaussian (q = {rate}, σ = {sigma}) have RDP ε({order}) {} {}",
-            "∈",
-            format!("[{}, {}]", lower_dec(enc.lower()), enc.upper().to_decimal())
-        ),
-        value: Certified::TwoSided(enc),
-        theorem: if integer {
-            "Mironov–Talwar–Zhang 2019 (exact binomial sum at integer orders), composed additively (Mironov 2017)"
-        } else {
-            "Mironov–Talwar–Zhang 2019 fractional-order series with a certified remainder (capped by the convexity chord)"
-        },
-        extra: vec![],
-    })
-}
-
-impl RdpCmd {
-    pub(super) fn common(&self) -> &Common {
-        match self {
-            RdpCmd::SubsampledGaussian { common, .. } => common,
-        }
+    fn input(&self) -> Value {
+        let RdpCmd::SubsampledGaussian { sgm, order, .. } = self;
+        json!({"rate": sgm.rate, "sigma": sgm.sigma, "steps": sgm.steps, "order": order,
+               "precision": self.common().precision})
+    }
+    fn to_query(&self) -> Result<Query, Error> {
+        let RdpCmd::SubsampledGaussian { sgm, order, .. } = self;
+        Ok(Query::RdpSubsampledGaussian {
+            rate: num("--rate", &sgm.rate)?,
+            sigma: num("--sigma", &sgm.sigma)?,
+            steps: count("--steps", &sgm.steps)?,
+            order: num("--order", order)?,
+        })
+    }
+    fn asked(&self) -> String {
+        let RdpCmd::SubsampledGaussian { sgm, order, .. } = self;
+        format!(
+            "The RDP ε at order α = {order} of {} Poisson-subsampled Gaussian steps (q = {}, σ = {})",
+            sgm.steps, sgm.rate, sgm.sigma
+        )
     }
 }

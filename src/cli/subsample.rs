@@ -1,115 +1,91 @@
 //! `dpcert subsample`: amplification by subsampling of an (ε, δ)-DP mechanism.
-use super::{lower_dec, num, precision, require_finite_upper, Common};
-use crate::num::Certified;
-use crate::{validate, Error};
+use super::{bracket_words, digits, fail, flagged, num, precision, Common};
+use crate::reference::subsampling::{Amplification, Relation, Scheme, Subsampling};
+use crate::{exit, json as contract, Error};
 use clap::Args;
-use serde_json::json;
+use serde_json::{json, Value};
 
 #[derive(Args)]
 pub(super) struct SubsampleArgs {
+    /// ε of the mechanism run on the subsample (≥ 0).
     #[arg(long, value_name = "E", allow_hyphen_values = true)]
     epsilon: String,
+    /// δ of the mechanism run on the subsample, in [0, 1).
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     delta: String,
-    /// Sampling rate q (Poisson) or m/n (without replacement).
+    /// Sampling rate q = batch size / dataset size, in (0, 1] (m/n without replacement).
     #[arg(long, value_name = "Q", allow_hyphen_values = true)]
     rate: String,
-    /// poisson | without-replacement
+    /// poisson (each record independently with probability q) | without-replacement (a
+    /// uniformly random subset of size m = q·n).
     #[arg(long, value_name = "SCHEME")]
     scheme: String,
-    /// add-remove | substitution (default: add-remove for poisson, substitution without replacement)
+    /// Neighbouring datasets: add-remove (one record added or removed) | substitution (one
+    /// record replaced). Default: add-remove for poisson, substitution without replacement.
     #[arg(long, value_name = "RELATION")]
     relation: Option<String>,
     #[command(flatten)]
     pub(super) common: Common,
 }
 
-pub(super) fn run_subsample(a: &SubsampleArgs) -> Result<i32, Error> {
-    let SubsampleArgs {
-        epsilon,
-        delta,
-        rate,
-        scheme,
-        relation,
-        common,
-    } = a;
-    let (scheme, relation) = (scheme.as_str(), relation.as_deref());
-    use crate::theorems::subsample;
-    let e = num("--epsilon", epsilon)?;
-    validate::nonnegative("--epsilon", &e)?;
-    let d = num("--delta", delta)?;
-    validate::unit_from_zero("--delta", &d)?;
-    let q = num("--rate", rate)?;
-    if q <= 0 || q > 1 {
-        return Err(Error::arg(
-            "--rate",
-            format!("must lie in (0, 1], got {}", validate::show(&q)),
-        ));
+impl SubsampleArgs {
+    fn input(&self) -> Value {
+        json!({"epsilon": self.epsilon, "delta": self.delta, "rate": self.rate,
+               "scheme": self.scheme, "relation": self.relation,
+               "precision": self.common.precision})
     }
-    let p = precision(common)?;
-    let relation = match (scheme, relation) {
-        ("poisson", None) => "add-remove",
-        ("without-replacement", None) => "substitution",
-        (_, Some(r)) => r,
-        (s, None) => s,
+    fn to_subsampling(&self) -> Result<Subsampling, Error> {
+        let scheme = Scheme::parse(&self.scheme)?;
+        Ok(Subsampling {
+            epsilon: num("--epsilon", &self.epsilon)?,
+            delta: num("--delta", &self.delta)?,
+            rate: num("--rate", &self.rate)?,
+            scheme,
+            relation: match &self.relation {
+                Some(r) => Relation::parse(r)?,
+                None => scheme.default_relation(),
+            },
+        })
+    }
+}
+
+fn result_json(s: &Subsampling, a: &Amplification) -> Value {
+    let f = a.epsilon.formula();
+    json!({
+        "relation": s.relation.name(),
+        "epsilon": contract::quantity(&a.epsilon),
+        "delta": contract::quantity(&a.delta),
+        "theorem": a.theorem,
+        "precision_bits": f.precision_bits(),
+        "arithmetic": f.arithmetic().name(),
+    })
+}
+
+pub(super) fn run_subsample(a: &SubsampleArgs) -> i32 {
+    let evaluated = flagged((|| {
+        let n = digits(&a.common)?;
+        let s = a.to_subsampling()?;
+        let out = s.evaluate(precision(&a.common)?)?;
+        Ok((s, out, n))
+    })());
+    let (s, out, n) = match evaluated {
+        Ok(x) => x,
+        Err(e) => return fail("subsample", a.input(), &e, a.common.json),
     };
-    let certified =
-        |a: subsample::Amplified| (Certified::TwoSided(a.epsilon), Certified::TwoSided(a.delta));
-    let bound = |a: subsample::AmplifiedBound| {
-        (
-            Certified::UpperBound(a.epsilon),
-            Certified::UpperBound(a.delta),
-        )
-    };
-    let ((eps_out, delta_out), theorem) = match (scheme, relation) {
-        ("poisson", "add-remove") => (
-            certified(subsample::poisson_subsampling(&e, &d, &q, p)?),
-            "Poisson subsampling, add/remove (Steinke 2022 §6; Balle–Barthe–Gaboardi 2018)",
-        ),
-        ("without-replacement", "substitution") => (
-            certified(subsample::without_replacement_subsampling(&e, &d, &q, p)?),
-            "sampling without replacement, substitution (Balle–Barthe–Gaboardi 2018, Theorem 9)",
-        ),
-        ("poisson", "substitution") => (
-            bound(subsample::poisson_substitution_subsampling(&e, &d, &q, p)?),
-            "Poisson subsampling analysed for substitution (derived; proofs-notes/poisson_substitution_subsampling.md)",
-        ),
-        ("without-replacement", "add-remove") => {
-            return Err(Error::arg(
-                "--relation",
-                "no theorem for sampling without replacement under add/remove; use --relation substitution, or --scheme poisson for add/remove",
-            ))
-        }
-        ("poisson" | "without-replacement", r) => {
-            return Err(Error::arg("--relation", format!("`{r}` is not add-remove or substitution")))
-        }
-        (s, _) => return Err(Error::arg("--scheme", format!("`{s}` is not poisson or without-replacement"))),
-    };
-    require_finite_upper(eps_out.upper(), "the amplified ε")?;
-    require_finite_upper(delta_out.upper(), "the amplified δ")?;
-    let side = |c: &Certified| json!({"kind": c.kind(), "lower": c.lower().map(lower_dec), "upper": c.upper().to_decimal()});
-    if common.json {
-        println!(
-            "{}",
-            json!({
-                "query": "subsample",
-                "scheme": scheme,
-                "relation": relation,
-                "epsilon": side(&eps_out),
-                "delta": side(&delta_out),
-                "exact": eps_out.is_two_sided(),
-                "theorem": theorem,
-                "precision_bits": eps_out.formula().precision_bits(),
-                "arithmetic": eps_out.formula().arithmetic().name(),
-            })
-        );
+    if a.common.json {
+        let env = contract::envelope("subsample", a.input(), result_json(&s, &out));
+        println!("{env}");
     } else {
         println!(
-            "subsampled at rate {}: ({}, {})-DP [{theorem}]",
-            validate::show(&q),
-            eps_out.upper().to_decimal(),
-            delta_out.upper().to_decimal()
+            "Subsampled at rate {} ({}, {}): ε {} and δ {}.\n  [{}]",
+            a.rate,
+            a.scheme,
+            s.relation.name(),
+            bracket_words(&out.epsilon, n),
+            bracket_words(&out.delta, n),
+            out.theorem
         );
     }
-    Ok(0)
+    exit::OK
 }
+

@@ -1,25 +1,33 @@
 //! `dpcert zcdp delta|epsilon`: conversions from ρ-zCDP to (ε, δ)-DP.
-use super::{formula, num, precision, CliResult, Common, Output};
-use crate::num::Certified;
-use crate::theorems::zcdp;
-use crate::validate;
+use super::{num, Common, QueryCmd};
+use crate::reference::query::Query;
+use crate::Error;
 use clap::Subcommand;
+use serde_json::{json, Value};
 
 #[derive(Subcommand)]
 pub(super) enum ZcdpCmd {
-    /// A valid δ at ε for every ρ-zCDP mechanism.
+    /// A valid δ at ε for every ρ-zCDP mechanism (Proposition 14, Remark 15).
+    #[command(after_help = super::EXIT_CODES)]
     Delta {
+        /// zCDP parameter ρ > 0 (Gaussian noise σ on sensitivity Δ has ρ = Δ²/(2σ²); ρ adds up
+        /// under composition).
         #[arg(long, value_name = "R", allow_hyphen_values = true)]
         rho: String,
+        /// The ε at which δ is asked (≥ 0).
         #[arg(long, value_name = "E", allow_hyphen_values = true)]
         epsilon: String,
         #[command(flatten)]
         common: Common,
     },
-    /// A valid ε at δ for every ρ-zCDP mechanism.
+    /// A valid ε at δ for every ρ-zCDP mechanism (Proposition 14, Remark 15).
+    #[command(after_help = super::EXIT_CODES)]
     Epsilon {
+        /// zCDP parameter ρ > 0 (Gaussian noise σ on sensitivity Δ has ρ = Δ²/(2σ²); ρ adds up
+        /// under composition).
         #[arg(long, value_name = "R", allow_hyphen_values = true)]
         rho: String,
+        /// Target δ in (0, 1).
         #[arg(long, value_name = "D", allow_hyphen_values = true)]
         delta: String,
         #[command(flatten)]
@@ -27,91 +35,46 @@ pub(super) enum ZcdpCmd {
     },
 }
 
-pub(super) fn run_zcdp(cmd: &ZcdpCmd) -> CliResult {
-    match cmd {
-        ZcdpCmd::Delta {
-            rho,
-            epsilon,
-            common,
-        } => {
-            let r = num("--rho", rho)?;
-            validate::positive("--rho", &r)?;
-            let e = num("--epsilon", epsilon)?;
-            validate::nonnegative("--epsilon", &e)?;
-            let p = precision(common)?;
-            let opt = zcdp::zcdp_delta(&r, &e, p)?;
-            let closed = if e >= r {
-                Some(zcdp::zcdp_delta_closed_form(&r, &e, p)?)
-            } else {
-                None
-            };
-            let (best, theorem) = match &closed {
-                Some(c) if c.upper().0 < opt.upper().0 => (
-                    c.clone(),
-                    "Steinke 2022 Proposition 14 (closed form, Remark 15)",
-                ),
-                _ => (
-                    opt.clone(),
-                    "Steinke 2022 Proposition 14 (optimised over t)",
-                ),
-            };
-            let mut extra = vec![("optimised", formula(&opt))];
-            if let Some(c) = &closed {
-                extra.push(("closed_form", formula(c)));
-            }
-            Ok(Output {
-                quantity: "delta",
-                query: "zcdp delta",
-                sentence: format!(
-                    "every {rho}-zCDP mechanism is (ε={epsilon}, δ)-DP for δ = {}",
-                    best.upper().to_decimal()
-                ),
-                value: Certified::UpperBound(best),
-                theorem,
-                extra,
-            })
-        }
-        ZcdpCmd::Epsilon { rho, delta, common } => {
-            let r = num("--rho", rho)?;
-            validate::positive("--rho", &r)?;
-            let d = num("--delta", delta)?;
-            validate::open_unit("--delta", &d)?;
-            let p = precision(common)?;
-            let opt = zcdp::zcdp_epsilon(&r, &d, p)?;
-            let closed = zcdp::zcdp_epsilon_closed_form(&r, &d, p)?;
-            let (best, theorem) = if closed.upper().0 < opt.upper().0 {
-                (
-                    closed.clone(),
-                    "Steinke 2022 Remark 15 (ρ + 2√(ρ log(1/δ)))",
-                )
-            } else {
-                (
-                    opt.clone(),
-                    "Steinke 2022 Proposition 14 (optimised over t)",
-                )
-            };
-            Ok(Output {
-                quantity: "epsilon",
-                query: "zcdp epsilon",
-                sentence: format!(
-                    "every {rho}-zCDP mechanism is (ε, δ={delta})-DP for ε = {}",
-                    best.upper().to_decimal()
-                ),
-                value: Certified::UpperBound(best),
-                theorem,
-                extra: vec![
-                    ("optimised", formula(&opt)),
-                    ("closed_form", formula(&closed)),
-                ],
-            })
+impl QueryCmd for ZcdpCmd {
+    fn command(&self) -> &'static str {
+        match self {
+            ZcdpCmd::Delta { .. } => "zcdp delta",
+            ZcdpCmd::Epsilon { .. } => "zcdp epsilon",
         }
     }
-}
-
-impl ZcdpCmd {
-    pub(super) fn common(&self) -> &Common {
+    fn common(&self) -> &Common {
         match self {
             ZcdpCmd::Delta { common, .. } | ZcdpCmd::Epsilon { common, .. } => common,
+        }
+    }
+    fn input(&self) -> Value {
+        let (rho, epsilon, delta) = match self {
+            ZcdpCmd::Delta { rho, epsilon, .. } => (rho, Some(epsilon), None),
+            ZcdpCmd::Epsilon { rho, delta, .. } => (rho, None, Some(delta)),
+        };
+        json!({"rho": rho, "epsilon": epsilon, "delta": delta,
+               "precision": self.common().precision})
+    }
+    fn to_query(&self) -> Result<Query, Error> {
+        Ok(match self {
+            ZcdpCmd::Delta { rho, epsilon, .. } => Query::ZcdpDelta {
+                rho: num("--rho", rho)?,
+                epsilon: num("--epsilon", epsilon)?,
+            },
+            ZcdpCmd::Epsilon { rho, delta, .. } => Query::ZcdpEpsilon {
+                rho: num("--rho", rho)?,
+                delta: num("--delta", delta)?,
+            },
+        })
+    }
+    fn asked(&self) -> String {
+        match self {
+            ZcdpCmd::Delta { rho, epsilon, .. } => {
+                format!("A valid δ at ε = {epsilon} for every {rho}-zCDP mechanism")
+            }
+            ZcdpCmd::Epsilon { rho, delta, .. } => {
+                format!("A valid ε at δ = {delta} for every {rho}-zCDP mechanism")
+            }
         }
     }
 }
