@@ -22,7 +22,11 @@ fn record_line(r: &Value) -> String {
     let q = match r["query"].as_array() {
         Some(a) => a
             .iter()
-            .map(|x| x.as_str().map(str::to_string).unwrap_or_else(|| x.to_string()))
+            .map(|x| {
+                x.as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| x.to_string())
+            })
             .collect::<Vec<_>>()
             .join(" "),
         None => r["query"].to_string(),

@@ -195,7 +195,11 @@ fn plain(s: String) -> String {
     } else if (point as usize) >= digits.len() {
         format!("{digits}{}", "0".repeat(point as usize - digits.len()))
     } else {
-        format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
+        format!(
+            "{}.{}",
+            &digits[..point as usize],
+            &digits[point as usize..]
+        )
     };
     if out.ends_with('.') {
         out.pop();

@@ -16,7 +16,11 @@ pub(super) struct PlotArgs {
 
 fn plot(a: &PlotArgs) -> Result<(), Error> {
     let to_stdout = a.output.as_os_str() == "-";
-    if !to_stdout && a.output.extension().is_none_or(|e| !e.eq_ignore_ascii_case("svg")) {
+    if !to_stdout
+        && a.output
+            .extension()
+            .is_none_or(|e| !e.eq_ignore_ascii_case("svg"))
+    {
         return Err(Error::arg(
             "--output",
             format!(

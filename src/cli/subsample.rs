@@ -88,4 +88,3 @@ pub(super) fn run_subsample(a: &SubsampleArgs) -> i32 {
     }
     exit::OK
 }
-

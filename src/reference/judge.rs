@@ -243,7 +243,12 @@ fn zcdp_epsilon(r: &Rational, d: &Rational, v: &Rational, b: &mut Bracket) -> St
     }
     for p in CHECK_PRECISIONS {
         if *zcdp::zcdp_delta(r, v, p)?.upper().as_float() <= *d {
-            return sound_at(b, v, "Proposition 14 gives δ(ε = value) ≤ δ for every ρ-zCDP mechanism, certified").map(Some);
+            return sound_at(
+                b,
+                v,
+                "Proposition 14 gives δ(ε = value) ≤ δ for every ρ-zCDP mechanism, certified",
+            )
+            .map(Some);
         }
         if *gaussian::gaussian_delta(&g, v, p)?.lower().as_float() > *d {
             return unsound_at(b, v, "the Gaussian mechanism with this ρ (which is ρ-zCDP) has δ(ε = value) > δ, certified").map(Some);
@@ -321,13 +326,13 @@ pub fn dpsgd_bracket(
         1
     };
     for i in 0..rounds {
-        let r = match pld_accountant::dpsgd_pld_epsilon(&d.rate, &d.sigma, &d.steps, &d.delta, &opts)
-        {
-            Ok(r) => r,
-            // the query asked for the PLD route (or chose its grid): its errors are the answer
-            Err(e) if i == 0 && user_chose => return Err(e),
-            Err(_) => break,
-        };
+        let r =
+            match pld_accountant::dpsgd_pld_epsilon(&d.rate, &d.sigma, &d.steps, &d.delta, &opts) {
+                Ok(r) => r,
+                // the query asked for the PLD route (or chose its grid): its errors are the answer
+                Err(e) if i == 0 && user_chose => return Err(e),
+                Err(_) => break,
+            };
         b.meet_enclosure(&r.enclosure);
         b.set_kind(Kind::TwoSided);
         if let Some(verdict) = decided(b) {
@@ -387,7 +392,10 @@ pub fn check_record(i: usize, rec: &Value, parse: QueryParser) -> (Verdict, Valu
     match judge(&query, precision, &value) {
         Ok(j) => {
             if let Claimed::Finite(v) = &value {
-                debug_assert!(j.bracket.agrees(j.verdict, v), "verdict contradicts the bracket");
+                debug_assert!(
+                    j.bracket.agrees(j.verdict, v),
+                    "verdict contradicts the bracket"
+                );
             }
             result(j.verdict, j.reason, Some(&j.bracket))
         }
@@ -523,7 +531,7 @@ mod tests {
             },
             epsilon: q("0"),
         };
-        let exact = (rug::Float::with_val(256, 8).sqrt().recip()).erf();
+        let exact = rug::Float::with_val(256, 8).sqrt().recip().erf();
         let below = Rational::from(exact.to_rational().unwrap()) - q("1e-15");
         let above = Rational::from(exact.to_rational().unwrap()) + q("1e-15");
         for (v, want) in [

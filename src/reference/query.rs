@@ -39,7 +39,10 @@ impl DpsgdMethod {
             "rdp" => Ok(DpsgdMethod::Rdp),
             "pld" => Ok(DpsgdMethod::Pld),
             "best" => Ok(DpsgdMethod::Best),
-            m => Err(Error::arg("method", format!("`{m}` is not rdp, pld or best"))),
+            m => Err(Error::arg(
+                "method",
+                format!("`{m}` is not rdp, pld or best"),
+            )),
         }
     }
 }
@@ -71,7 +74,10 @@ pub enum Query {
         epsilon: Rational,
     },
     /// Exact optimal ε at δ of the Gaussian mechanism.
-    GaussianEpsilon { shape: GaussianShape, delta: Rational },
+    GaussianEpsilon {
+        shape: GaussianShape,
+        delta: Rational,
+    },
     /// Smallest σ giving (ε, δ)-DP.
     GaussianSigma {
         epsilon: Rational,
@@ -372,7 +378,10 @@ fn zcdp_delta(r: &Rational, e: &Rational, p: Precision) -> Result<Answer> {
     };
     let details = vec![
         ("optimised", formula_json(&opt)),
-        ("closed_form", closed.as_ref().map_or(Value::Null, formula_json)),
+        (
+            "closed_form",
+            closed.as_ref().map_or(Value::Null, formula_json),
+        ),
     ];
     Ok(answer(Certified::UpperBound(best), theorem, details))
 }
@@ -479,7 +488,10 @@ fn compose(classes: &[optimal::Class], d: &Rational, p: Precision) -> Result<Ans
             Ok(answer(
                 Certified::UpperBound(best.2),
                 best.1,
-                vec![("route", json!(best.0)), ("routes", Value::Array(routes_json))],
+                vec![
+                    ("route", json!(best.0)),
+                    ("routes", Value::Array(routes_json)),
+                ],
             ))
         }
         Err(e) => Err(e),
@@ -647,9 +659,12 @@ mod tests {
             epsilon: q("0"),
         };
         let a = query.evaluate(Precision::Auto, false).unwrap();
-        let x = rug::Float::with_val(256, 1) / (rug::Float::with_val(256, 8).sqrt() * 1.5);
-        let exact = x.erf();
-        let (lo, up) = (a.value.lower().unwrap().as_float(), a.value.upper().as_float());
+        let den = rug::Float::with_val(256, rug::Float::with_val(256, 8).sqrt() * 1.5);
+        let exact = rug::Float::with_val(256, 1.0 / &den).erf();
+        let (lo, up) = (
+            a.value.lower().unwrap().as_float(),
+            a.value.upper().as_float(),
+        );
         assert!(*lo <= exact && exact <= *up, "[{lo}, {up}] misses {exact}");
         let width = rug::Float::with_val(256, up - lo) / &exact;
         assert!(width < 1e-12, "relative width {width}");

@@ -153,7 +153,10 @@ mod tests {
         let a = s.evaluate(Precision::Auto).unwrap();
         let e1 = rug::Float::with_val(256, 1).exp() - 1u32;
         let want = (e1 / 100u32 + 1u32).ln();
-        let (lo, up) = (a.epsilon.lower().unwrap().as_float(), a.epsilon.upper().as_float());
+        let (lo, up) = (
+            a.epsilon.lower().unwrap().as_float(),
+            a.epsilon.upper().as_float(),
+        );
         assert!(*lo <= want && want <= *up, "[{lo}, {up}] misses {want}");
         assert!(rug::Float::with_val(256, up - lo) < 1e-12);
         let qd = parse_exact("1e-8").unwrap();
@@ -163,6 +166,8 @@ mod tests {
             relation: Relation::AddRemove,
             ..s
         };
-        assert!(matches!(bad.evaluate(Precision::Auto), Err(Error::InvalidArgument { name, .. }) if name == "relation"));
+        assert!(
+            matches!(bad.evaluate(Precision::Auto), Err(Error::InvalidArgument { name, .. }) if name == "relation")
+        );
     }
 }
