@@ -298,7 +298,12 @@ impl Mul for Interval {
         if self.is_empty() || o.is_empty() {
             return Interval::EMPTY;
         }
-        let ends = [(self.lo, o.lo), (self.lo, o.hi), (self.hi, o.lo), (self.hi, o.hi)];
+        let ends = [
+            (self.lo, o.lo),
+            (self.lo, o.hi),
+            (self.hi, o.lo),
+            (self.hi, o.hi),
+        ];
         let lo = ends.iter().map(|&(a, b)| mul_dir(a, b, false));
         let hi = ends.iter().map(|&(a, b)| mul_dir(a, b, true));
         Interval {
@@ -477,8 +482,14 @@ mod tests {
         assert!((one / pt(0.0)).is_empty());
         assert_eq!(pt(0.0) * Interval::ENTIRE, pt(0.0));
         let half_line = Interval::try_from((0.0, f64::INFINITY)).unwrap();
-        assert_eq!(one / half_line, Interval::try_from((0.0, f64::INFINITY)).unwrap());
-        assert_eq!(one / Interval::try_from((-1.0, 1.0)).unwrap(), Interval::ENTIRE);
+        assert_eq!(
+            one / half_line,
+            Interval::try_from((0.0, f64::INFINITY)).unwrap()
+        );
+        assert_eq!(
+            one / Interval::try_from((-1.0, 1.0)).unwrap(),
+            Interval::ENTIRE
+        );
         // overflow: the exact result is finite, so the inner end is ±MAX, not ±∞
         let big = pt(f64::MAX);
         assert_eq!((big + big).inf(), f64::MAX);
@@ -493,7 +504,12 @@ mod tests {
         let c = Interval::FRAC_2_SQRT_PI.sqr() * pt(std::f64::consts::PI).convex_hull(pt(3.1416));
         assert!(c.inf() <= 4.0 && 4.0 <= c.sup());
         assert!(pt(-1.0).ln().is_empty() && pt(-1.0).sqrt().is_empty());
-        assert_eq!(Interval::try_from((0.0, 1.0)).unwrap().ln().inf(), f64::NEG_INFINITY);
-        assert!(Interval::try_from((1.0, 0.0)).is_err() && Interval::try_from((f64::NAN, 0.0)).is_err());
+        assert_eq!(
+            Interval::try_from((0.0, 1.0)).unwrap().ln().inf(),
+            f64::NEG_INFINITY
+        );
+        assert!(
+            Interval::try_from((1.0, 0.0)).is_err() && Interval::try_from((f64::NAN, 0.0)).is_err()
+        );
     }
 }

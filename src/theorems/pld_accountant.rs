@@ -15,10 +15,10 @@
 //! Masses are fixed-point integers (scale 2^F) and convolution is exact integer arithmetic
 //! (Kronecker substitution into one GMP product), so the only roundings are the directed
 //! re-scalings to 2^F after each product.
+use crate::num::Interval;
 use crate::num::{Arithmetic, Enclosure, Fi, Real};
 use crate::validate;
 use crate::{Error, Result};
-use crate::num::Interval;
 use rug::integer::Order;
 use rug::ops::Pow;
 use rug::{Integer, Rational};
