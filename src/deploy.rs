@@ -447,10 +447,10 @@ impl Deployment {
         check_sections(&root)?;
         let budget_delta = section_num(&root, "budget", "delta", validate::open_unit)?;
         let budget_epsilon = section_num(&root, "budget", "epsilon", validate::nonnegative)?;
-        if budget_delta.is_none() && budget_epsilon.is_none() {
+        if budget_delta.is_none() && budget_epsilon.is_none() && root.get("claim").is_none() {
             return Err(Error::arg(
                 "[budget]",
-                "set `delta` (to get a certified ε) and/or `epsilon` (to get a certified δ)",
+                "set `delta` (to get a certified ε) and/or `epsilon` (to get a certified δ), or a [claim] to check",
             ));
         }
         let claim = match root.get("claim") {
@@ -491,7 +491,19 @@ impl Deployment {
             budget_epsilon,
             claim,
             event: Event::Composed(events),
-        })
+        }
+        .with_default_budget())
+    }
+
+    /// Without a budget query, the claim's: ε at the claimed δ (when it is > 0) and δ at the
+    /// claimed ε. Unchanged when a budget is set or there is no claim.
+    pub fn with_default_budget(mut self) -> Deployment {
+        if let (None, None, Some((e, d))) = (&self.budget_delta, &self.budget_epsilon, &self.claim)
+        {
+            self.budget_delta = (*d > 0).then(|| d.clone());
+            self.budget_epsilon = Some(e.clone());
+        }
+        self
     }
 
     /// A deployment of `event` with no budget query or claim yet (add them with

@@ -124,10 +124,11 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
 
 /// [`audit`] with [`Options`].
 pub fn audit_with_options(d: &Deployment, options: &Options) -> Result<Report> {
+    let d = &d.clone().with_default_budget();
     if d.budget_delta.is_none() && d.budget_epsilon.is_none() {
         return Err(Error::arg(
             "budget",
-            "set a budget δ (to get a certified ε) and/or a budget ε (to get a certified δ)",
+            "set a budget δ (to get a certified ε) and/or a budget ε (to get a certified δ), or a claim to check",
         ));
     }
     let ledger = Ledger::from_event(&d.event)?;
