@@ -77,7 +77,7 @@
 //! use dpcert::num::{parse_exact, Precision, Tri};
 //! use dpcert::theorems::{gaussian::gaussian_delta, pld::gaussian_pld};
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! // δ at ε = 1 of N(0, 1) noise on a sensitivity-1 query is 0.126937…
+//! // δ at ε = 1 of N(0, 1) noise on a sensitivity-1 query is 0.12693…
 //! let pld = gaussian_pld(&parse_exact("1")?, &parse_exact("1")?)?;
 //! let delta = gaussian_delta(&pld, &parse_exact("1")?, Precision::Auto)?;
 //! // a library printing δ = 0.127 is sound, one printing 0.1269 is not
