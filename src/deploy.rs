@@ -2,7 +2,7 @@
 //!
 //! Every number may be a TOML/JSON number or a string holding an exact decimal or fraction;
 //! numbers are read from their source text (never through `f64`). Adding a mechanism type is
-//! one local change: a variant of [`Mechanism`], its arm in [`Mechanism::parse`], and its
+//! one local change: a variant of [`Mechanism`], its arm in `Mechanism::parse`, and its
 //! arms in the capability methods the audit routes ask for.
 use crate::event::{Event, Exact};
 use crate::num::{parse_exact, parse_positive_integer};
