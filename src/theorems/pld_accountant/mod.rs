@@ -50,7 +50,7 @@ use crate::num::{Arithmetic, Enclosure};
 use crate::validate;
 use crate::{Error, Result};
 // the one interval import of the accountant; submodules reach it as `super::Interval`
-use inari::Interval;
+use crate::num::Interval;
 use rug::{Integer, Rational};
 
 mod convolve;
