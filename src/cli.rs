@@ -1535,9 +1535,37 @@ fn run_check(file: &std::path::Path, json_mode: bool) -> Result<i32, Error> {
     Ok(if unsound + invalid > 0 { 1 } else { 0 })
 }
 
+/// Library entry point for bindings (the Python package): the object `dpcert ARGS --json`
+/// prints for a single-value query (`args` without the program name), or its error.
+#[doc(hidden)]
+pub fn query_json(args: &[String]) -> Result<Value, Error> {
+    Ok(output_json(&evaluate(&parse_query(args)?)?))
+}
+
+/// Library entry point for bindings: `dpcert check`'s JSON result for one record.
+#[doc(hidden)]
+pub fn check_record_json(index: usize, record: &Value) -> Value {
+    check_record(index, record).1
+}
+
 fn print(out: &Output, json_mode: bool) {
-    let v = &out.value;
     if json_mode {
+        println!("{}", output_json(out));
+    } else {
+        let v = &out.value;
+        println!(
+            "{} [{}; {} bits, {}]",
+            out.sentence,
+            out.theorem,
+            v.formula().precision_bits(),
+            v.formula().arithmetic().name()
+        );
+    }
+}
+
+fn output_json(out: &Output) -> Value {
+    let v = &out.value;
+    {
         let mut obj = serde_json::Map::new();
         obj.insert("query".into(), json!(out.query));
         obj.insert("quantity".into(), json!(out.quantity));
@@ -1555,15 +1583,7 @@ fn print(out: &Output, json_mode: bool) {
         for (k, val) in &out.extra {
             obj.insert((*k).into(), val.clone());
         }
-        println!("{}", Value::Object(obj));
-    } else {
-        println!(
-            "{} [{}; {} bits, {}]",
-            out.sentence,
-            out.theorem,
-            v.formula().precision_bits(),
-            v.formula().arithmetic().name()
-        );
+        Value::Object(obj)
     }
 }
 
