@@ -76,7 +76,7 @@ def _exact(name: str, x: Any) -> str:
     if isinstance(x, str):
         return x
     if isinstance(x, fractions.Fraction):
-        return f"{x.numerator}/{x.denominator}"
+        return str(x)  # "n/d", or "n" for an integer
     if isinstance(x, decimal.Decimal):
         if not x.is_finite():
             raise ValueError(f"invalid {name}: {x} is not a finite number")
@@ -96,7 +96,7 @@ def _exact(name: str, x: Any) -> str:
                 FloatInputWarning,
                 stacklevel=3,
             )
-        return f"{f.numerator}/{f.denominator}"
+        return str(f)
     if hasattr(x, "numerator") and hasattr(x, "denominator"):  # numbers.Rational
         return f"{int(x.numerator)}/{int(x.denominator)}"
     raise ValueError(
@@ -105,13 +105,16 @@ def _exact(name: str, x: Any) -> str:
 
 
 def _flags(**kwargs: Any) -> list:
-    """CLI flags for the given (name, value) pairs; None values are left to the CLI default."""
+    """CLI flags for required arguments (None is refused, naming the argument)."""
     out = []
     for name, value in kwargs.items():
-        if value is None:
-            continue
         out += ["--" + name.replace("_", "-"), _exact(name, value)]
     return out
+
+
+def _opt(**kwargs: Any) -> list:
+    """CLI flags for optional arguments; None values are left to the CLI's default."""
+    return _flags(**{k: v for k, v in kwargs.items() if v is not None})
 
 
 def _safe_upper_float(upper: decimal.Decimal) -> float:
@@ -127,8 +130,9 @@ class Bound:
 
     ``lower`` / ``upper`` are :class:`decimal.Decimal`, outward rounded (exactly the CLI's
     decimal strings); ``lower`` is ``None`` for an upper bound. ``kind`` is ``"two-sided"``
-    or ``"upper-bound"``. ``float(b)`` and ``b.upper_float`` are the nearest float on the safe
-    side of ``upper`` (≥ upper). ``theorem`` names the result, ``rests_on`` a cited result the
+    or ``"upper-bound"``. ``float(b)`` and ``b.upper_float`` are the CLI's ``upper_f64``: the
+    nearest float at or above the certified upper end (the binary one; ``upper`` is that end
+    rounded up to 20 digits, so the two are both upper bounds, within one ulp of each other). ``theorem`` names the result, ``rests_on`` a cited result the
     number relies on (or ``None``); ``raw`` is the full JSON object.
     """
 
@@ -166,9 +170,11 @@ class Bound:
         return (lo is None or lo <= v) and v <= fractions.Fraction(self.upper)
 
     def __repr__(self) -> str:
+        # the CLI's decimal strings (Decimal's str() may respell them, e.g. 1e-2 as 0.01)
+        up = self.raw.get("upper", self.upper)
         if self.lower is None:
-            return f"Bound(≤ {self.upper}, upper-bound)"
-        return f"Bound([{self.lower}, {self.upper}], {self.kind})"
+            return f"Bound(≤ {up}, upper-bound)"
+        return f"Bound([{self.raw.get('lower', self.lower)}, {up}], {self.kind})"
 
     __str__ = __repr__
 
@@ -205,23 +211,23 @@ def gaussian_delta(sigma: ExactNumber, epsilon: ExactNumber, sensitivity: ExactN
                    compositions: ExactNumber = None, precision: Optional[int] = None) -> Bound:
     """Exact δ(ε) of ``compositions`` uses of N(0, σ²) noise on a sensitivity-Δ query
     (Steinke 2022, Corollaries 8 and 10): a two-sided enclosure."""
-    return query(["gaussian", "delta"] + _flags(sigma=sigma, epsilon=epsilon,
-                 sensitivity=sensitivity, compositions=compositions) + _common(precision))
+    return query(["gaussian", "delta"] + _flags(sigma=sigma, epsilon=epsilon)
+                 + _opt(sensitivity=sensitivity, compositions=compositions) + _common(precision))
 
 
 def gaussian_epsilon(sigma: ExactNumber, delta: ExactNumber, sensitivity: ExactNumber = None,
                      compositions: ExactNumber = None, precision: Optional[int] = None) -> Bound:
     """Exact optimal ε at δ of the (composed) Gaussian mechanism: a two-sided enclosure."""
-    return query(["gaussian", "epsilon"] + _flags(sigma=sigma, delta=delta,
-                 sensitivity=sensitivity, compositions=compositions) + _common(precision))
+    return query(["gaussian", "epsilon"] + _flags(sigma=sigma, delta=delta)
+                 + _opt(sensitivity=sensitivity, compositions=compositions) + _common(precision))
 
 
 def gaussian_sigma(epsilon: ExactNumber, delta: ExactNumber, sensitivity: ExactNumber = None,
                    compositions: ExactNumber = None, precision: Optional[int] = None) -> Bound:
     """Smallest σ achieving (ε, δ): ``lower`` is certified not to achieve it, ``upper`` is
     certified to achieve it."""
-    return query(["gaussian", "sigma"] + _flags(epsilon=epsilon, delta=delta,
-                 sensitivity=sensitivity, compositions=compositions) + _common(precision))
+    return query(["gaussian", "sigma"] + _flags(epsilon=epsilon, delta=delta)
+                 + _opt(sensitivity=sensitivity, compositions=compositions) + _common(precision))
 
 
 def zcdp_delta(rho: ExactNumber, epsilon: ExactNumber, precision: Optional[int] = None) -> Bound:
@@ -276,7 +282,7 @@ def dpsgd_epsilon(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber,
     if method not in ("pld", "rdp", "best"):
         raise ValueError(f"invalid method: {method!r} is not 'pld', 'rdp' or 'best'")
     return query(["dpsgd"] + _flags(rate=rate, sigma=sigma, steps=steps, delta=delta)
-                 + ["--method", method] + _flags(grid=grid, tail=tail) + _common(precision))
+                 + ["--method", method] + _opt(grid=grid, tail=tail) + _common(precision))
 
 
 # --- audits ------------------------------------------------------------------------------
@@ -342,7 +348,9 @@ def dp_event_json(event: Any, _path: str = "event") -> dict:
     out: dict = {"class_name": name}
     for k, v in fields.items():
         at = f"{_path}.{k}"
-        if isinstance(v, (list, tuple)):
+        if _is_event(v):
+            out[k] = dp_event_json(v, at)
+        elif isinstance(v, (list, tuple)):
             out[k] = [dp_event_json(e, f"{at}[{i}]") for i, e in enumerate(v)]
         elif v is None:
             out[k] = None

@@ -12,12 +12,12 @@ Q = ["gaussian", "epsilon", "--sigma", "1", "--delta", "1e-5"]
 
 def test_assert_sound_passes_above_and_fails_below_with_the_bracket():
     b = dpcert.query(Q)
-    assert assert_sound(Q, str(b.upper))["verdict"] == "sound"
+    assert assert_sound(Q, b.raw["upper"])["verdict"] == "sound"
     assert_sound(Q, float(b) * 1.01)
     with pytest.raises(AssertionError) as e:
         assert_sound(Q, "1.0")
     msg = str(e.value)
-    assert "unsound" in msg and str(b.lower) in msg and str(b.upper) in msg
+    assert "unsound" in msg and b.raw["lower"] in msg and b.raw["upper"] in msg
 
 
 def test_assert_sound_fails_on_nan_and_invalid_queries():
