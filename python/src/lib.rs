@@ -109,7 +109,8 @@ fn audit(py: Python<'_>, text: String, format: String) -> PyResult<String> {
 fn dp_event_mechanisms(py: Python<'_>, event: String) -> PyResult<String> {
     blocking(py, move || {
         let v = parse_json("event", &event)?;
-        Ok(Value::Array(dpcert::dp_event::mechanisms(&v)?).to_string())
+        let d = dpcert::deploy::Deployment::new(dpcert::dp_event::to_event(&v)?);
+        Ok(d.to_json()?["mechanism"].to_string())
     })
 }
 

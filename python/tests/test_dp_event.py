@@ -84,11 +84,11 @@ def test_mixed_tree_maps_to_the_deployment_it_describes(cli, tmp_path):
     ])
     mechs = dpcert.from_dp_event(ev)
     assert mechs == [
-        {"type": "gaussian", "sigma": "8", "name": "GaussianDpEvent", "repeat": "104"},
-        {"type": "laplace", "scale": "10", "name": "LaplaceDpEvent", "repeat": "1"},
-        {"type": "pure", "epsilon": "1/10", "name": "EpsilonDeltaDpEvent", "repeat": "1"},
-        {"type": "approx", "epsilon": "1/2", "delta": "1/10000000", "name": "EpsilonDeltaDpEvent", "repeat": "1"},
-        {"type": "zcdp", "rho": "1/100", "name": "ZCDpEvent", "repeat": "1"},
+        {"name": "#1", "type": "gaussian", "sigma": "8", "sensitivity": "1", "repeat": "104"},
+        {"name": "#2", "type": "laplace", "scale": "10", "sensitivity": "1"},
+        {"name": "#3", "type": "pure", "epsilon": "0.1"},
+        {"name": "#4", "type": "approx", "epsilon": "0.5", "delta": "1e-7"},
+        {"name": "#5", "type": "zcdp", "rho": "0.01"},
     ]
     deployment = {"budget": {"delta": "1e-6", "epsilon": "2"}, "claim": {"epsilon": "3", "delta": "1e-6"},
                   "mechanism": mechs}
@@ -107,10 +107,10 @@ def test_mixed_tree_maps_to_the_deployment_it_describes(cli, tmp_path):
         (dp_event.NonPrivateDpEvent(), "NonPrivateDpEvent"),
         (dp_event.RandomizedResponseDpEvent(0.5, 2), "RandomizedResponseDpEvent"),
         (dp_event.SampledWithoutReplacementDpEvent(1000, 10, dp_event.GaussianDpEvent(1.0)),
-         "SampledWithoutReplacementDpEvent"),
+         "fixed-size subsampling"),
         (dp_event.UnsupportedDpEvent(), "UnsupportedDpEvent"),
         (dp_event.DiscreteLaplaceDpEvent(1.0, 1), "DiscreteLaplaceDpEvent"),
-        (dp_event.PoissonSampledDpEvent(0.1, dp_event.LaplaceDpEvent(1.0)), "PoissonSampledDpEvent"),
+        (dp_event.PoissonSampledDpEvent(0.1, dp_event.LaplaceDpEvent(1.0)), "Poisson subsampling of a laplace"),
         (dp_event.ZCDpEvent(0.1, 0.5), "ZCDpEvent"),
         (dp_event.ComposedDpEvent([dp_event.GaussianDpEvent(1.0), dp_event.NonPrivateDpEvent()]),
          "event.events[1]"),
@@ -122,7 +122,7 @@ def test_events_dpcert_cannot_certify_are_refused_by_name(event, needle):
         dpcert.audit(event, delta="1e-6")
     assert needle in str(e.value)
     with pytest.raises(ValueError):
-        dpcert.from_dp_event(event)
+        dpcert.from_dp_event(event)  # the deployment entries cannot be written either
 
 
 def test_noop_only_is_zero_privacy_loss():
