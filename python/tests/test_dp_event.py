@@ -28,7 +28,7 @@ def result_of(out):
 
 @pytest.mark.parametrize(
     "q,sigma,steps",
-    [(256 / 60000, 1.1, 14063), (0.01, 2.0, 1500), (Fraction(1, 64), Fraction(5, 4), 300)],
+    [(256 / 60000, 1.1, 14063), (Fraction(1, 64), Fraction(5, 4), 300)],
 )
 def test_dpsgd_event_audits_like_dpsgd_pld_and_toml(cli, tmp_path, q, sigma, steps):
     ev = dpsgd_event(q, sigma, steps)
@@ -57,7 +57,7 @@ def test_dpsgd_event_audits_like_dpsgd_pld_and_toml(cli, tmp_path, q, sigma, ste
 
 
 def test_named_tuple_and_json_forms_audit_alike():
-    ev = dpsgd_event(Fraction(1, 100), Fraction(3, 2), 100)
+    ev = dpsgd_event(Fraction(1, 100), Fraction(3, 2), 10)
     a = dpcert.audit(ev, delta="1e-6")
     b = dpcert.audit(ev.to_named_tuple(), delta="1e-6")
     c = dpcert.audit(json.loads(json.dumps(dpcert.dp_event_json(ev))), delta="1e-6")
