@@ -128,18 +128,25 @@ def _safe_upper_float(upper: decimal.Decimal) -> float:
 class Bound:
     """A certified quantity: ``lower ≤ exact ≤ upper`` (two-sided) or ``exact ≤ upper``.
 
-    ``lower`` / ``upper`` are :class:`decimal.Decimal`, outward rounded (exactly the CLI's
-    decimal strings); ``lower`` is ``None`` for an upper bound. ``kind`` is ``"two-sided"``
-    or ``"upper-bound"``. ``float(b)`` and ``b.upper_float`` are the CLI's ``upper_f64``: the
-    nearest float at or above the certified upper end (the binary one; ``upper`` is that end
-    rounded up to 20 digits, so the two are both upper bounds, within one ulp of each other). ``theorem`` names the result, ``rests_on`` a cited result the
-    number relies on (or ``None``); ``raw`` is the full JSON object.
+    ``lower`` / ``upper`` are :class:`decimal.Decimal`, outward rounded: exactly the CLI's
+    decimal strings, which ``lower_text`` / ``upper_text`` keep as printed (``Decimal``'s
+    ``str()`` may spell them differently, e.g. ``1e-2`` as ``0.01``); ``lower`` is ``None``
+    for an upper bound. ``kind`` is ``"two-sided"`` or ``"upper-bound"``. ``float(b)`` and
+    ``b.upper_float`` are the CLI's ``upper_f64``: the nearest float at or above the certified
+    upper end (the binary one; ``upper`` is that end rounded up to 20 digits, so both are
+    upper bounds, within one ulp of each other). ``theorem`` names the result, ``rests_on`` a
+    cited result the number relies on (or ``None``); ``raw`` is the CLI's JSON object
+    (a query's ``result``).
     """
 
-    __slots__ = ("lower", "upper", "kind", "upper_float", "theorem", "rests_on", "raw")
+    __slots__ = ("lower", "upper", "lower_text", "upper_text", "kind", "upper_float",
+                 "theorem", "rests_on", "raw")
 
-    def __init__(self, obj: Mapping[str, Any]):
+    def __init__(self, obj: Mapping[str, Any], theorem: Optional[str] = None,
+                 raw: Optional[Mapping[str, Any]] = None):
         lo = obj.get("lower")
+        self.lower_text: Optional[str] = lo
+        self.upper_text: str = obj["upper"]
         self.lower: Optional[decimal.Decimal] = None if lo is None else decimal.Decimal(lo)
         self.upper: decimal.Decimal = decimal.Decimal(obj["upper"])
         kind = obj.get("kind")
@@ -151,9 +158,9 @@ class Bound:
             float(f) if isinstance(f, (int, float)) and math.isfinite(float(f))
             else _safe_upper_float(self.upper)
         )
-        self.theorem: Optional[str] = obj.get("theorem")
+        self.theorem: Optional[str] = theorem if theorem is not None else obj.get("theorem")
         self.rests_on = obj.get("rests_on")
-        self.raw = dict(obj)
+        self.raw = dict(raw if raw is not None else obj)
 
     @property
     def two_sided(self) -> bool:
@@ -170,11 +177,9 @@ class Bound:
         return (lo is None or lo <= v) and v <= fractions.Fraction(self.upper)
 
     def __repr__(self) -> str:
-        # the CLI's decimal strings (Decimal's str() may respell them, e.g. 1e-2 as 0.01)
-        up = self.raw.get("upper", self.upper)
         if self.lower is None:
-            return f"Bound(≤ {up}, upper-bound)"
-        return f"Bound([{self.raw.get('lower', self.lower)}, {up}], {self.kind})"
+            return f"Bound(≤ {self.upper_text}, upper-bound)"
+        return f"Bound([{self.lower_text}, {self.upper_text}], {self.kind})"
 
     __str__ = __repr__
 
@@ -188,6 +193,21 @@ class Bound:
         return hash((self.lower, self.upper, self.kind))
 
 
+def _result(envelope: Any) -> Any:
+    """The ``result`` of a dpcert/1 envelope (or the object itself, for older shapes)."""
+    if isinstance(envelope, Mapping) and "schema" in envelope and "result" in envelope:
+        return envelope["result"]
+    return envelope
+
+
+def _bound(result: Mapping[str, Any]) -> Bound:
+    """A Bound from a query's result: ``{"value": quantity, "theorem", ...}``."""
+    q = result.get("value")
+    if isinstance(q, Mapping):
+        return Bound(q, theorem=result.get("theorem"), raw=result)
+    return Bound(result)
+
+
 def _loads(text: str) -> Any:
     return json.loads(text)
 
@@ -196,7 +216,7 @@ def query(args: Sequence[str]) -> Bound:
     """The answer of the single-value query ``dpcert ARGS`` (e.g. ``["gaussian", "delta",
     "--sigma", "1", "--epsilon", "1"]``) as a :class:`Bound`: the CLI's ``--json`` object."""
     args = [str(a) for a in args]
-    return Bound(_loads(_native.query(args)))
+    return _bound(_result(_loads(_native.query(args))))
 
 
 def _common(precision: Optional[int]) -> list:
@@ -294,6 +314,7 @@ class Report:
     as :class:`Bound`), ``route`` (the winning route's name), ``notes``, ``raw`` (the JSON)."""
 
     def __init__(self, obj: Mapping[str, Any]):
+        obj = _result(obj)
         self.raw = dict(obj)
         self.epsilon = Bound(obj["epsilon"]) if obj.get("epsilon") else None
         self.delta = Bound(obj["delta"]) if obj.get("delta") else None
@@ -450,8 +471,9 @@ def _claimed(value: Any) -> Any:
 
 def check(records: Iterable[Mapping[str, Any]]) -> list:
     """Judge other libraries' values, record by record, as ``dpcert check`` does: each
-    record ``{"query": [args...], "value": v}`` gets ``{"record", "query", "value",
-    "verdict", "reason", "kind", "lower", "upper"}`` with ``verdict`` one of ``sound``,
+    record ``{"query": [args...], "value": v}`` gets the CLI's result (``{"record", "query",
+    "value", "verdict", "reason", "bracket"}``, ``bracket`` = ``{"kind", "lower", "upper"}``
+    of the smallest valid value or ``None``) with ``verdict`` one of ``sound``,
     ``unsound``, ``undecided``, ``invalid``. A float value is judged at its exact binary
     value."""
     recs = []
@@ -460,7 +482,7 @@ def check(records: Iterable[Mapping[str, Any]]) -> list:
         if isinstance(r, dict) and "value" in r:
             r["value"] = _claimed(r["value"])
         recs.append(r)
-    return _loads(_native.check(json.dumps(recs)))
+    return _loads(_native.check(json.dumps(recs)))  # one result per record, as the CLI
 
 
 def vector_queries() -> list:

@@ -25,9 +25,10 @@ def assert_sound(query: Sequence[str], value: Any, allow_undecided: bool = False
     verdict = r["verdict"]
     if verdict == "sound" or (allow_undecided and verdict == "undecided"):
         return r
+    b = r.get("bracket")
     bracket = (
-        f"certified smallest valid value ∈ [{r['lower']}, {r['upper']}] ({r['kind']})"
-        if r.get("upper") is not None
+        f"certified smallest valid value ∈ [{b.get('lower')}, {b.get('upper')}] ({b.get('kind')})"
+        if b
         else "no bracket"
     )
     raise AssertionError(

@@ -76,11 +76,11 @@ fn parse_json(what: &str, text: &str) -> dpcert::Result<Value> {
     serde_json::from_str(text).map_err(|e| dpcert::Error::arg(what, format!("not JSON: {e}")))
 }
 
-/// The `--json` object of the single-value query `dpcert ARGS` (as JSON text).
+/// The `dpcert/1` envelope `dpcert ARGS --json` prints for a single-value query (JSON text).
 #[pyfunction]
 fn query(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
     blocking(py, move || {
-        dpcert::cli::query_json(&args).map(|v| v.to_string())
+        dpcert::cli::query_envelope(&args).map(|v| v.to_string())
     })
 }
 

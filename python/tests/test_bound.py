@@ -27,7 +27,7 @@ def test_gaussian_delta_contains_corollary8(sigma, eps, k):
         s, e = Fraction(sigma), Fraction(eps)
         ref = corollary8_delta(mpmath.mpf(s.numerator) / s.denominator,
                                mpmath.mpf(e.numerator) / e.denominator, 1, k)
-        lo, up = mpmath.mpf(b.raw["lower"]), mpmath.mpf(b.raw["upper"])
+        lo, up = mpmath.mpf(b.lower_text), mpmath.mpf(b.upper_text)
         # containment and the documented width (2^-43 relative) in one assertion
         assert lo <= ref <= up <= ref * (1 + mpmath.mpf(2) ** -43)
 
@@ -36,7 +36,7 @@ def test_float_of_bound_is_the_nearest_float_above_the_upper_end():
     for b in (dpcert.gaussian_delta(sigma=1, epsilon=1), dpcert.zcdp_epsilon(rho="0.1", delta="1e-6"),
               dpcert.gaussian_sigma(epsilon=1, delta="1e-5")):
         f = float(b)
-        assert f == b.upper_float == b.raw["upper_f64"]
+        assert f == b.upper_float == b.raw["value"]["upper_f64"]
         # the decimal upper and the float are both roundings up of the same binary end:
         # the float just below is below the decimal, the float just above is above it
         assert decimal.Decimal(math.nextafter(f, -math.inf)) < b.upper < decimal.Decimal(math.nextafter(f, math.inf))
@@ -45,9 +45,9 @@ def test_float_of_bound_is_the_nearest_float_above_the_upper_end():
 
 def test_repr_shows_the_bracket():
     b = dpcert.gaussian_delta(sigma=1, epsilon=1)
-    assert repr(b) == f"Bound([{b.raw['lower']}, {b.raw['upper']}], two-sided)"
+    assert repr(b) == f"Bound([{b.lower_text}, {b.upper_text}], two-sided)"
     u = dpcert.zcdp_delta(rho="0.1", epsilon=1)
-    assert u.lower is None and u.kind == "upper-bound" and repr(u) == f"Bound(≤ {u.raw['upper']}, upper-bound)"
+    assert u.lower is None and u.kind == "upper-bound" and repr(u) == f"Bound(≤ {u.upper_text}, upper-bound)"
     assert b.theorem and "Corollary" in b.theorem
 
 

@@ -38,9 +38,9 @@ def test_dpsgd_event_audits_like_dpsgd_pld_and_toml(cli, tmp_path, q, sigma, ste
             "--delta", "1e-5", "--method", "pld"]
     code, out, err = cli(args)
     assert code == 0, err
-    pld = result_of(out)
+    pld = result_of(out)["value"]
     assert report.route == "PLD"
-    assert (report.epsilon.raw["lower"], report.epsilon.raw["upper"]) == (pld["lower"], pld["upper"])
+    assert (report.epsilon.lower_text, report.epsilon.upper_text) == (pld["lower"], pld["upper"])
     assert report.epsilon.kind == "two-sided"
     # the equivalent TOML, audited by the CLI
     toml = tmp_path / "dpsgd.toml"

@@ -29,9 +29,11 @@ def test_vectors_equal_cli(cli, dpcert_bin):
     for v in vectors:
         b = dpcert.query(v["query"])
         # the same decimal strings, and the same numbers through Bound
-        assert (b.raw["lower"], b.raw["upper"]) == (v["lower"], v["upper"]), v["query"]
-        assert b.upper == decimal.Decimal(v["upper"]), v["query"]
-        assert b.lower == (None if v["lower"] is None else decimal.Decimal(v["lower"])), v["query"]
+        q = v["value"]
+        assert (b.lower_text, b.upper_text) == (q["lower"], q["upper"]), v["query"]
+        assert b.upper == decimal.Decimal(q["upper"]), v["query"]
+        assert b.lower == (None if q["lower"] is None else decimal.Decimal(q["lower"])), v["query"]
+        assert b.raw["value"] == q
         assert b.theorem == v["theorem"]
 
 
@@ -74,7 +76,7 @@ def test_query_json_equals_cli(cli, args):
     b = dpcert.query(args)
     # the whole object: same keys, same strings (bit-for-bit decimals), same floats
     assert b.raw == result_of(out)
-    assert b.upper == decimal.Decimal(result_of(out)["upper"])
+    assert b.upper == decimal.Decimal(result_of(out)["value"]["upper"])
 
 
 def test_keyword_functions_build_the_cli_queries(cli):

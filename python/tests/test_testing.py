@@ -12,12 +12,12 @@ Q = ["gaussian", "epsilon", "--sigma", "1", "--delta", "1e-5"]
 
 def test_assert_sound_passes_above_and_fails_below_with_the_bracket():
     b = dpcert.query(Q)
-    assert assert_sound(Q, b.raw["upper"])["verdict"] == "sound"
+    assert assert_sound(Q, b.upper_text)["verdict"] == "sound"
     assert_sound(Q, float(b) * 1.01)
     with pytest.raises(AssertionError) as e:
         assert_sound(Q, "1.0")
     msg = str(e.value)
-    assert "unsound" in msg and b.raw["lower"] in msg and b.raw["upper"] in msg
+    assert "unsound" in msg and b.lower_text in msg and b.upper_text in msg
 
 
 def test_assert_sound_fails_on_nan_and_invalid_queries():
@@ -40,6 +40,5 @@ def test_check_equals_cli_check(dpcert_bin, tmp_path):
     path = tmp_path / "records.json"
     path.write_text(json.dumps(records))
     p = subprocess.run([dpcert_bin, "check", str(path), "--json"], capture_output=True, text=True)
-    cli = json.loads(p.stdout)
-    cli = cli.get("result", cli)
-    assert dpcert.check(records) == cli["results"]
+    cli = json.loads(p.stdout)["result"]
+    assert dpcert.check(records) == cli["records"]
