@@ -135,6 +135,7 @@ pub mod audit;
 #[doc(hidden)]
 pub mod cli;
 pub mod deploy;
+pub mod dp_event;
 pub mod event;
 pub mod json;
 pub mod num;
