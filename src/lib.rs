@@ -70,6 +70,7 @@
 extern crate self as dpcert;
 
 pub mod audit;
+pub mod calibrate;
 #[doc(hidden)]
 pub mod cli;
 pub mod deploy;
