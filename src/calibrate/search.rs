@@ -45,15 +45,15 @@ pub(super) struct Search<'a> {
     slope: f64,
 }
 
-/// ln of the midpoint of a certified ε (the upper bound on one-sided routes), and the half
-/// width in ln (0 one-sided).
+/// ln of the midpoint of a certified ε (the upper bound on one-sided routes), and the distance
+/// ln(upper) − ln(mid) (0 one-sided).
 fn ln_mid(e: &Certified) -> (f64, f64) {
     let up = e.upper().to_f64();
     match e.lower() {
         Some(lo) => {
             let lo = lo.to_f64().max(0.0);
             let mid = 0.5 * (lo + up);
-            (mid.ln(), 0.5 * ((up - lo) / mid).max(0.0))
+            (mid.ln(), (up.ln() - mid.ln()).max(0.0))
         }
         None => (up.ln(), 0.0),
     }
@@ -130,7 +130,13 @@ impl<'a> Search<'a> {
     /// mechanism too far from private to grid count as F = +∞ (move towards privacy).
     fn coarse_at(&mut self, u: f64) -> Result<(Pt, Option<Rational>, f64)> {
         let x = Rational::from_f64(u.exp()).ok_or_else(|| Error::Numerical("search left the finite range".into()))?;
-        let x = if self.p == Parameter::Steps { Rational::from(x.ceil()) } else { x };
+        let (x, u) = if self.p == Parameter::Steps {
+            let t = Rational::from(x.ceil());
+            let u = crate::search::ln_f64(&t);
+            (t, u)
+        } else {
+            (x, u)
+        };
         match self.eval(&x, None) {
             Ok(ev) => {
                 let (m, w) = ln_mid(&ev.epsilon);
@@ -214,6 +220,10 @@ impl<'a> Search<'a> {
             last_side = Some(feasible);
             *(if feasible { &mut lo } else { &mut hi }) = Some(pt);
             pts.push(pt);
+            if self.integers_adjacent(lo, hi) {
+                u = lo.map_or(u, |p| p.u);
+                break;
+            }
             let next = self.next_u(&pts, &mut lo, &mut hi);
             if pts.len() >= 2 && pts[pts.len() - 2].f.is_finite() && pt.f.is_finite() && pt.u != pts[pts.len() - 2].u {
                 let s = (pt.f - pts[pts.len() - 2].f) / (pt.u - pts[pts.len() - 2].u);
@@ -234,6 +244,18 @@ impl<'a> Search<'a> {
             unreachable: pts.iter().any(|p| p.f > 0.0 && self.at_end(p.u, true)),
             open_end_feasible: pts.iter().any(|p| p.f < 0.0 && self.at_end(p.u, false)),
         })
+    }
+
+    /// Steps: the bracket holds no integer between its ends beyond the gap (nothing left to
+    /// search at coarse resolution).
+    fn integers_adjacent(&self, lo: Option<Pt>, hi: Option<Pt>) -> bool {
+        match (self.p, lo, hi) {
+            (Parameter::Steps, Some(a), Some(b)) => {
+                let (a, b) = (a.u.exp().round(), b.u.exp().round());
+                (b - a).abs() <= (gap().to_f64() * a).max(1.0)
+            }
+            _ => false,
+        }
     }
 
     /// The feasible candidate near e^u, on the admissible set: σ up to 6 digits, steps down to

@@ -93,7 +93,7 @@ impl<'a> Search<'a> {
                 w /= 2.0;
                 continue;
             }
-            let uf = u_star - (w + slack.max(0.0)) / self.slope;
+            let uf = u_star - (1.1 * w + slack.max(0.05 * sep)) / self.slope;
             let xf = self.snap(uf).ok_or_else(|| self.unreachable())?;
             let ef = match self.eval(&xf, grid.as_ref()) {
                 // a refined grid beyond the accountant's size guard: back to the last grid
@@ -108,6 +108,8 @@ impl<'a> Search<'a> {
             u_star = crate::search::ln_f64(&xf) - (mf - self.ln_target) / self.slope;
             w = w.max(wf);
             if !meets(&ef.epsilon, self.target) {
+                // move at least a gap towards privacy from the refused point
+                u_star = self.towards(u_star, crate::search::ln_f64(&xf), false);
                 continue;
             }
             let better = best.as_ref().is_none_or(|b| self.closer(&ef, b));
@@ -119,6 +121,9 @@ impl<'a> Search<'a> {
             };
             let ei = self.eval(&xi, grid.as_ref())?;
             let (mi, wi) = ln_mid(&ei.epsilon);
+            if std::env::var_os("DPCERT_CAL_DEBUG").is_some() {
+                eprintln!("[calibrate] x_f = {} {}, x_i = {} {}", xf.to_f64(), ef.epsilon, xi.to_f64(), ei.epsilon);
+            }
             self.learn_slope(&xf, mf, &xi, mi);
             let certified = if two_sided {
                 exceeds(&ei.epsilon, self.target)
@@ -130,9 +135,24 @@ impl<'a> Search<'a> {
             }
             w = w.max(wi);
             u_star = crate::search::ln_f64(&xi) - (mi - self.ln_target) / self.slope;
+            if meets(&ei.epsilon, self.target) {
+                // the candidate beyond was feasible itself: move at least a gap past it
+                u_star = self.towards(u_star, crate::search::ln_f64(&xi), true);
+            }
         }
         best.map(|b| self.calibration(b, None))
             .ok_or_else(|| Error::Numerical("calibration could not certify a feasible value".into()))
+    }
+
+    /// `u` moved to at least a gap (in ln) beyond `from`: towards less privacy (`outward`:
+    /// smaller σ, more steps, larger rate) or towards more.
+    fn towards(&self, u: f64, from: f64, outward: bool) -> f64 {
+        let g = 1.5 * gap().to_f64();
+        if outward == self.p.increasing() {
+            u.max(from + g)
+        } else {
+            u.min(from - g)
+        }
     }
 
     /// Is `a` nearer the optimum than `b` (smaller σ, more steps, larger rate)?
