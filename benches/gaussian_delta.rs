@@ -36,7 +36,7 @@ fn main() {
         let us = t.elapsed().as_secs_f64() * 1e6 / n as f64;
         let path = gaussian_delta(&pld, &eps, Precision::Auto)
             .unwrap()
-            .arithmetic;
+            .arithmetic();
         per_call.push(us);
         println!("sigma={s:>4} eps={e:>4}: {us:8.2} µs  ({path:?})");
     }
