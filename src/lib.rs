@@ -132,6 +132,7 @@
 extern crate self as dpcert;
 
 pub mod audit;
+pub mod calibrate;
 #[doc(hidden)]
 pub mod cli;
 pub mod deploy;

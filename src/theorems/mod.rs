@@ -6,5 +6,8 @@ pub mod optimal;
 pub mod pld;
 pub mod pld_accountant;
 pub mod rdp;
+pub mod sampling;
+pub mod schedule;
+pub mod shuffle;
 pub mod subsample;
 pub mod zcdp;
