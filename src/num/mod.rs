@@ -8,6 +8,7 @@
 //! returned [`Enclosure`] records which path produced it.
 
 mod enclosure;
+pub mod mills;
 mod fast;
 mod mpfr;
 mod normal;
