@@ -4,19 +4,14 @@
 //! numbers are read from their source text (never through `f64`). Adding a mechanism type is
 //! one local change: a variant of [`Mechanism`], its arm in [`Mechanism::parse`], and its
 //! arms in the capability methods the audit routes ask for.
+use crate::event::{Event, Exact};
 use crate::num::{parse_exact, parse_positive_integer};
-use crate::theorems::gaussian::GaussianMechanism;
-use crate::theorems::pld_accountant::{Direction, PldMechanism};
 use crate::{validate, Error, Result};
 use rug::{Integer, Rational};
 use std::path::Path;
 
 /// Longest mechanism `name` accepted (it labels a row of the report).
 pub const MAX_NAME_CHARS: usize = 200;
-/// Most `[[mechanism]]` entries accepted: the audit's work is linear in their number (measured:
-/// about 1 s of CPU per distinct DP-SGD entry and 50 ms per Gaussian for the PLD route; 1000
-/// Gaussians took 46 s); identical releases are one entry with `repeat`.
-pub const MAX_MECHANISMS: usize = 100;
 
 /// A key for an error message: long keys are cut.
 fn clip(k: &str) -> String {
@@ -105,37 +100,7 @@ fn from_json(v: &serde_json::Value) -> Node {
     }
 }
 
-/// One released mechanism type.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Mechanism {
-    /// N(0, σ²) noise on a query of L2 sensitivity Δ.
-    Gaussian {
-        sigma: Rational,
-        sensitivity: Rational,
-    },
-    /// Laplace(b) noise on a query of L1 sensitivity Δ: (Δ/b)-DP.
-    Laplace {
-        scale: Rational,
-        sensitivity: Rational,
-    },
-    /// A black box that is ε-DP.
-    Pure { epsilon: Rational },
-    /// A black box that is (ε, δ)-DP.
-    Approx { epsilon: Rational, delta: Rational },
-    /// A black box that is ρ-zCDP.
-    Zcdp { rho: Rational },
-    /// ε-randomized response (ε-DP, and its own worst case).
-    RandomizedResponse { epsilon: Rational },
-    /// A DP-SGD run: `steps` Poisson-subsampled Gaussian steps (noise multiplier σ, rate q).
-    /// `shuffled` records a deployment that declared shuffled batches but asked for Poisson
-    /// accounting (the numbers then assume Poisson sampling; the audit warns).
-    SubsampledGaussian {
-        sigma: Rational,
-        rate: Rational,
-        steps: Integer,
-        shuffled: bool,
-    },
-}
+pub use crate::audit::ledger::{Entry, Mechanism, MAX_MECHANISMS};
 
 /// The valid `type` strings.
 pub const TYPES: &[&str] = &[
@@ -145,272 +110,161 @@ pub const TYPES: &[&str] = &[
     "approx",
     "zcdp",
     "randomized-response",
+    "subsampled-gaussian",
 ];
 
-impl Mechanism {
-    fn parse(ty: &str, m: &Node, label: &str) -> Result<Mechanism> {
-        let num = |field: &str| -> Result<Rational> {
-            let bad = |why: String| Error::arg(&format!("mechanism {label}: field `{field}`"), why);
-            match m.get(field) {
-                None => Err(bad("is missing".into())),
-                Some(Node::Num(s)) | Some(Node::Str(s)) => parse_exact(s).map_err(bad),
-                Some(_) => Err(bad("must be a number or a string holding one".into())),
-            }
-        };
-        let named = |field: &str, check: fn(&str, &Rational) -> Result<()>| -> Result<Rational> {
-            let v = num(field)?;
-            check(&format!("mechanism {label}: field `{field}`"), &v)?;
-            Ok(v)
-        };
-        let allowed: &[&str] = match ty {
-            "gaussian" => &["sigma", "sensitivity"],
-            "laplace" => &["scale", "sensitivity"],
-            "pure" | "randomized-response" => &["epsilon"],
-            "approx" => &["epsilon", "delta"],
-            "zcdp" => &["rho"],
-            "subsampled-gaussian" => &["sigma", "rate", "steps", "sampling", "accounting"],
-            _ => {
-                return Err(Error::arg(
-                    &format!("mechanism {label}: field `type`"),
-                    format!(
-                        "unknown type `{}`; valid types: {}",
-                        clip(ty),
-                        TYPES.join(", ")
-                    ),
-                ))
-            }
-        };
-        for k in m.keys() {
-            if !["name", "type", "repeat"].contains(&k) && !allowed.contains(&k) {
-                return Err(Error::arg(
-                    &format!("mechanism {label}: field `{}`", clip(k)),
-                    format!(
-                        "is not a field of type `{ty}` (expected: {})",
-                        allowed.join(", ")
-                    ),
-                ));
-            }
-        }
-        let sens = || -> Result<Rational> {
-            match m.get("sensitivity") {
-                None => Ok(Rational::from(1)),
-                Some(_) => named("sensitivity", validate::positive),
-            }
-        };
-        Ok(match ty {
-            "gaussian" => Mechanism::Gaussian {
-                sigma: named("sigma", validate::positive)?,
-                sensitivity: sens()?,
-            },
-            "laplace" => Mechanism::Laplace {
-                scale: named("scale", validate::positive)?,
-                sensitivity: sens()?,
-            },
-            "pure" => Mechanism::Pure {
-                epsilon: named("epsilon", validate::nonnegative)?,
-            },
-            "randomized-response" => Mechanism::RandomizedResponse {
-                epsilon: named("epsilon", validate::nonnegative)?,
-            },
-            "approx" => Mechanism::Approx {
-                epsilon: named("epsilon", validate::nonnegative)?,
-                delta: named("delta", validate::unit_from_zero)?,
-            },
-            "subsampled-gaussian" => {
-                let text = |f: &str| match m.get(f) {
-                    Some(Node::Str(s)) => Some(s.clone()),
-                    _ => None,
-                };
-                let field = |f: &str| format!("mechanism {label}: field `{f}`");
-                let sampling = text("sampling").unwrap_or_else(|| "poisson".into());
-                let shuffled = match (sampling.as_str(), text("accounting").as_deref()) {
-                    ("poisson", None | Some("poisson")) => false,
-                    ("shuffled", Some("poisson")) => true,
-                    ("shuffled", _) => {
-                        return Err(Error::arg(
-                            &field("sampling"),
-                            "no theorem here covers shuffled batches; set accounting = \"poisson\" to get the Poisson-sampling numbers (the audit then warns that they assume Poisson sampling)",
-                        ))
-                    }
-                    (s, _) => return Err(Error::arg(&field("sampling"), format!("`{s}` is not \"poisson\" or \"shuffled\""))),
-                };
-                let rate = num("rate")?;
-                if rate <= 0 || rate > 1 {
-                    return Err(Error::arg(
-                        &field("rate"),
-                        format!("must lie in (0, 1], got {}", validate::show(&rate)),
-                    ));
-                }
-                let steps = match m.get("steps") {
-                    Some(Node::Num(t)) | Some(Node::Str(t)) => {
-                        parse_positive_integer(t).map_err(|e| Error::arg(&field("steps"), e))?
-                    }
-                    _ => {
-                        return Err(Error::arg(
-                            &field("steps"),
-                            "is missing or not a positive integer",
-                        ))
-                    }
-                };
-                Mechanism::SubsampledGaussian {
-                    sigma: named("sigma", validate::positive)?,
-                    rate,
-                    steps,
-                    shuffled,
-                }
-            }
-            _ => Mechanism::Zcdp {
-                rho: named("rho", validate::nonnegative)?,
-            },
-        })
-    }
+/// The fields each `type` takes (besides `name`, `type`, `repeat`).
+fn fields_of(ty: &str) -> Option<&'static [&'static str]> {
+    Some(match ty {
+        "gaussian" => &["sigma", "sensitivity"],
+        "laplace" => &["scale", "sensitivity"],
+        "pure" | "randomized-response" => &["epsilon"],
+        "approx" => &["epsilon", "delta"],
+        "zcdp" => &["rho"],
+        "subsampled-gaussian" => &["sigma", "rate", "steps", "sampling", "accounting"],
+        _ => return None,
+    })
+}
 
-    /// ε if the mechanism is ε-DP (pure), exactly.
-    pub fn pure_epsilon(&self) -> Option<Rational> {
-        match self {
-            Mechanism::Laplace { scale, sensitivity } => Some(Rational::from(sensitivity / scale)),
-            Mechanism::Pure { epsilon } | Mechanism::RandomizedResponse { epsilon } => {
-                Some(epsilon.clone())
-            }
-            _ => None,
+/// One `[[mechanism]]` entry's event (without its `repeat` and `name`).
+fn entry_event(ty: &str, m: &Node, label: &str) -> Result<Event> {
+    let at = |field: &str| format!("mechanism {label}: field `{field}`");
+    let num = |field: &str| -> Result<Rational> {
+        let bad = |why: String| Error::arg(&at(field), why);
+        match m.get(field) {
+            None => Err(bad("is missing".into())),
+            Some(Node::Num(s)) | Some(Node::Str(s)) => parse_exact(s).map_err(bad),
+            Some(_) => Err(bad("must be a number or a string holding one".into())),
         }
-    }
-    /// (ε, δ) if the mechanism has an approximate-DP guarantee of its own.
-    pub fn approx(&self) -> Option<(Rational, Rational)> {
-        match self {
-            Mechanism::Approx { epsilon, delta } => Some((epsilon.clone(), delta.clone())),
-            _ => self.pure_epsilon().map(|e| (e, Rational::new())),
-        }
-    }
-    /// ρ if the mechanism is ρ-zCDP (Lemma 12, Proposition 16, or declared).
-    pub fn zcdp_rho(&self) -> Option<Rational> {
-        match self {
-            Mechanism::Gaussian { sigma, sensitivity } => Some(
-                Rational::from(sensitivity * sensitivity) / Rational::from(sigma * sigma) / 2u32,
+    };
+    let named = |field: &str, check: fn(&str, &Rational) -> Result<()>| -> Result<Rational> {
+        let v = num(field)?;
+        check(&at(field), &v)?;
+        Ok(v)
+    };
+    let allowed = fields_of(ty).ok_or_else(|| {
+        Error::arg(
+            &at("type"),
+            format!(
+                "unknown type `{}`; valid types: {}",
+                clip(ty),
+                TYPES.join(", ")
             ),
-            Mechanism::Zcdp { rho } => Some(rho.clone()),
-            Mechanism::Approx { .. } => None,
-            _ => self.pure_epsilon().map(|e| Rational::from(&e * &e) / 2u32),
-        }
+        )
+    })?;
+    if let Some(k) = m
+        .keys()
+        .into_iter()
+        .find(|k| !["name", "type", "repeat"].contains(k) && !allowed.contains(k))
+    {
+        return Err(Error::arg(
+            &at(&clip(k)),
+            format!(
+                "is not a field of type `{ty}` (expected: {})",
+                allowed.join(", ")
+            ),
+        ));
     }
-    /// The Gaussian mechanism, if this is one (the exact route of Corollary 10).
-    pub fn gaussian(&self, repeat: &Integer) -> Option<GaussianMechanism> {
-        match self {
-            Mechanism::Gaussian { sigma, sensitivity } => Some(GaussianMechanism {
-                sigma: sigma.clone(),
-                sensitivity: sensitivity.clone(),
-                count: repeat.clone(),
-            }),
-            _ => None,
+    let sens = || -> Result<Rational> {
+        match m.get("sensitivity") {
+            None => Ok(Rational::from(1)),
+            Some(_) => named("sensitivity", validate::positive),
         }
-    }
-    /// The mechanism's RDP curve term and its multiplicity per repetition.
-    pub fn rdp_term(&self) -> Option<(crate::theorems::rdp::RdpTerm, Integer)> {
-        use crate::theorems::rdp::RdpTerm;
-        match self {
-            Mechanism::SubsampledGaussian {
-                sigma, rate, steps, ..
-            } => Some((
-                RdpTerm::SubsampledGaussian {
-                    rate: rate.clone(),
-                    sigma: sigma.clone(),
-                },
-                steps.clone(),
-            )),
-            Mechanism::Gaussian { .. } | Mechanism::Zcdp { .. } => self
-                .zcdp_rho()
-                .map(|rho| (RdpTerm::Zcdp { rho }, Integer::from(1))),
-            Mechanism::Approx { .. } => None,
-            _ => self
-                .pure_epsilon()
-                .map(|epsilon| (RdpTerm::Pure { epsilon }, Integer::from(1))),
-        }
-    }
-    /// The mechanism's privacy loss distribution for the PLD accountant and its multiplicity
-    /// per repetition: exact for Gaussian and randomized response, for Laplace the
-    /// one-dimensional pair (the worst case under ℓ1 sensitivity, cited from Zhu–Dong–Wang
-    /// 2022), the worst case
-    /// (ε, δ)-randomized response for ε-DP and (ε, δ)-DP black boxes (Corollary 24), and for
-    /// subsampled Gaussians the PLD of the given neighbour `direction`. `None` for zCDP black
-    /// boxes, which have no PLD.
-    pub fn pld_term(&self, direction: Direction) -> Option<(PldMechanism, Integer)> {
-        let once = |m| Some((m, Integer::from(1)));
-        match self {
-            Mechanism::Gaussian { .. } => once(PldMechanism::Gaussian {
-                rho: self.zcdp_rho()?,
-            }),
-            Mechanism::Laplace { .. } => once(PldMechanism::Laplace {
-                eps: self.pure_epsilon()?,
-            }),
-            Mechanism::Pure { epsilon } | Mechanism::RandomizedResponse { epsilon } => {
-                once(PldMechanism::RandomizedResponse {
-                    eps: epsilon.clone(),
-                })
-            }
-            Mechanism::Approx { epsilon, delta } => once(PldMechanism::ApproxDp {
-                eps: epsilon.clone(),
-                delta: delta.clone(),
-            }),
-            Mechanism::SubsampledGaussian {
-                sigma, rate, steps, ..
-            } => Some((
-                PldMechanism::SubsampledGaussian {
-                    sigma: sigma.clone(),
-                    rate: rate.clone(),
-                    direction,
-                },
-                steps.clone(),
-            )),
-            Mechanism::Zcdp { .. } => None,
-        }
-    }
-    /// A one-line description.
-    pub fn describe(&self) -> String {
-        use crate::validate::show as s;
-        match self {
-            Mechanism::Gaussian { sigma, sensitivity } => {
-                format!("gaussian σ={} Δ₂={}", s(sigma), s(sensitivity))
-            }
-            Mechanism::Laplace { scale, sensitivity } => {
-                format!("laplace b={} Δ₁={}", s(scale), s(sensitivity))
-            }
-            Mechanism::Pure { epsilon } => format!("pure ε={}", s(epsilon)),
-            Mechanism::Approx { epsilon, delta } => {
-                format!("approx ε={} δ={}", s(epsilon), s(delta))
-            }
-            Mechanism::Zcdp { rho } => format!("zcdp ρ={}", s(rho)),
-            Mechanism::RandomizedResponse { epsilon } => {
-                format!("randomized-response ε={}", s(epsilon))
-            }
-            Mechanism::SubsampledGaussian {
-                sigma, rate, steps, ..
-            } => {
-                format!(
-                    "subsampled-gaussian σ={} q={} steps={}",
-                    s(sigma),
-                    s(rate),
-                    steps
-                )
-            }
-        }
-    }
+    };
+    Ok(match ty {
+        "gaussian" => Event::Gaussian {
+            sigma: named("sigma", validate::positive)?,
+            sensitivity: sens()?,
+        },
+        "laplace" => Event::Laplace {
+            scale: named("scale", validate::positive)?,
+            sensitivity: sens()?,
+        },
+        "pure" => Event::EpsilonDelta {
+            epsilon: named("epsilon", validate::nonnegative)?,
+            delta: Rational::new(),
+        },
+        "randomized-response" => Event::RandomizedResponse {
+            epsilon: named("epsilon", validate::nonnegative)?,
+        },
+        "approx" => Event::EpsilonDelta {
+            epsilon: named("epsilon", validate::nonnegative)?,
+            delta: named("delta", validate::unit_from_zero)?,
+        },
+        "subsampled-gaussian" => subsampled_event(m, label, &num)?,
+        _ => Event::Zcdp {
+            rho: named("rho", validate::nonnegative)?,
+        },
+    })
 }
 
-/// A mechanism entry: label, type and parameters, repetitions.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Entry {
-    pub name: String,
-    pub mechanism: Mechanism,
-    pub repeat: Integer,
+/// A `subsampled-gaussian` entry: `steps` Poisson-subsampled Gaussian steps, wrapped in
+/// [`Event::ShuffledAccountedAsPoisson`] when it declares shuffled batches.
+fn subsampled_event(
+    m: &Node,
+    label: &str,
+    num: &dyn Fn(&str) -> Result<Rational>,
+) -> Result<Event> {
+    let text = |f: &str| match m.get(f) {
+        Some(Node::Str(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let field = |f: &str| format!("mechanism {label}: field `{f}`");
+    let sampling = text("sampling").unwrap_or_else(|| "poisson".into());
+    let shuffled = match (sampling.as_str(), text("accounting").as_deref()) {
+        ("poisson", None | Some("poisson")) => false,
+        ("shuffled", Some("poisson")) => true,
+        ("shuffled", _) => {
+            return Err(Error::arg(
+                &field("sampling"),
+                "no theorem here covers shuffled batches; set accounting = \"poisson\" to get the Poisson-sampling numbers (the audit then warns that they assume Poisson sampling)",
+            ))
+        }
+        (s, _) => return Err(Error::arg(&field("sampling"), format!("`{}` is not \"poisson\" or \"shuffled\"", clip(s)))),
+    };
+    let rate = num("rate")?;
+    crate::event::rate_in_unit(&field("rate"), &rate)?;
+    let steps = match m.get("steps") {
+        Some(Node::Num(t)) | Some(Node::Str(t)) => {
+            parse_positive_integer(t).map_err(|e| Error::arg(&field("steps"), e))?
+        }
+        _ => {
+            return Err(Error::arg(
+                &field("steps"),
+                "is missing or not a positive integer",
+            ))
+        }
+    };
+    let sigma = num("sigma")?;
+    validate::positive(&field("sigma"), &sigma)?;
+    let run = Event::SelfComposed {
+        event: Box::new(Event::PoissonSampled {
+            rate,
+            event: Box::new(Event::Gaussian {
+                sigma,
+                sensitivity: Rational::from(1),
+            }),
+        }),
+        count: steps,
+    };
+    Ok(if shuffled {
+        Event::ShuffledAccountedAsPoisson(Box::new(run))
+    } else {
+        run
+    })
 }
 
-/// A deployment: budget queries, optional claim, released mechanisms.
+/// A deployment: budget queries, optional claim, and the released event tree.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Deployment {
+    /// δ at which to certify ε.
     pub budget_delta: Option<Rational>,
+    /// ε at which to certify δ.
     pub budget_epsilon: Option<Rational>,
+    /// The claimed (ε, δ), if any.
     pub claim: Option<(Rational, Rational)>,
-    pub mechanisms: Vec<Entry>,
+    /// What was released.
+    pub event: Event,
 }
 
 fn section_num(
@@ -556,7 +410,7 @@ impl Deployment {
                 ),
             ));
         }
-        let mut mechanisms = Vec::new();
+        let mut events = Vec::new();
         for (i, m) in list.iter().enumerate() {
             let name = match m.get("name") {
                 Some(Node::Str(s)) if s.chars().count() > MAX_NAME_CHARS => {
@@ -581,7 +435,7 @@ impl Deployment {
                     ))
                 }
             };
-            let mechanism = Mechanism::parse(&ty, m, &label)?;
+            let leaf = entry_event(&ty, m, &label)?;
             let repeat = match m.get("repeat") {
                 None => Integer::from(1),
                 Some(Node::Num(t)) | Some(Node::Str(t)) => parse_positive_integer(t)
@@ -593,17 +447,119 @@ impl Deployment {
                     ))
                 }
             };
-            mechanisms.push(Entry {
-                name,
-                mechanism,
-                repeat,
+            let run = if repeat == 1 {
+                leaf
+            } else {
+                Event::SelfComposed {
+                    event: Box::new(leaf),
+                    count: repeat,
+                }
+            };
+            events.push(match m.get("name") {
+                Some(Node::Str(_)) => run.named(name),
+                _ => run,
             });
         }
         Ok(Deployment {
             budget_delta,
             budget_epsilon,
             claim,
-            mechanisms,
+            event: Event::Composed(events),
         })
+    }
+
+    /// A deployment of `event` with no budget query or claim yet (add them with
+    /// [`Deployment::at_delta`], [`Deployment::at_epsilon`], [`Deployment::with_claim`]).
+    pub fn new(event: Event) -> Deployment {
+        Deployment {
+            budget_delta: None,
+            budget_epsilon: None,
+            claim: None,
+            event,
+        }
+    }
+    /// Ask for the certified ε at δ ∈ (0, 1).
+    pub fn at_delta(mut self, delta: impl Exact) -> Result<Deployment> {
+        let d = delta.exact().map_err(|e| Error::arg("budget delta", e))?;
+        validate::open_unit("budget delta", &d)?;
+        self.budget_delta = Some(d);
+        Ok(self)
+    }
+    /// Ask for the certified δ at ε ≥ 0.
+    pub fn at_epsilon(mut self, epsilon: impl Exact) -> Result<Deployment> {
+        let e = epsilon
+            .exact()
+            .map_err(|e| Error::arg("budget epsilon", e))?;
+        validate::nonnegative("budget epsilon", &e)?;
+        self.budget_epsilon = Some(e);
+        Ok(self)
+    }
+    /// Claim (ε, δ)-DP, to be verified or refuted.
+    pub fn with_claim(mut self, epsilon: impl Exact, delta: impl Exact) -> Result<Deployment> {
+        let e = epsilon
+            .exact()
+            .map_err(|e| Error::arg("claim epsilon", e))?;
+        validate::nonnegative("claim epsilon", &e)?;
+        let d = delta.exact().map_err(|e| Error::arg("claim delta", e))?;
+        validate::unit_from_zero("claim delta", &d)?;
+        self.claim = Some((e, d));
+        Ok(self)
+    }
+
+    /// The deployment file as JSON (`budget`, `claim`, one `mechanism` entry per ledger entry;
+    /// numbers as exact strings). Parsing it back gives the same audit.
+    pub fn to_json(&self) -> Result<serde_json::Value> {
+        use serde_json::{json, Map, Value};
+        let ledger = crate::audit::ledger::Ledger::from_event(&self.event)?;
+        let x = crate::audit::ledger::exact_text;
+        let mut root = Map::new();
+        let mut budget = Map::new();
+        if let Some(d) = &self.budget_delta {
+            budget.insert("delta".into(), json!(x(d)));
+        }
+        if let Some(e) = &self.budget_epsilon {
+            budget.insert("epsilon".into(), json!(x(e)));
+        }
+        root.insert("budget".into(), Value::Object(budget));
+        if let Some((e, d)) = &self.claim {
+            root.insert("claim".into(), json!({"epsilon": x(e), "delta": x(d)}));
+        }
+        let list = ledger.entries.iter().map(|m| {
+            let mut o = Map::new();
+            o.insert("name".into(), json!(m.name));
+            o.insert("type".into(), json!(m.mechanism.type_name()));
+            for (k, v) in m.mechanism.parameters() {
+                o.insert(k.into(), json!(v));
+            }
+            if m.repeat != 1 {
+                o.insert("repeat".into(), json!(m.repeat.to_string()));
+            }
+            Value::Object(o)
+        });
+        root.insert("mechanism".into(), Value::Array(list.collect()));
+        Ok(Value::Object(root))
+    }
+
+    /// The deployment file as TOML (see [`Deployment::to_json`]).
+    pub fn to_toml(&self) -> Result<String> {
+        let quote = |s: &str| serde_json::Value::from(s).to_string();
+        let j = self.to_json()?;
+        let mut out = String::from("[budget]\n");
+        for (k, v) in j["budget"].as_object().into_iter().flatten() {
+            out += &format!("{k} = {}\n", quote(v.as_str().unwrap_or_default()));
+        }
+        if let Some(c) = j["claim"].as_object() {
+            out += "\n[claim]\n";
+            for (k, v) in c {
+                out += &format!("{k} = {}\n", quote(v.as_str().unwrap_or_default()));
+            }
+        }
+        for m in j["mechanism"].as_array().into_iter().flatten() {
+            out += "\n[[mechanism]]\n";
+            for (k, v) in m.as_object().into_iter().flatten() {
+                out += &format!("{k} = {}\n", quote(v.as_str().unwrap_or_default()));
+            }
+        }
+        Ok(out)
     }
 }

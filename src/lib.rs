@@ -73,13 +73,19 @@ pub mod audit;
 #[doc(hidden)]
 pub mod cli;
 pub mod deploy;
+pub mod event;
 pub mod json;
 pub mod num;
 pub mod plot;
 pub mod reference;
-pub mod search;
+pub(crate) mod search;
 pub mod theorems;
-pub mod validate;
+pub(crate) mod validate;
+
+/// The arbitrary-precision numbers dpcert takes and returns ([`rug::Rational`] inputs,
+/// [`rug::Integer`] counts, [`rug::Float`] bounds), re-exported so that a dependent crate needs
+/// no dependency line of its own for them.
+pub use rug;
 
 use std::fmt;
 

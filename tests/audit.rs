@@ -2,6 +2,7 @@
 mod common;
 use common::q;
 use common::run;
+use dpcert::audit::ledger::Ledger;
 use dpcert::audit::{audit, Answer, Report, Route, Verdict};
 use dpcert::deploy::{Deployment, Mechanism};
 use dpcert::num::Precision;
@@ -63,7 +64,7 @@ fn examples_have_the_expected_verdicts() {
 fn exact_inputs_and_route_agreement() {
     let d = Deployment::parse("[budget]\ndelta = 1e-6\nepsilon = 0.3\n[[mechanism]]\ntype = \"gaussian\"\nsigma = 0.1\nsensitivity = 0.01\nrepeat = 7\n", false).unwrap();
     assert_eq!(
-        d.mechanisms[0].mechanism,
+        Ledger::from_event(&d.event).unwrap().entries[0].mechanism,
         Mechanism::Gaussian {
             sigma: q("1/10"),
             sensitivity: q("1/100")

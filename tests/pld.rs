@@ -34,7 +34,7 @@ proptest! {
         let d = Pld::Discrete(DiscretePld::randomized_response(&e0, &Integer::from(k)).unwrap());
         let a = hockey_stick_expectation(&d, &eps, Precision::Auto).unwrap();
         let b = hockey_stick_tails(&d, &eps, Precision::Auto).unwrap();
-        let c = hockey_stick_integral(&d, &eps, 1, 128).unwrap();
+        let c = hockey_stick_integral(&d, &eps, 1, Precision::Bits(128)).unwrap();
         let r = rr_reference(&e0, k, &eps);
         // (was also: pairwise overlap, implied by all three containing r)
         for (n, x, w) in [("expectation", &a, W), ("tails", &b, W), ("integral", &c, W128)] {
@@ -49,7 +49,7 @@ proptest! {
         let p = Pld::Gaussian(g.clone());
         let a = hockey_stick_expectation(&p, &eps, Precision::Auto).unwrap();
         let b = hockey_stick_tails(&p, &eps, Precision::Auto).unwrap();
-        let c = hockey_stick_integral(&p, &eps, 600, 128).unwrap();
+        let c = hockey_stick_integral(&p, &eps, 600, Precision::Bits(128)).unwrap();
         let r = common::gaussian_delta(&g.rho, &eps);
         check(&a, &r, W, "expectation");
         check(&b, &r, W, "tails");
@@ -89,7 +89,7 @@ proptest! {
         for (x, w) in [
             (hockey_stick_expectation(&d, &eps, Precision::Auto).unwrap(), W),
             (hockey_stick_tails(&d, &eps, Precision::Auto).unwrap(), W),
-            (hockey_stick_integral(&d, &eps, 1, 128).unwrap(), W128),
+            (hockey_stick_integral(&d, &eps, 1, Precision::Bits(128)).unwrap(), W128),
         ] {
             check(&x, &r, w, "pair");
         }

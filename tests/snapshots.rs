@@ -285,7 +285,7 @@ fn discrete_pld_table() {
         let (ex, ta, it) = (
             pld::hockey_stick_expectation(&d, &q(e), Precision::Bits(128)).unwrap(),
             pld::hockey_stick_tails(&d, &q(e), Precision::Bits(128)).unwrap(),
-            pld::hockey_stick_integral(&d, &q(e), 1, 128).unwrap(),
+            pld::hockey_stick_integral(&d, &q(e), 1, Precision::Bits(128)).unwrap(),
         );
         let reference = common::rr_delta(&q(e0), &q("0"), k, &q(e));
         for (enc, name) in [(&ex, "expectation"), (&ta, "tails"), (&it, "integral")] {

@@ -13,7 +13,7 @@ pub const DECIMAL_DIGITS: usize = 20;
 /// Which arithmetic produced a result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Arithmetic {
-    /// `f64` intervals (inari, plus our certified Φ): 53-bit endpoints.
+    /// `f64` intervals ([`Interval`](super::Interval), plus our certified Φ): 53-bit endpoints.
     F64Interval,
     /// MPFR intervals at this many bits.
     Mpfr(u32),
@@ -28,7 +28,7 @@ impl Arithmetic {
     }
     pub fn name(self) -> &'static str {
         match self {
-            Arithmetic::F64Interval => "inari-f64-interval",
+            Arithmetic::F64Interval => "f64-interval",
             Arithmetic::Mpfr(_) => "mpfr-interval",
         }
     }

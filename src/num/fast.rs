@@ -1,9 +1,14 @@
-//! `f64` interval backend on `inari` (IEEE 1788, outward rounding in hardware).
+//! `f64` interval backend on [`Interval`] (src/num/interval.rs), portable: no `-Ctarget-cpu`
+//! and no FPU rounding-mode switches. Its `+ − × ÷ √` are sound because IEEE 754 rounds them
+//! correctly — a round-to-nearest result lies within ½ ulp of the exact value, so the exact value
+//! lies strictly between the result's neighbours `next_down`/`next_up`; each endpoint is taken
+//! there (or, where an error-free transformation gives the sign of the error, at the exact
+//! directed rounding). `exp`/`ln` go through MPFR at 53 bits with directed rounding.
 //!
-//! inari has no `expm1`, `ln1p` or `erfc`; `expm1`/`ln1p` are evaluated at 53 bits by MPFR
-//! with directed rounding, and Φ by [`super::normal::phi_enclosure`].
+//! `expm1`/`ln1p` are evaluated at 53 bits by MPFR with directed rounding, and Φ by
+//! [`super::normal::phi_enclosure`].
 use super::{normal, Arithmetic, Real};
-use inari::Interval;
+use super::interval::Interval;
 use rug::float::Round;
 use rug::{Float, Rational};
 

@@ -1,8 +1,9 @@
 //! Certified real arithmetic.
 //!
 //! Two interval backends implement [`Real`]: [`Iv`] (MPFR via `rug`, any precision, directed
-//! rounding on every endpoint) and [`Fi`] (IEEE-1788 `f64` intervals via `inari`, with a
-//! certified standard normal CDF of our own). Theorem formulas are written once, generically
+//! rounding on every endpoint) and [`Fi`] (`f64` intervals, a small portable type of our own
+//! whose endpoints are rounded outward — see `interval.rs` — with a certified standard normal
+//! CDF). Theorem formulas are written once, generically
 //! over [`Real`], and evaluated by [`certify`]: the `f64` pass is kept only when it is finite
 //! and relatively narrow enough, otherwise MPFR at increasing precision takes over. The
 //! returned [`Enclosure`] records which path produced it.
@@ -10,6 +11,7 @@
 mod enclosure;
 pub mod mills;
 mod fast;
+mod interval;
 mod mpfr;
 mod normal;
 mod parse;
@@ -17,17 +19,21 @@ mod parse;
 mod tests;
 
 pub use enclosure::{Arithmetic, Certified, Enclosure, Lower, LowerBound, Tri, Upper, UpperBound};
-pub use fast::Fi;
+pub(crate) use fast::Fi;
+pub(crate) use interval::Interval;
+/// The MPFR interval kernel behind [`Real`] (not API: for the crate's tests and the generic
+/// [`DiscretePld::atoms`](crate::theorems::pld::DiscretePld::atoms)).
+#[doc(hidden)]
 pub use mpfr::Iv;
 pub use parse::{parse_exact, parse_positive_integer};
 
 /// Enclosures of (Φ(x), Φ(−x)) over an `f64` interval, sharing one evaluation.
-pub fn normal_cdf_pair(x: inari::Interval) -> (inari::Interval, inari::Interval) {
+pub(crate) fn normal_cdf_pair(x: Interval) -> (Interval, Interval) {
     normal::phi_pair(x)
 }
 
 /// Φ(x) in plain `f64` (midpoint of the certified enclosure): for searches only.
-pub fn normal_cdf_f64(x: f64) -> f64 {
+pub(crate) fn normal_cdf_f64(x: f64) -> f64 {
     let i = normal::phi_enclosure(x);
     0.5 * (i.inf() + i.sup())
 }
@@ -45,6 +51,10 @@ pub const MPFR_REL_TOL: f64 = 1e-30;
 
 /// An interval enclosure of a real number. Every operation returns an interval that contains
 /// every exact result obtainable from points of its inputs ("inclusion principle").
+///
+/// Not API: the interval kernels behind the theorem functions (hidden from the docs; public only
+/// because [`DiscretePld::atoms`](crate::theorems::pld::DiscretePld::atoms) is generic over it).
+#[doc(hidden)]
 pub trait Real: Clone + std::fmt::Debug {
     /// The tightest representable interval containing the exact rational `r`.
     fn from_rational(r: &Rational, prec: u32) -> Self;
@@ -140,7 +150,7 @@ impl Default for Precision {
 /// [`FAST_REL_TOL`]; otherwise MPFR runs at 128, 256, … bits until the relative width is at
 /// most [`MPFR_REL_TOL`] or [`MAX_AUTO_PREC`] is reached. Soundness never depends on which
 /// result is kept: each is an enclosure.
-pub fn certify(
+pub(crate) fn certify(
     prec: Precision,
     fast: impl Fn() -> Fi,
     exact: impl Fn(u32) -> Iv,

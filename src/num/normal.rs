@@ -7,7 +7,7 @@
 //! truncations bracket R(t); we enclose two consecutive truncations and take their hull.
 //! The number of terms only affects width, never soundness. See proofs-notes/normal_cdf.md.
 use super::fast::iv;
-use inari::Interval;
+use super::interval::Interval;
 
 const SERIES_LIMIT: f64 = 2.0;
 /// Continued-fraction terms ≈ K_COEF/x² + 8 (a width heuristic, never a soundness one).

@@ -72,7 +72,7 @@ proptest! {
         for _ in 0..ulps {
             y = y.next_up();
         }
-        let (fwd, back) = dpcert::num::normal_cdf_pair(inari::Interval::try_from((x, y)).unwrap());
+        let (fwd, back) = dpcert::num::normal_cdf_pair(dpcert::num::Interval::try_from((x, y)).unwrap());
         for (v, sign) in [(fwd, 1.0), (back, -1.0)] {
             let e = Enclosure::from_real(&Fi(v)).unwrap();
             for end in [x, y] {

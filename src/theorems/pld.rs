@@ -588,21 +588,24 @@ pub fn hockey_stick_tails(pld: &Pld, eps: &Rational, prec: Precision) -> Result<
 /// at most 60 above ε, so the tail term is ≤ e^{−60}·S(ε + 60)). Discrete PLDs: the integral of the step
 /// function, summed exactly (Abel summation); `panels` is unused.
 ///
+/// MPFR runs at one precision, no `f64` pass: `Precision::Bits(b)`, or `DEFAULT_PREC` under
+/// `Precision::Auto` (as for every computation that does not climb).
+///
 /// # Guarantee
-/// Encloses the same hockey-stick divergence, for ε ≥ 0, panels ≥ 1, 16 ≤ prec ≤ 8192 and a
+/// Encloses the same hockey-stick divergence, for ε ≥ 0, panels ≥ 1, 16 ≤ bits ≤ 8192 and a
 /// valid PLD (Gaussian ρ > 0); errors otherwise. Note: `proofs-notes/hockey_stick_integral.md`.
 pub fn hockey_stick_integral(
     pld: &Pld,
     eps: &Rational,
     panels: u32,
-    prec: u32,
+    precision: Precision,
 ) -> Result<Enclosure> {
     validate::nonnegative("epsilon", eps)?;
     validate_pld(pld)?;
     if panels == 0 {
         return Err(Error::arg("panels", "must be at least 1"));
     }
-    validate::precision(prec)?;
+    let prec = precision.fixed_bits()?;
     let delta = match pld {
         Pld::Discrete(d) => Enclosure::from_real(&discrete_integral::<Iv>(d, eps, prec)?),
         Pld::Gaussian(g) => {

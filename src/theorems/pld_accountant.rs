@@ -18,7 +18,7 @@
 use crate::num::{Arithmetic, Enclosure, Fi, Real};
 use crate::validate;
 use crate::{Error, Result};
-use inari::Interval;
+use crate::num::Interval;
 use rug::integer::Order;
 use rug::ops::Pow;
 use rug::{Integer, Rational};

@@ -3,7 +3,9 @@
 //! a rigorous upper bound, and only exact routes (all-Gaussian, Corollary 10; optimal
 //! composition without Laplace; the PLD accountant) also give a certified lower bound of the
 //! mechanisms' true privacy (for black boxes: of the worst case in their class).
-use crate::deploy::{Deployment, Mechanism};
+pub mod ledger;
+
+use crate::deploy::Deployment;
 use crate::num::{Certified, Enclosure, Precision, Upper, UpperBound, DEFAULT_PREC};
 use crate::theorems::pld_accountant::{
     pld_delta, pld_epsilon, Direction, PldOptions, PldReport, PldTerm,
@@ -11,6 +13,7 @@ use crate::theorems::pld_accountant::{
 use crate::theorems::{approx, basic, gaussian, optimal, rdp, zcdp};
 use crate::validate::show;
 use crate::{Error, Result};
+use ledger::{Ledger, Mechanism};
 use rug::float::Round;
 use rug::{Float, Integer, Rational};
 
@@ -69,6 +72,8 @@ pub struct ClaimCheck {
 #[derive(Clone, Debug)]
 pub struct Report {
     pub deployment: Deployment,
+    /// The flat list of mechanisms the routes accounted for.
+    pub ledger: Ledger,
     pub routes: Vec<Route>,
     pub best_epsilon: Option<(usize, Answer)>,
     pub best_delta: Option<(usize, Answer)>,
@@ -140,11 +145,11 @@ struct Totals {
     gaussians: Option<Vec<gaussian::GaussianMechanism>>,
 }
 
-fn totals(d: &Deployment) -> Totals {
+fn totals(l: &Ledger) -> Totals {
     let mut rho = Some(Rational::new());
     let mut apx = Some((Rational::new(), Rational::new(), Rational::new(), true));
     let mut gs = Some(Vec::new());
-    for e in &d.mechanisms {
+    for e in &l.entries {
         let k = Rational::from(&e.repeat);
         rho = rho.and_then(|r| e.mechanism.zcdp_rho().map(|x| r + x * &k));
         apx = apx.and_then(|(se, sd, s2, pure)| {
@@ -190,7 +195,9 @@ pub fn audit(d: &Deployment) -> Result<Report> {
 /// at 61 values of ε and leaves the accountant out).
 pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
     let prec = Precision::Auto;
-    let t = totals(d);
+    let ledger = Ledger::from_event(&d.event)?;
+    let l = &ledger;
+    let t = totals(l);
     let mut routes = Vec::new();
     let stage = Stage::new();
 
@@ -236,8 +243,8 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
             Step {
                 theorem: "Lemma 12 / Proposition 16 / declared ρ (each mechanism is ρⱼ-zCDP)"
                     .into(),
-                value: d
-                    .mechanisms
+                value: l
+                    .entries
                     .iter()
                     .map(|m| {
                         format!(
@@ -296,26 +303,26 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
 
     if t.approx.is_some() {
         stage.enter("optimal composition");
-        routes.push(optimal_route(d)?);
+        routes.push(optimal_route(l, d)?);
     }
     stage.enter("Gaussian split + optimal");
-    if let Some(r) = gaussian_split_route(d)? {
+    if let Some(r) = gaussian_split_route(l, d)? {
         routes.push(r);
     }
     stage.enter("PLD");
-    if let Some(r) = pld.then(|| pld_route(d)).flatten() {
+    if let Some(r) = pld.then(|| pld_route(l, d)).flatten() {
         routes.push(r);
     }
     stage.enter("Rényi DP and the remaining routes");
 
     // Rényi DP: every mechanism with an RDP curve (all but approximate-DP black boxes)
-    let terms: Option<Vec<_>> = d
-        .mechanisms
+    let terms: Option<Vec<_>> = l
+        .entries
         .iter()
         .map(|m| m.mechanism.rdp_term().map(|(t, k)| (t, k * &m.repeat)))
         .collect();
     if let Some(terms) = terms.filter(|_| {
-        d.mechanisms
+        l.entries
             .iter()
             .any(|m| matches!(m.mechanism, Mechanism::SubsampledGaussian { .. }))
     }) {
@@ -362,8 +369,8 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
 
     if let Some((se, sd, s2, pure)) = &t.approx {
         // Theorem 1 on the per-entry totals (repeat·εⱼ, repeat·δⱼ)
-        let per_entry: Vec<(Rational, Rational)> = d
-            .mechanisms
+        let per_entry: Vec<(Rational, Rational)> = l
+            .entries
             .iter()
             .filter_map(|m| {
                 m.mechanism.approx().map(|(e, dj)| {
@@ -416,8 +423,8 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
             let mut note = None;
             let epsilon = match &d.budget_delta {
                 Some(dl) if dl > sd => {
-                    let list: Vec<(Rational, Rational, Integer)> = d
-                        .mechanisms
+                    let list: Vec<(Rational, Rational, Integer)> = l
+                        .entries
                         .iter()
                         .filter_map(|m| {
                             m.mechanism
@@ -520,7 +527,7 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
         }
     };
     let mut notes = Vec::new();
-    for m in &d.mechanisms {
+    for m in &l.entries {
         if matches!(
             m.mechanism,
             Mechanism::SubsampledGaussian { shuffled: true, .. }
@@ -532,8 +539,8 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
         }
     }
     if let (Some(dl), Some((i, a))) = (&d.budget_delta, &best_epsilon) {
-        let zero_dp = d
-            .mechanisms
+        let zero_dp = l
+            .entries
             .iter()
             .all(|m| m.mechanism.approx() == Some((Rational::new(), Rational::new())));
         if a.upper().0 == 0 && zero_dp {
@@ -548,10 +555,10 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
         }
     }
     if d.budget_delta.is_some() && best_epsilon.is_none() {
-        notes.push(no_route_reason(d, &t, true));
+        notes.push(no_route_reason(l, d, &t, true));
     }
     if d.budget_epsilon.is_some() && best_delta.is_none() {
-        let n = no_route_reason(d, &t, false);
+        let n = no_route_reason(l, d, &t, false);
         if !notes.contains(&n) {
             notes.push(n);
         }
@@ -563,6 +570,7 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
     }
     Ok(Report {
         deployment: d.clone(),
+        ledger,
         routes,
         best_epsilon,
         best_delta,
@@ -574,10 +582,10 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
 /// Optimal composition (KOV15/MV16 via Corollary 24) of every mechanism's (ε, δ) guarantee.
 /// Its lower bounds are lower bounds of the optimum for mechanisms *as described*: exact for
 /// randomized response and for black boxes (the worst case over their class), not for Laplace.
-fn optimal_route(d: &Deployment) -> Result<Route> {
+fn optimal_route(l: &Ledger, d: &Deployment) -> Result<Route> {
     let prec = Precision::Auto;
     let mut classes: Vec<optimal::Class> = Vec::new();
-    for m in &d.mechanisms {
+    for m in &l.entries {
         let (e, dl) = m.mechanism.approx().expect("checked by the caller");
         match classes.iter_mut().find(|c| c.epsilon == e && c.delta == dl) {
             Some(c) => c.count += &m.repeat,
@@ -588,8 +596,8 @@ fn optimal_route(d: &Deployment) -> Result<Route> {
             }),
         }
     }
-    let exact = !d
-        .mechanisms
+    let exact = !l
+        .entries
         .iter()
         .any(|m| matches!(m.mechanism, Mechanism::Laplace { .. }));
     let mut note = None;
@@ -646,15 +654,15 @@ fn optimal_route(d: &Deployment) -> Result<Route> {
 /// (ε_g, δ_g(ε_g))-DP for every ε_g (Corollary 10, Corollary 8; with zCDP members, Theorem 13 and
 /// Proposition 14), so they enter optimal composition as one more (ε_g, δ_g) class. Any ε_g
 /// gives a valid bound; an f64 search picks it. Upper bounds only.
-fn gaussian_split_route(d: &Deployment) -> Result<Option<Route>> {
+fn gaussian_split_route(l: &Ledger, d: &Deployment) -> Result<Option<Route>> {
     let is_split = |m: &Mechanism| matches!(m, Mechanism::Gaussian { .. } | Mechanism::Zcdp { .. });
-    let split: Vec<_> = d
-        .mechanisms
+    let split: Vec<_> = l
+        .entries
         .iter()
         .filter(|m| is_split(&m.mechanism))
         .collect();
-    let others: Vec<_> = d
-        .mechanisms
+    let others: Vec<_> = l
+        .entries
         .iter()
         .filter(|m| !is_split(&m.mechanism))
         .collect();
@@ -774,9 +782,9 @@ fn gaussian_split_route(d: &Deployment) -> Result<Option<Route>> {
 
 /// The deployment's PLD terms for one neighbour direction (identical mechanisms merged by
 /// adding their counts); `None` if a mechanism has no PLD.
-fn pld_terms(d: &Deployment, direction: Direction) -> Option<Vec<PldTerm>> {
+fn pld_terms(l: &Ledger, direction: Direction) -> Option<Vec<PldTerm>> {
     let mut terms: Vec<PldTerm> = Vec::new();
-    for m in &d.mechanisms {
+    for m in &l.entries {
         let (mechanism, k) = m.mechanism.pld_term(direction)?;
         let count = k * &m.repeat;
         match terms.iter_mut().find(|t| t.mechanism == mechanism) {
@@ -824,10 +832,10 @@ fn max_over_directions(reports: &[PldReport]) -> Result<Enclosure> {
 /// exactly, ε-DP and (ε, δ)-DP black boxes as their worst case (ε, δ)-RR (Corollary 24); two
 /// sided. `None` when a mechanism (a zCDP black box) has no PLD. The accountant's errors
 /// (e.g. a budget δ below its resolution) become the route's note.
-fn pld_route(d: &Deployment) -> Option<Route> {
+fn pld_route(l: &Ledger, d: &Deployment) -> Option<Route> {
     // only subsampled Gaussians have a PLD that depends on the neighbour direction
-    let directed = d
-        .mechanisms
+    let directed = l
+        .entries
         .iter()
         .any(|m| matches!(m.mechanism, Mechanism::SubsampledGaussian { .. }));
     let directions: &[(&'static str, Direction)] = if directed {
@@ -835,7 +843,7 @@ fn pld_route(d: &Deployment) -> Option<Route> {
     } else {
         &[("either", Direction::Remove)]
     };
-    let assumes_poisson = d.mechanisms.iter().any(|m| {
+    let assumes_poisson = l.entries.iter().any(|m| {
         matches!(
             m.mechanism,
             Mechanism::SubsampledGaussian { shuffled: true, .. }
@@ -843,7 +851,7 @@ fn pld_route(d: &Deployment) -> Option<Route> {
     });
     let sets = directions
         .iter()
-        .map(|(name, dir)| pld_terms(d, *dir).map(|t| (*name, t)))
+        .map(|(name, dir)| pld_terms(l, *dir).map(|t| (*name, t)))
         .collect::<Option<Vec<_>>>()?;
     // long accountant runs draw a progress line on a terminal (stderr only)
     let opts = PldOptions {
@@ -938,17 +946,17 @@ fn pld_route(d: &Deployment) -> Option<Route> {
     })
 }
 
-fn no_route_reason(d: &Deployment, t: &Totals, eps_query: bool) -> String {
-    let has_sgm = d
-        .mechanisms
+fn no_route_reason(l: &Ledger, d: &Deployment, t: &Totals, eps_query: bool) -> String {
+    let has_sgm = l
+        .entries
         .iter()
         .any(|m| matches!(m.mechanism, Mechanism::SubsampledGaussian { .. }));
-    let has_approx = d
-        .mechanisms
+    let has_approx = l
+        .entries
         .iter()
         .any(|m| matches!(&m.mechanism, Mechanism::Approx { delta, .. } if *delta > 0));
-    let has_zcdp = d
-        .mechanisms
+    let has_zcdp = l
+        .entries
         .iter()
         .any(|m| matches!(m.mechanism, Mechanism::Zcdp { .. }));
     if has_sgm && has_approx && has_zcdp {
@@ -1071,11 +1079,12 @@ impl Report {
     pub fn to_json(&self) -> serde_json::Value {
         use serde_json::{json, Map, Value};
         let d = &self.deployment;
+        let l = &self.ledger;
         let mut o = Map::new();
         o.insert(
             "mechanisms".into(),
             Value::Array(
-                d.mechanisms
+                l.entries
                     .iter()
                     .map(|m| json!({"name": m.name, "mechanism": m.mechanism.describe(), "repeat": m.repeat.to_string()}))
                     .collect(),
@@ -1154,16 +1163,17 @@ impl Report {
     pub fn to_table(&self) -> String {
         use std::fmt::Write;
         let d = &self.deployment;
+        let l = &self.ledger;
         let mut s = String::new();
         let _ = writeln!(s, "Mechanisms");
-        let w = d
-            .mechanisms
+        let w = l
+            .entries
             .iter()
             .map(|m| m.name.chars().count())
             .max()
             .unwrap_or(4)
             .clamp(4, 60); // a width above u16::MAX panics in `format!`
-        for m in &d.mechanisms {
+        for m in &l.entries {
             let _ = writeln!(
                 s,
                 "  {:<w$}  {:<34} × {}",

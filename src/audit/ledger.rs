@@ -1,0 +1,583 @@
+//! The audit's flat view of an [`Event`] tree: a list of entries, each a mechanism the routes
+//! know and how many times it ran. Flattening refuses, by name, every event no route
+//! certifies (it never skips one).
+use crate::event::Event;
+use crate::theorems::gaussian::GaussianMechanism;
+use crate::theorems::pld_accountant::{Direction, PldMechanism};
+use crate::theorems::rdp::RdpTerm;
+use crate::validate::show;
+use crate::{Error, Result};
+use rug::{Integer, Rational};
+
+/// Most entries a ledger holds: the audit's work is linear in their number (measured: about
+/// 1 s of CPU per distinct DP-SGD entry and 50 ms per Gaussian for the PLD route; 1000
+/// Gaussians took 46 s); identical releases are one entry with a count.
+pub const MAX_MECHANISMS: usize = 100;
+
+/// One released mechanism, as the routes see it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Mechanism {
+    /// N(0, σ²) noise on a query of L2 sensitivity Δ.
+    Gaussian {
+        sigma: Rational,
+        sensitivity: Rational,
+    },
+    /// Laplace(b) noise on a query of L1 sensitivity Δ: (Δ/b)-DP.
+    Laplace {
+        scale: Rational,
+        sensitivity: Rational,
+    },
+    /// A black box that is ε-DP.
+    Pure { epsilon: Rational },
+    /// A black box that is (ε, δ)-DP, δ > 0.
+    Approx { epsilon: Rational, delta: Rational },
+    /// A black box that is ρ-zCDP.
+    Zcdp { rho: Rational },
+    /// ε-randomized response (ε-DP, and its own worst case).
+    RandomizedResponse { epsilon: Rational },
+    /// A DP-SGD run: `steps` Poisson-subsampled Gaussian steps (noise multiplier σ = noise
+    /// standard deviation / sensitivity, rate q). `shuffled` records a deployment that
+    /// declared shuffled batches but asked for Poisson accounting (the numbers then assume
+    /// Poisson sampling; the audit warns).
+    SubsampledGaussian {
+        sigma: Rational,
+        rate: Rational,
+        steps: Integer,
+        shuffled: bool,
+    },
+}
+
+/// A mechanism entry: label, mechanism, repetitions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub name: String,
+    pub mechanism: Mechanism,
+    pub repeat: Integer,
+}
+
+/// The flat list of released mechanisms the routes account for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ledger {
+    pub entries: Vec<Entry>,
+}
+
+impl Ledger {
+    /// Flatten an event tree (validated first). Unnamed entries are labelled `#1`, `#2`, … in
+    /// order; an event that releases nothing is one 0-DP entry `no-op`. Errors name the
+    /// event no route certifies (e.g. a Poisson-subsampled Laplace mechanism).
+    pub fn from_event(event: &Event) -> Result<Ledger> {
+        event.validate()?;
+        let mut out = Vec::new();
+        let ctx = Ctx {
+            mult: Integer::from(1),
+            name: None,
+            shuffled: false,
+            path: "event".into(),
+        };
+        flatten(event, &ctx, &mut out)?;
+        if out.is_empty() {
+            out.push((
+                Some("no-op".to_string()),
+                Mechanism::Pure {
+                    epsilon: Rational::new(),
+                },
+                Integer::from(1),
+            ));
+        }
+        if out.len() > MAX_MECHANISMS {
+            return Err(Error::arg(
+                "event",
+                format!(
+                    "{} mechanisms; at most {MAX_MECHANISMS} are accepted (use a count / `repeat` for repetitions)",
+                    out.len()
+                ),
+            ));
+        }
+        let entries = out
+            .into_iter()
+            .enumerate()
+            .map(|(i, (name, mechanism, repeat))| Entry {
+                name: name.unwrap_or_else(|| format!("#{}", i + 1)),
+                mechanism,
+                repeat,
+            })
+            .collect();
+        Ok(Ledger { entries })
+    }
+
+    /// Whether any entry is a (Poisson-)subsampled Gaussian.
+    pub fn has_subsampled(&self) -> bool {
+        self.entries
+            .iter()
+            .any(|m| matches!(m.mechanism, Mechanism::SubsampledGaussian { .. }))
+    }
+
+    /// Whether a subsampled Gaussian declared shuffled batches (its numbers assume Poisson).
+    pub fn assumes_poisson(&self) -> bool {
+        self.entries.iter().any(|m| {
+            matches!(
+                m.mechanism,
+                Mechanism::SubsampledGaussian { shuffled: true, .. }
+            )
+        })
+    }
+
+    /// Σ repeat·ρⱼ if every mechanism is zCDP.
+    pub fn total_rho(&self) -> Option<Rational> {
+        self.entries.iter().try_fold(Rational::new(), |r, e| {
+            e.mechanism
+                .zcdp_rho()
+                .map(|x| r + x * Rational::from(&e.repeat))
+        })
+    }
+
+    /// (Σε, Σδ, Σε², all pure) if every mechanism has an (ε, δ) guarantee.
+    pub fn approx_totals(&self) -> Option<(Rational, Rational, Rational, bool)> {
+        let init = (Rational::new(), Rational::new(), Rational::new(), true);
+        self.entries.iter().try_fold(init, |(se, sd, s2, pure), e| {
+            let k = Rational::from(&e.repeat);
+            e.mechanism.approx().map(|(ej, dj)| {
+                let e2 = Rational::from(&ej * &ej) * &k;
+                (se + ej * &k, sd + dj.clone() * &k, s2 + e2, pure && dj == 0)
+            })
+        })
+    }
+
+    /// The Gaussian list if every mechanism is Gaussian.
+    pub fn gaussians(&self) -> Option<Vec<GaussianMechanism>> {
+        self.entries
+            .iter()
+            .map(|e| e.mechanism.gaussian(&e.repeat))
+            .collect()
+    }
+
+    /// The first entry for which `has` fails, to name it in a refusal.
+    pub fn first_without(&self, has: impl Fn(&Mechanism) -> bool) -> Option<&Entry> {
+        self.entries.iter().find(|e| !has(&e.mechanism))
+    }
+}
+
+/// What the enclosing nodes of a leaf say: repetitions, label, sampling declaration, path.
+struct Ctx {
+    mult: Integer,
+    name: Option<String>,
+    shuffled: bool,
+    path: String,
+}
+
+impl Ctx {
+    fn below(&self, step: &str) -> Ctx {
+        Ctx {
+            mult: self.mult.clone(),
+            name: self.name.clone(),
+            shuffled: self.shuffled,
+            path: format!("{}.{step}", self.path),
+        }
+    }
+}
+
+type Flat = (Option<String>, Mechanism, Integer);
+
+fn flatten(event: &Event, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
+    let leaf =
+        |m: Mechanism, out: &mut Vec<Flat>| out.push((ctx.name.clone(), m, ctx.mult.clone()));
+    match event {
+        Event::Gaussian { sigma, sensitivity } => leaf(
+            Mechanism::Gaussian {
+                sigma: sigma.clone(),
+                sensitivity: sensitivity.clone(),
+            },
+            out,
+        ),
+        Event::Laplace { scale, sensitivity } => leaf(
+            Mechanism::Laplace {
+                scale: scale.clone(),
+                sensitivity: sensitivity.clone(),
+            },
+            out,
+        ),
+        Event::RandomizedResponse { epsilon } => leaf(
+            Mechanism::RandomizedResponse {
+                epsilon: epsilon.clone(),
+            },
+            out,
+        ),
+        Event::EpsilonDelta { epsilon, delta } if *delta == 0 => leaf(
+            Mechanism::Pure {
+                epsilon: epsilon.clone(),
+            },
+            out,
+        ),
+        Event::EpsilonDelta { epsilon, delta } => leaf(
+            Mechanism::Approx {
+                epsilon: epsilon.clone(),
+                delta: delta.clone(),
+            },
+            out,
+        ),
+        Event::Zcdp { rho } => leaf(Mechanism::Zcdp { rho: rho.clone() }, out),
+        Event::PoissonSampled { .. } => sampled(event, &Integer::from(1), ctx, out)?,
+        Event::FixedSizeSampled { event: inner, .. } => {
+            return Err(Error::arg(
+                &format!("{}.fixed_size_sampled", ctx.path),
+                format!(
+                    "fixed-size subsampling (of a {} event) is not certified by any route here; only Poisson subsampling of a Gaussian is",
+                    inner.kind()
+                ),
+            ))
+        }
+        Event::SelfComposed { event: inner, count } => {
+            if let Event::PoissonSampled { .. } = inner.as_ref() {
+                sampled(inner, count, &ctx.below("self_composed"), out)?;
+            } else {
+                let mut c = ctx.below("self_composed");
+                c.mult *= count;
+                flatten(inner, &c, out)?;
+            }
+        }
+        Event::Composed(list) => {
+            for (i, e) in list.iter().enumerate() {
+                flatten(e, &ctx.below(&format!("composed[{i}]")), out)?;
+            }
+        }
+        Event::Named { name, event: inner } => {
+            let mut c = ctx.below("named");
+            c.name = Some(name.clone());
+            flatten(inner, &c, out)?;
+        }
+        Event::ShuffledAccountedAsPoisson(inner) => {
+            let mut c = ctx.below("shuffled_accounted_as_poisson");
+            c.shuffled = true;
+            flatten(inner, &c, out)?;
+        }
+        Event::NoOp => {}
+    }
+    Ok(())
+}
+
+/// A Poisson-subsampled event run `steps` times: a subsampled Gaussian (noise multiplier
+/// σ/Δ), or at rate 1 the event itself; anything else is refused by name.
+fn sampled(event: &Event, steps: &Integer, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
+    let Event::PoissonSampled { rate, event: inner } = event else {
+        unreachable!("called on PoissonSampled only")
+    };
+    match inner.as_ref() {
+        Event::Gaussian { sigma, sensitivity } => {
+            out.push((
+                ctx.name.clone(),
+                Mechanism::SubsampledGaussian {
+                    sigma: Rational::from(sigma / sensitivity),
+                    rate: rate.clone(),
+                    steps: steps.clone(),
+                    shuffled: ctx.shuffled,
+                },
+                ctx.mult.clone(),
+            ));
+            Ok(())
+        }
+        // sampling every record is no sampling
+        other if *rate == 1 => {
+            let mut c = ctx.below("poisson_sampled");
+            c.mult *= steps;
+            flatten(other, &c, out)
+        }
+        other => Err(Error::arg(
+            &format!("{}.poisson_sampled", ctx.path),
+            format!(
+                "Poisson subsampling of a {} event is not certified by any route here; only Poisson subsampling of a Gaussian is",
+                other.kind()
+            ),
+        )),
+    }
+}
+
+impl Mechanism {
+    /// ε if the mechanism is ε-DP (pure), exactly.
+    pub fn pure_epsilon(&self) -> Option<Rational> {
+        match self {
+            Mechanism::Laplace { scale, sensitivity } => Some(Rational::from(sensitivity / scale)),
+            Mechanism::Pure { epsilon } | Mechanism::RandomizedResponse { epsilon } => {
+                Some(epsilon.clone())
+            }
+            _ => None,
+        }
+    }
+    /// (ε, δ) if the mechanism has an approximate-DP guarantee of its own.
+    pub fn approx(&self) -> Option<(Rational, Rational)> {
+        match self {
+            Mechanism::Approx { epsilon, delta } => Some((epsilon.clone(), delta.clone())),
+            _ => self.pure_epsilon().map(|e| (e, Rational::new())),
+        }
+    }
+    /// ρ if the mechanism is ρ-zCDP (Lemma 12, Proposition 16, or declared).
+    pub fn zcdp_rho(&self) -> Option<Rational> {
+        match self {
+            Mechanism::Gaussian { sigma, sensitivity } => Some(
+                Rational::from(sensitivity * sensitivity) / Rational::from(sigma * sigma) / 2u32,
+            ),
+            Mechanism::Zcdp { rho } => Some(rho.clone()),
+            Mechanism::Approx { .. } => None,
+            _ => self.pure_epsilon().map(|e| Rational::from(&e * &e) / 2u32),
+        }
+    }
+    /// The Gaussian mechanism, if this is one (the exact route of Corollary 10).
+    pub fn gaussian(&self, repeat: &Integer) -> Option<GaussianMechanism> {
+        match self {
+            Mechanism::Gaussian { sigma, sensitivity } => Some(GaussianMechanism {
+                sigma: sigma.clone(),
+                sensitivity: sensitivity.clone(),
+                count: repeat.clone(),
+            }),
+            _ => None,
+        }
+    }
+    /// The mechanism's RDP curve term and its multiplicity per repetition.
+    pub fn rdp_term(&self) -> Option<(RdpTerm, Integer)> {
+        match self {
+            Mechanism::SubsampledGaussian {
+                sigma, rate, steps, ..
+            } => Some((
+                RdpTerm::SubsampledGaussian {
+                    rate: rate.clone(),
+                    sigma: sigma.clone(),
+                },
+                steps.clone(),
+            )),
+            Mechanism::Gaussian { .. } | Mechanism::Zcdp { .. } => self
+                .zcdp_rho()
+                .map(|rho| (RdpTerm::Zcdp { rho }, Integer::from(1))),
+            Mechanism::Approx { .. } => None,
+            _ => self
+                .pure_epsilon()
+                .map(|epsilon| (RdpTerm::Pure { epsilon }, Integer::from(1))),
+        }
+    }
+    /// The mechanism's privacy loss distribution for the PLD accountant and its multiplicity
+    /// per repetition: exact for Gaussian and randomized response, for Laplace the
+    /// one-dimensional pair (the worst case under ℓ1 sensitivity, cited from Zhu–Dong–Wang
+    /// 2022), the worst case (ε, δ)-randomized response for ε-DP and (ε, δ)-DP black boxes
+    /// (Corollary 24), and for subsampled Gaussians the PLD of the given neighbour
+    /// `direction`. `None` for zCDP black boxes, which have no PLD.
+    pub fn pld_term(&self, direction: Direction) -> Option<(PldMechanism, Integer)> {
+        let once = |m| Some((m, Integer::from(1)));
+        match self {
+            Mechanism::Gaussian { .. } => once(PldMechanism::Gaussian {
+                rho: self.zcdp_rho()?,
+            }),
+            Mechanism::Laplace { .. } => once(PldMechanism::Laplace {
+                eps: self.pure_epsilon()?,
+            }),
+            Mechanism::Pure { epsilon } | Mechanism::RandomizedResponse { epsilon } => {
+                once(PldMechanism::RandomizedResponse {
+                    eps: epsilon.clone(),
+                })
+            }
+            Mechanism::Approx { epsilon, delta } => once(PldMechanism::ApproxDp {
+                eps: epsilon.clone(),
+                delta: delta.clone(),
+            }),
+            Mechanism::SubsampledGaussian {
+                sigma, rate, steps, ..
+            } => Some((
+                PldMechanism::SubsampledGaussian {
+                    sigma: sigma.clone(),
+                    rate: rate.clone(),
+                    direction,
+                },
+                steps.clone(),
+            )),
+            Mechanism::Zcdp { .. } => None,
+        }
+    }
+    /// The deployment file's `type` of this mechanism.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Mechanism::Gaussian { .. } => "gaussian",
+            Mechanism::Laplace { .. } => "laplace",
+            Mechanism::Pure { .. } => "pure",
+            Mechanism::Approx { .. } => "approx",
+            Mechanism::Zcdp { .. } => "zcdp",
+            Mechanism::RandomizedResponse { .. } => "randomized-response",
+            Mechanism::SubsampledGaussian { .. } => "subsampled-gaussian",
+        }
+    }
+    /// The parameters as (field, exact value) pairs, in the deployment file's spelling.
+    pub fn parameters(&self) -> Vec<(&'static str, String)> {
+        let x = exact_text;
+        match self {
+            Mechanism::Gaussian { sigma, sensitivity } => {
+                vec![("sigma", x(sigma)), ("sensitivity", x(sensitivity))]
+            }
+            Mechanism::Laplace { scale, sensitivity } => {
+                vec![("scale", x(scale)), ("sensitivity", x(sensitivity))]
+            }
+            Mechanism::Pure { epsilon } | Mechanism::RandomizedResponse { epsilon } => {
+                vec![("epsilon", x(epsilon))]
+            }
+            Mechanism::Approx { epsilon, delta } => {
+                vec![("epsilon", x(epsilon)), ("delta", x(delta))]
+            }
+            Mechanism::Zcdp { rho } => vec![("rho", x(rho))],
+            Mechanism::SubsampledGaussian {
+                sigma,
+                rate,
+                steps,
+                shuffled,
+            } => {
+                let mut v = vec![
+                    ("sigma", x(sigma)),
+                    ("rate", x(rate)),
+                    ("steps", steps.to_string()),
+                ];
+                if *shuffled {
+                    v.push(("sampling", "shuffled".into()));
+                    v.push(("accounting", "poisson".into()));
+                } else {
+                    v.push(("sampling", "poisson".into()));
+                }
+                v
+            }
+        }
+    }
+    /// A one-line description.
+    pub fn describe(&self) -> String {
+        use crate::validate::show as s;
+        match self {
+            Mechanism::Gaussian { sigma, sensitivity } => {
+                format!("gaussian σ={} Δ₂={}", s(sigma), s(sensitivity))
+            }
+            Mechanism::Laplace { scale, sensitivity } => {
+                format!("laplace b={} Δ₁={}", s(scale), s(sensitivity))
+            }
+            Mechanism::Pure { epsilon } => format!("pure ε={}", s(epsilon)),
+            Mechanism::Approx { epsilon, delta } => {
+                format!("approx ε={} δ={}", s(epsilon), s(delta))
+            }
+            Mechanism::Zcdp { rho } => format!("zcdp ρ={}", s(rho)),
+            Mechanism::RandomizedResponse { epsilon } => {
+                format!("randomized-response ε={}", s(epsilon))
+            }
+            Mechanism::SubsampledGaussian {
+                sigma, rate, steps, ..
+            } => format!(
+                "subsampled-gaussian σ={} q={} steps={}",
+                s(sigma),
+                s(rate),
+                steps
+            ),
+        }
+    }
+    /// Back to an event (the inverse of flattening, up to labels and repetitions).
+    pub fn to_event(&self) -> Event {
+        match self.clone() {
+            Mechanism::Gaussian { sigma, sensitivity } => Event::Gaussian { sigma, sensitivity },
+            Mechanism::Laplace { scale, sensitivity } => Event::Laplace { scale, sensitivity },
+            Mechanism::Pure { epsilon } => Event::EpsilonDelta {
+                epsilon,
+                delta: Rational::new(),
+            },
+            Mechanism::Approx { epsilon, delta } => Event::EpsilonDelta { epsilon, delta },
+            Mechanism::Zcdp { rho } => Event::Zcdp { rho },
+            Mechanism::RandomizedResponse { epsilon } => Event::RandomizedResponse { epsilon },
+            Mechanism::SubsampledGaussian {
+                sigma,
+                rate,
+                steps,
+                shuffled,
+            } => {
+                let e = Event::SelfComposed {
+                    event: Box::new(Event::PoissonSampled {
+                        rate,
+                        event: Box::new(Event::Gaussian {
+                            sigma,
+                            sensitivity: Rational::from(1),
+                        }),
+                    }),
+                    count: steps,
+                };
+                if shuffled {
+                    Event::ShuffledAccountedAsPoisson(Box::new(e))
+                } else {
+                    e
+                }
+            }
+        }
+    }
+}
+
+/// An exact rational as text that reads back to the same value: its exact decimal when that
+/// is short, else `p/q` (never an approximation).
+pub fn exact_text(x: &Rational) -> String {
+    let s = show(x);
+    if s.starts_with('≈') || s.contains('/') {
+        x.to_string()
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flattening_counts_and_refuses_by_name() {
+        let e = Event::Composed(vec![
+            Event::gaussian("1.1")
+                .unwrap()
+                .with_sensitivity(2)
+                .unwrap()
+                .poisson_sampled("1/100")
+                .unwrap()
+                .self_composed(50)
+                .unwrap()
+                .self_composed(3)
+                .unwrap()
+                .named("sgd"),
+            Event::pure("0.5").unwrap().self_composed(4).unwrap(),
+            Event::NoOp,
+            Event::laplace(2).unwrap().poisson_sampled(1).unwrap(),
+        ]);
+        let l = Ledger::from_event(&e).unwrap();
+        assert_eq!(l.entries.len(), 3);
+        assert_eq!(l.entries[0].name, "sgd");
+        assert_eq!(
+            l.entries[0].mechanism,
+            Mechanism::SubsampledGaussian {
+                sigma: Rational::from((11, 20)),
+                rate: Rational::from((1, 100)),
+                steps: 50.into(),
+                shuffled: false
+            }
+        );
+        assert_eq!(l.entries[0].repeat, 3);
+        assert_eq!(l.entries[1].name, "#2");
+        assert_eq!(l.entries[1].repeat, 4);
+        assert!(matches!(l.entries[2].mechanism, Mechanism::Laplace { .. }));
+        let refuse = |e: Event, path: &str, needle: &str| match Ledger::from_event(&e) {
+            Err(Error::InvalidArgument { name, reason }) => {
+                assert_eq!(name, path);
+                assert!(reason.contains(needle), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        };
+        refuse(
+            Event::Composed(vec![Event::laplace(1)
+                .unwrap()
+                .poisson_sampled("0.1")
+                .unwrap()]),
+            "event.composed[0].poisson_sampled",
+            "laplace",
+        );
+        refuse(
+            Event::pure(1).unwrap().fixed_size_sampled(10, 100).unwrap(),
+            "event.fixed_size_sampled",
+            "fixed-size",
+        );
+        let nothing = Ledger::from_event(&Event::NoOp).unwrap();
+        assert_eq!(
+            nothing.entries[0].mechanism.approx(),
+            Some((Rational::new(), Rational::new()))
+        );
+    }
+}

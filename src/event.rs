@@ -1,0 +1,410 @@
+//! What a deployment released, as a tree of events (in the spirit of dp_accounting's
+//! `DpEvent`): mechanisms at the leaves, subsampling and composition above them.
+//!
+//! Every parameter is an exact rational (`"0.1"` is 1/10, `"256/60000"` is that fraction);
+//! builders parse and validate, and their errors name the field. An event tree is what the
+//! audit ([`crate::audit`]) accepts, and the TOML/JSON deployment file ([`crate::deploy`]) is its
+//! serialisation. Events that no route certifies (e.g. Poisson subsampling of a Laplace
+//! mechanism) are refused by name when the audit flattens the tree, never skipped.
+//!
+//! ```
+//! use dpcert::event::Event;
+//! // DP-SGD on MNIST: noise multiplier 1.1, batch 256 of 60 000 examples, 60 epochs
+//! let sgd = Event::gaussian("1.1")?.poisson_sampled("256/60000")?.self_composed(14063)?;
+//! // and 12 Gaussian counts of sensitivity 1 with σ = 4
+//! let counts = Event::gaussian("4")?.self_composed(12)?;
+//! let all = Event::Composed(vec![sgd.named("training"), counts]);
+//! assert!(all.validate().is_ok());
+//! # Ok::<(), dpcert::Error>(())
+//! ```
+use crate::num::{parse_exact, parse_positive_integer};
+use crate::{validate, Error, Result};
+use rug::{Integer, Rational};
+
+/// A released event. Parameters are exact rationals; [`Event::validate`] checks a tree built
+/// from struct literals, the builders check as they go.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// N(0, σ²) noise on a query of L2 sensitivity Δ (σ > 0, Δ > 0).
+    Gaussian {
+        sigma: Rational,
+        sensitivity: Rational,
+    },
+    /// Laplace(b) noise on a query of L1 sensitivity Δ: (Δ/b)-DP (b > 0, Δ > 0).
+    Laplace {
+        scale: Rational,
+        sensitivity: Rational,
+    },
+    /// ε-randomized response (ε ≥ 0): ε-DP, and the worst case of its class.
+    RandomizedResponse { epsilon: Rational },
+    /// A black box that is (ε, δ)-DP (ε ≥ 0, 0 ≤ δ < 1); δ = 0 is pure ε-DP.
+    EpsilonDelta { epsilon: Rational, delta: Rational },
+    /// A black box that is ρ-zCDP (ρ ≥ 0).
+    Zcdp { rho: Rational },
+    /// `event` run on a Poisson subsample: each record in with probability `rate` ∈ (0, 1].
+    PoissonSampled { rate: Rational, event: Box<Event> },
+    /// `event` run on a uniformly random subset of `sample_size` of the `population_size`
+    /// records (the audit certifies no route for it and refuses it by name).
+    FixedSizeSampled {
+        sample_size: Integer,
+        population_size: Integer,
+        event: Box<Event>,
+    },
+    /// `event` run `count` ≥ 1 times (adaptively).
+    SelfComposed { event: Box<Event>, count: Integer },
+    /// Every event of the list, composed (adaptively).
+    Composed(Vec<Event>),
+    /// `event`, labelled for the report (a deployment file's `name`).
+    Named { name: String, event: Box<Event> },
+    /// Batches were shuffled but the deployment asks for Poisson accounting: the numbers of
+    /// the inner (Poisson-subsampled) event assume Poisson sampling, which was not used; they
+    /// are reported with a warning and never refute a claim.
+    ShuffledAccountedAsPoisson(Box<Event>),
+    /// Releases nothing (0-DP).
+    NoOp,
+}
+
+/// An exact rational parameter: a `Rational`, an integer, or text such as `"0.1"`,
+/// `"1e-5"`, `"256/60000"` (read exactly, never through `f64`).
+pub trait Exact {
+    /// The exact value; the error says why the text is not a number.
+    fn exact(&self) -> std::result::Result<Rational, String>;
+}
+
+impl Exact for &str {
+    fn exact(&self) -> std::result::Result<Rational, String> {
+        parse_exact(self)
+    }
+}
+impl Exact for String {
+    fn exact(&self) -> std::result::Result<Rational, String> {
+        parse_exact(self)
+    }
+}
+impl Exact for Rational {
+    fn exact(&self) -> std::result::Result<Rational, String> {
+        Ok(self.clone())
+    }
+}
+impl Exact for &Rational {
+    fn exact(&self) -> std::result::Result<Rational, String> {
+        Ok((*self).clone())
+    }
+}
+impl Exact for i64 {
+    fn exact(&self) -> std::result::Result<Rational, String> {
+        Ok(Rational::from(*self))
+    }
+}
+impl Exact for u64 {
+    fn exact(&self) -> std::result::Result<Rational, String> {
+        Ok(Rational::from(*self))
+    }
+}
+impl Exact for i32 {
+    fn exact(&self) -> std::result::Result<Rational, String> {
+        Ok(Rational::from(*self))
+    }
+}
+
+/// A count (positive integer): an integer type, an `Integer`, or text such as `"1e4"`.
+pub trait Count {
+    /// The exact count (not yet checked to be ≥ 1).
+    fn count(&self) -> std::result::Result<Integer, String>;
+}
+impl Count for &str {
+    fn count(&self) -> std::result::Result<Integer, String> {
+        parse_positive_integer(self)
+    }
+}
+impl Count for Integer {
+    fn count(&self) -> std::result::Result<Integer, String> {
+        Ok(self.clone())
+    }
+}
+impl Count for u64 {
+    fn count(&self) -> std::result::Result<Integer, String> {
+        Ok(Integer::from(*self))
+    }
+}
+impl Count for i64 {
+    fn count(&self) -> std::result::Result<Integer, String> {
+        Ok(Integer::from(*self))
+    }
+}
+impl Count for i32 {
+    fn count(&self) -> std::result::Result<Integer, String> {
+        Ok(Integer::from(*self))
+    }
+}
+impl Count for u32 {
+    fn count(&self) -> std::result::Result<Integer, String> {
+        Ok(Integer::from(*self))
+    }
+}
+
+/// Read an exact parameter and check it, the error naming `field`.
+fn field(field: &str, x: impl Exact, check: fn(&str, &Rational) -> Result<()>) -> Result<Rational> {
+    let v = x.exact().map_err(|e| Error::arg(field, e))?;
+    check(field, &v)?;
+    Ok(v)
+}
+
+/// A sampling rate in (0, 1].
+pub(crate) fn rate_in_unit(name: &str, q: &Rational) -> Result<()> {
+    if *q > 0 && *q <= 1 {
+        Ok(())
+    } else {
+        Err(Error::arg(
+            name,
+            format!("must lie in (0, 1], got {}", validate::show(q)),
+        ))
+    }
+}
+
+impl Event {
+    /// A Gaussian mechanism N(0, σ²) of sensitivity 1 (see [`Event::with_sensitivity`]).
+    pub fn gaussian(sigma: impl Exact) -> Result<Event> {
+        Ok(Event::Gaussian {
+            sigma: field("sigma", sigma, validate::positive)?,
+            sensitivity: Rational::from(1),
+        })
+    }
+    /// A Laplace mechanism of scale b and sensitivity 1 (see [`Event::with_sensitivity`]).
+    pub fn laplace(scale: impl Exact) -> Result<Event> {
+        Ok(Event::Laplace {
+            scale: field("scale", scale, validate::positive)?,
+            sensitivity: Rational::from(1),
+        })
+    }
+    /// ε-randomized response.
+    pub fn randomized_response(epsilon: impl Exact) -> Result<Event> {
+        Ok(Event::RandomizedResponse {
+            epsilon: field("epsilon", epsilon, validate::nonnegative)?,
+        })
+    }
+    /// An (ε, δ)-DP black box.
+    pub fn epsilon_delta(epsilon: impl Exact, delta: impl Exact) -> Result<Event> {
+        Ok(Event::EpsilonDelta {
+            epsilon: field("epsilon", epsilon, validate::nonnegative)?,
+            delta: field("delta", delta, validate::unit_from_zero)?,
+        })
+    }
+    /// An ε-DP black box (δ = 0).
+    pub fn pure(epsilon: impl Exact) -> Result<Event> {
+        Event::epsilon_delta(epsilon, 0i64)
+    }
+    /// A ρ-zCDP black box.
+    pub fn zcdp(rho: impl Exact) -> Result<Event> {
+        Ok(Event::Zcdp {
+            rho: field("rho", rho, validate::nonnegative)?,
+        })
+    }
+    /// This Gaussian or Laplace mechanism with sensitivity Δ > 0 instead.
+    pub fn with_sensitivity(self, sensitivity: impl Exact) -> Result<Event> {
+        let s = field("sensitivity", sensitivity, validate::positive)?;
+        match self {
+            Event::Gaussian { sigma, .. } => Ok(Event::Gaussian {
+                sigma,
+                sensitivity: s,
+            }),
+            Event::Laplace { scale, .. } => Ok(Event::Laplace {
+                scale,
+                sensitivity: s,
+            }),
+            other => Err(Error::arg(
+                "sensitivity",
+                format!(
+                    "only a Gaussian or Laplace mechanism has one, not {}",
+                    other.kind()
+                ),
+            )),
+        }
+    }
+    /// This event on a Poisson subsample of the given rate q ∈ (0, 1] (e.g. `"256/60000"`).
+    pub fn poisson_sampled(self, rate: impl Exact) -> Result<Event> {
+        Ok(Event::PoissonSampled {
+            rate: field("rate", rate, rate_in_unit)?,
+            event: Box::new(self),
+        })
+    }
+    /// This event on a uniformly random subset of `sample_size` of `population_size` records.
+    pub fn fixed_size_sampled(
+        self,
+        sample_size: impl Count,
+        population_size: impl Count,
+    ) -> Result<Event> {
+        let (m, n) = (
+            count_field("sample_size", sample_size)?,
+            count_field("population_size", population_size)?,
+        );
+        if m > n {
+            return Err(Error::arg(
+                "sample_size",
+                format!("{m} exceeds population_size {n}"),
+            ));
+        }
+        Ok(Event::FixedSizeSampled {
+            sample_size: m,
+            population_size: n,
+            event: Box::new(self),
+        })
+    }
+    /// This event run `count` ≥ 1 times.
+    pub fn self_composed(self, count: impl Count) -> Result<Event> {
+        Ok(Event::SelfComposed {
+            event: Box::new(self),
+            count: count_field("count", count)?,
+        })
+    }
+    /// This event with a label for the report.
+    pub fn named(self, name: impl Into<String>) -> Event {
+        Event::Named {
+            name: name.into(),
+            event: Box::new(self),
+        }
+    }
+
+    /// The variant's name, as the deployment file and error messages spell it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::Gaussian { .. } => "gaussian",
+            Event::Laplace { .. } => "laplace",
+            Event::RandomizedResponse { .. } => "randomized_response",
+            Event::EpsilonDelta { .. } => "epsilon_delta",
+            Event::Zcdp { .. } => "zcdp",
+            Event::PoissonSampled { .. } => "poisson_sampled",
+            Event::FixedSizeSampled { .. } => "fixed_size_sampled",
+            Event::SelfComposed { .. } => "self_composed",
+            Event::Composed(_) => "composed",
+            Event::Named { .. } => "named",
+            Event::ShuffledAccountedAsPoisson(_) => "shuffled_accounted_as_poisson",
+            Event::NoOp => "no_op",
+        }
+    }
+
+    /// Check every parameter of the tree (for trees built from struct literals); the error
+    /// names the field by its path, e.g. `event.composed[1].self_composed.count`.
+    pub fn validate(&self) -> Result<()> {
+        self.validate_at("event")
+    }
+
+    fn validate_at(&self, path: &str) -> Result<()> {
+        let at = |f: &str| format!("{path}.{}.{f}", self.kind());
+        match self {
+            Event::Gaussian { sigma, sensitivity } => {
+                validate::positive(&at("sigma"), sigma)?;
+                validate::positive(&at("sensitivity"), sensitivity)
+            }
+            Event::Laplace { scale, sensitivity } => {
+                validate::positive(&at("scale"), scale)?;
+                validate::positive(&at("sensitivity"), sensitivity)
+            }
+            Event::RandomizedResponse { epsilon } => validate::nonnegative(&at("epsilon"), epsilon),
+            Event::EpsilonDelta { epsilon, delta } => {
+                validate::nonnegative(&at("epsilon"), epsilon)?;
+                validate::unit_from_zero(&at("delta"), delta)
+            }
+            Event::Zcdp { rho } => validate::nonnegative(&at("rho"), rho),
+            Event::PoissonSampled { rate, event } => {
+                rate_in_unit(&at("rate"), rate)?;
+                event.validate_at(&format!("{path}.{}", self.kind()))
+            }
+            Event::FixedSizeSampled {
+                sample_size,
+                population_size,
+                event,
+            } => {
+                validate::count(&at("sample_size"), sample_size)?;
+                validate::count(&at("population_size"), population_size)?;
+                if sample_size > population_size {
+                    return Err(Error::arg(
+                        &at("sample_size"),
+                        format!("{sample_size} exceeds population_size {population_size}"),
+                    ));
+                }
+                event.validate_at(&format!("{path}.{}", self.kind()))
+            }
+            Event::SelfComposed { event, count } => {
+                validate::count(&at("count"), count)?;
+                event.validate_at(&format!("{path}.{}", self.kind()))
+            }
+            Event::Composed(list) => list
+                .iter()
+                .enumerate()
+                .try_for_each(|(i, e)| e.validate_at(&format!("{path}.composed[{i}]"))),
+            Event::Named { event, .. } | Event::ShuffledAccountedAsPoisson(event) => {
+                event.validate_at(&format!("{path}.{}", self.kind()))
+            }
+            Event::NoOp => Ok(()),
+        }
+    }
+}
+
+/// Read a count and check it is ≥ 1, the error naming `name`.
+fn count_field(name: &str, k: impl Count) -> Result<Integer> {
+    let k = k.count().map_err(|e| Error::arg(name, e))?;
+    validate::count(name, &k)?;
+    Ok(k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builders_read_exactly_and_name_bad_fields() {
+        let e = Event::gaussian("1.1")
+            .unwrap()
+            .poisson_sampled("256/60000")
+            .unwrap()
+            .self_composed(14063)
+            .unwrap();
+        let Event::SelfComposed { event, count } = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(*count, 14063);
+        let Event::PoissonSampled { rate, .. } = event.as_ref() else {
+            panic!()
+        };
+        assert_eq!(*rate, Rational::from((256, 60000)));
+        for (r, name) in [
+            (Event::gaussian("-1"), "sigma"),
+            (Event::gaussian("nan"), "sigma"),
+            (Event::laplace("0"), "scale"),
+            (Event::epsilon_delta("1", "1"), "delta"),
+            (Event::zcdp("-0.1"), "rho"),
+            (
+                Event::pure("1").and_then(|e| e.poisson_sampled("1.5")),
+                "rate",
+            ),
+            (Event::pure("1").and_then(|e| e.self_composed(0)), "count"),
+            (
+                Event::pure("1").and_then(|e| e.with_sensitivity(2)),
+                "sensitivity",
+            ),
+            (
+                Event::pure("1").and_then(|e| e.fixed_size_sampled(11, 10)),
+                "sample_size",
+            ),
+        ] {
+            match r {
+                Err(Error::InvalidArgument { name: n, .. }) => assert_eq!(n, name),
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+        let bad = Event::Composed(vec![
+            Event::NoOp,
+            Event::SelfComposed {
+                event: Box::new(Event::NoOp),
+                count: Integer::new(),
+            },
+        ]);
+        match bad.validate() {
+            Err(Error::InvalidArgument { name, .. }) => {
+                assert_eq!(name, "event.composed[1].self_composed.count")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,499 @@
+//! A small certified `f64` interval type, portable (no `-Ctarget-cpu`, no rounding-mode
+//! switches): the subset of `inari::Interval` that dpcert uses, with the same method names.
+//!
+//! **Why the endpoints are rigorous.** IEEE 754 makes `+ − × ÷ √` and fused multiply-add
+//! *correctly rounded*: the round-to-nearest (RN) result is the representable number nearest
+//! the exact one, so the exact value lies within ½ ulp of it, hence strictly between its two
+//! neighbours `next_down` and `next_up` (also across the subnormal range, where the spacing is
+//! the same on both sides; and on overflow, where RN gives ±∞ and the neighbour is ±`MAX`).
+//! Each endpoint is therefore rounded outward by one of:
+//! - **exact directed rounding** where an error-free transformation gives the sign of the
+//!   rounding error: `a + b` by Knuth's TwoSum (the error is exactly representable when the sum
+//!   is finite), `a · b` by the FMA residual `fma(a, b, −p)` (exact whenever |a·b| ≥ 2⁻⁹⁶⁰;
+//!   below that we do not trust its sign and widen);
+//! - **one-ulp widening** (`next_down`/`next_up` of the RN result) for `÷`, `√` and tiny
+//!   products: sound by the ½-ulp argument above, at most one ulp wider than directed rounding.
+//!
+//! Products and quotients that are exactly 0 (a zero factor, a finite numerator over an
+//! infinite denominator) are not widened; the convention 0·∞ = 0 on endpoints is the standard
+//! one for hulls of products of reals. `exp` and `ln` are evaluated by MPFR at 53 bits with
+//! directed rounding (as inari does). Empty intervals propagate. Nothing here reads or sets the
+//! FPU rounding mode, so the type is correct on every IEEE-754 target.
+use rug::float::Round;
+use rug::Float;
+use std::ops::{Add, Div, Mul, Neg, Sub};
+
+/// A closed interval `[inf, sup]` of reals with `f64` endpoints (possibly infinite), or empty.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Interval {
+    lo: f64,
+    hi: f64,
+}
+
+/// The endpoints given to [`Interval::try_from`] do not describe a non-empty interval.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IntervalError;
+
+impl std::fmt::Display for IntervalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("invalid interval endpoints")
+    }
+}
+
+impl TryFrom<(f64, f64)> for Interval {
+    type Error = IntervalError;
+    /// `[a, b]` for `a ≤ b`, `a < +∞`, `b > −∞`; NaN or reversed endpoints are an error.
+    fn try_from((a, b): (f64, f64)) -> Result<Interval, IntervalError> {
+        if a <= b && a != f64::INFINITY && b != f64::NEG_INFINITY {
+            Ok(Interval { lo: a, hi: b })
+        } else {
+            Err(IntervalError)
+        }
+    }
+}
+
+/// An interval from a correctly rounded constant `c`: `[next_down c, next_up c]`.
+const fn around(c: f64) -> Interval {
+    Interval {
+        lo: c.next_down(),
+        hi: c.next_up(),
+    }
+}
+
+/// Products of at least this magnitude have an exactly representable FMA residual.
+/// (2⁻⁹⁶⁰: the residual is then a multiple of 2⁻¹⁰⁶⁶ with at most 53 significant bits.)
+const FMA_SAFE: f64 = f64::from_bits((1023 - 960) << 52);
+
+/// Rounding error of `s = RN(a + b)` (Knuth's TwoSum), exact when `s` is finite.
+fn two_sum_err(a: f64, b: f64, s: f64) -> f64 {
+    let bb = s - a;
+    (a - (s - bb)) + (b - bb)
+}
+
+/// a + b rounded down (exact directed rounding).
+fn add_dn(a: f64, b: f64) -> f64 {
+    let s = a + b;
+    if !s.is_finite() {
+        // overflow of finite operands: the exact sum is finite (RD(+big) = MAX); an infinite
+        // operand makes the sum exact
+        return if s == f64::INFINITY && a.is_finite() && b.is_finite() {
+            f64::MAX
+        } else {
+            s
+        };
+    }
+    if two_sum_err(a, b, s) < 0.0 {
+        s.next_down()
+    } else {
+        s
+    }
+}
+
+/// a + b rounded up.
+fn add_up(a: f64, b: f64) -> f64 {
+    -add_dn(-a, -b)
+}
+
+/// a · b with 0·(±∞) = 0, rounded down (`up = false`) or up.
+fn mul_dir(a: f64, b: f64, up: bool) -> f64 {
+    if a == 0.0 || b == 0.0 {
+        return 0.0;
+    }
+    let p = a * b;
+    if !p.is_finite() {
+        let finite = a.is_finite() && b.is_finite();
+        return match (finite, up, p > 0.0) {
+            (true, false, true) => f64::MAX,
+            (true, true, false) => f64::MIN,
+            _ => p,
+        };
+    }
+    if p.abs() < FMA_SAFE {
+        return if up { p.next_up() } else { p.next_down() };
+    }
+    let r = a.mul_add(b, -p); // exact residual a·b − p
+    match (up, r > 0.0, r < 0.0) {
+        (true, true, _) => p.next_up(),
+        (false, _, true) => p.next_down(),
+        _ => p,
+    }
+}
+
+/// a / b (b ≠ 0, not both infinite), rounded down or up by one-ulp widening; exact 0 is kept.
+fn div_dir(a: f64, b: f64, up: bool) -> f64 {
+    if a == 0.0 || (a.is_finite() && b.is_infinite()) {
+        return 0.0;
+    }
+    let q = a / b;
+    if up {
+        q.next_up()
+    } else {
+        q.next_down()
+    }
+}
+
+/// MPFR at 53 bits, rounded in the given direction, back to `f64` in the same direction.
+fn mpfr53(x: f64, rnd: Round, f: fn(&mut Float, Round) -> std::cmp::Ordering) -> f64 {
+    let mut v = Float::with_val(53, x);
+    f(&mut v, rnd);
+    v.to_f64_round(rnd)
+}
+
+impl Interval {
+    /// The empty set.
+    pub const EMPTY: Interval = Interval {
+        lo: f64::INFINITY,
+        hi: f64::NEG_INFINITY,
+    };
+    /// The whole real line `[−∞, +∞]`.
+    pub const ENTIRE: Interval = Interval {
+        lo: f64::NEG_INFINITY,
+        hi: f64::INFINITY,
+    };
+    /// An enclosure of 2/√π.
+    pub const FRAC_2_SQRT_PI: Interval = around(std::f64::consts::FRAC_2_SQRT_PI);
+    /// An enclosure of 1/√2.
+    pub const FRAC_1_SQRT_2: Interval = around(std::f64::consts::FRAC_1_SQRT_2);
+
+    /// Whether the interval is empty.
+    pub fn is_empty(self) -> bool {
+        !(self.lo <= self.hi)
+    }
+    /// The lower endpoint (+∞ when empty).
+    pub fn inf(self) -> f64 {
+        self.lo
+    }
+    /// The upper endpoint (−∞ when empty).
+    pub fn sup(self) -> f64 {
+        self.hi
+    }
+    /// max |x| over the interval (NaN when empty).
+    pub fn mag(self) -> f64 {
+        if self.is_empty() {
+            return f64::NAN;
+        }
+        self.lo.abs().max(self.hi.abs())
+    }
+    /// The smallest interval containing both.
+    pub fn convex_hull(self, o: Interval) -> Interval {
+        match (self.is_empty(), o.is_empty()) {
+            (true, _) => o,
+            (_, true) => self,
+            _ => Interval {
+                lo: self.lo.min(o.lo),
+                hi: self.hi.max(o.hi),
+            },
+        }
+    }
+    /// The set intersection.
+    pub fn intersection(self, o: Interval) -> Interval {
+        let (lo, hi) = (self.lo.max(o.lo), self.hi.min(o.hi));
+        if self.is_empty() || o.is_empty() || lo > hi {
+            Interval::EMPTY
+        } else {
+            Interval { lo, hi }
+        }
+    }
+    /// { min(x, y) : x ∈ self, y ∈ o }.
+    pub fn min(self, o: Interval) -> Interval {
+        if self.is_empty() || o.is_empty() {
+            return Interval::EMPTY;
+        }
+        Interval {
+            lo: self.lo.min(o.lo),
+            hi: self.hi.min(o.hi),
+        }
+    }
+    /// { max(x, y) : x ∈ self, y ∈ o }.
+    pub fn max(self, o: Interval) -> Interval {
+        -(-self).min(-o)
+    }
+    /// { x² : x ∈ self }.
+    pub fn sqr(self) -> Interval {
+        if self.is_empty() {
+            return self;
+        }
+        let (a, b) = (self.lo.abs(), self.hi.abs());
+        let (small, big) = if self.lo <= 0.0 && self.hi >= 0.0 {
+            (0.0, a.max(b))
+        } else {
+            (a.min(b), a.max(b))
+        };
+        Interval {
+            lo: mul_dir(small, small, false).max(0.0),
+            hi: mul_dir(big, big, true),
+        }
+    }
+    /// { √x : x ∈ self, x ≥ 0 } (negative parts are outside the domain and dropped).
+    pub fn sqrt(self) -> Interval {
+        if self.is_empty() || self.hi < 0.0 {
+            return Interval::EMPTY;
+        }
+        let r = self.lo.max(0.0).sqrt();
+        Interval {
+            lo: if r == 0.0 { r } else { r.next_down() },
+            hi: self.hi.sqrt().next_up(),
+        }
+    }
+    /// { eˣ : x ∈ self }, endpoints by MPFR with directed rounding.
+    pub fn exp(self) -> Interval {
+        if self.is_empty() {
+            return self;
+        }
+        Interval {
+            lo: mpfr53(self.lo, Round::Down, Float::exp_round),
+            hi: mpfr53(self.hi, Round::Up, Float::exp_round),
+        }
+    }
+    /// { ln x : x ∈ self, x > 0 } (a non-positive lower end gives −∞; empty if self ≤ 0).
+    pub fn ln(self) -> Interval {
+        if self.is_empty() || self.hi <= 0.0 {
+            return Interval::EMPTY;
+        }
+        let lo = if self.lo <= 0.0 {
+            f64::NEG_INFINITY
+        } else {
+            mpfr53(self.lo, Round::Down, Float::ln_round)
+        };
+        Interval {
+            lo,
+            hi: mpfr53(self.hi, Round::Up, Float::ln_round),
+        }
+    }
+}
+
+impl Neg for Interval {
+    type Output = Interval;
+    fn neg(self) -> Interval {
+        Interval {
+            lo: -self.hi,
+            hi: -self.lo,
+        }
+    }
+}
+
+impl Add for Interval {
+    type Output = Interval;
+    fn add(self, o: Interval) -> Interval {
+        if self.is_empty() || o.is_empty() {
+            return Interval::EMPTY;
+        }
+        Interval {
+            lo: add_dn(self.lo, o.lo),
+            hi: add_up(self.hi, o.hi),
+        }
+    }
+}
+
+impl Sub for Interval {
+    type Output = Interval;
+    fn sub(self, o: Interval) -> Interval {
+        self + -o
+    }
+}
+
+impl Mul for Interval {
+    type Output = Interval;
+    fn mul(self, o: Interval) -> Interval {
+        if self.is_empty() || o.is_empty() {
+            return Interval::EMPTY;
+        }
+        let ends = [(self.lo, o.lo), (self.lo, o.hi), (self.hi, o.lo), (self.hi, o.hi)];
+        let lo = ends.iter().map(|&(a, b)| mul_dir(a, b, false));
+        let hi = ends.iter().map(|&(a, b)| mul_dir(a, b, true));
+        Interval {
+            lo: lo.fold(f64::INFINITY, f64::min),
+            hi: hi.fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+}
+
+impl Div for Interval {
+    type Output = Interval;
+    /// IEEE 1788 division: the hull of { x / y : y ≠ 0 }; a divisor [0, 0] gives EMPTY, a
+    /// divisor with 0 in its interior (or a dividend containing 0 over one with 0 at an end)
+    /// gives ENTIRE.
+    fn div(self, o: Interval) -> Interval {
+        let (a, b, c, d) = (self.lo, self.hi, o.lo, o.hi);
+        if self.is_empty() || o.is_empty() || (c == 0.0 && d == 0.0) {
+            return Interval::EMPTY;
+        }
+        let q = |x: f64, y: f64, up: bool| div_dir(x, y, up);
+        let (lo, hi) = if c > 0.0 {
+            match (a >= 0.0, b <= 0.0) {
+                (true, _) => (q(a, d, false), q(b, c, true)),
+                (_, true) => (q(a, c, false), q(b, d, true)),
+                _ => (q(a, c, false), q(b, c, true)),
+            }
+        } else if d < 0.0 {
+            match (a >= 0.0, b <= 0.0) {
+                (true, _) => (q(b, d, false), q(a, c, true)),
+                (_, true) => (q(b, c, false), q(a, d, true)),
+                _ => (q(b, d, false), q(a, d, true)),
+            }
+        } else if a == 0.0 && b == 0.0 {
+            (0.0, 0.0)
+        } else if c == 0.0 && a > 0.0 {
+            (q(a, d, false), f64::INFINITY)
+        } else if c == 0.0 && b < 0.0 {
+            (f64::NEG_INFINITY, q(b, d, true))
+        } else if d == 0.0 && a > 0.0 {
+            (f64::NEG_INFINITY, q(a, c, true))
+        } else if d == 0.0 && b < 0.0 {
+            (q(b, c, false), f64::INFINITY)
+        } else {
+            return Interval::ENTIRE;
+        };
+        Interval { lo, hi }
+    }
+}
+
+/// Every endpoint checked against the exact result (rationals; MPFR at 256 bits for exp/ln):
+/// containment and tightness in one assertion — `+`, `−`, `×` must be exactly the directed
+/// rounding (the neighbour inward lies strictly inside), `÷` and `√` at most one ulp wider.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::num::f64::{NEGATIVE, NORMAL, POSITIVE, SUBNORMAL, ZERO};
+    use proptest::prelude::*;
+    use rug::Rational;
+
+    fn ex(x: f64) -> Rational {
+        Rational::from_f64(x).unwrap()
+    }
+    /// `lo ≤ v ≤ hi` with `lo`, `hi` no more than `ulps` representable steps outside `v`.
+    fn tight(lo: f64, hi: f64, v: &Rational, ulps: usize) -> bool {
+        let (mut l, mut h) = (lo, hi);
+        for _ in 0..ulps {
+            l = l.next_up();
+            h = h.next_down();
+        }
+        let below = |x: f64| x == f64::NEG_INFINITY || (x.is_finite() && ex(x) <= *v);
+        let above = |x: f64| x == f64::INFINITY || (x.is_finite() && ex(x) >= *v);
+        let strictly_in = |a: f64, b: f64| {
+            (a.is_finite() && ex(a) > *v || a == f64::INFINITY)
+                && (b.is_finite() && ex(b) < *v || b == f64::NEG_INFINITY)
+        };
+        below(lo) && above(hi) && strictly_in(l, h) || (lo == hi && ex(lo) == *v)
+    }
+    fn pt(x: f64) -> Interval {
+        Interval::try_from((x, x)).unwrap()
+    }
+    fn finite() -> impl Strategy<Value = f64> {
+        (NORMAL | SUBNORMAL | ZERO | POSITIVE | NEGATIVE).prop_filter("finite", |x| x.is_finite())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn point_ops_are_directed_roundings(a in finite(), b in finite()) {
+            let (x, y) = (pt(a), pt(b));
+            let (ea, eb) = (ex(a), ex(b));
+            let sum = x + y;
+            let s = Rational::from(&ea + &eb);
+            let exact_sum = sum.inf() == sum.sup() && ex(sum.inf()) == s;
+            prop_assert!(exact_sum || tight(sum.inf(), sum.sup(), &s, 1), "{a} + {b}");
+            let d = x - y;
+            prop_assert!(tight(d.inf(), d.sup(), &Rational::from(&ea - &eb), 1) || d.inf() == d.sup());
+            let p = x * y;
+            let pr = Rational::from(&ea * &eb);
+            let ulps = if pr.clone().abs() < ex(FMA_SAFE) { 2 } else { 1 };
+            prop_assert!(tight(p.inf(), p.sup(), &pr, ulps), "{a} * {b} = {p:?}");
+            if b != 0.0 {
+                let q = x / y;
+                prop_assert!(tight(q.inf(), q.sup(), &Rational::from(&ea / &eb), 2), "{a} / {b}");
+            }
+        }
+
+        #[test]
+        fn sqrt_and_sqr_enclose(a in finite()) {
+            let s = pt(a.abs()).sqrt();
+            let (lo, hi) = (ex(s.inf()), ex(s.sup()));
+            let v = ex(a.abs());
+            let (l2, h2) = (s.inf().next_up().next_up(), s.sup().next_down().next_down());
+            prop_assert!(Rational::from(&lo * &lo) <= v && Rational::from(&hi * &hi) >= v);
+            prop_assert!(a == 0.0 || (ex(l2).square() > v && ex(h2).square() < v));
+            let q = pt(a).sqr();
+            prop_assert!(tight(q.inf(), q.sup(), &ex(a).square(), 2), "{a}²");
+        }
+
+        #[test]
+        fn exp_ln_enclose(a in -700.0f64..700.0, b in 1e-300f64..1e300) {
+            let reference = |x: f64, f: fn(&mut Float, Round) -> std::cmp::Ordering| {
+                let (mut lo, mut hi) = (Float::with_val(256, x), Float::with_val(256, x));
+                f(&mut lo, Round::Down);
+                f(&mut hi, Round::Up);
+                (lo, hi)
+            };
+            for (iv, (rlo, rhi)) in [
+                (pt(a).exp(), reference(a, Float::exp_round)),
+                (pt(b).ln(), reference(b, Float::ln_round)),
+            ] {
+                prop_assert!(iv.inf() <= rlo && rhi <= iv.sup());
+                prop_assert!(iv.inf().next_up() > rhi || iv.inf() == iv.sup());
+                prop_assert!(iv.sup().next_down() < rlo || iv.inf() == iv.sup());
+            }
+        }
+
+        /// Intervals: the hull of the exact corner results (and a random interior point) is
+        /// enclosed, for every sign pattern and for divisors with 0 at an end.
+        #[test]
+        fn interval_ops_enclose(a in finite(), b in finite(), c in finite(), d in finite(),
+                                t in 0u32..=16) {
+            let x = Interval::try_from((a.min(b), a.max(b))).unwrap();
+            let y = Interval::try_from((c.min(d), c.max(d))).unwrap();
+            let inside = |i: Interval, v: &Rational| {
+                (i.inf() == f64::NEG_INFINITY || ex(i.inf()) <= *v)
+                    && (i.sup() == f64::INFINITY || ex(i.sup()) >= *v)
+            };
+            let mid = |i: Interval| {
+                let (l, h) = (ex(i.inf()), ex(i.sup()));
+                Rational::from(&l + Rational::from(&h - &l) * Rational::from((t, 16)))
+            };
+            let mut xs = vec![ex(x.inf()), ex(x.sup()), mid(x)];
+            let ys = vec![ex(y.inf()), ex(y.sup()), mid(y)];
+            xs.dedup();
+            for u in &xs {
+                for v in &ys {
+                    prop_assert!(inside(x + y, &Rational::from(u + v)));
+                    prop_assert!(inside(x - y, &Rational::from(u - v)));
+                    prop_assert!(inside(x * y, &Rational::from(u * v)));
+                    if *v != 0 {
+                        prop_assert!(inside(x / y, &Rational::from(u / v)), "{x:?}/{y:?}");
+                    }
+                    prop_assert!(inside(x.min(y), &u.clone().min(v.clone())));
+                    prop_assert!(inside(x.max(y), &u.clone().max(v.clone())));
+                }
+                prop_assert!(inside(x.sqr(), &u.clone().square()));
+            }
+        }
+    }
+
+    #[test]
+    fn special_cases() {
+        let e = Interval::EMPTY;
+        let one = pt(1.0);
+        assert!((e + one).is_empty() && (one * e).is_empty() && e.exp().is_empty());
+        assert!((one / pt(0.0)).is_empty());
+        assert_eq!(pt(0.0) * Interval::ENTIRE, pt(0.0));
+        let half_line = Interval::try_from((0.0, f64::INFINITY)).unwrap();
+        assert_eq!(one / half_line, Interval::try_from((0.0, f64::INFINITY)).unwrap());
+        assert_eq!(one / Interval::try_from((-1.0, 1.0)).unwrap(), Interval::ENTIRE);
+        // overflow: the exact result is finite, so the inner end is ±MAX, not ±∞
+        let big = pt(f64::MAX);
+        assert_eq!((big + big).inf(), f64::MAX);
+        assert_eq!((big * pt(2.0)).inf(), f64::MAX);
+        assert_eq!((-(big * pt(2.0))).sup(), f64::MIN);
+        // underflow: a positive product that rounds to 0 keeps a positive upper end
+        let tiny = pt(1e-200) * pt(1e-200);
+        assert!(tiny.inf() <= 0.0 && tiny.sup() > 0.0);
+        // constants enclose the true values
+        let c = Interval::FRAC_1_SQRT_2.sqr();
+        assert!(c.inf() <= 0.5 && 0.5 <= c.sup());
+        let c = Interval::FRAC_2_SQRT_PI.sqr() * pt(std::f64::consts::PI).convex_hull(pt(3.1416));
+        assert!(c.inf() <= 4.0 && 4.0 <= c.sup());
+        assert!(pt(-1.0).ln().is_empty() && pt(-1.0).sqrt().is_empty());
+        assert_eq!(Interval::try_from((0.0, 1.0)).unwrap().ln().inf(), f64::NEG_INFINITY);
+        assert!(Interval::try_from((1.0, 0.0)).is_err() && Interval::try_from((f64::NAN, 0.0)).is_err());
+    }
+}
