@@ -130,6 +130,15 @@ pub enum Quantity {
 }
 
 impl Quantity {
+    /// The quantity's JSON key: `epsilon`, `delta`, `sigma` or `rdp_epsilon`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Quantity::Epsilon => "epsilon",
+            Quantity::Delta => "delta",
+            Quantity::Sigma => "sigma",
+            Quantity::RdpEpsilon => "rdp_epsilon",
+        }
+    }
     fn name(self) -> &'static str {
         match self {
             Quantity::Epsilon => "ε",
