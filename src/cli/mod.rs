@@ -8,9 +8,11 @@ mod check;
 mod compose;
 mod dpsgd;
 mod gaussian;
+mod gdp;
 mod plot;
 mod rdp;
 mod subsample;
+mod tradeoff;
 mod vectors;
 mod zcdp;
 
@@ -66,6 +68,12 @@ enum Cmd {
     /// invalid (undecided records alone give 0), 1 when any record is unsound or invalid, 2 when
     /// FILE cannot be read or is not a JSON list.
     Check(check::CheckArgs),
+    /// f-DP: the best membership-inference attack's TPR at a given FPR, certified.
+    #[command(subcommand)]
+    Tradeoff(tradeoff::TradeoffCmd),
+    /// Gaussian differential privacy: the μ of μ-GDP, certified.
+    #[command(subcommand)]
+    Gdp(gdp::GdpCmd),
 }
 
 #[derive(Args, Clone)]
@@ -112,6 +120,8 @@ impl Cmd {
             Cmd::Compose(c) => c,
             Cmd::Rdp(r) => r,
             Cmd::Dpsgd(d) => d,
+            Cmd::Tradeoff(t) => t,
+            Cmd::Gdp(g) => g,
             _ => return None,
         })
     }

@@ -105,6 +105,10 @@ pub enum Query {
     },
     /// ε at δ of DP-SGD.
     Dpsgd(Dpsgd),
+    /// The best membership-inference attack's TPR at FPR `fpr` (f-DP, Gaussian tradeoff).
+    GaussianTpr { shape: GaussianShape, fpr: Rational },
+    /// The exact μ of μ-GDP of the Gaussian composition.
+    GaussianGdp { shape: GaussianShape },
 }
 
 /// A query's certified answer.
@@ -174,6 +178,8 @@ impl Query {
             Query::Compose { .. } => "compose approx",
             Query::RdpSubsampledGaussian { .. } => "rdp subsampled-gaussian",
             Query::Dpsgd(_) => "dpsgd",
+            Query::GaussianTpr { .. } => "tradeoff gaussian",
+            Query::GaussianGdp { .. } => "gdp gaussian",
         }
     }
 
@@ -189,6 +195,8 @@ impl Query {
             Query::RdpSubsampledGaussian { .. } => (Quantity::RdpEpsilon, Kind::TwoSided),
             // an upper bound (RDP) until a two-sided PLD bracket is met
             Query::Dpsgd(_) => (Quantity::Epsilon, Kind::UpperBound),
+            Query::GaussianTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
+            Query::GaussianGdp { .. } => (Quantity::Mu, Kind::TwoSided),
         }
     }
 
@@ -236,6 +244,11 @@ impl Query {
                 validate_sgm(&d.rate, &d.sigma, &d.steps)?;
                 validate::open_unit("delta", &d.delta)
             }
+            Query::GaussianTpr { shape, fpr } => {
+                shape.validate()?;
+                crate::theorems::tradeoff::check_rate("fpr", fpr)
+            }
+            Query::GaussianGdp { shape } => shape.validate(),
         }
     }
 
@@ -275,6 +288,20 @@ impl Query {
                 order,
             } => rdp_point(rate, sigma, steps, order, p)?,
             Query::Dpsgd(d) => dpsgd(d, p, progress)?,
+            Query::GaussianTpr { shape, fpr } => answer(
+                Certified::TwoSided(crate::theorems::tradeoff::gaussian_tradeoff_tpr(
+                    &shape.pld()?,
+                    fpr,
+                    p,
+                )?),
+                "Dong–Roth–Su 2022 Theorem 2.7 / Corollary 3.3: TPR = Φ(Φ⁻¹(FPR) + μ)",
+                vec![],
+            ),
+            Query::GaussianGdp { shape } => answer(
+                Certified::TwoSided(crate::theorems::gdp::gaussian_gdp(&shape.pld()?, p)?),
+                "Dong–Roth–Su 2022 Theorem 2.7 / Corollary 3.3: μ = Δ√K/σ",
+                vec![],
+            ),
         };
         require_finite_upper(a.value.upper(), self.command())?;
         Ok(a)
