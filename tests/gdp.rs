@@ -48,3 +48,20 @@ fn gdp_bad_rho_is_an_error() {
     let g = dpcert::theorems::pld::GaussianPld { rho: q("0") };
     assert!(gaussian_gdp(&g, Precision::Auto).is_err());
 }
+
+/// The CLI: `gdp gaussian --json` is one dpcert/1 envelope whose `mu` contains Δ√K/σ.
+#[test]
+fn gdp_cli_json() {
+    let (code, out, _) = common::run(&[
+        "gdp", "gaussian", "--sigma", "2", "--compositions", "9", "--sensitivity", "3", "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["result"]["quantity"], "mu");
+    let lo: f64 = v["result"]["value"]["lower"].as_str().unwrap().parse().unwrap();
+    let hi: f64 = v["result"]["value"]["upper"].as_str().unwrap().parse().unwrap();
+    assert!(lo <= 4.5 && 4.5 <= hi && hi - lo < 1e-12, "[{lo}, {hi}]");
+    let (code, _, err) = common::run(&["gdp", "gaussian", "--sigma", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--sigma"), "{err}");
+}

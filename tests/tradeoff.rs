@@ -150,3 +150,33 @@ fn dpsgd_tpr_against_closed_forms() {
         check(&rep.enclosure, &reference, 2e-5, &format!("T = 1, α = {a}"));
     }
 }
+
+/// The CLI: `tradeoff gaussian --json` brackets Φ(Φ⁻¹(α) + μ); `check` judges a TPR claim
+/// below the bracket unsound (exit 1); a bad `--fpr` exits 2 naming the flag.
+#[test]
+fn tradeoff_cli_and_check() {
+    let (code, out, _) = common::run(&[
+        "tradeoff", "gaussian", "--sigma", "1", "--fpr", "0.05", "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["result"]["quantity"], "tpr");
+    let reference = phi(&(quantile_ref(&q("0.05")) + 1u32));
+    let lo = q(v["result"]["value"]["lower"].as_str().unwrap());
+    let hi = q(v["result"]["value"]["upper"].as_str().unwrap());
+    assert!(lo <= reference && reference <= hi);
+    let dir = std::env::temp_dir().join(format!("dpcert-fdp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("claims.json");
+    std::fs::write(
+        &file,
+        r#"[{"query": ["tradeoff", "gaussian", "--sigma", "1", "--fpr", "0.05"], "value": "0.25"}]"#,
+    )
+    .unwrap();
+    let (code, out, _) = common::run(&["check", file.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("unsound"), "{out}");
+    let (code, _, err) = common::run(&["tradeoff", "gaussian", "--sigma", "1", "--fpr", "2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--fpr"), "{err}");
+}

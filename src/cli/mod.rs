@@ -135,6 +135,14 @@ fn count(flag: &str, text: &str) -> Result<Integer, Error> {
     parse_positive_integer(text).map_err(|e| Error::arg(flag, e))
 }
 
+/// [`flagged`] for one error.
+fn flagged_err(e: Error) -> Error {
+    match flagged::<()>(Err(e)) {
+        Err(e) => e,
+        Ok(()) => unreachable!(),
+    }
+}
+
 /// Re-label a library argument name with the CLI flag that carries it.
 fn flagged<T>(r: Result<T, Error>) -> Result<T, Error> {
     r.map_err(|e| match e {
@@ -400,6 +408,11 @@ pub fn run() -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
+    if let Cmd::Tradeoff(t) = &cli.cmd {
+        if let Some(code) = t.run_plot() {
+            return code;
+        }
+    }
     if let Some(c) = cli.cmd.query_cmd() {
         return run_query(c);
     }

@@ -132,6 +132,8 @@ pub fn judge(query: &Query, precision: Precision, value: &Claimed) -> Judged {
         Query::GaussianTpr { .. } | Query::GaussianGdp { .. } => {
             by_higher_precision(query, &v, &mut b)?
         }
+        // the PLD bracket does not depend on the precision: nothing more to try
+        Query::DpsgdTpr { .. } => None,
     };
     match decided {
         Some(j) => Ok(j),
