@@ -8,9 +8,11 @@ mod check;
 mod compose;
 mod dpsgd;
 mod gaussian;
+mod gdp;
 mod plot;
 mod rdp;
 mod subsample;
+mod tradeoff;
 mod vectors;
 mod zcdp;
 
@@ -66,6 +68,12 @@ enum Cmd {
     /// invalid (undecided records alone give 0), 1 when any record is unsound or invalid, 2 when
     /// FILE cannot be read or is not a JSON list.
     Check(check::CheckArgs),
+    /// f-DP: the best membership-inference attack's TPR at a given FPR, certified.
+    #[command(subcommand)]
+    Tradeoff(tradeoff::TradeoffCmd),
+    /// Gaussian differential privacy: the μ of μ-GDP, certified.
+    #[command(subcommand)]
+    Gdp(gdp::GdpCmd),
 }
 
 #[derive(Args, Clone)]
@@ -112,6 +120,8 @@ impl Cmd {
             Cmd::Compose(c) => c,
             Cmd::Rdp(r) => r,
             Cmd::Dpsgd(d) => d,
+            Cmd::Tradeoff(t) => t,
+            Cmd::Gdp(g) => g,
             _ => return None,
         })
     }
@@ -123,6 +133,14 @@ fn num(flag: &str, text: &str) -> Result<Rational, Error> {
 
 fn count(flag: &str, text: &str) -> Result<Integer, Error> {
     parse_positive_integer(text).map_err(|e| Error::arg(flag, e))
+}
+
+/// [`flagged`] for one error.
+fn flagged_err(e: Error) -> Error {
+    match flagged::<()>(Err(e)) {
+        Err(e) => e,
+        Ok(()) => unreachable!(),
+    }
 }
 
 /// Re-label a library argument name with the CLI flag that carries it.
@@ -284,6 +302,37 @@ fn parse_query(args: &[String]) -> Result<(Query, Precision), Error> {
     flagged(c.to_query().and_then(|q| Ok((q, precision(c.common())?))))
 }
 
+/// Library entry point for bindings (the Python package): the `dpcert/1` envelope that
+/// `dpcert ARGS --json` prints for a single-value query (`args` without the program name),
+/// or the error it exits with.
+#[doc(hidden)]
+pub fn query_envelope(args: &[String]) -> Result<Value, Error> {
+    use std::io::IsTerminal;
+    let cmd = parse_cmd(args)?;
+    let c = cmd.query_cmd().ok_or_else(|| {
+        Error::arg(
+            "query",
+            "not a single-value query (gaussian, zcdp, compose, rdp or dpsgd)",
+        )
+    })?;
+    let (q, a) = flagged((|| {
+        let q = c.to_query()?;
+        let a = q.evaluate(precision(c.common())?, std::io::stderr().is_terminal())?;
+        Ok((q, a))
+    })())?;
+    Ok(contract::envelope(
+        c.command(),
+        c.input(),
+        answer_json(&q, &a),
+    ))
+}
+
+/// Library entry point for bindings: `dpcert check`'s result for one record.
+#[doc(hidden)]
+pub fn check_record_json(index: usize, record: &Value) -> Value {
+    crate::reference::judge::check_record(index, record, &parse_query).1
+}
+
 /// Report an error: the message on stderr, and with `--json` the error envelope on stdout.
 /// Returns the exit code.
 fn fail(command: &str, input: Value, e: &Error, json_mode: bool) -> i32 {
@@ -390,6 +439,11 @@ pub fn run() -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
+    if let Cmd::Tradeoff(t) = &cli.cmd {
+        if let Some(code) = t.run_plot() {
+            return code;
+        }
+    }
     if let Some(c) = cli.cmd.query_cmd() {
         return run_query(c);
     }
