@@ -8,9 +8,11 @@ mod check;
 mod compose;
 mod dpsgd;
 mod gaussian;
+mod gdp;
 mod plot;
 mod rdp;
 mod subsample;
+mod tradeoff;
 mod vectors;
 mod zcdp;
 
@@ -66,6 +68,12 @@ enum Cmd {
     /// invalid (undecided records alone give 0), 1 when any record is unsound or invalid, 2 when
     /// FILE cannot be read or is not a JSON list.
     Check(check::CheckArgs),
+    /// f-DP: the best membership-inference attack's TPR at a given FPR, certified.
+    #[command(subcommand)]
+    Tradeoff(tradeoff::TradeoffCmd),
+    /// Gaussian differential privacy: the μ of μ-GDP, certified.
+    #[command(subcommand)]
+    Gdp(gdp::GdpCmd),
 }
 
 #[derive(Args, Clone)]
@@ -112,6 +120,8 @@ impl Cmd {
             Cmd::Compose(c) => c,
             Cmd::Rdp(r) => r,
             Cmd::Dpsgd(d) => d,
+            Cmd::Tradeoff(t) => t,
+            Cmd::Gdp(g) => g,
             _ => return None,
         })
     }
@@ -123,6 +133,14 @@ fn num(flag: &str, text: &str) -> Result<Rational, Error> {
 
 fn count(flag: &str, text: &str) -> Result<Integer, Error> {
     parse_positive_integer(text).map_err(|e| Error::arg(flag, e))
+}
+
+/// [`flagged`] for one error.
+fn flagged_err(e: Error) -> Error {
+    match flagged::<()>(Err(e)) {
+        Err(e) => e,
+        Ok(()) => unreachable!(),
+    }
 }
 
 /// Re-label a library argument name with the CLI flag that carries it.
@@ -421,6 +439,11 @@ pub fn run() -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
+    if let Cmd::Tradeoff(t) = &cli.cmd {
+        if let Some(code) = t.run_plot() {
+            return code;
+        }
+    }
     if let Some(c) = cli.cmd.query_cmd() {
         return run_query(c);
     }

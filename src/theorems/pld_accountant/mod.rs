@@ -59,6 +59,8 @@ mod fixed;
 mod grid;
 mod mechanisms;
 mod query;
+mod tradeoff;
+pub use tradeoff::dpsgd_tradeoff_tpr;
 #[cfg(test)]
 mod test_util;
 

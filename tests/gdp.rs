@@ -1,0 +1,67 @@
+//! μ-GDP (Dong–Roth–Su 2022): the Gaussian composition's exact μ = Δ√K/σ.
+mod common;
+use common::{check, q, REF};
+use dpcert::num::Precision;
+use dpcert::theorems::gaussian::{gaussian_composition, GaussianMechanism};
+use dpcert::theorems::gdp::gaussian_gdp;
+use rug::{Float, Integer};
+
+/// μ = Δ·√K/σ at 1024 bits (the closed form, not √(2ρ)): containment and the documented
+/// widths (Auto 2⁻⁴³, 128 bits 2⁻¹²⁰).
+#[test]
+fn gdp_gaussian_is_exact() {
+    for (s, d, k) in [
+        ("1", "1", 1u64),
+        ("1.1", "1", 14063),
+        ("0.7", "2", 10547),
+        ("1e-200", "3", 1_000_000),
+        ("1e200", "1", 7),
+    ] {
+        let m = GaussianMechanism::new(q(s), q(d), Integer::from(k)).unwrap();
+        let g = gaussian_composition(&[m]).unwrap();
+        let reference =
+            Float::with_val(REF, &q(d)) * Float::with_val(REF, k).sqrt() / Float::with_val(REF, &q(s));
+        for (p, w) in [
+            (Precision::Auto, 2f64.powi(-43)),
+            (Precision::Bits(128), 2f64.powi(-120)),
+        ] {
+            let e = gaussian_gdp(&g, p).unwrap();
+            check(&e, &reference, w, &format!("μ σ={s} Δ={d} K={k}"));
+        }
+    }
+}
+
+/// Two mechanisms compose to √(μ₁² + μ₂²).
+#[test]
+fn gdp_composes_in_quadrature() {
+    let m1 = GaussianMechanism::new(q("2"), q("1"), Integer::from(3)).unwrap();
+    let m2 = GaussianMechanism::new(q("0.5"), q("0.25"), Integer::from(5)).unwrap();
+    let g = gaussian_composition(&[m1, m2]).unwrap();
+    // μ² = 3/4 + 5/4 = 2
+    let reference = Float::with_val(REF, 2).sqrt();
+    let e = gaussian_gdp(&g, Precision::Bits(200)).unwrap();
+    check(&e, &reference, 2f64.powi(-190), "√2");
+}
+
+#[test]
+fn gdp_bad_rho_is_an_error() {
+    let g = dpcert::theorems::pld::GaussianPld { rho: q("0") };
+    assert!(gaussian_gdp(&g, Precision::Auto).is_err());
+}
+
+/// The CLI: `gdp gaussian --json` is one dpcert/1 envelope whose `mu` contains Δ√K/σ.
+#[test]
+fn gdp_cli_json() {
+    let (code, out, _) = common::run(&[
+        "gdp", "gaussian", "--sigma", "2", "--compositions", "9", "--sensitivity", "3", "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["result"]["quantity"], "mu");
+    let lo: f64 = v["result"]["value"]["lower"].as_str().unwrap().parse().unwrap();
+    let hi: f64 = v["result"]["value"]["upper"].as_str().unwrap().parse().unwrap();
+    assert!(lo <= 4.5 && 4.5 <= hi && hi - lo < 1e-12, "[{lo}, {hi}]");
+    let (code, _, err) = common::run(&["gdp", "gaussian", "--sigma", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--sigma"), "{err}");
+}
