@@ -21,13 +21,17 @@ class Bound:
     """A rigorous lower bound, rounded down; None for an upper bound."""
     upper: decimal.Decimal
     """A rigorous upper bound, rounded up (the CLI's decimal string)."""
+    lower_text: Optional[str]
+    """lower as the CLI prints it."""
+    upper_text: str
+    """upper as the CLI prints it."""
     kind: str
     upper_float: float
-    """The nearest float ≥ upper."""
+    """The CLI's upper_f64: the nearest float at or above the certified upper end."""
     theorem: Optional[str]
     rests_on: Any
     raw: dict
-    def __init__(self, obj: Mapping[str, Any]) -> None: ...
+    def __init__(self, obj: Mapping[str, Any], theorem: Optional[str] = ..., raw: Optional[Mapping[str, Any]] = ...) -> None: ...
     @property
     def two_sided(self) -> bool: ...
     def __float__(self) -> float: ...
@@ -71,5 +75,6 @@ def dp_event_json(event: Any, _path: str = ...) -> dict: ...
 def from_dp_event(event: Any) -> List[dict]:
     """The deployment entries a DpEvent releases; unsupported events raise ValueError."""
 def check(records: Iterable[Mapping[str, Any]]) -> List[dict]:
-    """dpcert check's verdict per record: sound | unsound | undecided | invalid."""
+    """dpcert check's result per record: {"record", "query", "value", "verdict", "reason",
+    "bracket"}; verdict sound | unsound | undecided | invalid."""
 def vector_queries() -> List[List[str]]: ...

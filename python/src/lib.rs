@@ -122,11 +122,21 @@ fn check(py: Python<'_>, records: String) -> PyResult<String> {
         let list = v
             .as_array()
             .ok_or_else(|| dpcert::Error::arg("records", "must be a list"))?;
-        let out: Vec<Value> = list
-            .iter()
-            .enumerate()
-            .map(|(i, r)| dpcert::cli::check_record_json(i, r))
-            .collect();
+        // the CLI's progress line, on a terminal, once the run has taken 2 s
+        use std::io::IsTerminal;
+        let progress = std::io::stderr().is_terminal();
+        let started = std::time::Instant::now();
+        let shown = || progress && started.elapsed().as_secs() >= 2;
+        let mut out = Vec::with_capacity(list.len());
+        for (i, r) in list.iter().enumerate() {
+            if shown() {
+                eprint!("\rdpcert check: record {}/{} ", i + 1, list.len());
+            }
+            out.push(dpcert::cli::check_record_json(i, r));
+        }
+        if shown() {
+            eprintln!();
+        }
         Ok(Value::Array(out).to_string())
     })
 }
