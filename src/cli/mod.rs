@@ -4,6 +4,7 @@
 //! default, outward rounded) or, with `--json`, one `dpcert/1` envelope ([`crate::json`]).
 //! Exit codes follow [`crate::exit`].
 mod audit;
+mod calibrate;
 mod check;
 mod compose;
 mod dpsgd;
@@ -52,6 +53,9 @@ enum Cmd {
     Dpsgd(dpsgd::DpsgdArgs),
     /// Amplification by subsampling of an (ε, δ)-DP mechanism.
     Subsample(subsample::SubsampleArgs),
+    /// Certified calibration: the σ (steps, rate) meeting an ε target.
+    #[command(subcommand)]
+    Calibrate(calibrate::CalibrateCmd),
     /// Audit a deployment file (TOML or JSON): best certified (ε, δ), routes, claim verdict.
     Audit(audit::AuditArgs),
     /// Plot a deployment's privacy profile δ(ε) as SVG.
@@ -453,6 +457,7 @@ pub fn run() -> i32 {
         Cmd::Vectors(a) => vectors::run_vectors(a),
         Cmd::Check(a) => check::run_check(a),
         Cmd::Subsample(a) => subsample::run_subsample(a),
+        Cmd::Calibrate(a) => calibrate::run_calibrate(a),
         _ => unreachable!("every single-value query is handled above"),
     }
 }
