@@ -217,6 +217,11 @@ pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
                 theorem: "Corollary 8 (exact δ(ε), inverted for ε by certified bisection)".into(),
                 value: "two-sided".into(),
             },
+            Step {
+                theorem: "Dong–Roth–Su 2022 Corollary 3.3 (μ-GDP, exact: μ = √(2ρ))".into(),
+                value: crate::theorems::gdp::gaussian_gdp(&pld, prec)
+                    .map(|m| format!("μ ∈ [{}, {}]", m.lower(), m.upper()))?,
+            },
         ];
         routes.push(Route {
             name: "exact Gaussian composition",
