@@ -81,3 +81,14 @@ fn audit_reports_mu() {
     assert!(q(lo) <= reference && reference <= q(hi), "[{lo}, {hi}]");
     assert!(rug::Rational::from(&q(hi) - &q(lo)) < q("1e-15"));
 }
+
+/// DP-SGD with q = 1 is T Gaussian steps, exactly √T/σ-GDP: the certified lower bound on the
+/// smallest μ lies in [2(1 − 10⁻⁵), 2] for σ = 2, T = 16 (containment and tightness).
+#[test]
+fn dpsgd_gdp_lower_against_q1() {
+    use dpcert::theorems::gdp::dpsgd_gdp_lower;
+    use dpcert::theorems::pld_accountant::PldOptions;
+    let b = dpsgd_gdp_lower(&q("1"), &q("2"), &Integer::from(16), &PldOptions::default()).unwrap();
+    let l = b.lower().to_float();
+    assert!(l <= 2 && l >= 2.0 * (1.0 - 1e-5), "{}", b.lower());
+}
