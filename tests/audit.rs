@@ -3,7 +3,7 @@ mod common;
 use common::q;
 use common::run;
 use dpcert::audit::ledger::Ledger;
-use dpcert::audit::{audit, Answer, Report, Route, Verdict};
+use dpcert::audit::{audit, Answer, Report, RouteId, RouteResult as Route, Verdict};
 use dpcert::deploy::{Deployment, Mechanism};
 use dpcert::num::Precision;
 use dpcert::theorems::{gaussian, pld_accountant, zcdp};
@@ -114,10 +114,10 @@ fn undecided_claim_explains_itself() {
     // optimal composition and PLD are both exact. Either way the claim is refuted, by the
     // exact route with the largest lower bound.
     for (mechanism, routes) in [
-        ("type = \"laplace\"\nscale = 2", &["PLD"][..]),
+        ("type = \"laplace\"\nscale = 2", &[RouteId::Pld][..]),
         (
             "type = \"pure\"\nepsilon = 0.5",
-            &["PLD", "optimal composition"][..],
+            &[RouteId::Pld, RouteId::Optimal][..],
         ),
     ] {
         let d = Deployment::parse(&format!("[budget]\ndelta = \"1e-5\"\n[claim]\nepsilon = 2.4\ndelta = \"1e-5\"\n[[mechanism]]\n{mechanism}\nrepeat = 5\n"), false).unwrap();

@@ -302,6 +302,37 @@ fn parse_query(args: &[String]) -> Result<(Query, Precision), Error> {
     flagged(c.to_query().and_then(|q| Ok((q, precision(c.common())?))))
 }
 
+/// Library entry point for bindings (the Python package): the `dpcert/1` envelope that
+/// `dpcert ARGS --json` prints for a single-value query (`args` without the program name),
+/// or the error it exits with.
+#[doc(hidden)]
+pub fn query_envelope(args: &[String]) -> Result<Value, Error> {
+    use std::io::IsTerminal;
+    let cmd = parse_cmd(args)?;
+    let c = cmd.query_cmd().ok_or_else(|| {
+        Error::arg(
+            "query",
+            "not a single-value query (gaussian, zcdp, compose, rdp or dpsgd)",
+        )
+    })?;
+    let (q, a) = flagged((|| {
+        let q = c.to_query()?;
+        let a = q.evaluate(precision(c.common())?, std::io::stderr().is_terminal())?;
+        Ok((q, a))
+    })())?;
+    Ok(contract::envelope(
+        c.command(),
+        c.input(),
+        answer_json(&q, &a),
+    ))
+}
+
+/// Library entry point for bindings: `dpcert check`'s result for one record.
+#[doc(hidden)]
+pub fn check_record_json(index: usize, record: &Value) -> Value {
+    crate::reference::judge::check_record(index, record, &parse_query).1
+}
+
 /// Report an error: the message on stderr, and with `--json` the error envelope on stdout.
 /// Returns the exit code.
 fn fail(command: &str, input: Value, e: &Error, json_mode: bool) -> i32 {
