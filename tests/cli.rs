@@ -816,13 +816,13 @@ fn hostile_deployments_are_refused() {
         assert!(err.contains(names) && err.len() < 400, "{name}: {err}");
     }
     // the report printer itself copes with a long name built in code
-    let d = dpcert::deploy::Deployment::parse(
-        "[budget]\ndelta = \"1e-5\"\n[[mechanism]]\ntype = \"pure\"\nepsilon = 1\n",
-        false,
+    let d = dpcert::deploy::Deployment::new(
+        dpcert::event::Event::pure(1)
+            .unwrap()
+            .named("y".repeat(70_000)),
     )
+    .at_delta("1e-5")
     .unwrap();
-    let mut d = d;
-    d.mechanisms[0].name = "y".repeat(70_000);
     let r = dpcert::audit::audit(&d).unwrap();
     assert!(r.to_table().contains("yyyy"));
 }

@@ -5,8 +5,8 @@
 //! q = 1 (the plain Gaussian), one step (the mixture's hockey-stick in closed form, itself checked
 //! against quadrature), two steps (a 192-bit tanh-sinh quadrature of the convolution) and a proptest
 //! over (q, σ, T, ε or δ); every containment assertion also bounds the width at its documented
-//! value. Plus monotonicity in the grid width and bad input. The exact kernels have unit tests
-//! next to them (src/theorems/pld_accountant.rs, `mod tests`).
+//! value. Plus monotonicity in the grid width and bad input. The stages have unit tests next to
+//! them (src/theorems/pld_accountant/*.rs and mechanisms/*.rs, `mod tests` in each).
 mod common;
 use common::{f, gaussian_delta, q, rr_delta, REF};
 use dpcert::num::Precision;

@@ -556,7 +556,7 @@ pub fn hockey_stick_expectation(pld: &Pld, eps: &Rational, prec: Precision) -> R
     delta.map(probability)
 }
 
-/// Proposition 7, second expression: δ(ε) = P[Z > ε] − e^ε P[−Z' > ε], Z' ← PrivLoss(Q‖P).
+/// Proposition 7, second expression: δ(ε) = P\[Z > ε\] − e^ε P\[−Z' > ε\], Z' ← PrivLoss(Q‖P).
 ///
 /// # Guarantee
 /// Encloses the same hockey-stick divergence as [`hockey_stick_expectation`], for ε ≥ 0.
@@ -579,7 +579,7 @@ pub fn hockey_stick_tails(pld: &Pld, eps: &Rational, prec: Precision) -> Result<
     delta.map(probability)
 }
 
-/// Proposition 7, third expression: δ(ε) = ∫_ε^∞ e^{ε−z} P[Z > z] dz.
+/// Proposition 7, third expression: δ(ε) = ∫_ε^∞ e^{ε−z} P\[Z > z\] dz.
 ///
 /// Gaussian PLDs: certified quadrature with `panels` panels. On a panel [a, b] the survival
 /// function S is non-increasing, so the panel integral lies in [S(b), S(a)]·(e^{ε−a} − e^{ε−b});

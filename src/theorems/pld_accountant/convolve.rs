@@ -1,0 +1,429 @@
+//! Exact convolution of fixed-point grid measures (Kronecker substitution into one GMP product),
+//! the directed rescaling to 2^F, tail truncation, and composition by repeated squaring
+//! (`proofs-notes/pld_epsilon.md`, Lemma E).
+use super::discretise::{discretize, Table};
+use super::fixed::{add_mass, new_ctx, Ctx, GridPld, Side};
+use super::grid::{Setup, MAX_SUPPORT};
+use super::PldTerm;
+use crate::{Error, Result};
+use rug::integer::Order;
+use rug::Integer;
+use std::io::Write;
+
+/// ⌊v / 2^f⌋ (Lower) or ⌈v / 2^f⌉ (Upper) for v given by little-endian limbs; None if the
+/// quotient does not fit in 126 bits.
+pub(super) fn shr_round(limbs: &[u64], f: u32, side: Side) -> Option<u128> {
+    // limbs past the end of the slice are the value's zero high limbs (GMP strips them)
+    let get = |i: usize| limbs.get(i).copied().unwrap_or(0);
+    let w = (f / 64) as usize;
+    let s = f % 64;
+    let q = if s == 0 {
+        get(w) as u128 | (get(w + 1) as u128) << 64
+    } else {
+        (get(w) >> s) as u128 | (get(w + 1) as u128) << (64 - s) | (get(w + 2) as u128) << (128 - s)
+    };
+    let high = if s == 0 { w + 2 } else { w + 3 };
+    let spill = s != 0 && get(w + 2) >> s != 0;
+    if spill || limbs.iter().skip(high).any(|&l| l != 0) || q >= 1u128 << 126 {
+        return None;
+    }
+    let rem = limbs.iter().take(w).any(|&l| l != 0) || (s > 0 && get(w) & ((1u64 << s) - 1) != 0);
+    Some(if side == Side::Upper && rem { q + 1 } else { q })
+}
+
+pub(super) fn total(m: &[u128]) -> Result<u128> {
+    m.iter()
+        .try_fold(0u128, |a, &x| a.checked_add(x))
+        .ok_or_else(|| Error::Numerical("PLD total mass overflow".into()))
+}
+
+/// (a ∗ b) with masses rescaled to 2^F in the side's direction; +∞ mass
+/// P[A = ∞]·P[B any] + P[A finite]·P[B = ∞], all terms non-negative.
+pub(super) fn convolve(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<GridPld> {
+    let f = ctx.f;
+    if a.mass.is_empty() || b.mass.is_empty() {
+        return Err(Error::Numerical(
+            "PLD grid measure with no grid points".into(),
+        ));
+    }
+    // every mass below 4 (value < 2^{F+2}) keeps each slot of the packed product below
+    // 2^{2F+4+log₂ n}: the slot width below then rules out carries between slots
+    let limit = 1u128 << (f + 2);
+    if a.mass
+        .iter()
+        .chain(&b.mass)
+        .chain([&a.inf, &b.inf])
+        .any(|&m| m >= limit)
+    {
+        return Err(Error::Numerical(
+            "PLD mass above 4 (fixed-point range)".into(),
+        ));
+    }
+    let shorter = a.mass.len().min(b.mass.len()) as u64;
+    let bits = 2 * f + 4 + (64 - shorter.leading_zeros()) + 1;
+    let l = bits.div_ceil(64) as usize;
+    let pack = |m: &[u128]| {
+        let mut d = vec![0u64; m.len() * l];
+        for (i, &v) in m.iter().enumerate() {
+            d[i * l] = v as u64;
+            d[i * l + 1] = (v >> 64) as u64;
+        }
+        Integer::from_digits(&d, Order::Lsf)
+    };
+    let ia = pack(&a.mass);
+    let prod = if std::ptr::eq(a, b) {
+        ia.square()
+    } else {
+        ia * pack(&b.mass)
+    };
+    let digits = prod.to_digits::<u64>(Order::Lsf);
+    let n = a.mass.len() + b.mass.len() - 1;
+    let mut mass = Vec::with_capacity(n);
+    for k in 0..n {
+        // slots past the product's top limb are zero (GMP strips high zero limbs)
+        let lo = (k * l).min(digits.len());
+        let hi = ((k + 1) * l).min(digits.len());
+        mass.push(
+            shr_round(&digits[lo..hi], f, ctx.side)
+                .ok_or_else(|| Error::Numerical("PLD convolution overflow".into()))?,
+        );
+    }
+    let (ta, tb) = (total(&a.mass)?, total(&b.mass)?);
+    let inf_exact = Integer::from(a.inf) * (Integer::from(tb) + b.inf) + Integer::from(ta) * b.inf;
+    let inf = shr_round(&inf_exact.to_digits::<u64>(Order::Lsf), f, ctx.side)
+        .ok_or_else(|| Error::Numerical("PLD convolution overflow".into()))?;
+    Ok(GridPld {
+        off: a
+            .off
+            .checked_add(b.off)
+            .ok_or_else(|| Error::Numerical("PLD grid offset overflow".into()))?,
+        mass,
+        inf,
+    })
+}
+
+/// Cut tails of mass ≤ τ: Upper moves the left tail up to the first kept point and the right
+/// tail to +∞; Lower drops the left tail and moves the right tail down to the last kept point.
+pub(super) fn truncate(p: &mut GridPld, ctx: &Ctx) -> Result<()> {
+    let m = &p.mass;
+    if m.is_empty() {
+        return Err(Error::Numerical(
+            "PLD grid measure with no grid points".into(),
+        ));
+    }
+    // tail sums stay ≤ τ; the tests saturate, so a huge mass is never taken for a small one
+    let (mut lo, mut left) = (0usize, 0u128);
+    while lo + 1 < m.len() && left.saturating_add(m[lo]) <= ctx.tau {
+        left += m[lo];
+        lo += 1;
+    }
+    let (mut hi, mut right) = (m.len() - 1, 0u128);
+    while hi > lo && right.saturating_add(m[hi]) <= ctx.tau {
+        right += m[hi];
+        hi -= 1;
+    }
+    let mut kept = m[lo..=hi].to_vec();
+    match ctx.side {
+        Side::Upper => {
+            add_mass(&mut kept[0], left)?;
+            add_mass(&mut p.inf, right)?;
+        }
+        Side::Lower => {
+            let last = kept.len() - 1;
+            add_mass(&mut kept[last], right)?;
+        }
+    }
+    // lo < len ≤ MAX_SUPPORT: the cast is exact
+    p.off = p
+        .off
+        .checked_add(lo as i64)
+        .ok_or_else(|| Error::Numerical("PLD grid offset overflow".into()))?;
+    p.mass = kept;
+    Ok(())
+}
+
+pub(super) fn compose_pair(a: &GridPld, b: &GridPld, ctx: &mut Ctx) -> Result<GridPld> {
+    if a.mass.len() + b.mass.len() > MAX_SUPPORT {
+        return Err(Error::arg(
+            "grid",
+            format!("a composed PLD would exceed {MAX_SUPPORT} grid points; use a coarser --grid"),
+        ));
+    }
+    let mut c = convolve(a, b, ctx)?;
+    truncate(&mut c, ctx)?;
+    ctx.support = ctx.support.max(c.mass.len());
+    Ok(c)
+}
+
+/// `k`-fold self-composition by repeated squaring.
+pub(super) fn self_compose(
+    base: GridPld,
+    k: &Integer,
+    ctx: &mut Ctx,
+    label: &str,
+) -> Result<GridPld> {
+    let bits = k.significant_bits();
+    let mut acc: Option<GridPld> = None;
+    let mut sq = base;
+    for i in 0..bits {
+        if ctx.progress {
+            eprint!("\r[pld] {label}: {}/{bits} squarings", i + 1);
+            let _ = std::io::stderr().flush();
+        }
+        if k.get_bit(i) {
+            acc = Some(match acc {
+                None => sq.clone(),
+                Some(a) => compose_pair(&a, &sq, ctx)?,
+            });
+        }
+        if i + 1 < bits {
+            sq = compose_pair(&sq, &sq, ctx)?;
+        }
+    }
+    if ctx.progress {
+        eprintln!();
+    }
+    acc.ok_or_else(|| Error::arg("count", "must be a positive integer"))
+}
+
+/// Compose all terms on one side: discretise each, self-compose by its count, convolve.
+pub(super) fn compose_side(
+    terms: &[PldTerm],
+    tabs: &[Table],
+    s: &Setup,
+    side: Side,
+    progress: bool,
+) -> Result<(GridPld, Ctx)> {
+    let mut ctx = new_ctx(s, side, progress)?;
+    let mut acc: Option<GridPld> = None;
+    for (n, (t, tb)) in terms.iter().zip(tabs).enumerate() {
+        let base = discretize(tb, &ctx)?;
+        let label = format!(
+            "{} side, term {}/{}",
+            if side == Side::Upper {
+                "upper"
+            } else {
+                "lower"
+            },
+            n + 1,
+            terms.len()
+        );
+        let c = self_compose(base, &t.count, &mut ctx, &label)?;
+        acc = Some(match acc {
+            None => c,
+            Some(a) => compose_pair(&a, &c, &mut ctx)?,
+        });
+    }
+    let p = acc.ok_or_else(|| Error::arg("terms", "must not be empty"))?;
+    Ok((p, ctx))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::theorems::pld_accountant::test_util::*;
+
+    /// ⌊v/2^f⌋ or ⌈v/2^f⌉ of an exact integer.
+    fn div_pow2(v: &Integer, f: u32, side: Side) -> Integer {
+        let d = Integer::from(1) << f;
+        match side {
+            Side::Lower => <(Integer, Integer)>::from(v.div_rem_floor_ref(&d)).0,
+            Side::Upper => <(Integer, Integer)>::from(v.div_rem_ceil_ref(&d)).0,
+        }
+    }
+
+    #[test]
+    fn shr_round_divides_exactly_and_refuses_overflow() {
+        for f in [64u32, 100, 124] {
+            for (v, lo, hi) in [
+                (Integer::from(0), 0u128, 0u128),
+                (Integer::from(1), 0, 1),
+                (Integer::from(1) << f, 1, 1),
+                ((Integer::from(5) << f) + 1u32, 5, 6),
+                ((Integer::from(7) << f) - 1u32, 6, 7),
+                (
+                    (Integer::from(1) << (f + 125)) + 3u32,
+                    1 << 125,
+                    (1 << 125) + 1,
+                ),
+            ] {
+                let d = v.to_digits::<u64>(Order::Lsf);
+                assert_eq!(shr_round(&d, f, Side::Lower), Some(lo), "{v} >> {f} down");
+                assert_eq!(shr_round(&d, f, Side::Upper), Some(hi), "{v} >> {f} up");
+            }
+            // quotients ≥ 2^126 are refused, also when the excess sits in a higher limb
+            for v in [Integer::from(1) << (f + 126), Integer::from(1) << (f + 200)] {
+                let d = v.to_digits::<u64>(Order::Lsf);
+                assert_eq!(shr_round(&d, f, Side::Lower), None);
+                assert_eq!(shr_round(&d, f, Side::Upper), None);
+            }
+        }
+    }
+
+    /// The packed product against the naive O(n·m) exact convolution, masses up to just below 4
+    /// (the largest the slot width admits), vectors of length 1 (single atoms) to 300.
+    #[test]
+    fn convolution_equals_naive_exact_convolution() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        for f in [64u32, 100, 124] {
+            let mut returned = 0;
+            // kind 0: masses just below 4 (the largest the slot width admits); 1: any below 4;
+            // 2: probability vectors (total ≤ 1), as in every real run
+            for (na, nb, kind) in [
+                (1usize, 1usize, 0),
+                (1, 7, 1),
+                (5, 3, 0),
+                (300, 41, 1),
+                (64, 64, 0),
+                (1, 1, 2),
+                (300, 41, 2),
+                (1000, 1000, 2),
+            ] {
+                let limit = 1u128 << (f + 2);
+                let mut draw = |n: usize| -> Vec<u128> {
+                    (0..n)
+                        .map(|_| match kind {
+                            0 => limit - 1 - rng.below(3),
+                            1 => rng.below(limit),
+                            _ => rng.below((1u128 << f) / n as u128),
+                        })
+                        .collect()
+                };
+                let (ma, mb) = (draw(na), draw(nb));
+                let (ia, ib) = (draw(1)[0], draw(1)[0]);
+                let a = GridPld {
+                    off: -3,
+                    mass: ma,
+                    inf: ia,
+                };
+                let b = GridPld {
+                    off: 11,
+                    mass: mb,
+                    inf: ib,
+                };
+                for side in [Side::Upper, Side::Lower] {
+                    let c = ctx("1/64", f, 0, side);
+                    let mut want: Vec<Integer> = (0..na + nb - 1)
+                        .map(|k| {
+                            let mut s = Integer::new();
+                            for i in 0..na {
+                                if k >= i && k - i < nb {
+                                    s += Integer::from(a.mass[i]) * b.mass[k - i];
+                                }
+                            }
+                            div_pow2(&s, f, side)
+                        })
+                        .collect();
+                    let ta: Integer = a.mass.iter().map(|&m| Integer::from(m)).sum();
+                    let tb: Integer = b.mass.iter().map(|&m| Integer::from(m)).sum();
+                    let inf = Integer::from(a.inf) * (tb + b.inf) + ta * b.inf;
+                    want.push(div_pow2(&inf, f, side));
+                    // a result mass ≥ 2^126 (possible only for total masses far above 1) is refused
+                    let fits = want.iter().all(|w| *w < Integer::from(1) << 126);
+                    match convolve(&a, &b, &c) {
+                        Ok(got) => {
+                            returned += 1;
+                            assert!(fits, "F = {f}: an unrepresentable result was returned");
+                            assert_eq!(got.off, 8);
+                            let mut all: Vec<Integer> =
+                                got.mass.iter().map(|&m| Integer::from(m)).collect();
+                            all.push(Integer::from(got.inf));
+                            assert_eq!(all, want, "F = {f}, lengths {na}·{nb}");
+                        }
+                        Err(e) => {
+                            assert!(!fits && matches!(e, Error::Numerical(_)), "F = {f}: {e}")
+                        }
+                    }
+                }
+            }
+            assert!(
+                returned >= 6,
+                "F = {f}: only {returned} convolutions were representable"
+            );
+        }
+    }
+
+    #[test]
+    fn convolution_refuses_masses_outside_the_fixed_point_range() {
+        let c = ctx("1/64", 64, 0, Side::Upper);
+        let ok = GridPld {
+            off: 0,
+            mass: vec![1, 2],
+            inf: 0,
+        };
+        let big = GridPld {
+            off: 0,
+            mass: vec![1u128 << 66],
+            inf: 0,
+        };
+        let big_inf = GridPld {
+            off: 0,
+            mass: vec![1],
+            inf: 1u128 << 66,
+        };
+        let empty = GridPld {
+            off: 0,
+            mass: vec![],
+            inf: 0,
+        };
+        for bad in [&big, &big_inf, &empty] {
+            assert!(matches!(convolve(&ok, bad, &c), Err(Error::Numerical(_))));
+            assert!(matches!(convolve(bad, &ok, &c), Err(Error::Numerical(_))));
+        }
+        let far = GridPld {
+            off: i64::MAX,
+            mass: vec![1],
+            inf: 0,
+        };
+        let far2 = GridPld {
+            off: 1,
+            mass: vec![1],
+            inf: 0,
+        };
+        assert!(matches!(
+            convolve(&far, &far2, &c),
+            Err(Error::Numerical(_))
+        ));
+    }
+
+    #[test]
+    fn truncation_moves_tails_by_hand() {
+        let p = GridPld {
+            off: 10,
+            mass: vec![1, 2, 3, 100, 4, 1],
+            inf: 7,
+        };
+        // τ = 3: left tail {1, 2} (sum 3), right tail {1} (1 + 4 > 3)
+        let mut up = p.clone();
+        truncate(&mut up, &ctx("1", 64, 3, Side::Upper)).unwrap();
+        assert_eq!((up.off, up.mass.clone(), up.inf), (12, vec![6, 100, 4], 8));
+        let mut lo = p.clone();
+        truncate(&mut lo, &ctx("1", 64, 3, Side::Lower)).unwrap();
+        assert_eq!((lo.off, lo.mass.clone(), lo.inf), (12, vec![3, 100, 5], 7));
+        // a single atom is kept whatever τ
+        let mut one = GridPld {
+            off: -5,
+            mass: vec![2],
+            inf: 0,
+        };
+        truncate(&mut one, &ctx("1", 64, 1000, Side::Upper)).unwrap();
+        assert_eq!((one.off, one.mass), (-5, vec![2]));
+        // τ above everything: Upper keeps one point holding the left tail, sends the rest to +∞
+        let mut all = p.clone();
+        truncate(&mut all, &ctx("1", 64, 1000, Side::Upper)).unwrap();
+        assert_eq!((all.off, all.mass, all.inf), (15, vec![111], 7));
+        let mut empty = GridPld {
+            off: 0,
+            mass: vec![],
+            inf: 0,
+        };
+        assert!(truncate(&mut empty, &ctx("1", 64, 3, Side::Upper)).is_err());
+        // an overflowing move is an error, not a wrapped mass
+        let mut over = GridPld {
+            off: 0,
+            mass: vec![2, u128::MAX - 1],
+            inf: 0,
+        };
+        assert!(truncate(&mut over, &ctx("1", 64, 3, Side::Upper)).is_err());
+    }
+}

@@ -1,0 +1,513 @@
+//! One mechanism on the grid: its material per half-cell (`table`, shared by both sides), then
+//! the dominating split (Upper) or the dominated sweep (Lower) into a fixed-point grid measure
+//! (`proofs-notes/pld_epsilon.md`, Lemmas C and D).
+use super::fixed::{add_mass, fi_rat, floor_index, new_ctx, pt, Ctx, GridPld, Side};
+use super::grid::Setup;
+use super::mechanisms::{profile, Profile, Tails};
+use super::{Interval, PldTerm};
+use crate::num::{Fi, Real};
+use crate::{Error, Result};
+use rug::Rational;
+
+/// How many grid steps above its target the lower sweep looks for balancing material before
+/// it moves a pool down instead (a width choice: a mass accumulating just below a grid point,
+/// as the unsampled outputs of a subsampled Gaussian do, would otherwise be merged with
+/// everything above it).
+pub(super) const SWEEP_WINDOW: usize = 4;
+
+/// Largest |loss| a grid may reach (e^{700} is still a finite f64).
+pub(super) const MAX_LOSS: f64 = 700.0;
+
+/// Largest grid a single mechanism may span (memory guard: 16 bytes per point and side).
+pub(super) const MAX_POINTS: usize = 2_000_000;
+
+/// Cell masses from tails at its ends: the form subtracting the smaller tails.
+pub(super) fn cell(lo: &Tails, hi: &Tails) -> (Interval, Interval) {
+    let d = |gt_lo: Interval, gt_hi: Interval, le_lo: Interval, le_hi: Interval| {
+        let v = if gt_lo.sup() <= 0.5 {
+            gt_lo - gt_hi
+        } else {
+            le_hi - le_lo
+        };
+        Interval::try_from((v.inf().max(0.0), v.sup().max(0.0))).unwrap_or(Interval::ENTIRE)
+    };
+    (
+        d(lo.p_gt, hi.p_gt, lo.p_le, hi.p_le),
+        d(lo.q_gt, hi.q_gt, lo.q_le, hi.q_le),
+    )
+}
+
+/// Grid index range [i_min, i_max] outside which the continuous part has P-mass ≤ τ/4 on
+/// each side (a search: any range is sound, tails are charged to the side's rule).
+pub(super) fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
+    let hf = ctx.h.to_f64();
+    let mut lo_i = i64::MAX;
+    let mut hi_i = i64::MIN;
+    for a in &pr.atoms {
+        if let Some(z) = &a.loss {
+            if !(z.to_f64().abs() <= MAX_LOSS) {
+                return Err(far_from_private(z.to_f64().abs()));
+            }
+            let i = floor_index(&Rational::from(z / &ctx.h), "an atom's loss")?;
+            lo_i = lo_i.min(i);
+            hi_i = hi_i.max(i.saturating_add(1));
+        }
+    }
+    if let Some(t) = &pr.tails {
+        let eval = |i: i64| t(ctx.point(i));
+        let mid = |x: Interval| 0.5 * (x.inf() + x.sup());
+        // right end: smallest i with P[Z > ih] ≤ τ/4
+        let find = |start: f64, dir: f64, ok: &dyn Fn(i64) -> bool| -> i64 {
+            let mut i = (start / hf).round() as i64;
+            let mut step = 1i64.max((pr.spread / hf) as i64);
+            // saturating: a spread far beyond the grid (σ → 0) must not overflow the search;
+            // the range check below then refuses the mechanism
+            while !ok(i) && ((i as f64) * hf).abs() <= 2.0 * MAX_LOSS {
+                i = i.saturating_add((dir as i64).saturating_mul(step));
+                step = step.saturating_mul(2);
+            }
+            // bisect back between i − dir·step/2 … i
+            let (mut good, mut bad) = (i, i.saturating_sub((dir as i64) * (step / 2)));
+            while good.abs_diff(bad) > 1 {
+                let m = good / 2 + bad / 2 + (good % 2 + bad % 2) / 2;
+                if ok(m) {
+                    good = m
+                } else {
+                    bad = m
+                }
+            }
+            good
+        };
+        let start = if pr.support.0.is_finite() {
+            pr.support.0
+        } else if pr.support.1.is_finite() {
+            pr.support.1
+        } else {
+            0.0
+        };
+        let r = find(start, 1.0, &|i| mid(eval(i).p_gt) <= tau / 4.0);
+        let l = find(start, -1.0, &|i| mid(eval(i).p_le) <= tau / 4.0);
+        // (f64 → i64 casts saturate; an index that far out fails the reach check below)
+        let r = if pr.support.1.is_finite() {
+            r.min(((pr.support.1 / hf).ceil() as i64).saturating_add(1))
+        } else {
+            r
+        };
+        let l = if pr.support.0.is_finite() {
+            l.max(((pr.support.0 / hf).floor() as i64).saturating_sub(1))
+        } else {
+            l
+        };
+        lo_i = lo_i.min(l);
+        hi_i = hi_i.max(r);
+    }
+    // e^{a} must stay finite in f64 for the cell formulas
+    let reach = (lo_i as f64).abs().max(hi_i as f64) * hf;
+    if !(reach <= MAX_LOSS) {
+        return Err(far_from_private(reach));
+    }
+    Ok((lo_i, hi_i.max(lo_i + 1)))
+}
+
+pub(super) fn far_from_private(reach: f64) -> Error {
+    Error::arg(
+        "terms",
+        format!("a mechanism's privacy loss reaches {reach:.0} (the PLD grid covers |loss| ≤ {MAX_LOSS}); such a mechanism is far from private — use the closed-form routes"),
+    )
+}
+
+/// One mechanism's material on the grid, shared by both sides: half-cell masses
+/// (continuous part plus off-grid atoms), atoms on grid points and at +∞, and the
+/// continuous mass beyond each end.
+#[derive(Clone)]
+pub(super) struct Table {
+    pub(super) i0: i64,
+    pub(super) n: usize,
+    /// e^{a_i} at the grid points, enclosed.
+    pub(super) y: Vec<Interval>,
+    pub(super) half_cells: Vec<(Interval, Interval)>,
+    pub(super) on_grid: Vec<(usize, Interval)>,
+    pub(super) at_inf: Vec<Interval>,
+    pub(super) below: Interval,
+    pub(super) above: Interval,
+}
+
+/// `i` as an index into a table of `len` slots; anything else is refused (an atom moved to
+/// another slot would move its mass to another loss, possibly the unsafe way).
+pub(super) fn slot(i: Option<i64>, len: usize) -> Result<usize> {
+    match i {
+        Some(i) if i >= 0 && (i as u64) < len as u64 => Ok(i as usize),
+        _ => Err(Error::Numerical(
+            "PLD atom outside its mechanism's grid range".into(),
+        )),
+    }
+}
+
+pub(super) fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
+    let tau_f = ctx.tau as f64 / (2f64).powi(ctx.f as i32);
+    let (i0, i1) = range(pr, ctx, tau_f)?;
+    // i0 < i1 (from `range`); the width in i128 cannot overflow and is range-checked before the cast
+    let width = i1 as i128 - i0 as i128 + 1;
+    if width > MAX_POINTS as i128 {
+        return Err(Error::arg("grid", format!("one mechanism would need {width} grid points (at most {MAX_POINTS}); use a coarser --grid")));
+    }
+    let n = width as usize;
+    let mut on_grid = Vec::new();
+    let mut at_inf = Vec::new();
+    // atoms: on the grid exactly, at +∞, or folded into the cell (half-cell) holding them
+    let half_h = Rational::from(&ctx.h / 2u32);
+    let mut cells_extra: Vec<(usize, Interval, Interval)> = Vec::new(); // (half-cell index, P, Q)
+    for a in &pr.atoms {
+        match &a.loss {
+            None => at_inf.push(a.p),
+            Some(z) => {
+                let t = Rational::from(z / &ctx.h);
+                if t.is_integer() {
+                    let i = floor_index(&t, "an atom's loss")?;
+                    on_grid.push((slot(i.checked_sub(i0), n)?, a.p));
+                } else {
+                    // half-cell j = (b_j, b_{j+1}] with b_j = i0·h + j·h/2
+                    let u = Rational::from((z - Rational::from(i0) * &ctx.h) / &half_h);
+                    let j = floor_index(&Rational::from(-u), "an atom's loss")?;
+                    let q = a.p * (-fi_rat(z)).exp();
+                    // j = ⌈u⌉ − 1 = −⌊−u⌋ − 1 must name one of the 2(n − 1) half-cells
+                    cells_extra.push((
+                        slot(j.checked_neg().and_then(|x| x.checked_sub(1)), 2 * (n - 1))?,
+                        a.p,
+                        q,
+                    ));
+                }
+            }
+        }
+    }
+    let zero = Tails {
+        p_gt: pt(0.0),
+        q_gt: pt(0.0),
+        p_le: pt(0.0),
+        q_le: pt(0.0),
+    };
+    // tails at the half-grid points b_j, j = 0 … 2(n−1)
+    let half = pt(0.5) * ctx.hf;
+    let nb = 2 * (n - 1) + 1;
+    let tails: Vec<Tails> = match &pr.tails {
+        None => vec![zero; nb],
+        Some(t) => (0..nb)
+            .map(|j| {
+                let b = ctx.point(i0) + pt(j as f64) * half;
+                t(b)
+            })
+            .collect(),
+    };
+    // material of half-cell j (continuous part + off-grid atoms in it)
+    let mut half_cells: Vec<(Interval, Interval)> = (0..nb - 1)
+        .map(|j| cell(&tails[j], &tails[j + 1]))
+        .collect();
+    for (j, p, q) in cells_extra {
+        let c = &mut half_cells[j];
+        c.0 = c.0 + p;
+        c.1 = c.1 + q;
+    }
+    let below = tails[0].p_le;
+    let above = tails[nb - 1].p_gt;
+    let y = (0..n).map(|i| ctx.point(i0 + i as i64).exp()).collect();
+    Ok(Table {
+        i0,
+        n,
+        y,
+        half_cells,
+        on_grid,
+        at_inf,
+        below,
+        above,
+    })
+}
+
+pub(super) fn tables(terms: &[PldTerm], s: &Setup) -> Result<Vec<Table>> {
+    let ctx = new_ctx(s, Side::Upper, false)?;
+    terms
+        .iter()
+        .map(|t| table(&profile(&t.mechanism), &ctx))
+        .collect()
+}
+
+/// Discretise one copy of the mechanism onto the grid, dominating (Upper) or dominated (Lower).
+pub(super) fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
+    let mut mass = vec![0u128; tb.n];
+    let mut inf = 0u128;
+    for &(i, p) in &tb.on_grid {
+        add_mass(&mut mass[i], ctx.fixed(p)?)?;
+    }
+    for &p in &tb.at_inf {
+        add_mass(&mut inf, ctx.fixed(p)?)?;
+    }
+    match ctx.side {
+        Side::Upper => {
+            add_mass(&mut mass[0], ctx.fixed(tb.below)?)?;
+            add_mass(&mut inf, ctx.fixed(tb.above)?)?;
+            split_up(tb, ctx, &mut mass)?;
+        }
+        Side::Lower => sweep_down(tb, ctx, &mut mass)?,
+    }
+    Ok(GridPld {
+        off: tb.i0,
+        mass,
+        inf,
+    })
+}
+
+/// Upper (connect the dots, Lemma C): each cell's P- and Q-mass (p, q) split between its two
+/// end points a_c, a_{c+1} so that both masses are kept: (e^{a_{c+1}}q − p)/(e^h − 1) at a_c and
+/// (e^h p − e^{a_{c+1}}q)/(e^h − 1) at a_{c+1}, each rounded up.
+fn split_up(tb: &Table, ctx: &Ctx, mass: &mut [u128]) -> Result<()> {
+    let half_cells = &tb.half_cells;
+    let eh = ctx.hf.exp();
+    let ehm1 = Fi(ctx.hf).expm1().0;
+    for c in 0..tb.n - 1 {
+        let (p, q) = (
+            half_cells[2 * c].0 + half_cells[2 * c + 1].0,
+            half_cells[2 * c].1 + half_cells[2 * c + 1].1,
+        );
+        if p.sup() <= 0.0 {
+            continue;
+        }
+        let y1q = tb.y[c + 1] * q;
+        add_mass(&mut mass[c], ctx.fixed((y1q - p) / ehm1)?)?;
+        add_mass(&mut mass[c + 1], ctx.fixed((eh * p - y1q) / ehm1)?)?;
+    }
+    Ok(())
+}
+
+/// A pool of material (target grid slot t, P-mass, Q-mass) awaiting emission at a_t.
+type Pool = (usize, Interval, Interval);
+
+/// Lower (the sweep, Lemma D): a pool of material at or below its target grid point t is
+/// balanced with material above t until its loss is at least a_t, then emitted at a_t; a pool
+/// not balanced within SWEEP_WINDOW grid steps above a_t is emitted at the highest grid point
+/// at or below its loss ("flushed").
+fn sweep_down(tb: &Table, ctx: &Ctx, mass: &mut [u128]) -> Result<()> {
+    let y = |i: usize| tb.y[i];
+    let mut pool: Option<Pool> = None;
+    for (j, &(p, q)) in tb.half_cells.iter().enumerate() {
+        if p.sup() <= 0.0 {
+            continue;
+        }
+        let tj = (j + 2) / 2; // smallest grid point ≥ b_{j+1}
+        let Some((t, pp, pq)) = pool else {
+            pool = Some((tj, p, q));
+            continue;
+        };
+        if tj == t {
+            pool = Some((t, pp + p, pq + q));
+            continue;
+        }
+        if j >= 2 * (t + SWEEP_WINDOW) {
+            // no balance within the window above a_t: flush, start afresh
+            flush(tb, ctx, (t, pp, pq), mass)?;
+            pool = Some((tj, p, q));
+            continue;
+        }
+        let yt = y(t);
+        let ep = pp - yt * pq;
+        let av = p - yt * q;
+        let need = (-ep.inf()).max(0.0);
+        if av.inf() > 0.0 && need <= av.inf() {
+            let beta = (need / av.inf() * (1.0 + 1e-12)).min(1.0);
+            let b = pt(beta);
+            if (ep + b * av).inf() >= 0.0 {
+                add_mass(&mut mass[t], ctx.fixed(pp + b * p)?)?;
+                let rest = pt(1.0) - b;
+                pool = Some((tj, rest * p, rest * q));
+                continue;
+            }
+        }
+        // not enough: absorb the whole half-cell and keep the target
+        pool = Some((t, pp + p, pq + q));
+    }
+    if let Some(pl) = pool {
+        flush(tb, ctx, pl, mass)?;
+    }
+    Ok(())
+}
+
+/// Emit a pool at the highest grid slot s ≤ t where its loss is at least a_s, i.e. where
+/// pp − e^{a_s}·pq ≥ 0 is certified; a pool with no such slot is dropped (a sub-measure).
+fn flush(tb: &Table, ctx: &Ctx, pool: Pool, mass: &mut [u128]) -> Result<()> {
+    let (t, pp, pq) = pool;
+    // emitting at s is valid whenever pp − y(s)·pq ≥ 0 (certified); that predicate
+    // falls as s rises (y increases, pq ≥ 0), so bisect for the highest such s ≤ t
+    // (a linear scan made repeated flushes quadratic: 29 s at σ = 1e29); every s
+    // the bisection keeps satisfies the predicate, monotone or not
+    let ok = |s: usize| (pp - tb.y[s] * pq).inf() >= 0.0;
+    let s = if ok(t) {
+        Some(t)
+    } else if ok(0) {
+        let (mut good, mut bad) = (0usize, t);
+        while bad - good > 1 {
+            let m = good + (bad - good) / 2;
+            if ok(m) {
+                good = m
+            } else {
+                bad = m
+            }
+        }
+        Some(good)
+    } else {
+        None
+    };
+    if let Some(s) = s {
+        add_mass(&mut mass[s], ctx.fixed(pp)?)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::theorems::pld_accountant::test_util::*;
+    use crate::theorems::pld_accountant::PldMechanism;
+    use rug::Float;
+
+    #[test]
+    fn an_atom_on_a_grid_point_is_placed_exactly_on_both_sides() {
+        let atoms: Atoms = vec![
+            (Some(r("3/4")), 0.5),
+            (Some(r("-1/4")), 0.25),
+            (None, 0.125),
+        ];
+        let (up, lo) = check_domination(&atoms, "1/4", 1e-25);
+        for g in [&up, &lo] {
+            let at = |z: i64| g.mass[(z - g.off) as usize];
+            assert_eq!(
+                (at(3), at(-1), g.inf),
+                (1u128 << 99, 1u128 << 98, 1u128 << 97)
+            );
+            assert_eq!(g.mass.iter().sum::<u128>(), 3u128 << 98);
+        }
+    }
+
+    #[test]
+    fn a_single_atom_off_the_grid_is_split_up_and_merged_down() {
+        // loss z = 0.3 between a_1 = 0.25 and a_2 = 0.5 (h = 1/4); P-mass ½
+        let atoms: Atoms = vec![(Some(r("0.3")), 0.5)];
+        let (up, lo) = check_domination(&atoms, "1/4", 0.5);
+        // Lower: the whole atom at a_1 (merge is impossible, so the pool is moved down)
+        let at = |g: &GridPld, i: i64| g.mass.get((i - g.off) as usize).copied().unwrap_or(0);
+        assert_eq!(
+            (at(&lo, 1), lo.mass.iter().sum::<u128>()),
+            (1u128 << 99, 1u128 << 99)
+        );
+        // Upper: p_a = p(e^{−z} − e^{−b})/(e^{−a} − e^{−b}) at a, the rest at b (MPFR reference);
+        // the kernel's values are rounded up, by at most 10⁻¹⁴ relative (f64 intervals)
+        let (z, a, b) = (
+            Float::with_val(P, &r("0.3")),
+            Float::with_val(P, 0.25),
+            Float::with_val(P, 0.5),
+        );
+        let em = |x: &Float| Float::with_val(P, -x.clone()).exp();
+        let pa = Float::with_val(P, 0.5) * (em(&z) - em(&b)) / (em(&a) - em(&b));
+        let pb = Float::with_val(P, 0.5) - pa.clone();
+        let scale = Float::with_val(P, 1) >> 100u32;
+        for (got, want) in [(at(&up, 1), pa), (at(&up, 2), pb)] {
+            let g = Float::with_val(P, got) * &scale;
+            assert!(
+                g >= want && Float::with_val(P, &g - &want) <= Float::with_val(P, &want * 1e-14),
+                "{g} vs {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn masses_accumulating_below_a_grid_point() {
+        // five atoms just below a_4 = 1 (h = 1/4), as the unsampled outputs of a subsampled
+        // Gaussian sit just below 0; plus a balancing atom beyond the sweep window (far) or
+        // within it (near)
+        let below: Vec<(Option<Rational>, f64)> = (1..=5)
+            .map(|k| {
+                (
+                    Some(Rational::from(1) - Rational::from((k, 1_000_000_000u64))),
+                    0.125,
+                )
+            })
+            .collect();
+        let mut far = below.clone();
+        far.push((Some(r("3.6")), 0.125)); // 10.4 grid steps above a_4
+        let (_, lo) = check_domination(&far, "1/4", 0.7);
+        // beyond the window the pool is flushed down to a_3 whole, never merged with the far atom
+        let at = |g: &GridPld, i: i64| g.mass.get((i - g.off) as usize).copied().unwrap_or(0);
+        assert_eq!(at(&lo, 3), 5u128 << 97);
+        assert_eq!(at(&lo, 14), 1u128 << 97);
+        let mut near = below.clone();
+        near.push((Some(r("1.6")), 0.125)); // 2.4 steps above a_4: balances the pool
+        let (_, lo) = check_domination(&near, "1/4", 0.7);
+        // a fraction β of the near atom lifts the pool to a_4 exactly: mass at a_4 ≥ ⅝
+        assert!(
+            at(&lo, 4) >= 5u128 << 97 && at(&lo, 3) == 0,
+            "{:?}",
+            lo.mass
+        );
+    }
+
+    #[test]
+    fn huge_and_tiny_grid_steps_still_dominate() {
+        let atoms: Atoms = vec![
+            (Some(r("0.3")), 0.25),
+            (Some(r("-0.3")), 0.125),
+            (Some(r("1.7")), 0.0625),
+            (None, 0.0625),
+        ];
+        // h = 8 puts every atom in one cell around 0; h = 10⁻⁵ resolves them
+        check_domination(&atoms, "8", 1.0);
+        check_domination(&atoms, "1/65536", 2e-5);
+    }
+
+    /// A continuous mechanism (Gaussian PLD, ρ = 1/2) discretised on a coarse and a fine grid,
+    /// against Corollary 8 at 256 bits: domination at grid points and midpoints.
+    #[test]
+    fn gaussian_discretisation_dominates_corollary_8() {
+        let rho = r("1/2");
+        let pr = profile(&PldMechanism::Gaussian { rho: rho.clone() });
+        let gauss = |e: &Rational| {
+            let (rr, ee) = (Float::with_val(P, &rho), Float::with_val(P, e));
+            let s = Float::with_val(P, &rr * 2u32).sqrt();
+            let phi =
+                |x: Float| Float::with_val(P, -x / Float::with_val(P, 2u32).sqrt()).erfc() / 2u32;
+            phi(Float::with_val(P, &rr - &ee) / &s)
+                - Float::with_val(P, ee.exp_ref()) * phi(Float::with_val(P, -rr.clone() - &ee) / &s)
+        };
+        for (h, width) in [("1/2", 0.2), ("1/1024", 1e-5)] {
+            let (up, cu) = disc(&pr, h, Side::Upper);
+            let (lo, cl) = disc(&pr, h, Side::Lower);
+            for k in 0..20 {
+                let e = Rational::from((k, 4));
+                let exact = gauss(&e);
+                let (u, l) = (grid_delta(&up, &cu, &e), grid_delta(&lo, &cl, &e));
+                assert!(
+                    l <= exact && exact <= u,
+                    "h = {h}, ε = {e}: {l} ≤ {exact} ≤ {u} fails"
+                );
+                assert!(
+                    Float::with_val(P, &u - &l) <= width,
+                    "h = {h}, ε = {e}: width"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn indices_out_of_range_are_refused() {
+        assert!(floor_index(&r("1e30"), "x").is_err());
+        assert_eq!(floor_index(&r("-2.5"), "x").unwrap(), -3);
+        assert!(slot(Some(-1), 4).is_err());
+        assert!(slot(Some(4), 4).is_err());
+        assert!(slot(None, 4).is_err());
+        assert_eq!(slot(Some(3), 4).unwrap(), 3);
+        // an atom far outside the grid range: refused, not folded into the last cell
+        let c = ctx("1/4", 100, 0, Side::Lower);
+        let pr = atoms_profile(&vec![(Some(r("800")), 0.5)]);
+        assert!(matches!(table(&pr, &c), Err(Error::InvalidArgument { .. })));
+        // a grid so fine that the atom's index leaves i64
+        let c = ctx("1e-20", 100, 0, Side::Lower);
+        let pr = atoms_profile(&vec![(Some(r("1")), 0.5)]);
+        assert!(table(&pr, &c).is_err());
+    }
+}

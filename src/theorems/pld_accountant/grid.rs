@@ -1,0 +1,370 @@
+//! Grid choice: validation of the terms, the grid width h, the tail τ and the fixed-point
+//! fraction bits F (`Setup`). Only widths and costs depend on these choices, never soundness.
+use super::discretise::range;
+use super::fixed::{new_ctx, Side};
+use super::mechanisms::{atom_unit, profile, validate_term, Profile};
+use super::{PldMechanism, PldOptions, PldTerm};
+use crate::validate;
+use crate::{Error, Result};
+use rug::ops::Pow;
+use rug::{Integer, Rational};
+
+/// Smallest tail mass per truncation, as a power of two (fixed point has 124 fraction bits).
+pub(super) const MIN_TAIL_BITS: u32 = 100;
+
+/// Points per mechanism table the automatic grid aims to stay under (about half a second).
+pub(super) const TABLE_TARGET: usize = 60_000;
+
+/// The automatic grid is also doubled until the composed support estimate is at most this
+/// (measured: 1e7 DP-SGD steps reach 3·10⁵ points and 6 s; user-chosen grids keep MAX_SUPPORT).
+pub(super) const COMPOSED_TARGET: f64 = 400_000.0;
+
+/// Largest composed support (memory guard: ~16 bytes per point, plus the packed integers).
+pub(super) const MAX_SUPPORT: usize = 20_000_000;
+
+pub(super) struct Setup {
+    pub(super) h: Rational,
+    pub(super) tau: Rational,
+    pub(super) f: u32,
+    /// The terms as composed (narrow Gaussians merged).
+    pub(super) terms: Vec<PldTerm>,
+}
+
+pub(super) fn setup(
+    terms: &[PldTerm],
+    opts: &PldOptions,
+    delta_hint: Option<&Rational>,
+) -> Result<Setup> {
+    validate::nonempty("terms", terms)?;
+    for t in terms {
+        validate_term(t)?;
+    }
+    let profiles: Vec<Profile> = terms.iter().map(|t| profile(&t.mechanism)).collect();
+    let h = match &opts.grid {
+        Some(g) => {
+            validate::positive("grid", g)?;
+            g.clone()
+        }
+        None => auto_grid(terms, &profiles),
+    };
+    let tau = choose_tail(terms, opts, delta_hint)?;
+    // rounding to 2^−F costs at most 2^−F per point per product: far below τ
+    let f = ((-tau.to_f64().log2()).ceil() as i64 + 24).clamp(64, 124) as u32;
+    let mut h = h;
+    if opts.grid.is_none() {
+        h = fit_tables(h, &tau, f, &profiles)?;
+    }
+    let (mut merged, mut estimate) = composed_estimate(terms, &h);
+    // automatic grid: also keep the composed support near COMPOSED_TARGET, so that huge counts
+    // (10⁹ steps, a Laplace release repeated 10⁹ times) cost seconds and a wider bracket instead
+    // of minutes of squarings of a 10⁷-point grid (the grid is a width choice only)
+    if opts.grid.is_none() {
+        while estimate > COMPOSED_TARGET && estimate.is_finite() {
+            h *= 2u32;
+            (merged, estimate) = composed_estimate(terms, &h);
+        }
+    }
+    // refuse up front what the support guard would refuse after minutes of work
+    if !(estimate <= MAX_SUPPORT as f64) {
+        return Err(Error::arg(
+            "grid",
+            if estimate.is_finite() {
+                format!("the composition would need about {estimate:.1e} grid points (at most {MAX_SUPPORT}); use a coarser --grid")
+            } else {
+                format!("the composition would need more than 1e308 grid points (at most {MAX_SUPPORT}); use a coarser --grid")
+            },
+        ));
+    }
+    Ok(Setup {
+        h,
+        tau,
+        f,
+        terms: merged,
+    })
+}
+
+/// The tail mass τ per truncation: the user's (in (0, 10⁻³]) or, for ε(δ), a 10⁻⁶ fraction of
+/// δ over 2Σk truncations; for δ(ε) an absolute 10⁻²⁰ (rounded down to a power of ten). At
+/// least 2^−MIN_TAIL_BITS.
+fn choose_tail(
+    terms: &[PldTerm],
+    opts: &PldOptions,
+    delta_hint: Option<&Rational>,
+) -> Result<Rational> {
+    let k_total: f64 = terms.iter().map(|t| t.count.to_f64()).sum();
+    let tau = match &opts.tail {
+        Some(t) => {
+            validate::positive("tail", t)?;
+            if *t > Rational::from((1, 1000)) {
+                return Err(Error::arg("tail", "must be at most 1/1000"));
+            }
+            t.clone()
+        }
+        // ε(δ): truncations may cost a 10⁻⁶ fraction of δ; δ(ε): an absolute 10⁻²⁰
+        None => {
+            let budget = delta_hint.map(|d| d.to_f64() * 1e-6).unwrap_or(1e-20);
+            let t = budget / (2.0 * k_total);
+            let m = (-t.log10()).ceil().clamp(3.0, 300.0) as u32;
+            Rational::from((1, Integer::from(10u32).pow(m)))
+        }
+    };
+    if tau < Rational::from((1, Integer::from(1u32) << MIN_TAIL_BITS)) {
+        return Err(Error::arg(
+            if opts.tail.is_some() { "tail" } else { "delta" },
+            "below the PLD accountant's resolution (tail mass ≥ 2^-100 per truncation); use --method rdp",
+        ));
+    }
+    Ok(tau)
+}
+
+/// Automatic grid: doubled until no single mechanism's table exceeds TABLE_TARGET points (a
+/// long-tailed copy with a narrow bulk, e.g. q = 10⁻⁴ and σ = 0.5, would otherwise ask for
+/// millions).
+fn fit_tables(mut h: Rational, tau: &Rational, f: u32, profiles: &[Profile]) -> Result<Rational> {
+    while h < Rational::from((1, 20)) {
+        let probe = new_ctx(
+            &Setup {
+                h: h.clone(),
+                tau: tau.clone(),
+                f,
+                terms: vec![],
+            },
+            Side::Upper,
+            false,
+        )?;
+        let tau_f = probe.tau as f64 / (2f64).powi(f as i32);
+        let widest = profiles
+            .iter()
+            .filter_map(|p| range(p, &probe, tau_f).ok())
+            .map(|(a, b)| (b - a) as usize)
+            .max()
+            // (a probe only chooses h: a profile whose range fails here fails again,
+            // with its error, when `tables` builds it)
+            .unwrap_or(0);
+        if widest <= TABLE_TARGET {
+            break;
+        }
+        h *= 2u32;
+    }
+    Ok(h)
+}
+
+/// The terms as composed at grid width h (narrow Gaussians merged) and the composed support
+/// estimate: 20 spreads of the sum over h.
+fn composed_estimate(terms: &[PldTerm], h: &Rational) -> (Vec<PldTerm>, f64) {
+    let terms = merge_narrow_gaussians(terms, h);
+    let spread: f64 = terms
+        .iter()
+        .map(|t| t.count.to_f64() * profile(&t.mechanism).spread.powi(2))
+        .sum::<f64>()
+        .sqrt();
+    let estimate = 20.0 * spread / h.to_f64();
+    (terms, estimate)
+}
+
+/// Rational gcd of the atoms' losses (so a grid dividing it holds them exactly).
+pub(super) fn atom_gcd(terms: &[PldTerm]) -> Option<Rational> {
+    let mut g: Option<Rational> = None;
+    for t in terms {
+        let Some(e) = atom_unit(&t.mechanism).cloned() else {
+            continue;
+        };
+        if e == 0 {
+            continue;
+        }
+        g = Some(match g {
+            None => e,
+            Some(g) => {
+                let a = Integer::from(g.numer() * e.denom());
+                let b = Integer::from(e.numer() * g.denom());
+                Rational::from((a.gcd(&b), Integer::from(g.denom() * e.denom())))
+            }
+        });
+    }
+    g
+}
+
+/// Automatic grid: about 1/1500 of the composed loss spread (dyadic), refined to divide the
+/// atoms' gcd when there are atoms.
+pub(super) fn auto_grid(terms: &[PldTerm], profiles: &[Profile]) -> Rational {
+    let var: f64 = terms
+        .iter()
+        .zip(profiles)
+        .map(|(t, p)| t.count.to_f64() * p.spread * p.spread)
+        .sum();
+    // resolve the composed spread, and each copy's own spread (a copy much narrower than the
+    // grid is smeared over two grid points, an error that then grows with the count)
+    // (Gaussian copies are exempt: narrow ones are merged instead, see below)
+    let finest = terms
+        .iter()
+        .zip(profiles)
+        .filter(|(t, _)| !matches!(t.mechanism, PldMechanism::Gaussian { .. }))
+        .map(|(_, p)| p.detail)
+        .fold(f64::INFINITY, f64::min);
+    let target = (var.sqrt() / 1500.0).min(finest / 4.0).clamp(1e-7, 0.05);
+    let dyadic = Rational::from_f64((2f64).powi(target.log2().round() as i32)).unwrap();
+    match atom_gcd(terms) {
+        // atoms on the grid when that costs at most 8× the points; else they are split/merged
+        Some(g) if g.to_f64() >= target / 8.0 => {
+            let m = (g.to_f64() / target).ceil().max(1.0);
+            Rational::from((
+                g.numer().clone(),
+                Integer::from(g.denom() * Integer::from(m as u64)),
+            ))
+        }
+        _ => dyadic,
+    }
+}
+
+/// Gaussian terms compose exactly (Theorem 9: ρ adds up); copies narrower than a few grid
+/// widths are merged into one Gaussian term, which the grid then resolves.
+pub(super) fn merge_narrow_gaussians(terms: &[PldTerm], h: &Rational) -> Vec<PldTerm> {
+    let hf = h.to_f64();
+    let mut rho = Rational::new();
+    let mut out = Vec::new();
+    for t in terms {
+        match &t.mechanism {
+            PldMechanism::Gaussian { rho: r } if (2.0 * r.to_f64()).sqrt() < 4.0 * hf => {
+                rho += Rational::from(r * &t.count);
+            }
+            _ => out.push(t.clone()),
+        }
+    }
+    if rho > 0 {
+        out.push(PldTerm {
+            mechanism: PldMechanism::Gaussian { rho },
+            count: Integer::from(1),
+        });
+    }
+    out
+}
+
+// Expected values are exact rationals worked out by hand from the rules in the doc comments.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::theorems::pld_accountant::test_util::r;
+    use crate::theorems::pld_accountant::Direction;
+
+    fn term(mechanism: PldMechanism, count: u32) -> PldTerm {
+        PldTerm {
+            mechanism,
+            count: Integer::from(count),
+        }
+    }
+    fn arg_name(e: Error) -> String {
+        match e {
+            Error::InvalidArgument { name, .. } => name,
+            other => panic!("expected an argument error, got {other}"),
+        }
+    }
+
+    #[test]
+    fn atom_gcd_is_the_exact_rational_gcd_of_the_atom_losses() {
+        let terms = [
+            term(PldMechanism::RandomizedResponse { eps: r("1/2") }, 3),
+            term(PldMechanism::Gaussian { rho: r("1/3") }, 1),
+            term(PldMechanism::Laplace { eps: r("3/4") }, 2),
+            term(
+                PldMechanism::ApproxDp {
+                    eps: r("5/6"),
+                    delta: r("1e-9"),
+                },
+                1,
+            ),
+            term(PldMechanism::RandomizedResponse { eps: r("0") }, 1),
+        ];
+        // 1/2 = 6/12, 3/4 = 9/12, 5/6 = 10/12: gcd(6, 9, 10) = 1; ε = 0 and the Gaussian add nothing
+        assert_eq!(atom_gcd(&terms), Some(r("1/12")));
+        assert_eq!(atom_gcd(&terms[1..2]), None);
+    }
+
+    #[test]
+    fn narrow_gaussians_merge_into_one_exact_term() {
+        let terms = [
+            term(PldMechanism::Gaussian { rho: r("1e-6") }, 1000), // √(2ρ) ≈ 1.4e-3 < 4h
+            term(PldMechanism::Gaussian { rho: r("1") }, 3),       // wide: kept
+            term(PldMechanism::RandomizedResponse { eps: r("1") }, 2),
+            term(PldMechanism::Gaussian { rho: r("2e-7") }, 5), // narrow
+        ];
+        let merged = merge_narrow_gaussians(&terms, &r("1/1000"));
+        assert_eq!(
+            merged,
+            vec![
+                terms[1].clone(),
+                terms[2].clone(),
+                // ρ = 1000·10⁻⁶ + 5·2·10⁻⁷, exactly
+                term(
+                    PldMechanism::Gaussian {
+                        rho: r("1001/1000000")
+                    },
+                    1
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn default_tail_follows_delta_and_refuses_below_the_resolution() {
+        let sg = |count| {
+            term(
+                PldMechanism::SubsampledGaussian {
+                    sigma: r("1"),
+                    rate: r("1/100"),
+                    direction: Direction::Remove,
+                },
+                count,
+            )
+        };
+        let opts = PldOptions::default();
+        // δ·10⁻⁶/(2·1000) = 5·10⁻¹⁵ → 10⁻¹⁵; δ(ε) queries: 10⁻²⁰/2000 = 5·10⁻²⁴ → 10⁻²⁴
+        assert_eq!(
+            choose_tail(&[sg(1000)], &opts, Some(&r("1e-5"))).unwrap(),
+            r("1e-15")
+        );
+        assert_eq!(choose_tail(&[sg(1000)], &opts, None).unwrap(), r("1e-24"));
+        // 10⁻³⁰·10⁻⁶/(2·10⁶) < 2⁻¹⁰⁰: refused, naming δ (the default tail) or the user's tail
+        let e = choose_tail(&[sg(1_000_000)], &opts, Some(&r("1e-30"))).unwrap_err();
+        assert_eq!(arg_name(e), "delta");
+        for bad in ["1e-40", "2/1000", "0", "-1"] {
+            let opts = PldOptions {
+                tail: Some(r(bad)),
+                ..Default::default()
+            };
+            let e = choose_tail(&[sg(1)], &opts, Some(&r("1e-5"))).unwrap_err();
+            assert_eq!(arg_name(e), "tail", "tail {bad}");
+        }
+    }
+
+    #[test]
+    fn a_user_grid_is_kept_and_an_oversized_composition_refused_up_front() {
+        let g = |count| term(PldMechanism::Gaussian { rho: r("1/2") }, count);
+        let opts = PldOptions {
+            grid: Some(r("1/8")),
+            ..Default::default()
+        };
+        let s = setup(&[g(10)], &opts, Some(&r("1e-5"))).unwrap();
+        assert_eq!(s.h, r("1/8"));
+        // √(2ρ) = 1 ≥ 4h: the Gaussian is resolved, not merged
+        assert_eq!(s.terms, vec![g(10)]);
+        // 20·√(10⁶·1)/10⁻⁶ ≈ 2·10¹⁰ grid points: refused before any work, naming the grid
+        let opts = PldOptions {
+            grid: Some(r("1e-6")),
+            ..Default::default()
+        };
+        let Err(e) = setup(&[g(1_000_000)], &opts, Some(&r("1e-5"))) else {
+            panic!("an oversized composition was accepted")
+        };
+        assert_eq!(arg_name(e), "grid");
+        // the automatic grid is dyadic, and divides the atoms' gcd when there are atoms
+        let s = setup(&[g(10)], &PldOptions::default(), Some(&r("1e-5"))).unwrap();
+        assert!(
+            s.h.denom().is_power_of_two() && *s.h.numer() == 1,
+            "h = {}",
+            s.h
+        );
+        let rr = term(PldMechanism::RandomizedResponse { eps: r("1/2") }, 100);
+        let s = setup(&[rr], &PldOptions::default(), Some(&r("1e-5"))).unwrap();
+        assert!(Rational::from(r("1/2") / &s.h).is_integer(), "h = {}", s.h);
+    }
+}

@@ -1,0 +1,39 @@
+//! The Laplace mechanism (scale b, sensitivity Δ, ε0 = Δ/b): atoms ±ε0 and a continuous part.
+use super::super::fixed::{fi_rat, pt};
+use super::{Atom, Profile, Tails};
+use rug::Rational;
+
+/// Loss ε0 with P-mass ½ (outputs below 0), −ε0 with P-mass ½e^{−ε0} (outputs above Δ), and in
+/// between the continuous loss (Δ − 2x)/b of outputs x ∈ (0, Δ), whose tails are closed forms.
+pub(super) fn laplace_profile(eps: &Rational) -> Profile {
+    let one = pt(1.0);
+    let e = fi_rat(eps);
+    let half = pt(0.5);
+    let em = (-e).exp();
+    let ef = eps.to_f64();
+    Profile {
+        // continuous part: outputs between the two centres, loss (Δ − 2x)/b ∈ (−ε0, ε0)
+        tails: Some(Box::new(move |a| {
+            let a = a.max(-e).min(e);
+            Tails {
+                p_gt: half * (one - ((a - e) * half).exp()),
+                q_gt: half * ((-(e + a) * half).exp() - em),
+                p_le: half * (((a - e) * half).exp() - em),
+                q_le: half * (one - (-(e + a) * half).exp()),
+            }
+        })),
+        atoms: vec![
+            Atom {
+                loss: Some(eps.clone()),
+                p: half,
+            },
+            Atom {
+                loss: Some(Rational::from(-eps)),
+                p: half * em,
+            },
+        ],
+        support: (-ef, ef),
+        spread: ef,
+        detail: ef,
+    }
+}

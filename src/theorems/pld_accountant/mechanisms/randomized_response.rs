@@ -1,0 +1,34 @@
+//! (ε, δ)-randomized response: ε-RR (δ = 0), and the worst case of an (ε, δ)-DP black box
+//! (Corollary 24). Atoms only.
+use super::super::fixed::{fi_rat, pt};
+use super::{Atom, Profile};
+use rug::Rational;
+
+/// (ε, δ)-randomized response: +∞ w.p. δ, ±ε w.p. (1−δ)·e^{±ε}/(1+e^ε) under P.
+pub(super) fn approx_atoms(eps: &Rational, delta: &Rational) -> Profile {
+    let e = fi_rat(eps);
+    let d = fi_rat(delta);
+    let rest = pt(1.0) - d;
+    let up = rest / (pt(1.0) + (-e).exp());
+    let down = rest / (pt(1.0) + e.exp());
+    let mut atoms = vec![
+        Atom {
+            loss: Some(eps.clone()),
+            p: up,
+        },
+        Atom {
+            loss: Some(Rational::from(-eps)),
+            p: down,
+        },
+    ];
+    if *delta > 0 {
+        atoms.push(Atom { loss: None, p: d });
+    }
+    Profile {
+        tails: None,
+        atoms,
+        support: (0.0, 0.0),
+        spread: eps.to_f64().max(1e-6),
+        detail: eps.to_f64().max(1e-6),
+    }
+}

@@ -1,0 +1,275 @@
+//! The certified PLD accountant: Theorem 9 (composition is convolution of privacy loss
+//! distributions) evaluated on a grid, with two certified sides.
+//!
+//! A *grid PLD* is a measure on the losses {i·h} ∪ {+∞} (P-masses only; the Q-masses are
+//! implied by Q = e^{−z}·P). Its hockey-stick curve is δ_ν(ε) = ν(+∞) + Σ ν_i (1 − e^{ε−z_i})₊.
+//! We say ν dominates μ when δ_ν(ε) ≥ δ_μ(ε) for every real ε, and is dominated when ≤.
+//! Both relations survive convolution (proofs-notes/pld_epsilon.md, Lemma B), so:
+//! - the **upper** side discretises each mechanism into a dominating grid PLD
+//!   ("connect the dots": every loss is split between its two neighbouring grid points so that
+//!   its P- and Q-mass are preserved — a pair of which the true pair is a post-processing),
+//!   keeps every mass rounded up, moves truncated right tails to +∞ and left tails up;
+//! - the **lower** side discretises into a dominated one (a sweep that merges neighbouring
+//!   outcomes into atoms whose loss is *exactly* a grid point — a post-processing of the
+//!   true pair), keeps every mass rounded down, drops left tails and moves right tails down.
+//! Masses are fixed-point integers (scale 2^F) and convolution is exact integer arithmetic
+//! (Kronecker substitution into one GMP product), so the only roundings are the directed
+//! re-scalings to 2^F after each product.
+//!
+//! # Layout: the data flow, one module per stage
+//! ```text
+//! terms + options ── grid::setup ──────────► Setup { h, τ, F, terms }     (grid choice)
+//!   each term ─ mechanisms::profile ───────► Profile (tails, atoms)        (one file per mechanism)
+//!             ─ discretise::table ─────────► Table (half-cell masses)      (shared by both sides)
+//!             ─ discretise::discretize ────► GridPld, Upper or Lower       (fixed point, fixed.rs)
+//!   all terms ─ convolve::compose_side ────► GridPld of the composition    (exact integer products)
+//!             ─ query::Curve ──────────────► δ(ε), and ε(δ) by query::epsilon_side
+//! ```
+//! `mod.rs` holds the public API only: the mechanism and option types, [`PldReport`], and the
+//! entry points [`pld_delta`], [`pld_epsilon`], [`dpsgd_pld_epsilon`]. `fixed.rs` holds the
+//! grid measure `GridPld`, the side (`Side::Upper`/`Side::Lower`) and the fixed-point context
+//! every stage rounds through. The proof is `proofs-notes/pld_epsilon.md` (Lemmas A–F name the
+//! code they argue about).
+//!
+//! # Adding a mechanism
+//! A mechanism enters the accountant only through its [`Profile`](mechanisms::Profile): enclosed
+//! tails P[Z > a], Q[Z > a], P[Z ≤ a], Q[Z ≤ a] of its continuous part (or none) and its atoms
+//! (exact loss, enclosed P-mass; `None` = +∞). To add one:
+//! 1. a variant of [`PldMechanism`] with exact (`Rational`) parameters;
+//! 2. one file `mechanisms/<name>.rs` with `fn <name>_profile(..) -> Profile` (tails enclosed
+//!    by interval arithmetic, monotone in `a`; atoms exact) and its unit test against an
+//!    independent reference;
+//! 3. one arm in each `match` of `mechanisms/mod.rs`: `profile`, `validate_term` (argument
+//!    errors naming the field) and `atom_unit` (the exact loss unit of its atoms, if any, so the
+//!    grid can hold them exactly);
+//! 4. a paragraph in `proofs-notes/pld_epsilon.md` (Statement, and the tails' derivation under
+//!    "Why it is sound"), then re-bless the notes.
+//!
+//! Nothing else changes: discretisation, convolution and queries are mechanism-blind.
+use crate::num::{Arithmetic, Enclosure};
+use crate::validate;
+use crate::{Error, Result};
+// the one interval import of the accountant; submodules reach it as `super::Interval`
+use crate::num::Interval;
+use rug::{Integer, Rational};
+
+mod convolve;
+mod discretise;
+mod fixed;
+mod grid;
+mod mechanisms;
+mod query;
+mod tradeoff;
+pub use tradeoff::dpsgd_tradeoff_tpr;
+#[cfg(test)]
+mod test_util;
+
+use convolve::compose_side;
+use discretise::{tables, Table};
+use fixed::Side;
+use grid::{setup, Setup};
+use query::{epsilon_side, Curve};
+
+/// Which neighbouring pair of the Poisson-subsampled Gaussian.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// ((1−q)N(0,σ²) + qN(1,σ²) ‖ N(0,σ²)): a record removed.
+    Remove,
+    /// (N(0,σ²) ‖ (1−q)N(0,σ²) + qN(1,σ²)): a record added.
+    Add,
+}
+
+/// A mechanism whose PLD the accountant discretises (all parameters exact).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PldMechanism {
+    /// PrivLoss = N(ρ, 2ρ) (Proposition 3), ρ > 0.
+    Gaussian { rho: Rational },
+    /// Laplace noise of scale b on sensitivity Δ, ε0 = Δ/b > 0.
+    Laplace { eps: Rational },
+    /// ε0-randomized response; also the worst case of an ε0-DP black box (Corollary 24, δ = 0).
+    RandomizedResponse { eps: Rational },
+    /// The worst case of an (ε, δ)-DP black box: (ε, δ)-randomized response (Corollary 24).
+    ApproxDp { eps: Rational, delta: Rational },
+    /// Poisson-subsampled Gaussian (sensitivity 1, noise σ, rate q), one neighbour direction.
+    SubsampledGaussian {
+        sigma: Rational,
+        rate: Rational,
+        direction: Direction,
+    },
+}
+
+/// `count` independent copies of `mechanism`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PldTerm {
+    pub mechanism: PldMechanism,
+    pub count: Integer,
+}
+
+/// Grid and truncation; `None` chooses automatically.
+#[derive(Clone, Debug, Default)]
+pub struct PldOptions {
+    /// Grid width h > 0 (losses i·h).
+    pub grid: Option<Rational>,
+    /// Tail mass τ ∈ (0, 1e−3] that one truncation may move (to +∞ or a grid end).
+    pub tail: Option<Rational>,
+    /// Print progress to stderr.
+    pub progress: bool,
+}
+
+/// A two-sided answer and how it was computed.
+#[derive(Clone, Debug)]
+pub struct PldReport {
+    pub enclosure: Enclosure,
+    /// Grid width used.
+    pub grid: Rational,
+    /// Tail mass per truncation used.
+    pub tail: Rational,
+    /// Fixed-point fraction bits F.
+    pub fixed_bits: u32,
+    /// Largest number of grid points held by a composed PLD.
+    pub support: usize,
+}
+
+/// Whether independent jobs (the two sides, the two directions) may run on threads of their
+/// own: yes unless the environment variable `DPCERT_THREADS` is `1` (a benchmarking knob; the
+/// results are the same either way, only the schedule changes).
+fn threaded() -> bool {
+    std::env::var("DPCERT_THREADS").map_or(true, |v| v.trim() != "1")
+}
+
+/// Run two independent jobs, `b` on a second thread when [`threaded`], and return both results.
+fn join<A: Send, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> Result<(A, B)> {
+    if !threaded() {
+        let ra = a();
+        return Ok((ra, b()));
+    }
+    std::thread::scope(|sc| {
+        let hb = sc.spawn(b);
+        let ra = a();
+        let rb = hb
+            .join()
+            .map_err(|_| Error::Numerical("PLD worker failed".into()))?;
+        Ok((ra, rb))
+    })
+}
+
+/// Both sides of one query; `f` maps a side's curve to its answer.
+fn both_sides<T: Send>(
+    s: &Setup,
+    progress: bool,
+    f: impl Fn(&Curve) -> Result<T> + Sync,
+) -> Result<(T, T, usize)> {
+    let terms = &s.terms;
+    let tabs = tables(terms, s)?;
+    let run = |side| -> Result<(T, usize)> {
+        let (p, ctx) = compose_side(terms, &tabs, s, side, progress)?;
+        Ok((f(&Curve::new(&p, &ctx))?, ctx.support))
+    };
+    let (hi, lo) = join(|| run(Side::Upper), || run(Side::Lower))?;
+    let (lo, s1) = lo?;
+    let (hi, s2) = hi?;
+    Ok((lo, hi, s1.max(s2)))
+}
+
+fn report(lo: Rational, hi: Rational, s: &Setup, support: usize) -> Result<PldReport> {
+    Ok(PldReport {
+        enclosure: Enclosure::from_rationals(&lo, &hi, 128, Arithmetic::F64Interval)?,
+        grid: s.h.clone(),
+        tail: s.tau.clone(),
+        fixed_bits: s.f,
+        support,
+    })
+}
+
+/// Two-sided certified δ(ε) of the composition of `terms` (Theorem 9 on a grid).
+///
+/// # Guarantee
+/// `lower ≤ δ(ε) ≤ upper` for the composition of the exact PLDs, for any grid and tail
+/// (they set only the width). Errors on invalid terms, ε < 0, or a grid/tail out of range.
+/// Note: `proofs-notes/pld_delta.md`.
+pub fn pld_delta(terms: &[PldTerm], eps: &Rational, opts: &PldOptions) -> Result<PldReport> {
+    validate::nonnegative("epsilon", eps)?;
+    let s = setup(terms, opts, None)?;
+    let (lo, hi, support) = both_sides(&s, opts.progress, |c| {
+        // δ ≤ 1 always, so capping either side at 1 keeps it a bound; a non-finite value
+        // (impossible: `pick` refuses empty enclosures, and the min caps +∞) is an error,
+        // never replaced by 1 (on the lower side that would claim δ ≥ 1)
+        let v = c.delta(eps)?.min(1.0);
+        Rational::from_f64(v).ok_or_else(|| Error::Numerical("PLD δ bound is not finite".into()))
+    })?;
+    report(lo, hi, &s, support)
+}
+
+/// Two-sided certified ε(δ) = inf{ε ≥ 0 : δ(ε) ≤ δ} of the composition of `terms`.
+///
+/// # Guarantee
+/// `lower ≤ ε(δ) ≤ upper` for the exact composition, for any grid and tail. Errors on
+/// invalid terms, δ ∉ (0, 1), or when the tail charged to +∞ alone exceeds δ.
+/// Note: `proofs-notes/pld_epsilon.md`.
+pub fn pld_epsilon(terms: &[PldTerm], delta: &Rational, opts: &PldOptions) -> Result<PldReport> {
+    validate::open_unit("delta", delta)?;
+    let s = setup(terms, opts, Some(delta))?;
+    let (lo, hi, support) = both_sides(&s, opts.progress, |c| epsilon_side(c, delta))?;
+    report(lo, hi, &s, support)
+}
+
+/// DP-SGD (add/remove neighbours): ε(δ) of `steps` Poisson-subsampled Gaussian steps, the
+/// larger of the two directions. Upper: both directions' upper bounds; lower: the lower
+/// bound of the direction whose upper bound is larger (any one direction's lower bound is a
+/// lower bound on the maximum).
+///
+/// # Guarantee
+/// `lower ≤ ε ≤ upper` for the exact add/remove DP-SGD privacy curve. Note:
+/// `proofs-notes/dpsgd_pld_epsilon.md`.
+pub fn dpsgd_pld_epsilon(
+    rate: &Rational,
+    sigma: &Rational,
+    steps: &Integer,
+    delta: &Rational,
+    opts: &PldOptions,
+) -> Result<PldReport> {
+    validate::open_unit("delta", delta)?;
+    let term = |direction| PldTerm {
+        mechanism: PldMechanism::SubsampledGaussian {
+            sigma: sigma.clone(),
+            rate: rate.clone(),
+            direction,
+        },
+        count: steps.clone(),
+    };
+    let s = setup(&[term(Direction::Remove)], opts, Some(delta))?;
+    // one progress line: the remove direction's upper side (the longest job) reports
+    let run = |d: Direction, tabs: &[Table], side: Side| -> Result<(Rational, usize)> {
+        let progress = opts.progress && d == Direction::Remove;
+        let (p, ctx) = compose_side(&[term(d)], tabs, &s, side, progress)?;
+        Ok((epsilon_side(&Curve::new(&p, &ctx), delta)?, ctx.support))
+    };
+    // independent jobs (on threads of their own unless DPCERT_THREADS=1): the add direction's
+    // table and upper side; the remove direction's table, then its upper and lower sides
+    let add_job = || -> Result<_> {
+        let add = tables(&[term(Direction::Add)], &s)?;
+        let up = run(Direction::Add, &add, Side::Upper)?;
+        Ok((add, up))
+    };
+    let rem_job = || -> Result<_> {
+        let rem = tables(&[term(Direction::Remove)], &s)?;
+        let (up, lo) = join(
+            || run(Direction::Remove, &rem, Side::Upper),
+            || run(Direction::Remove, &rem, Side::Lower),
+        )?;
+        Ok((up?, lo?))
+    };
+    let (rem, add) = join(rem_job, add_job)?;
+    let (up_rem, lo_rem) = rem?;
+    let (add, up_add) = add?;
+    let mut support = lo_rem.1.max(up_rem.1).max(up_add.1);
+    let lo = if up_add.0 > up_rem.0 {
+        let (l, sp) = run(Direction::Add, &add, Side::Lower)?;
+        support = support.max(sp);
+        l.max(lo_rem.0)
+    } else {
+        lo_rem.0
+    };
+    let hi = up_add.0.max(up_rem.0);
+    report(lo, hi, &s, support)
+}

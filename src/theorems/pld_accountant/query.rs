@@ -1,0 +1,260 @@
+//! Curve queries on a composed grid measure: certified δ(ε) (`Curve::delta`) and the certified
+//! extreme ε(δ) on each side (`epsilon_side`) (`proofs-notes/pld_epsilon.md`, Lemma F).
+use super::fixed::{fi_rat, fixed_iv, pt, Ctx, GridPld, Side};
+use super::Interval;
+use crate::num::{Fi, Real};
+use crate::{Error, Result};
+use rug::Rational;
+
+/// Suffix sums S_j = Σ_{i>j} ν_i and D_j = Σ_{i>j} ν_i (1 − e^{−(i−j)h}) for j = −1 … n−1
+/// (index shifted by one), by D_j = (1 − e^{−h}) S_j + e^{−h} D_{j+1}: non-negative terms only.
+pub(super) struct Curve {
+    pub(super) off: i64,
+    pub(super) s: Vec<Interval>,
+    pub(super) d: Vec<Interval>,
+    pub(super) inf: Interval,
+    pub(super) side: Side,
+    pub(super) h: Rational,
+}
+
+impl Curve {
+    pub(super) fn new(p: &GridPld, ctx: &Ctx) -> Curve {
+        let n = p.mass.len();
+        let r = (-ctx.hf).exp();
+        let one_r = -Fi(-ctx.hf).expm1().0;
+        let mut s = vec![pt(0.0); n + 1];
+        let mut d = vec![pt(0.0); n + 1];
+        // slot k ↔ grid index off + k − 1
+        for k in (0..n).rev() {
+            s[k] = s[k + 1] + fixed_iv(p.mass[k], ctx.f);
+            d[k] = one_r * s[k] + r * d[k + 1];
+        }
+        Curve {
+            off: p.off,
+            s,
+            d,
+            inf: fixed_iv(p.inf, ctx.f),
+            side: ctx.side,
+            h: ctx.h.clone(),
+        }
+    }
+    /// This side's end of an enclosure of a δ: the sup (Upper) or the inf (Lower; δ ≥ 0, so a
+    /// negative inf is raised to 0, still a lower bound). An empty enclosure is an error: its
+    /// inf is +∞, which would otherwise become the lower bound 1 after capping.
+    pub(super) fn pick(&self, x: Interval) -> Result<f64> {
+        if x.is_empty() {
+            return Err(Error::Numerical("PLD δ enclosure is empty".into()));
+        }
+        Ok(match self.side {
+            Side::Upper => x.sup(),
+            Side::Lower => x.inf().max(0.0),
+        })
+    }
+    /// δ at ε, certified on this side: with a_j ≤ ε < a_{j+1} and c = e^{ε − a_{j+1}},
+    /// δ = ν(∞) + (1 − c)·S_j + c·D_{j+1}.
+    pub(super) fn delta(&self, eps: &Rational) -> Result<f64> {
+        if *eps < 0 {
+            return Err(Error::arg("epsilon", "must be ≥ 0"));
+        }
+        // ε ≥ 0, so j ≥ 0; a j beyond i64 lies beyond the last grid index (an i64), where δ is
+        // exactly the mass at +∞: i64::MAX (saturating below) stands for that exactly
+        let j = Rational::from(eps / &self.h)
+            .floor()
+            .numer()
+            .to_i64()
+            .unwrap_or(i64::MAX);
+        let n = self.s.len() as i64 - 1;
+        let k = j.saturating_sub(self.off).saturating_add(1); // slot of grid index j
+        if k >= n {
+            return self.pick(self.inf);
+        }
+        // k < 0: ε below the first grid point, where the same formula holds with slot 0
+        let k = k.max(0) as usize;
+        // a_{j+1} with j + 1 = off + k the grid index of slot k + 1 (exact, in rationals)
+        let t = Rational::from(eps - (Rational::from(k) + self.off) * &self.h);
+        // t ≤ 0 exactly, so c = e^t ≤ 1 and 1 − c ≥ 0: the min/max below only drop the
+        // parts of the enclosures outside the exact values' range
+        let c = fi_rat(&t).exp().min(pt(1.0));
+        let one_c = -Fi(fi_rat(&t)).expm1().0;
+        let v = self.inf + one_c.max(pt(0.0)) * self.s[k] + c * self.d[k + 1];
+        self.pick(v)
+    }
+    /// δ at grid slot k (grid index off + k − 1), this side.
+    pub(super) fn at_slot(&self, k: usize) -> Result<f64> {
+        self.pick(self.inf + self.d[k])
+    }
+}
+
+/// The certified extreme ε on this side: Upper → the least ε found with δ_upper(ε) ≤ δ;
+/// Lower → the largest ε found with δ_lower(ε) > δ (0 if none). The search is in floats;
+/// every returned value is re-checked by [`Curve::delta`].
+pub(super) fn epsilon_side(c: &Curve, delta: &Rational) -> Result<Rational> {
+    let df = delta.to_f64();
+    // the certified test: the side's δ at e, compared exactly with the rational δ (an f64 is a
+    // rational; an infinite one never passes, which is the safe answer on both sides)
+    let holds = |e: &Rational| -> Result<bool> {
+        let v = Rational::from_f64(c.delta(e)?);
+        Ok(match c.side {
+            Side::Upper => v.is_some_and(|v| v <= *delta),
+            Side::Lower => v.is_some_and(|v| v > *delta),
+        })
+    };
+    let zero = Rational::new();
+    if c.side == Side::Upper && c.pick(c.inf)? > df {
+        return Err(Error::Numerical(
+            "the PLD upper bound puts more mass at +∞ than δ; lower --tail".into(),
+        ));
+    }
+    // slot-wise search for the first grid slot whose δ is ≤ δ
+    // (the float search below only proposes candidates: the fallbacks `unwrap_or(n)`,
+    // `unwrap_or_default()` and the clamp change which candidates are tried, never what is
+    // returned, since every return passes `holds` or is the trivial lower bound 0)
+    let n = c.s.len() - 1;
+    let mut first = n;
+    for k in 0..=n {
+        if c.at_slot(k)? <= df {
+            first = k;
+            break;
+        }
+    }
+    if first == 0 {
+        // δ(a_{off−1}) ≤ δ already below the support: Upper takes that point (or 0),
+        // Lower the trivial bound 0
+        let a = (Rational::from(c.off) - 1u32) * &c.h;
+        return match c.side {
+            Side::Upper if holds(&zero)? => Ok(zero),
+            Side::Upper if a > 0 && holds(&a)? => Ok(a),
+            Side::Upper => Err(Error::Numerical("PLD ε search failed to certify".into())),
+            Side::Lower => Ok(zero),
+        };
+    }
+    // within cell (a_{j}, a_{j+1}] with j+1 the grid index of slot `first`
+    // j + 1 = off + first − 1, in rationals (no i64 overflow)
+    let j1 = Rational::from(first) + c.off - 1u32;
+    let a1 = Rational::from(&j1 * &c.h);
+    let s = c.pick(c.s[first - 1])?;
+    let dv = c.pick(c.d[first])?;
+    let cc = if s > dv {
+        ((s + c.pick(c.inf)? - df) / (s - dv)).clamp(1e-300, 1.0)
+    } else {
+        1.0
+    };
+    let guess = a1.to_f64() + cc.ln();
+    let mut cand = Rational::from_f64(guess).unwrap_or_default();
+    let step = Rational::from_f64((guess.abs() + 1.0) * 1e-13).unwrap_or_default();
+    for _ in 0..60 {
+        if cand < 0 {
+            cand = zero.clone();
+        }
+        if holds(&cand)? {
+            return Ok(cand);
+        }
+        match c.side {
+            Side::Upper => cand += &step,
+            Side::Lower => {
+                if cand == 0 {
+                    return Ok(zero);
+                }
+                cand -= &step;
+            }
+        }
+    }
+    // fall back to grid points: a_{j+1} (Upper) satisfies δ ≤ δ by the slot search
+    match c.side {
+        Side::Upper if holds(&a1)? => Ok(a1),
+        Side::Lower => {
+            let a0 = (j1 - 1u32) * &c.h;
+            Ok(if a0 > 0 && holds(&a0)? { a0 } else { zero })
+        }
+        _ => Err(Error::Numerical("PLD ε search failed to certify".into())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::theorems::pld_accountant::test_util::*;
+    use rug::Float;
+
+    #[test]
+    fn curve_delta_encloses_the_exact_grid_sum() {
+        let mut rng = Rng(42);
+        let f = 100;
+        let g = GridPld {
+            off: -7,
+            mass: (0..50).map(|_| rng.below(1u128 << 95)).collect(),
+            inf: 12345,
+        };
+        for side in [Side::Upper, Side::Lower] {
+            let c = ctx("3/64", f, 0, side);
+            let cv = Curve::new(&g, &c);
+            let mut probes: Vec<Rational> = (0..200).map(|k| Rational::from((k, 97))).collect();
+            probes.extend([r("0"), r("3/64"), r("129/64"), r("1e30")]);
+            for e in probes {
+                let exact = grid_delta(&g, &c, &e);
+                let got = Float::with_val(P, cv.delta(&e).unwrap());
+                let tol = Float::with_val(P, &exact * 1e-13) + 1e-300;
+                match side {
+                    Side::Upper => assert!(
+                        got >= exact && Float::with_val(P, &got - &exact) <= tol,
+                        "ε = {e}: {got} vs {exact}"
+                    ),
+                    Side::Lower => assert!(
+                        got <= exact && Float::with_val(P, &exact - &got) <= tol,
+                        "ε = {e}: {got} vs {exact}"
+                    ),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn epsilon_side_is_certified_against_the_exact_grid_sum() {
+        let g = GridPld {
+            off: 0,
+            mass: vec![1u128 << 98, 1u128 << 97, 1u128 << 96, 1u128 << 95],
+            inf: 1u128 << 80,
+        };
+        for d in ["0.1", "0.01", "1e-3", "1e-5"] {
+            let delta = r(d);
+            let (cu, cl) = (
+                ctx("1/2", 100, 0, Side::Upper),
+                ctx("1/2", 100, 0, Side::Lower),
+            );
+            let (eu, el) = (
+                epsilon_side(&Curve::new(&g, &cu), &delta).unwrap(),
+                epsilon_side(&Curve::new(&g, &cl), &delta).unwrap(),
+            );
+            let dd = Float::with_val(P, &delta);
+            assert!(
+                grid_delta(&g, &cu, &eu) <= dd,
+                "δ = {d}: upper ε {eu} not certified"
+            );
+            assert!(
+                el == 0 || grid_delta(&g, &cl, &el) > dd,
+                "δ = {d}: lower ε {el} not certified"
+            );
+            assert!(Rational::from(&eu - &el) <= 1e-9, "δ = {d}: [{el}, {eu}]");
+        }
+        // more mass at +∞ than δ: the upper side has no finite answer and says so
+        let c = ctx("1/2", 100, 0, Side::Upper);
+        assert!(epsilon_side(&Curve::new(&g, &c), &r("1e-30")).is_err());
+    }
+
+    #[test]
+    fn an_empty_delta_enclosure_is_an_error_not_a_lower_bound_of_one() {
+        let g = GridPld {
+            off: 5,
+            mass: vec![1u128 << 99],
+            inf: 0,
+        };
+        for side in [Side::Upper, Side::Lower] {
+            let mut cv = Curve::new(&g, &ctx("1", 100, 0, side));
+            assert!(cv.delta(&r("0")).unwrap() > 0.0);
+            cv.inf = Interval::EMPTY;
+            assert!(cv.delta(&r("0")).is_err()); // through the formula below the support
+            assert!(cv.delta(&r("10")).is_err()); // beyond the support: the +∞ mass alone
+            assert!(epsilon_side(&cv, &r("0.1")).is_err());
+        }
+    }
+}
