@@ -185,11 +185,16 @@ fn precision(c: &Common) -> Result<Precision, Error> {
 const MAX_DIGITS: usize = 100;
 
 fn digits(c: &Common) -> Result<usize, Error> {
-    match c.digits.trim().parse::<usize>() {
+    digits_arg(&c.digits)
+}
+
+/// `--digits N`: 2..=MAX_DIGITS significant digits.
+fn digits_arg(text: &str) -> Result<usize, Error> {
+    match text.trim().parse::<usize>() {
         Ok(n) if (2..=MAX_DIGITS).contains(&n) => Ok(n),
         _ => Err(Error::arg(
             "--digits",
-            format!("`{}` is not a digit count in 2..={MAX_DIGITS}", c.digits),
+            format!("`{text}` is not a digit count in 2..={MAX_DIGITS}"),
         )),
     }
 }

@@ -227,7 +227,16 @@ pub fn vector_queries() -> Vec<Vec<String>> {
     for (s, k) in [("1", "1"), ("4", "100"), ("1.1", "14063")] {
         push(&["gdp", "gaussian", "--sigma", s, "--compositions", k]);
         for a in ["1e-6", "0.01", "0.5"] {
-            push(&["tradeoff", "gaussian", "--sigma", s, "--compositions", k, "--fpr", a]);
+            push(&[
+                "tradeoff",
+                "gaussian",
+                "--sigma",
+                s,
+                "--compositions",
+                k,
+                "--fpr",
+                a,
+            ]);
         }
     }
     push(&[
