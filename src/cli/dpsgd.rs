@@ -8,6 +8,7 @@ use clap::Args;
 use serde_json::{json, Value};
 
 #[derive(Args)]
+#[command(after_help = super::EXIT_CODES)]
 pub(super) struct DpsgdArgs {
     #[command(flatten)]
     sgm: SgmArgs,
