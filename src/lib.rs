@@ -132,9 +132,11 @@
 extern crate self as dpcert;
 
 pub mod audit;
+pub mod calibrate;
 #[doc(hidden)]
 pub mod cli;
 pub mod deploy;
+pub mod dp_event;
 pub mod event;
 pub mod json;
 pub mod num;

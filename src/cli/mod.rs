@@ -4,13 +4,16 @@
 //! default, outward rounded) or, with `--json`, one `dpcert/1` envelope ([`crate::json`]).
 //! Exit codes follow [`crate::exit`].
 mod audit;
+mod calibrate;
 mod check;
 mod compose;
 mod dpsgd;
 mod gaussian;
+mod gdp;
 mod plot;
 mod rdp;
 mod subsample;
+mod tradeoff;
 mod vectors;
 mod zcdp;
 
@@ -50,6 +53,9 @@ enum Cmd {
     Dpsgd(dpsgd::DpsgdArgs),
     /// Amplification by subsampling of an (ε, δ)-DP mechanism.
     Subsample(subsample::SubsampleArgs),
+    /// Certified calibration: the σ (steps, rate) meeting an ε target.
+    #[command(subcommand)]
+    Calibrate(calibrate::CalibrateCmd),
     /// Audit a deployment file (TOML or JSON): best certified (ε, δ), routes, claim verdict.
     Audit(audit::AuditArgs),
     /// Plot a deployment's privacy profile δ(ε) as SVG.
@@ -66,6 +72,12 @@ enum Cmd {
     /// invalid (undecided records alone give 0), 1 when any record is unsound or invalid, 2 when
     /// FILE cannot be read or is not a JSON list.
     Check(check::CheckArgs),
+    /// f-DP: the best membership-inference attack's TPR at a given FPR, certified.
+    #[command(subcommand)]
+    Tradeoff(tradeoff::TradeoffCmd),
+    /// Gaussian differential privacy: the μ of μ-GDP, certified.
+    #[command(subcommand)]
+    Gdp(gdp::GdpCmd),
 }
 
 #[derive(Args, Clone)]
@@ -112,6 +124,8 @@ impl Cmd {
             Cmd::Compose(c) => c,
             Cmd::Rdp(r) => r,
             Cmd::Dpsgd(d) => d,
+            Cmd::Tradeoff(t) => t,
+            Cmd::Gdp(g) => g,
             _ => return None,
         })
     }
@@ -123,6 +137,14 @@ fn num(flag: &str, text: &str) -> Result<Rational, Error> {
 
 fn count(flag: &str, text: &str) -> Result<Integer, Error> {
     parse_positive_integer(text).map_err(|e| Error::arg(flag, e))
+}
+
+/// [`flagged`] for one error.
+fn flagged_err(e: Error) -> Error {
+    match flagged::<()>(Err(e)) {
+        Err(e) => e,
+        Ok(()) => unreachable!(),
+    }
 }
 
 /// Re-label a library argument name with the CLI flag that carries it.
@@ -284,6 +306,37 @@ fn parse_query(args: &[String]) -> Result<(Query, Precision), Error> {
     flagged(c.to_query().and_then(|q| Ok((q, precision(c.common())?))))
 }
 
+/// Library entry point for bindings (the Python package): the `dpcert/1` envelope that
+/// `dpcert ARGS --json` prints for a single-value query (`args` without the program name),
+/// or the error it exits with.
+#[doc(hidden)]
+pub fn query_envelope(args: &[String]) -> Result<Value, Error> {
+    use std::io::IsTerminal;
+    let cmd = parse_cmd(args)?;
+    let c = cmd.query_cmd().ok_or_else(|| {
+        Error::arg(
+            "query",
+            "not a single-value query (gaussian, zcdp, compose, rdp or dpsgd)",
+        )
+    })?;
+    let (q, a) = flagged((|| {
+        let q = c.to_query()?;
+        let a = q.evaluate(precision(c.common())?, std::io::stderr().is_terminal())?;
+        Ok((q, a))
+    })())?;
+    Ok(contract::envelope(
+        c.command(),
+        c.input(),
+        answer_json(&q, &a),
+    ))
+}
+
+/// Library entry point for bindings: `dpcert check`'s result for one record.
+#[doc(hidden)]
+pub fn check_record_json(index: usize, record: &Value) -> Value {
+    crate::reference::judge::check_record(index, record, &parse_query).1
+}
+
 /// Report an error: the message on stderr, and with `--json` the error envelope on stdout.
 /// Returns the exit code.
 fn fail(command: &str, input: Value, e: &Error, json_mode: bool) -> i32 {
@@ -390,6 +443,16 @@ pub fn run() -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
+    if let Cmd::Tradeoff(t) = &cli.cmd {
+        if let Some(code) = t.run_plot() {
+            return code;
+        }
+    }
+    if let Cmd::Gdp(g) = &cli.cmd {
+        if let Some(code) = g.run_dpsgd() {
+            return code;
+        }
+    }
     if let Some(c) = cli.cmd.query_cmd() {
         return run_query(c);
     }
@@ -399,6 +462,7 @@ pub fn run() -> i32 {
         Cmd::Vectors(a) => vectors::run_vectors(a),
         Cmd::Check(a) => check::run_check(a),
         Cmd::Subsample(a) => subsample::run_subsample(a),
+        Cmd::Calibrate(a) => calibrate::run_calibrate(a),
         _ => unreachable!("every single-value query is handled above"),
     }
 }

@@ -9,6 +9,7 @@
 //! returned [`Enclosure`] records which path produced it.
 
 mod enclosure;
+pub mod mills;
 mod fast;
 mod interval;
 mod mpfr;

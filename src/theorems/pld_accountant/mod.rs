@@ -59,6 +59,8 @@ mod fixed;
 mod grid;
 mod mechanisms;
 mod query;
+mod tradeoff;
+pub use tradeoff::dpsgd_tradeoff_tpr;
 #[cfg(test)]
 mod test_util;
 
@@ -148,7 +150,30 @@ pub struct PldReport {
     pub support: usize,
 }
 
-/// Both sides of one query, the lower on a second thread; `f` maps a side's curve to its answer.
+/// Whether independent jobs (the two sides, the two directions) may run on threads of their
+/// own: yes unless the environment variable `DPCERT_THREADS` is `1` (a benchmarking knob; the
+/// results are the same either way, only the schedule changes).
+fn threaded() -> bool {
+    std::env::var("DPCERT_THREADS").map_or(true, |v| v.trim() != "1")
+}
+
+/// Run two independent jobs, `b` on a second thread when [`threaded`], and return both results.
+fn join<A: Send, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> Result<(A, B)> {
+    if !threaded() {
+        let ra = a();
+        return Ok((ra, b()));
+    }
+    std::thread::scope(|sc| {
+        let hb = sc.spawn(b);
+        let ra = a();
+        let rb = hb
+            .join()
+            .map_err(|_| Error::Numerical("PLD worker failed".into()))?;
+        Ok((ra, rb))
+    })
+}
+
+/// Both sides of one query; `f` maps a side's curve to its answer.
 fn both_sides<T: Send>(
     s: &Setup,
     progress: bool,
@@ -160,12 +185,8 @@ fn both_sides<T: Send>(
         let (p, ctx) = compose_side(terms, &tabs, s, side, progress)?;
         Ok((f(&Curve::new(&p, &ctx))?, ctx.support))
     };
-    let (lo, hi) = std::thread::scope(|sc| {
-        let lo = sc.spawn(|| run(Side::Lower));
-        let hi = run(Side::Upper);
-        (lo.join(), hi)
-    });
-    let (lo, s1) = lo.map_err(|_| Error::Numerical("PLD worker failed".into()))??;
+    let (hi, lo) = join(|| run(Side::Upper), || run(Side::Lower))?;
+    let (lo, s1) = lo?;
     let (hi, s2) = hi?;
     Ok((lo, hi, s1.max(s2)))
 }
@@ -243,29 +264,24 @@ pub fn dpsgd_pld_epsilon(
         let (p, ctx) = compose_side(&[term(d)], tabs, &s, side, progress)?;
         Ok((epsilon_side(&Curve::new(&p, &ctx), delta)?, ctx.support))
     };
-    // four independent jobs on as many threads (the OS shares the cores): the add direction's
-    // table and upper side; the remove direction's table, then its lower and upper sides
-    let (add_job, lo_rem, up_rem) = std::thread::scope(|sc| {
-        let add_job = sc.spawn(|| -> Result<_> {
-            let add = tables(&[term(Direction::Add)], &s)?;
-            let up = run(Direction::Add, &add, Side::Upper)?;
-            Ok((add, up))
-        });
-        let rem = match tables(&[term(Direction::Remove)], &s) {
-            Ok(r) => r,
-            Err(e) => return (add_job.join(), Err(e), Err(Error::Numerical(String::new()))),
-        };
-        let rem_copy = rem.clone();
-        let lo = sc.spawn(move || run(Direction::Remove, &rem_copy, Side::Lower));
-        let up = run(Direction::Remove, &rem, Side::Upper);
-        let lo = lo
-            .join()
-            .unwrap_or_else(|_| Err(Error::Numerical("PLD worker failed".into())));
-        (add_job.join(), lo, up)
-    });
-    let (add, up_add) = add_job.map_err(|_| Error::Numerical("PLD worker failed".into()))??;
-    let lo_rem = lo_rem?;
-    let up_rem = up_rem?;
+    // independent jobs (on threads of their own unless DPCERT_THREADS=1): the add direction's
+    // table and upper side; the remove direction's table, then its upper and lower sides
+    let add_job = || -> Result<_> {
+        let add = tables(&[term(Direction::Add)], &s)?;
+        let up = run(Direction::Add, &add, Side::Upper)?;
+        Ok((add, up))
+    };
+    let rem_job = || -> Result<_> {
+        let rem = tables(&[term(Direction::Remove)], &s)?;
+        let (up, lo) = join(
+            || run(Direction::Remove, &rem, Side::Upper),
+            || run(Direction::Remove, &rem, Side::Lower),
+        )?;
+        Ok((up?, lo?))
+    };
+    let (rem, add) = join(rem_job, add_job)?;
+    let (up_rem, lo_rem) = rem?;
+    let (add, up_add) = add?;
     let mut support = lo_rem.1.max(up_rem.1).max(up_add.1);
     let lo = if up_add.0 > up_rem.0 {
         let (l, sp) = run(Direction::Add, &add, Side::Lower)?;
