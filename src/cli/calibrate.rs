@@ -42,12 +42,7 @@ pub(super) struct DpsgdCal {
     #[arg(long, value_name = "X", allow_hyphen_values = true)]
     epochs: Option<String>,
     /// Noise multiplier σ (alias --noise-multiplier); given, the steps or the rate is solved for.
-    #[arg(
-        long,
-        visible_alias = "noise-multiplier",
-        value_name = "S",
-        allow_hyphen_values = true
-    )]
+    #[arg(long, visible_alias = "noise-multiplier", value_name = "S", allow_hyphen_values = true)]
     sigma: Option<String>,
     /// poisson (default) | shuffled (each example once per epoch; no amplification claimed).
     #[arg(long, value_name = "KIND", default_value = "poisson")]
@@ -71,19 +66,9 @@ pub(super) struct GaussianCal {
     target: String,
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     delta: String,
-    #[arg(
-        long,
-        value_name = "D",
-        default_value = "1",
-        allow_hyphen_values = true
-    )]
+    #[arg(long, value_name = "D", default_value = "1", allow_hyphen_values = true)]
     sensitivity: String,
-    #[arg(
-        long,
-        value_name = "K",
-        default_value = "1",
-        allow_hyphen_values = true
-    )]
+    #[arg(long, value_name = "K", default_value = "1", allow_hyphen_values = true)]
     compositions: String,
     #[command(flatten)]
     common: Common,
@@ -95,31 +80,16 @@ fn conflict(a: &str, b: &str) -> Error {
 
 /// Rate (and N) from --rate or --batch-size/--dataset-size; None when neither is given.
 fn rate_of(c: &DpsgdCal) -> Result<(Option<Rational>, Option<Integer>, Option<Integer>), Error> {
-    let n = c
-        .dataset
-        .as_deref()
-        .map(|t| count("--dataset-size", t))
-        .transpose()?;
-    let b = c
-        .batch
-        .as_deref()
-        .map(|t| count("--batch-size", t))
-        .transpose()?;
+    let n = c.dataset.as_deref().map(|t| count("--dataset-size", t)).transpose()?;
+    let b = c.batch.as_deref().map(|t| count("--batch-size", t)).transpose()?;
     match (&c.rate, &b, &n) {
         (Some(_), Some(_), _) => Err(conflict("--rate", "--batch-size")),
         (Some(r), None, _) => Ok((Some(num("--rate", r)?), None, n)),
         (None, Some(b), Some(n)) => {
             if b > n {
-                return Err(Error::arg(
-                    "--batch-size",
-                    format!("must be at most --dataset-size {n}, got {b}"),
-                ));
+                return Err(Error::arg("--batch-size", format!("must be at most --dataset-size {n}, got {b}")));
             }
-            Ok((
-                Some(Rational::from((b.clone(), n.clone()))),
-                Some(b.clone()),
-                Some(n.clone()),
-            ))
+            Ok((Some(Rational::from((b.clone(), n.clone()))), Some(b.clone()), Some(n.clone())))
         }
         (None, Some(_), None) => Err(Error::arg("--dataset-size", "is needed with --batch-size")),
         (None, None, n) => Ok((None, None, n.clone())),
@@ -133,19 +103,12 @@ fn run_of(c: &DpsgdCal) -> Result<(Run, Parameter), Error> {
     if c.steps.is_some() && c.epochs.is_some() {
         return Err(conflict("--steps", "--epochs"));
     }
-    let epochs = c
-        .epochs
-        .as_deref()
-        .map(|e| num("--epochs", e))
-        .transpose()?;
+    let epochs = c.epochs.as_deref().map(|e| num("--epochs", e)).transpose()?;
     let steps = match (&c.steps, &epochs) {
         (Some(t), _) => Some(count("--steps", t)?),
         (None, Some(e)) => {
             let (Some(b), Some(n)) = (&batch, &dataset) else {
-                return Err(Error::arg(
-                    "--epochs",
-                    "needs --batch-size and --dataset-size",
-                ));
+                return Err(Error::arg("--epochs", "needs --batch-size and --dataset-size"));
             };
             Some(flagged(calibrate::steps_from_epochs(e, b, n))?.1)
         }
@@ -156,17 +119,9 @@ fn run_of(c: &DpsgdCal) -> Result<(Run, Parameter), Error> {
         (Some(_), None, Some(_)) => Parameter::Steps,
         (Some(_), Some(_), None) => Parameter::Rate,
         (Some(_), Some(_), Some(_)) => {
-            return Err(Error::arg(
-                "--sigma",
-                "with --steps and --rate there is nothing to calibrate; leave one out",
-            ))
+            return Err(Error::arg("--sigma", "with --steps and --rate there is nothing to calibrate; leave one out"))
         }
-        _ => {
-            return Err(Error::arg(
-                "--target-epsilon",
-                "give two of: --sigma, --steps/--epochs, --rate/--batch-size",
-            ))
-        }
+        _ => return Err(Error::arg("--target-epsilon", "give two of: --sigma, --steps/--epochs, --rate/--batch-size")),
     };
     let run = Run {
         rate: rate.unwrap_or_else(|| Rational::from(1)),
@@ -177,12 +132,7 @@ fn run_of(c: &DpsgdCal) -> Result<(Run, Parameter), Error> {
         method: match c.method.as_str() {
             "pld" => Method::Pld,
             "rdp" => Method::Rdp,
-            m => {
-                return Err(Error::arg(
-                    "--method",
-                    format!("expected pld or rdp, got '{m}'"),
-                ))
-            }
+            m => return Err(Error::arg("--method", format!("expected pld or rdp, got '{m}'"))),
         },
         epochs,
         dataset,
@@ -219,7 +169,7 @@ fn result_json(c: &Calibration, comparison: Option<&Evaluation>) -> Value {
         "feasible": evaluation_json(&c.feasible),
         "infeasible": c.infeasible.as_ref().map(evaluation_json),
         "bound_exceeds": c.bound_exceeds.as_ref().map(evaluation_json),
-        "relative_gap": c.infeasible.as_ref().or(c.bound_exceeds.as_ref()).map(|_| validate::echo(&calibrate::gap())),
+        "relative_gap": c.relative_gap().as_ref().map(validate::echo),
         "sampling": c.feasible.run.sampling.name(),
         "relation": c.feasible.run.relation.name(),
         "group_size": c.feasible.run.group.to_string(),
@@ -230,11 +180,7 @@ fn result_json(c: &Calibration, comparison: Option<&Evaluation>) -> Value {
 
 fn words(e: &Certified, n: usize) -> String {
     match e.lower() {
-        Some(l) => format!(
-            "ε ∈ [{}, {}]",
-            lower_digits(l, n),
-            upper_digits(e.upper(), n)
-        ),
+        Some(l) => format!("ε ∈ [{}, {}]", lower_digits(l, n), upper_digits(e.upper(), n)),
         None => format!("ε ≤ {}", upper_digits(e.upper(), n)),
     }
 }
@@ -254,29 +200,18 @@ fn print_human(c: &Calibration, comparison: Option<&Evaluation>, n: usize) {
         validate::show(&f.run.sigma),
         f.run.steps,
         f.route,
-        f.grid
-            .as_ref()
-            .map(|g| format!(", grid {}", validate::show(g)))
-            .unwrap_or_default()
+        f.grid.as_ref().map(|g| format!(", grid {}", validate::show(g))).unwrap_or_default()
     );
     if let Some(i) = &c.infeasible {
-        println!(
-            "  {} = {} does not: certified {} (relative gap 10⁻³).",
-            p.name(),
-            show(i),
-            words(&i.epsilon, n)
-        );
+        let g = c.relative_gap().map(|g| validate::show(&g)).unwrap_or_default();
+        println!("  {} = {} does not: certified {} (relative gap {g}).", p.name(), show(i), words(&i.epsilon, n));
     } else if let Some(i) = &c.bound_exceeds {
         println!("  At {} = {} this route's bound exceeds the target ({}); it is an upper bound only, so the exact optimum may lie further.", p.name(), show(i), words(&i.epsilon, n));
     } else {
         println!("  No infeasibility certificate (end of the range, or none reached).");
     }
     if let Some(cmp) = comparison {
-        println!(
-            "  For comparison, the same run with Poisson sampling: {} ({}).",
-            words(&cmp.epsilon, n),
-            cmp.route
-        );
+        println!("  For comparison, the same run with Poisson sampling: {} ({}).", words(&cmp.epsilon, n), cmp.route);
     }
     println!("  [{} accountant evaluations]", c.evaluations);
 }
@@ -302,14 +237,7 @@ fn run_dpsgd(c: &DpsgdCal) -> i32 {
     match res {
         Ok((cal, cmp, n)) => {
             if json_mode {
-                println!(
-                    "{}",
-                    contract::envelope(
-                        "calibrate dpsgd",
-                        input(c),
-                        result_json(&cal, cmp.as_ref())
-                    )
-                );
+                println!("{}", contract::envelope("calibrate dpsgd", input(c), result_json(&cal, cmp.as_ref())));
             } else {
                 print_human(&cal, cmp.as_ref(), n);
             }
@@ -338,10 +266,7 @@ fn run_gaussian(c: &GaussianCal) -> i32 {
             if json_mode {
                 let result = json!({"parameter": "sigma", "value": contract::enclosure(&e),
                     "theorem": "Corollaries 8 and 10 inverted in σ (exact Gaussian composition)"});
-                println!(
-                    "{}",
-                    contract::envelope("calibrate gaussian", input, result)
-                );
+                println!("{}", contract::envelope("calibrate gaussian", input, result));
             } else {
                 println!(
                     "σ = {} meets (ε, δ) = ({}, {}); σ = {} does not (certified; Corollaries 8 and 10).",
