@@ -306,9 +306,7 @@ pub fn gaussian(
 /// μ of the Gaussian (μ-GDP) curve with ε at δ, in plain `f64` (bisection on Corollary 8 in
 /// μ form): a search starting point only.
 fn gdp_mu(eps: f64, delta: f64) -> f64 {
-    let d = |mu: f64| {
-        normal_cdf_f64(-eps / mu + mu / 2.0) - eps.exp() * normal_cdf_f64(-eps / mu - mu / 2.0)
-    };
+    let d = |mu: f64| normal_cdf_f64(-eps / mu + mu / 2.0) - eps.exp() * normal_cdf_f64(-eps / mu - mu / 2.0);
     let (mut lo, mut hi) = (1e-6f64, 1e3f64);
     for _ in 0..200 {
         let mid = (lo * hi).sqrt();

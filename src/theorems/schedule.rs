@@ -72,16 +72,8 @@ pub fn dpsgd_phases_pld_epsilon(
     let merged = merge_equal(phases);
     let rem = pld_epsilon(&terms(&merged, Direction::Remove), delta, opts)?;
     let add = pld_epsilon(&terms(&merged, Direction::Add), delta, opts)?;
-    let lo = rem
-        .enclosure
-        .lower()
-        .to_float()
-        .max(add.enclosure.lower().as_float());
-    let hi = rem
-        .enclosure
-        .upper()
-        .to_float()
-        .max(add.enclosure.upper().as_float());
+    let lo = rem.enclosure.lower().to_float().max(add.enclosure.lower().as_float());
+    let hi = rem.enclosure.upper().to_float().max(add.enclosure.upper().as_float());
     let enclosure = Enclosure::new(lo, hi, Arithmetic::F64Interval)?;
     // the report's grid and tail: the remove direction's (the add direction's if it set the
     // upper bound)
