@@ -26,6 +26,7 @@ def result_of(out):
     return out["result"] if isinstance(out, dict) and "schema" in out else out
 
 
+@pytest.mark.filterwarnings("ignore::dpcert.FloatInputWarning")  # floats on purpose
 @pytest.mark.parametrize(
     "q,sigma,steps",
     [(256 / 60000, 1.1, 14063), (Fraction(1, 64), Fraction(5, 4), 300)],

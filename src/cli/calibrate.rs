@@ -169,7 +169,7 @@ fn result_json(c: &Calibration, comparison: Option<&Evaluation>) -> Value {
         "feasible": evaluation_json(&c.feasible),
         "infeasible": c.infeasible.as_ref().map(evaluation_json),
         "bound_exceeds": c.bound_exceeds.as_ref().map(evaluation_json),
-        "relative_gap": c.infeasible.as_ref().or(c.bound_exceeds.as_ref()).map(|_| validate::echo(&calibrate::gap())),
+        "relative_gap": c.relative_gap().as_ref().map(validate::echo),
         "sampling": c.feasible.run.sampling.name(),
         "relation": c.feasible.run.relation.name(),
         "group_size": c.feasible.run.group.to_string(),
@@ -203,7 +203,8 @@ fn print_human(c: &Calibration, comparison: Option<&Evaluation>, n: usize) {
         f.grid.as_ref().map(|g| format!(", grid {}", validate::show(g))).unwrap_or_default()
     );
     if let Some(i) = &c.infeasible {
-        println!("  {} = {} does not: certified {} (relative gap 10⁻³).", p.name(), show(i), words(&i.epsilon, n));
+        let g = c.relative_gap().map(|g| validate::show(&g)).unwrap_or_default();
+        println!("  {} = {} does not: certified {} (relative gap {g}).", p.name(), show(i), words(&i.epsilon, n));
     } else if let Some(i) = &c.bound_exceeds {
         println!("  At {} = {} this route's bound exceeds the target ({}); it is an upper bound only, so the exact optimum may lie further.", p.name(), show(i), words(&i.epsilon, n));
     } else {

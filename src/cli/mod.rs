@@ -281,17 +281,9 @@ fn answer_json(query: &Query, a: &Answer) -> Value {
 /// Parse a query given as the argument list one would pass to `dpcert`.
 fn parse_cmd(args: &[String]) -> Result<Cmd, Error> {
     let argv = std::iter::once("dpcert".to_string()).chain(args.iter().cloned());
-    Cli::try_parse_from(argv).map(|c| c.cmd).map_err(|e| {
-        let text = e.to_string();
-        Error::arg(
-            "query",
-            text.lines()
-                .next()
-                .unwrap_or("invalid")
-                .trim_start_matches("error: ")
-                .to_string(),
-        )
-    })
+    Cli::try_parse_from(argv)
+        .map(|c| c.cmd)
+        .map_err(|e| Error::arg("query", one_line(&e)))
 }
 
 /// A record's or vector's query: the [`Query`] and the precision it asks for.
