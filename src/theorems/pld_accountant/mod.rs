@@ -150,6 +150,15 @@ pub struct PldReport {
     pub support: usize,
 }
 
+/// The enclosure, rounded outward (`{:.N}`: N significant digits), and the grid it came from.
+impl std::fmt::Display for PldReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.enclosure, f)?;
+        let grid = crate::num::Enclosure::rational(&self.grid, 64);
+        write!(f, " (PLD grid h ≈ {}, {} points)", grid.upper().to_decimal_digits(6), self.support)
+    }
+}
+
 /// Whether independent jobs (the two sides, the two directions) may run on threads of their
 /// own: yes unless the environment variable `DPCERT_THREADS` is `1` (a benchmarking knob; the
 /// results are the same either way, only the schedule changes).
