@@ -239,7 +239,18 @@ pub struct Calibration {
     pub evaluations: usize,
 }
 
-/// Relative gap between the feasible and the infeasible certificate: 10⁻³.
+impl Calibration {
+    /// |x_f − x_i| / x_f between the feasible value and the infeasible (or bound-exceeding)
+    /// one, exact; None without either.
+    pub fn relative_gap(&self) -> Option<Rational> {
+        let other = self.infeasible.as_ref().or(self.bound_exceeds.as_ref())?;
+        let xf = value(&self.feasible.run, self.parameter);
+        let xi = value(&other.run, self.parameter);
+        Some(Rational::from(&xf - &xi).abs() / xf)
+    }
+}
+
+/// Relative gap the search aims for between the feasible and the infeasible certificate: 10⁻³.
 pub fn gap() -> Rational {
     Rational::from((1, 1000))
 }

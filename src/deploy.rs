@@ -1,9 +1,14 @@
-//! Deployment files: what a deployment released, as TOML or JSON.
+//! Deployment files: what a deployment released, as TOML or JSON — the serialisation of an
+//! [`Event`] tree plus budget queries and an optional claim.
 //!
 //! Every number may be a TOML/JSON number or a string holding an exact decimal or fraction;
-//! numbers are read from their source text (never through `f64`). Adding a mechanism type is
-//! one local change: a variant of [`Mechanism`], its arm in `Mechanism::parse`, and its
-//! arms in the capability methods the audit routes ask for.
+//! numbers are read from their source text (never through `f64`). Each `[[mechanism]]` entry
+//! is one event: its mechanism (a leaf; `subsampled-gaussian` is a Poisson-subsampled Gaussian
+//! run `steps` times), [`Event::SelfComposed`] `repeat` times, [`Event::Named`] by its `name`;
+//! the file is their [`Event::Composed`]. [`Deployment::to_toml`] and [`Deployment::to_json`]
+//! write a deployment back. Adding a mechanism type is one local change: its `type` in
+//! [`TYPES`] and `entry_event`, a variant of [`Mechanism`] and its arms in the capability
+//! methods the audit routes ask for.
 use crate::event::{Event, Exact};
 use crate::num::{parse_exact, parse_positive_integer};
 use crate::{validate, Error, Result};

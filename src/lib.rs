@@ -157,12 +157,18 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Error {
     /// An input is outside the theorem's domain or unparseable.
-    InvalidArgument { name: String, reason: String },
+    InvalidArgument {
+        /// The argument's name, as the user wrote it.
+        name: String,
+        /// Why it was refused.
+        reason: String,
+    },
     /// The certified evaluation could not produce a finite, valid enclosure.
     Numerical(String),
 }
 
 impl Error {
+    /// An [`Error::InvalidArgument`] for argument `name`.
     pub fn arg(name: &str, reason: impl Into<String>) -> Error {
         Error::InvalidArgument {
             name: name.to_string(),
@@ -182,6 +188,7 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// dpcert's result type: a value, or an [`Error`] (never a NaN or a panic).
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// Process exit codes of the `dpcert` command (documented in the README and `--help`).

@@ -153,7 +153,10 @@ fn a_claim_alone_sets_the_budget() {
     let built = Deployment::new(Event::gaussian(8).unwrap().self_composed(10).unwrap())
         .with_claim(1, "1e-6")
         .unwrap();
-    assert_eq!(numbers(&audit(&built).unwrap()), numbers(&audit(&d).unwrap()));
+    assert_eq!(
+        numbers(&audit(&built).unwrap()),
+        numbers(&audit(&d).unwrap())
+    );
     let none = "[[mechanism]]\ntype = \"gaussian\"\nsigma = 8\n";
     match Deployment::parse(none, false) {
         Err(dpcert::Error::InvalidArgument { name, .. }) => assert_eq!(name, "[budget]"),

@@ -135,7 +135,9 @@ fn optimality_cases() {
         let g = pld(s, d);
         let eps = q(e);
         let exact = gaussian_delta(&g, &eps, Precision::Bits(128)).unwrap();
-        let integral = hockey_stick_integral(&Pld::Gaussian(g.clone()), &eps, 4000, Precision::Bits(128)).unwrap();
+        let integral =
+            hockey_stick_integral(&Pld::Gaussian(g.clone()), &eps, 4000, Precision::Bits(128))
+                .unwrap();
         assert!(
             integral.lower().to_float() <= exact.upper().to_float()
                 && exact.lower().to_float() <= integral.upper().to_float(),
@@ -220,7 +222,9 @@ fn exponent_range_overflow_stays_sound() {
     )
     .is_err());
     assert!(hockey_stick_integral(&Pld::Gaussian(bad), &q("1"), 10, Precision::Bits(128)).is_err());
-    assert!(hockey_stick_integral(&Pld::Gaussian(g.clone()), &q("1"), 10, Precision::Bits(0)).is_err());
+    assert!(
+        hockey_stick_integral(&Pld::Gaussian(g.clone()), &q("1"), 10, Precision::Bits(0)).is_err()
+    );
     assert!(gaussian_delta(&g, &q("1"), Precision::Bits(0)).is_err());
 }
 

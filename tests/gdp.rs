@@ -65,3 +65,30 @@ fn gdp_cli_json() {
     assert_eq!(code, 2);
     assert!(err.contains("--sigma"), "{err}");
 }
+
+/// The audit of an all-Gaussian deployment reports μ on its exact route: for
+/// examples/gaussian-survey.json, μ² = (0.02/0.05)² + (1.5/6)² + 12·(1/4)² = 0.9725.
+#[test]
+fn audit_reports_mu() {
+    let (code, out, err) = common::run(&["audit", "examples/gaussian-survey.json", "--json"]);
+    // the example's claim is refuted (exit 1); the report is printed all the same
+    assert_eq!(code, 1, "{err}");
+    let at = out.find("μ ∈ [").expect("μ step");
+    let rest = &out[at + "μ ∈ [".len()..];
+    let (lo, rest) = rest.split_once(", ").unwrap();
+    let hi = &rest[..rest.find(']').unwrap()];
+    let reference = Float::with_val(REF, &q("0.9725")).sqrt();
+    assert!(q(lo) <= reference && reference <= q(hi), "[{lo}, {hi}]");
+    assert!(rug::Rational::from(&q(hi) - &q(lo)) < q("1e-15"));
+}
+
+/// DP-SGD with q = 1 is T Gaussian steps, exactly √T/σ-GDP: the certified lower bound on the
+/// smallest μ lies in [2(1 − 10⁻⁵), 2] for σ = 2, T = 16 (containment and tightness).
+#[test]
+fn dpsgd_gdp_lower_against_q1() {
+    use dpcert::theorems::gdp::dpsgd_gdp_lower;
+    use dpcert::theorems::pld_accountant::PldOptions;
+    let b = dpsgd_gdp_lower(&q("1"), &q("2"), &Integer::from(16), &PldOptions::default()).unwrap();
+    let l = b.lower().to_float();
+    assert!(l <= 2 && l >= 2.0 * (1.0 - 1e-5), "{}", b.lower());
+}

@@ -46,6 +46,11 @@ impl Route for ExactGaussian {
                 "Corollary 8 (exact δ(ε), inverted for ε by certified bisection)",
                 "two-sided",
             ),
+            Step::new(
+                "Dong–Roth–Su 2022 Corollary 3.3 (μ-GDP, exact: μ = √(2ρ))",
+                crate::theorems::gdp::gaussian_gdp(&pld, Precision::Auto)
+                    .map(|m| format!("μ ∈ [{}, {}]", m.lower(), m.upper()))?,
+            ),
         ])
     }
     fn epsilon_at(&self, l: &Ledger, delta: &Rational) -> Result<Outcome> {

@@ -4,6 +4,7 @@
 //! default, outward rounded) or, with `--json`, one `dpcert/1` envelope ([`crate::json`]).
 //! Exit codes follow [`crate::exit`].
 mod audit;
+mod calibrate;
 mod check;
 mod compose;
 mod dpsgd;
@@ -52,6 +53,9 @@ enum Cmd {
     Dpsgd(dpsgd::DpsgdArgs),
     /// Amplification by subsampling of an (ε, δ)-DP mechanism.
     Subsample(subsample::SubsampleArgs),
+    /// Certified calibration: the σ (steps, rate) meeting an ε target.
+    #[command(subcommand)]
+    Calibrate(calibrate::CalibrateCmd),
     /// Audit a deployment file (TOML or JSON): best certified (ε, δ), routes, claim verdict.
     Audit(audit::AuditArgs),
     /// Plot a deployment's privacy profile δ(ε) as SVG.
@@ -277,17 +281,9 @@ fn answer_json(query: &Query, a: &Answer) -> Value {
 /// Parse a query given as the argument list one would pass to `dpcert`.
 fn parse_cmd(args: &[String]) -> Result<Cmd, Error> {
     let argv = std::iter::once("dpcert".to_string()).chain(args.iter().cloned());
-    Cli::try_parse_from(argv).map(|c| c.cmd).map_err(|e| {
-        let text = e.to_string();
-        Error::arg(
-            "query",
-            text.lines()
-                .next()
-                .unwrap_or("invalid")
-                .trim_start_matches("error: ")
-                .to_string(),
-        )
-    })
+    Cli::try_parse_from(argv)
+        .map(|c| c.cmd)
+        .map_err(|e| Error::arg("query", one_line(&e)))
 }
 
 /// A record's or vector's query: the [`Query`] and the precision it asks for.
@@ -444,6 +440,11 @@ pub fn run() -> i32 {
             return code;
         }
     }
+    if let Cmd::Gdp(g) = &cli.cmd {
+        if let Some(code) = g.run_dpsgd() {
+            return code;
+        }
+    }
     if let Some(c) = cli.cmd.query_cmd() {
         return run_query(c);
     }
@@ -453,6 +454,7 @@ pub fn run() -> i32 {
         Cmd::Vectors(a) => vectors::run_vectors(a),
         Cmd::Check(a) => check::run_check(a),
         Cmd::Subsample(a) => subsample::run_subsample(a),
+        Cmd::Calibrate(a) => calibrate::run_calibrate(a),
         _ => unreachable!("every single-value query is handled above"),
     }
 }

@@ -7,8 +7,8 @@
 //!
 //! `expm1`/`ln1p` are evaluated at 53 bits by MPFR with directed rounding, and Φ by
 //! [`super::normal::phi_enclosure`].
-use super::{normal, Arithmetic, Real};
 use super::interval::Interval;
+use super::{normal, Arithmetic, Real};
 use rug::float::Round;
 use rug::{Float, Rational};
 

@@ -389,10 +389,9 @@ pub fn require_finite_upper(u: &crate::Upper, what: &str) -> Result<()> {
     }
 }
 
-/// The enclosure of a bound's formula value, as data.
-pub fn formula_json(b: &UpperBound) -> Value {
-    let enc = b.formula();
-    json!({"lower": crate::json::lower_decimal(enc.lower()), "upper": enc.upper().to_decimal()})
+/// A bound route's certified statement, as a quantity object.
+fn bound_json(b: &UpperBound) -> Value {
+    crate::json::quantity(&Certified::UpperBound(b.clone()))
 }
 
 fn gaussian_delta(shape: &GaussianShape, e: &Rational, p: Precision) -> Result<Answer> {
@@ -433,10 +432,10 @@ fn zcdp_delta(r: &Rational, e: &Rational, p: Precision) -> Result<Answer> {
         ),
     };
     let details = vec![
-        ("optimised", formula_json(&opt)),
+        ("optimised", bound_json(&opt)),
         (
             "closed_form",
-            closed.as_ref().map_or(Value::Null, formula_json),
+            closed.as_ref().map_or(Value::Null, bound_json),
         ),
     ];
     Ok(answer(Certified::UpperBound(best), theorem, details))
@@ -457,8 +456,8 @@ fn zcdp_epsilon(r: &Rational, d: &Rational, p: Precision) -> Result<Answer> {
         )
     };
     let details = vec![
-        ("optimised", formula_json(&opt)),
-        ("closed_form", formula_json(&closed)),
+        ("optimised", bound_json(&opt)),
+        ("closed_form", bound_json(&closed)),
     ];
     Ok(answer(Certified::UpperBound(best), theorem, details))
 }
@@ -515,9 +514,7 @@ fn compose(classes: &[optimal::Class], d: &Rational, p: Precision) -> Result<Ans
     let routes = compose_routes(&classes[0], d, p)?;
     let routes_json: Vec<Value> = routes
         .iter()
-        .map(|(n, t, e)| {
-            json!({"route": n, "theorem": t, "upper": crate::json::quantity(&Certified::UpperBound(e.clone()))})
-        })
+        .map(|(n, t, e)| json!({"route": n, "theorem": t, "epsilon": bound_json(e)}))
         .collect();
     let opt_theorem = "optimal composition: Kairouz–Oh–Viswanath 2015 Thm 3.3 / Murtagh–Vadhan 2016, via Steinke 2022 Corollary 24";
     match optimal::optimal_composition_epsilon(classes, d, p) {

@@ -11,12 +11,16 @@ use rug::{Float, Integer, Rational};
 /// One kind of Gaussian mechanism in a composition: noise σ, L2 sensitivity Δ, used `count` times.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GaussianMechanism {
+    /// Noise standard deviation σ > 0.
     pub sigma: Rational,
+    /// L2 sensitivity Δ > 0.
     pub sensitivity: Rational,
+    /// Number of uses k ≥ 1.
     pub count: Integer,
 }
 
 impl GaussianMechanism {
+    /// Checked constructor: errors (naming the argument) unless σ > 0, Δ > 0, count ≥ 1.
     pub fn new(sigma: Rational, sensitivity: Rational, count: Integer) -> Result<Self> {
         validate::positive("sigma", &sigma)?;
         validate::positive("sensitivity", &sensitivity)?;

@@ -22,3 +22,55 @@ pub fn gaussian_gdp(pld: &GaussianPld, prec: Precision) -> Result<Enclosure> {
         |p| Iv::from_rational(&two_rho, p).sqrt(),
     )
 }
+
+/// FPRs at which [`dpsgd_gdp_lower`] compares DP-SGD's tradeoff with G_μ.
+const GDP_PROBES: [(u32, u32); 12] = [
+    (1, 1_000_000),
+    (1, 100_000),
+    (1, 10_000),
+    (1, 1000),
+    (1, 100),
+    (1, 20),
+    (1, 10),
+    (1, 5),
+    (3, 10),
+    (2, 5),
+    (1, 2),
+    (7, 10),
+];
+
+/// A certified lower bound on μ* = inf{μ : DP-SGD is μ-GDP} (Poisson rate q, noise σ,
+/// sensitivity 1, `steps` steps, add/remove neighbours): μ* ≥ Φ⁻¹(TPR̲(α)) − Φ⁻¹(α) at
+/// probe FPRs α, TPR̲ the certified lower TPR of [`super::pld_accountant::dpsgd_tradeoff_tpr`].
+///
+/// # Guarantee
+/// DP-SGD is not μ-GDP for any μ below `lower()` (0 when no probe separates). No upper
+/// bound is claimed. Errors as `dpsgd_tradeoff_tpr`. Note: `proofs-notes/dpsgd_gdp_lower.md`.
+pub fn dpsgd_gdp_lower(
+    rate: &Rational,
+    sigma: &Rational,
+    steps: &rug::Integer,
+    opts: &super::pld_accountant::PldOptions,
+) -> Result<crate::num::LowerBound> {
+    use super::tradeoff::normal_quantile;
+    let p = 128;
+    let fprs: Vec<Rational> = GDP_PROBES.iter().map(|&(a, b)| Rational::from((a, b))).collect();
+    let reps = super::pld_accountant::dpsgd_tradeoff_tpr(rate, sigma, steps, &fprs, opts)?;
+    let mut best = Iv::from_int(0, p);
+    for (alpha, rep) in fprs.iter().zip(&reps) {
+        let t = rep.enclosure.lower().as_float();
+        // TPR̲ must lie in (0, 1) for its quantile; α ≤ TPR̲ < 1 otherwise says nothing new
+        if *t <= 0 || *t >= 1 {
+            continue;
+        }
+        let t = t.to_rational().expect("finite");
+        let za = normal_quantile(alpha, p)?;
+        let zt = normal_quantile(&t, p)?;
+        let gap = zt.sub(&za);
+        // the bound is the lower end of gap; keep the enclosure of the max for the formula
+        if gap.lo() > best.lo() {
+            best = gap;
+        }
+    }
+    Ok(crate::num::LowerBound::new(Enclosure::from_real(&best.max0())?))
+}

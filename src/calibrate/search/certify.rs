@@ -185,8 +185,9 @@ impl<'a> Search<'a> {
         };
         let sens = Rational::from(&self.run.group * Integer::from(per));
         let b = gaussian_sigma(self.target, self.delta, &sens, &k, Precision::Auto)?;
-        let hi = b.upper().as_float().to_rational().ok_or_else(|| self.unreachable())?;
-        let lo = b.lower().as_float().to_rational().filter(|l| *l > 0);
+        // 6-digit decimals just outside the bracket (each re-certified below)
+        let hi = six_digits(b.upper().to_f64() * (1.0 + 1e-9), true);
+        let lo = Some(six_digits(b.lower().to_f64() * (1.0 - 1e-9), false)).filter(|l| *l > 0);
         let ef = self.eval(&hi, None)?;
         let ei = match lo {
             Some(l) => Some(self.eval(&l, None)?),
