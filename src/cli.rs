@@ -671,6 +671,7 @@ fn pld_options(a: &PldArgs) -> Result<pld_accountant::PldOptions, Error> {
         grid: a.grid.as_deref().map(|g| num("--grid", g)).transpose()?,
         tail: a.tail.as_deref().map(|t| num("--tail", t)).transpose()?,
         progress: std::io::stderr().is_terminal(),
+        ..Default::default()
     })
 }
 
