@@ -817,7 +817,9 @@ fn hostile_deployments_are_refused() {
     }
     // the report printer itself copes with a long name built in code
     let d = dpcert::deploy::Deployment::new(
-        dpcert::event::Event::pure(1).unwrap().named("y".repeat(70_000)),
+        dpcert::event::Event::pure(1)
+            .unwrap()
+            .named("y".repeat(70_000)),
     )
     .at_delta("1e-5")
     .unwrap();

@@ -11,6 +11,10 @@ pub(super) struct AuditArgs {
     /// The deployment file (`.toml`, or `.json`): mechanisms, counts, and optionally a
     /// budget δ and a claimed (ε, δ) to verify.
     file: std::path::PathBuf,
+    /// The file's format: `deployment` (TOML, or JSON by the `.json` extension) or
+    /// `dp-event` (JSON {"budget", "claim", "event"} with a dp_accounting DpEvent tree).
+    #[arg(long, value_name = "FORMAT", default_value = "deployment")]
+    format: String,
     /// Print one JSON object (the dpcert/1 envelope; full digits).
     #[arg(long)]
     pub(super) json: bool,
@@ -18,7 +22,7 @@ pub(super) struct AuditArgs {
 
 impl AuditArgs {
     fn input(&self) -> Value {
-        json!({"file": self.file.display().to_string()})
+        json!({"file": self.file.display().to_string(), "format": self.format})
     }
 }
 
@@ -33,7 +37,16 @@ fn exit_code(r: &audit::Report) -> i32 {
 
 pub(super) fn run_audit(a: &AuditArgs) -> i32 {
     let report = (|| -> Result<audit::Report, Error> {
-        let d = crate::deploy::Deployment::load(&a.file)?;
+        let d = match a.format.as_str() {
+            "deployment" => crate::deploy::Deployment::load(&a.file)?,
+            "dp-event" => crate::dp_event::load(&a.file)?,
+            f => {
+                return Err(Error::arg(
+                    "--format",
+                    format!("`{f}` is not deployment or dp-event"),
+                ))
+            }
+        };
         audit::audit(&d)
     })();
     let r = match report {

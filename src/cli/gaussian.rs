@@ -14,7 +14,7 @@ pub(super) struct ShapeArgs {
         default_value = "1",
         allow_hyphen_values = true
     )]
-    sensitivity: String,
+    pub(super) sensitivity: String,
     /// Number of compositions K: how many times the mechanism is run on the same data
     /// (an integer ≥ 1).
     #[arg(
@@ -23,11 +23,11 @@ pub(super) struct ShapeArgs {
         default_value = "1",
         allow_hyphen_values = true
     )]
-    compositions: String,
+    pub(super) compositions: String,
 }
 
 /// The noise standard deviation σ, in the query's units (σ = noise multiplier × Δ).
-const SIGMA_HELP: &str = "Noise standard deviation σ (> 0), in the query's units: with sensitivity Δ, the noise multiplier is σ/Δ";
+pub(super) const SIGMA_HELP: &str = "Noise standard deviation σ (> 0), in the query's units: with sensitivity Δ, the noise multiplier is σ/Δ";
 
 #[derive(Subcommand)]
 pub(super) enum GaussianCmd {
@@ -74,14 +74,14 @@ pub(super) enum GaussianCmd {
 }
 
 impl ShapeArgs {
-    fn with_sigma(&self, sigma: &str) -> Result<GaussianShape, Error> {
+    pub(super) fn with_sigma(&self, sigma: &str) -> Result<GaussianShape, Error> {
         Ok(GaussianShape {
             sigma: num("--sigma", sigma)?,
             sensitivity: num("--sensitivity", &self.sensitivity)?,
             compositions: count("--compositions", &self.compositions)?,
         })
     }
-    fn words(&self) -> String {
+    pub(super) fn words(&self) -> String {
         format!("Δ = {}, K = {}", self.sensitivity, self.compositions)
     }
 }

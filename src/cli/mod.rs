@@ -9,9 +9,11 @@ mod check;
 mod compose;
 mod dpsgd;
 mod gaussian;
+mod gdp;
 mod plot;
 mod rdp;
 mod subsample;
+mod tradeoff;
 mod vectors;
 mod zcdp;
 
@@ -70,6 +72,12 @@ enum Cmd {
     /// invalid (undecided records alone give 0), 1 when any record is unsound or invalid, 2 when
     /// FILE cannot be read or is not a JSON list.
     Check(check::CheckArgs),
+    /// f-DP: the best membership-inference attack's TPR at a given FPR, certified.
+    #[command(subcommand)]
+    Tradeoff(tradeoff::TradeoffCmd),
+    /// Gaussian differential privacy: the μ of μ-GDP, certified.
+    #[command(subcommand)]
+    Gdp(gdp::GdpCmd),
 }
 
 #[derive(Args, Clone)]
@@ -116,6 +124,8 @@ impl Cmd {
             Cmd::Compose(c) => c,
             Cmd::Rdp(r) => r,
             Cmd::Dpsgd(d) => d,
+            Cmd::Tradeoff(t) => t,
+            Cmd::Gdp(g) => g,
             _ => return None,
         })
     }
@@ -127,6 +137,14 @@ fn num(flag: &str, text: &str) -> Result<Rational, Error> {
 
 fn count(flag: &str, text: &str) -> Result<Integer, Error> {
     parse_positive_integer(text).map_err(|e| Error::arg(flag, e))
+}
+
+/// [`flagged`] for one error.
+fn flagged_err(e: Error) -> Error {
+    match flagged::<()>(Err(e)) {
+        Err(e) => e,
+        Ok(()) => unreachable!(),
+    }
 }
 
 /// Re-label a library argument name with the CLI flag that carries it.
@@ -263,17 +281,9 @@ fn answer_json(query: &Query, a: &Answer) -> Value {
 /// Parse a query given as the argument list one would pass to `dpcert`.
 fn parse_cmd(args: &[String]) -> Result<Cmd, Error> {
     let argv = std::iter::once("dpcert".to_string()).chain(args.iter().cloned());
-    Cli::try_parse_from(argv).map(|c| c.cmd).map_err(|e| {
-        let text = e.to_string();
-        Error::arg(
-            "query",
-            text.lines()
-                .next()
-                .unwrap_or("invalid")
-                .trim_start_matches("error: ")
-                .to_string(),
-        )
-    })
+    Cli::try_parse_from(argv)
+        .map(|c| c.cmd)
+        .map_err(|e| Error::arg("query", one_line(&e)))
 }
 
 /// A record's or vector's query: the [`Query`] and the precision it asks for.
@@ -286,6 +296,37 @@ fn parse_query(args: &[String]) -> Result<(Query, Precision), Error> {
         )
     })?;
     flagged(c.to_query().and_then(|q| Ok((q, precision(c.common())?))))
+}
+
+/// Library entry point for bindings (the Python package): the `dpcert/1` envelope that
+/// `dpcert ARGS --json` prints for a single-value query (`args` without the program name),
+/// or the error it exits with.
+#[doc(hidden)]
+pub fn query_envelope(args: &[String]) -> Result<Value, Error> {
+    use std::io::IsTerminal;
+    let cmd = parse_cmd(args)?;
+    let c = cmd.query_cmd().ok_or_else(|| {
+        Error::arg(
+            "query",
+            "not a single-value query (gaussian, zcdp, compose, rdp or dpsgd)",
+        )
+    })?;
+    let (q, a) = flagged((|| {
+        let q = c.to_query()?;
+        let a = q.evaluate(precision(c.common())?, std::io::stderr().is_terminal())?;
+        Ok((q, a))
+    })())?;
+    Ok(contract::envelope(
+        c.command(),
+        c.input(),
+        answer_json(&q, &a),
+    ))
+}
+
+/// Library entry point for bindings: `dpcert check`'s result for one record.
+#[doc(hidden)]
+pub fn check_record_json(index: usize, record: &Value) -> Value {
+    crate::reference::judge::check_record(index, record, &parse_query).1
 }
 
 /// Report an error: the message on stderr, and with `--json` the error envelope on stdout.
@@ -394,6 +435,16 @@ pub fn run() -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
+    if let Cmd::Tradeoff(t) = &cli.cmd {
+        if let Some(code) = t.run_plot() {
+            return code;
+        }
+    }
+    if let Cmd::Gdp(g) = &cli.cmd {
+        if let Some(code) = g.run_dpsgd() {
+            return code;
+        }
+    }
     if let Some(c) = cli.cmd.query_cmd() {
         return run_query(c);
     }

@@ -142,7 +142,11 @@ fn div_dir(a: f64, b: f64, up: bool) -> f64 {
         return if up { q.next_up() } else { q.next_down() };
     }
     let r = (-q).mul_add(b, a);
-    let sign = if b > 0.0 { r.partial_cmp(&0.0) } else { 0.0.partial_cmp(&r) };
+    let sign = if b > 0.0 {
+        r.partial_cmp(&0.0)
+    } else {
+        0.0.partial_cmp(&r)
+    };
     settle(q, sign.unwrap_or(std::cmp::Ordering::Equal), up)
 }
 
@@ -155,10 +159,18 @@ fn sqrt_dir(x: f64, up: bool) -> f64 {
         return s;
     }
     if !safe(x) {
-        return if up { s.next_up() } else { s.next_down().max(0.0) };
+        return if up {
+            s.next_up()
+        } else {
+            s.next_down().max(0.0)
+        };
     }
     let r = (-s).mul_add(s, x);
-    settle(s, r.partial_cmp(&0.0).unwrap_or(std::cmp::Ordering::Equal), up)
+    settle(
+        s,
+        r.partial_cmp(&0.0).unwrap_or(std::cmp::Ordering::Equal),
+        up,
+    )
 }
 
 /// MPFR at 53 bits, rounded in the given direction, back to `f64` in the same direction.
@@ -332,7 +344,12 @@ impl Mul for Interval {
         if self.is_empty() || o.is_empty() {
             return Interval::EMPTY;
         }
-        let ends = [(self.lo, o.lo), (self.lo, o.hi), (self.hi, o.lo), (self.hi, o.hi)];
+        let ends = [
+            (self.lo, o.lo),
+            (self.lo, o.hi),
+            (self.hi, o.lo),
+            (self.hi, o.hi),
+        ];
         let lo = ends.iter().map(|&(a, b)| mul_dir(a, b, false));
         let hi = ends.iter().map(|&(a, b)| mul_dir(a, b, true));
         Interval {
@@ -517,8 +534,14 @@ mod tests {
         assert!((one / pt(0.0)).is_empty());
         assert_eq!(pt(0.0) * Interval::ENTIRE, pt(0.0));
         let half_line = Interval::try_from((0.0, f64::INFINITY)).unwrap();
-        assert_eq!(one / half_line, Interval::try_from((0.0, f64::INFINITY)).unwrap());
-        assert_eq!(one / Interval::try_from((-1.0, 1.0)).unwrap(), Interval::ENTIRE);
+        assert_eq!(
+            one / half_line,
+            Interval::try_from((0.0, f64::INFINITY)).unwrap()
+        );
+        assert_eq!(
+            one / Interval::try_from((-1.0, 1.0)).unwrap(),
+            Interval::ENTIRE
+        );
         // overflow: the exact result is finite, so the inner end is ±MAX, not ±∞
         let big = pt(f64::MAX);
         assert_eq!((big + big).inf(), f64::MAX);
@@ -530,13 +553,24 @@ mod tests {
         // constants: the tightest enclosures of the true values (MPFR at 256 bits)
         let pi = Float::with_val(256, rug::float::Constant::Pi);
         for (c, exact) in [
-            (Interval::FRAC_1_SQRT_2, Float::with_val(256, 2).sqrt().recip()),
-            (Interval::FRAC_2_SQRT_PI, Float::with_val(256, 2) / pi.sqrt()),
+            (
+                Interval::FRAC_1_SQRT_2,
+                Float::with_val(256, 2).sqrt().recip(),
+            ),
+            (
+                Interval::FRAC_2_SQRT_PI,
+                Float::with_val(256, 2) / pi.sqrt(),
+            ),
         ] {
             assert!(c.inf() < exact && exact < c.sup() && c.inf().next_up() == c.sup());
         }
         assert!(pt(-1.0).ln().is_empty() && pt(-1.0).sqrt().is_empty());
-        assert_eq!(Interval::try_from((0.0, 1.0)).unwrap().ln().inf(), f64::NEG_INFINITY);
-        assert!(Interval::try_from((1.0, 0.0)).is_err() && Interval::try_from((f64::NAN, 0.0)).is_err());
+        assert_eq!(
+            Interval::try_from((0.0, 1.0)).unwrap().ln().inf(),
+            f64::NEG_INFINITY
+        );
+        assert!(
+            Interval::try_from((1.0, 0.0)).is_err() && Interval::try_from((f64::NAN, 0.0)).is_err()
+        );
     }
 }

@@ -129,6 +129,11 @@ pub fn judge(query: &Query, precision: Precision, value: &Claimed) -> Judged {
             order,
         } => rdp_point(rate, sigma, steps, order, &v, &mut b)?,
         Query::Dpsgd(d) => dpsgd(d, &v, &mut b)?,
+        Query::GaussianTpr { .. } | Query::GaussianGdp { .. } => {
+            by_higher_precision(query, &v, &mut b)?
+        }
+        // the PLD bracket does not depend on the precision: nothing more to try
+        Query::DpsgdTpr { .. } => None,
     };
     match decided {
         Some(j) => Ok(j),
@@ -147,6 +152,19 @@ fn gaussian_delta(shape: &GaussianShape, e: &Rational, v: &Rational, b: &mut Bra
     let pld = shape.pld()?;
     for p in &CHECK_PRECISIONS[1..] {
         b.meet_enclosure(&gaussian::gaussian_delta(&pld, e, *p)?);
+        if let Some(j) = read_off(b, v) {
+            return j.map(Some);
+        }
+    }
+    Ok(None)
+}
+
+/// A two-sided query re-evaluated at the higher check precisions until `value` is separated.
+fn by_higher_precision(query: &Query, v: &Rational, b: &mut Bracket) -> Step {
+    for p in &CHECK_PRECISIONS[1..] {
+        if let Certified::TwoSided(e) = query.evaluate(*p, false)?.value {
+            b.meet_enclosure(&e);
+        }
         if let Some(j) = read_off(b, v) {
             return j.map(Some);
         }

@@ -105,6 +105,19 @@ pub enum Query {
     },
     /// ε at δ of DP-SGD.
     Dpsgd(Dpsgd),
+    /// The best membership-inference attack's TPR at FPR `fpr` (f-DP, Gaussian tradeoff).
+    GaussianTpr { shape: GaussianShape, fpr: Rational },
+    /// The exact μ of μ-GDP of the Gaussian composition.
+    GaussianGdp { shape: GaussianShape },
+    /// The best membership-inference attack's TPR at FPR `fpr` against DP-SGD (certified PLD).
+    DpsgdTpr {
+        rate: Rational,
+        sigma: Rational,
+        steps: Integer,
+        fpr: Rational,
+        grid: Option<Rational>,
+        tail: Option<Rational>,
+    },
 }
 
 /// A query's certified answer.
@@ -174,6 +187,9 @@ impl Query {
             Query::Compose { .. } => "compose approx",
             Query::RdpSubsampledGaussian { .. } => "rdp subsampled-gaussian",
             Query::Dpsgd(_) => "dpsgd",
+            Query::GaussianTpr { .. } => "tradeoff gaussian",
+            Query::GaussianGdp { .. } => "gdp gaussian",
+            Query::DpsgdTpr { .. } => "tradeoff dpsgd",
         }
     }
 
@@ -189,6 +205,9 @@ impl Query {
             Query::RdpSubsampledGaussian { .. } => (Quantity::RdpEpsilon, Kind::TwoSided),
             // an upper bound (RDP) until a two-sided PLD bracket is met
             Query::Dpsgd(_) => (Quantity::Epsilon, Kind::UpperBound),
+            Query::GaussianTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
+            Query::GaussianGdp { .. } => (Quantity::Mu, Kind::TwoSided),
+            Query::DpsgdTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
         }
     }
 
@@ -236,6 +255,21 @@ impl Query {
                 validate_sgm(&d.rate, &d.sigma, &d.steps)?;
                 validate::open_unit("delta", &d.delta)
             }
+            Query::GaussianTpr { shape, fpr } => {
+                shape.validate()?;
+                crate::theorems::tradeoff::check_rate("fpr", fpr)
+            }
+            Query::GaussianGdp { shape } => shape.validate(),
+            Query::DpsgdTpr {
+                rate,
+                sigma,
+                steps,
+                fpr,
+                ..
+            } => {
+                validate_sgm(rate, sigma, steps)?;
+                crate::theorems::tradeoff::check_rate("fpr", fpr)
+            }
         }
     }
 
@@ -275,6 +309,28 @@ impl Query {
                 order,
             } => rdp_point(rate, sigma, steps, order, p)?,
             Query::Dpsgd(d) => dpsgd(d, p, progress)?,
+            Query::GaussianTpr { shape, fpr } => answer(
+                Certified::TwoSided(crate::theorems::tradeoff::gaussian_tradeoff_tpr(
+                    &shape.pld()?,
+                    fpr,
+                    p,
+                )?),
+                "Dong–Roth–Su 2022 Theorem 2.7 / Corollary 3.3: TPR = Φ(Φ⁻¹(FPR) + μ)",
+                vec![],
+            ),
+            Query::GaussianGdp { shape } => answer(
+                Certified::TwoSided(crate::theorems::gdp::gaussian_gdp(&shape.pld()?, p)?),
+                "Dong–Roth–Su 2022 Theorem 2.7 / Corollary 3.3: μ = Δ√K/σ",
+                vec![],
+            ),
+            Query::DpsgdTpr {
+                rate,
+                sigma,
+                steps,
+                fpr,
+                grid,
+                tail,
+            } => dpsgd_tpr(rate, sigma, steps, fpr, (grid, tail), progress)?,
         };
         require_finite_upper(a.value.upper(), self.command())?;
         Ok(a)
@@ -333,10 +389,9 @@ pub fn require_finite_upper(u: &crate::Upper, what: &str) -> Result<()> {
     }
 }
 
-/// The enclosure of a bound's formula value, as data.
-pub fn formula_json(b: &UpperBound) -> Value {
-    let enc = b.formula();
-    json!({"lower": crate::json::lower_decimal(enc.lower()), "upper": enc.upper().to_decimal()})
+/// A bound route's certified statement, as a quantity object.
+fn bound_json(b: &UpperBound) -> Value {
+    crate::json::quantity(&Certified::UpperBound(b.clone()))
 }
 
 fn gaussian_delta(shape: &GaussianShape, e: &Rational, p: Precision) -> Result<Answer> {
@@ -377,10 +432,10 @@ fn zcdp_delta(r: &Rational, e: &Rational, p: Precision) -> Result<Answer> {
         ),
     };
     let details = vec![
-        ("optimised", formula_json(&opt)),
+        ("optimised", bound_json(&opt)),
         (
             "closed_form",
-            closed.as_ref().map_or(Value::Null, formula_json),
+            closed.as_ref().map_or(Value::Null, bound_json),
         ),
     ];
     Ok(answer(Certified::UpperBound(best), theorem, details))
@@ -401,8 +456,8 @@ fn zcdp_epsilon(r: &Rational, d: &Rational, p: Precision) -> Result<Answer> {
         )
     };
     let details = vec![
-        ("optimised", formula_json(&opt)),
-        ("closed_form", formula_json(&closed)),
+        ("optimised", bound_json(&opt)),
+        ("closed_form", bound_json(&closed)),
     ];
     Ok(answer(Certified::UpperBound(best), theorem, details))
 }
@@ -459,9 +514,7 @@ fn compose(classes: &[optimal::Class], d: &Rational, p: Precision) -> Result<Ans
     let routes = compose_routes(&classes[0], d, p)?;
     let routes_json: Vec<Value> = routes
         .iter()
-        .map(|(n, t, e)| {
-            json!({"route": n, "theorem": t, "upper": crate::json::quantity(&Certified::UpperBound(e.clone()))})
-        })
+        .map(|(n, t, e)| json!({"route": n, "theorem": t, "epsilon": bound_json(e)}))
         .collect();
     let opt_theorem = "optimal composition: Kairouz–Oh–Viswanath 2015 Thm 3.3 / Murtagh–Vadhan 2016, via Steinke 2022 Corollary 24";
     match optimal::optimal_composition_epsilon(classes, d, p) {
@@ -543,6 +596,27 @@ fn pld_answer(r: &pld_accountant::PldReport) -> Answer {
             ("order", Value::Null),
         ],
     )
+}
+
+/// The TPR bracket of `tradeoff dpsgd` (the PLD accountant's grid facts as details).
+fn dpsgd_tpr(
+    rate: &Rational,
+    sigma: &Rational,
+    steps: &Integer,
+    fpr: &Rational,
+    (grid, tail): (&Option<Rational>, &Option<Rational>),
+    progress: bool,
+) -> Result<Answer> {
+    let opts = pld_accountant::PldOptions {
+        grid: grid.clone(),
+        tail: tail.clone(),
+        progress,
+    };
+    let fprs = std::slice::from_ref(fpr);
+    let r = pld_accountant::dpsgd_tradeoff_tpr(rate, sigma, steps, fprs, &opts)?;
+    let mut a = pld_answer(&r[0]);
+    a.theorem = "Neyman–Pearson duality TPR = inf_ε e^ε·FPR + δ(ε) on the certified PLD (both sides, both neighbour directions)";
+    Ok(a)
 }
 
 fn dpsgd(d: &Dpsgd, p: Precision, progress: bool) -> Result<Answer> {

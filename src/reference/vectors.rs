@@ -223,6 +223,16 @@ pub fn vector_queries() -> Vec<Vec<String>> {
             }
         }
     }
+    // f-DP and GDP: the best attack's TPR at an FPR, and μ
+    for (s, k) in [("1", "1"), ("4", "100"), ("1.1", "14063")] {
+        push(&["gdp", "gaussian", "--sigma", s, "--compositions", k]);
+        for a in ["1e-6", "0.01", "0.5"] {
+            push(&["tradeoff", "gaussian", "--sigma", s, "--compositions", k, "--fpr", a]);
+        }
+    }
+    push(&[
+        "tradeoff", "dpsgd", "--rate", "0.1", "--sigma", "1", "--steps", "10", "--fpr", "0.01",
+    ]);
     v
 }
 

@@ -2,6 +2,7 @@
 pub mod approx;
 pub mod basic;
 pub mod gaussian;
+pub mod gdp;
 pub mod optimal;
 pub mod pld;
 pub mod pld_accountant;
@@ -10,4 +11,5 @@ pub mod sampling;
 pub mod schedule;
 pub mod shuffle;
 pub mod subsample;
+pub mod tradeoff;
 pub mod zcdp;

@@ -59,6 +59,8 @@ mod fixed;
 mod grid;
 mod mechanisms;
 mod query;
+mod tradeoff;
+pub use tradeoff::dpsgd_tradeoff_tpr;
 #[cfg(test)]
 mod test_util;
 
@@ -81,17 +83,34 @@ pub enum Direction {
 #[derive(Clone, Debug, PartialEq)]
 pub enum PldMechanism {
     /// PrivLoss = N(ρ, 2ρ) (Proposition 3), ρ > 0.
-    Gaussian { rho: Rational },
+    Gaussian {
+        /// ρ > 0.
+        rho: Rational,
+    },
     /// Laplace noise of scale b on sensitivity Δ, ε0 = Δ/b > 0.
-    Laplace { eps: Rational },
+    Laplace {
+        /// ε0 = Δ/b > 0.
+        eps: Rational,
+    },
     /// ε0-randomized response; also the worst case of an ε0-DP black box (Corollary 24, δ = 0).
-    RandomizedResponse { eps: Rational },
+    RandomizedResponse {
+        /// ε0 ≥ 0.
+        eps: Rational,
+    },
     /// The worst case of an (ε, δ)-DP black box: (ε, δ)-randomized response (Corollary 24).
-    ApproxDp { eps: Rational, delta: Rational },
+    ApproxDp {
+        /// ε ≥ 0.
+        eps: Rational,
+        /// δ ∈ [0, 1).
+        delta: Rational,
+    },
     /// Poisson-subsampled Gaussian (sensitivity 1, noise σ, rate q), one neighbour direction.
     SubsampledGaussian {
+        /// Noise multiplier σ > 0.
         sigma: Rational,
+        /// Sampling rate q ∈ (0, 1].
         rate: Rational,
+        /// Which neighbouring pair (add or remove one record).
         direction: Direction,
     },
 }
@@ -99,7 +118,9 @@ pub enum PldMechanism {
 /// `count` independent copies of `mechanism`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PldTerm {
+    /// The mechanism.
     pub mechanism: PldMechanism,
+    /// How many independent copies (≥ 1).
     pub count: Integer,
 }
 
@@ -117,6 +138,7 @@ pub struct PldOptions {
 /// A two-sided answer and how it was computed.
 #[derive(Clone, Debug)]
 pub struct PldReport {
+    /// `lower ≤ exact ≤ upper` for the queried ε or δ (see the returning function's `# Guarantee`).
     pub enclosure: Enclosure,
     /// Grid width used.
     pub grid: Rational,
@@ -128,7 +150,30 @@ pub struct PldReport {
     pub support: usize,
 }
 
-/// Both sides of one query, the lower on a second thread; `f` maps a side's curve to its answer.
+/// Whether independent jobs (the two sides, the two directions) may run on threads of their
+/// own: yes unless the environment variable `DPCERT_THREADS` is `1` (a benchmarking knob; the
+/// results are the same either way, only the schedule changes).
+fn threaded() -> bool {
+    std::env::var("DPCERT_THREADS").map_or(true, |v| v.trim() != "1")
+}
+
+/// Run two independent jobs, `b` on a second thread when [`threaded`], and return both results.
+fn join<A: Send, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> Result<(A, B)> {
+    if !threaded() {
+        let ra = a();
+        return Ok((ra, b()));
+    }
+    std::thread::scope(|sc| {
+        let hb = sc.spawn(b);
+        let ra = a();
+        let rb = hb
+            .join()
+            .map_err(|_| Error::Numerical("PLD worker failed".into()))?;
+        Ok((ra, rb))
+    })
+}
+
+/// Both sides of one query; `f` maps a side's curve to its answer.
 fn both_sides<T: Send>(
     s: &Setup,
     progress: bool,
@@ -140,12 +185,8 @@ fn both_sides<T: Send>(
         let (p, ctx) = compose_side(terms, &tabs, s, side, progress)?;
         Ok((f(&Curve::new(&p, &ctx))?, ctx.support))
     };
-    let (lo, hi) = std::thread::scope(|sc| {
-        let lo = sc.spawn(|| run(Side::Lower));
-        let hi = run(Side::Upper);
-        (lo.join(), hi)
-    });
-    let (lo, s1) = lo.map_err(|_| Error::Numerical("PLD worker failed".into()))??;
+    let (hi, lo) = join(|| run(Side::Upper), || run(Side::Lower))?;
+    let (lo, s1) = lo?;
     let (hi, s2) = hi?;
     Ok((lo, hi, s1.max(s2)))
 }
@@ -223,29 +264,24 @@ pub fn dpsgd_pld_epsilon(
         let (p, ctx) = compose_side(&[term(d)], tabs, &s, side, progress)?;
         Ok((epsilon_side(&Curve::new(&p, &ctx), delta)?, ctx.support))
     };
-    // four independent jobs on as many threads (the OS shares the cores): the add direction's
-    // table and upper side; the remove direction's table, then its lower and upper sides
-    let (add_job, lo_rem, up_rem) = std::thread::scope(|sc| {
-        let add_job = sc.spawn(|| -> Result<_> {
-            let add = tables(&[term(Direction::Add)], &s)?;
-            let up = run(Direction::Add, &add, Side::Upper)?;
-            Ok((add, up))
-        });
-        let rem = match tables(&[term(Direction::Remove)], &s) {
-            Ok(r) => r,
-            Err(e) => return (add_job.join(), Err(e), Err(Error::Numerical(String::new()))),
-        };
-        let rem_copy = rem.clone();
-        let lo = sc.spawn(move || run(Direction::Remove, &rem_copy, Side::Lower));
-        let up = run(Direction::Remove, &rem, Side::Upper);
-        let lo = lo
-            .join()
-            .unwrap_or_else(|_| Err(Error::Numerical("PLD worker failed".into())));
-        (add_job.join(), lo, up)
-    });
-    let (add, up_add) = add_job.map_err(|_| Error::Numerical("PLD worker failed".into()))??;
-    let lo_rem = lo_rem?;
-    let up_rem = up_rem?;
+    // independent jobs (on threads of their own unless DPCERT_THREADS=1): the add direction's
+    // table and upper side; the remove direction's table, then its upper and lower sides
+    let add_job = || -> Result<_> {
+        let add = tables(&[term(Direction::Add)], &s)?;
+        let up = run(Direction::Add, &add, Side::Upper)?;
+        Ok((add, up))
+    };
+    let rem_job = || -> Result<_> {
+        let rem = tables(&[term(Direction::Remove)], &s)?;
+        let (up, lo) = join(
+            || run(Direction::Remove, &rem, Side::Upper),
+            || run(Direction::Remove, &rem, Side::Lower),
+        )?;
+        Ok((up?, lo?))
+    };
+    let (rem, add) = join(rem_job, add_job)?;
+    let (up_rem, lo_rem) = rem?;
+    let (add, up_add) = add?;
     let mut support = lo_rem.1.max(up_rem.1).max(up_add.1);
     let lo = if up_add.0 > up_rem.0 {
         let (l, sp) = run(Direction::Add, &add, Side::Lower)?;
