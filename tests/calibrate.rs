@@ -213,6 +213,7 @@ fn command_line_calibrate_and_shuffled_dpsgd() {
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["schema"], "dpcert/1");
+    valid(&v);
     let r = &v["result"];
     assert_eq!(r["parameter"], "sigma");
     let sig = |s: &serde_json::Value| q(s.as_str().unwrap());
@@ -226,6 +227,7 @@ fn command_line_calibrate_and_shuffled_dpsgd() {
     ]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    valid(&v);
     let e = &v["result"]["value"];
     // reference: ε*(δ) of ρ = 61/(2·1.21) by bisection on the 1024-bit Corollary 8
     let rho = Float::with_val(REF, f(&(Rational::from(61) / q("2.42"))));
@@ -246,4 +248,13 @@ fn command_line_calibrate_and_shuffled_dpsgd() {
     ]);
     assert_eq!(code, 2);
     assert!(err.contains("--relation"));
+}
+
+/// The shipped schema accepts the envelope.
+fn valid(v: &serde_json::Value) {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/dpcert-1.schema.json");
+    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let val = jsonschema::draft202012::new(&s).unwrap();
+    let errors: Vec<String> = val.iter_errors(v).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
 }
