@@ -345,7 +345,8 @@ class Report:
         self.raw = dict(obj)
         self.epsilon = Bound(obj["epsilon"]) if obj.get("epsilon") else None
         self.delta = Bound(obj["delta"]) if obj.get("delta") else None
-        self.route = obj.get("route")
+        # the winning route's id (`epsilon_route`, else `delta_route`; `route` in older reports)
+        self.route = obj.get("epsilon_route") or obj.get("delta_route") or obj.get("route")
         claim = obj.get("claim")
         self.claim = dict(claim) if claim else None
         self.verdict = claim.get("verdict") if claim else None

@@ -100,7 +100,7 @@ fn audit(py: Python<'_>, text: String, format: String) -> PyResult<String> {
                 ))
             }
         };
-        Ok(dpcert::audit::audit(&d)?.to_json().to_string())
+        Ok(dpcert::audit::audit(&d)?.result_json().to_string())
     })
 }
 

@@ -40,7 +40,7 @@ def test_dpsgd_event_audits_like_dpsgd_pld_and_toml(cli, tmp_path, q, sigma, ste
     code, out, err = cli(args)
     assert code == 0, err
     pld = result_of(out)["value"]
-    assert report.route == "PLD"
+    assert report.route.lower() == "pld"
     assert (report.epsilon.lower_text, report.epsilon.upper_text) == (pld["lower"], pld["upper"])
     assert report.epsilon.kind == "two-sided"
     # the equivalent TOML, audited by the CLI
