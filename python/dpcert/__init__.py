@@ -338,7 +338,8 @@ class Report:
     """An audit report: ``epsilon`` (a :class:`Bound` at the budget's δ, or ``None``),
     ``delta`` (at the budget's ε), ``verdict`` of the claim (``"verified"``, ``"refuted"``,
     ``"undecided"``, or ``None`` without a claim), ``routes`` (dicts, each route's numbers
-    as :class:`Bound`), ``route`` (the winning route's name), ``notes``, ``raw`` (the JSON)."""
+    as :class:`Bound`), ``route`` (the winning route's id), ``notes``, ``raw`` (the CLI's
+    ``result`` object of ``dpcert audit --json``)."""
 
     def __init__(self, obj: Mapping[str, Any]):
         obj = _result(obj)
