@@ -334,10 +334,21 @@ def scan_output(stdout, findings, label, cls=None):
     if cls == "check":
         # records echo the claimed value (NaN, Infinity, …): look at dpcert's own numbers only
         try:
-            recs = json.loads(stdout)["results"]
+            recs = json.loads(stdout)["result"]["records"]
         except (ValueError, KeyError, TypeError):
             recs = []
-        stdout = " ".join(f"{r.get('lower')} {r.get('upper')}" for r in recs if isinstance(r, dict))
+        brackets = [r.get("bracket") or {} for r in recs if isinstance(r, dict)]
+        stdout = " ".join(f"{b.get('lower')} {b.get('upper')}" for b in brackets)
+    # the input echo holds the user's text (NaN, inf, …): look at dpcert's own output only
+    try:
+        env = json.loads(stdout)
+        if isinstance(env, dict) and env.get("schema") == "dpcert/1":
+            env["input"] = None
+            if env.get("error"):
+                env["error"]["message"] = ""
+            stdout = json.dumps(env)
+    except ValueError:
+        pass
     if re.search(r"(?<![A-Za-z_])nan(?![A-Za-z_])", stdout, re.I):
         findings["nan_output"].append(label)
     if re.search(r"(?<![A-Za-z_\-])(inf|infinity)(?![A-Za-z_])", stdout, re.I):
@@ -417,6 +428,15 @@ def run_one(binary, argv, timeout, mem_mb, cwd):
     err.close()
     code = os.waitstatus_to_exitcode(status)
     return code, so, se, elapsed, ru.ru_maxrss, timed_out
+
+
+def is_error_envelope(text):
+    """The one dpcert/1 error envelope `--json` prints on stdout for exits 2 and 3."""
+    try:
+        v = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(v, dict) and v.get("result") is None and isinstance(v.get("error"), dict)
 
 
 def main():
@@ -499,7 +519,9 @@ def main():
             st["crashes"] += 1
             findings["crashes"].append(f"{label}: signal {-code}: {se.strip()[:200]}")
             keep = True
-        if code not in (0, 1) and not to and so.strip() and cls != "check":
+        # exits 0 (answered), 1 (refuted / unsound) and 4 (undecided) print their report; 2 and
+        # 3 print nothing, or with --json only the dpcert/1 error envelope (result null)
+        if code not in (0, 1, 4) and not to and so.strip() and cls != "check" and not is_error_envelope(so):
             findings["number_with_error"].append(f"{label}: exit {code}: {so.strip()[:120]}")
         if el > 5 and not to:
             st["over 5 s"] += 1

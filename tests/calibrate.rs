@@ -184,3 +184,77 @@ fn bad_input_is_refused_naming_the_argument() {
     assert_eq!(name(calibrate(&fixed, Parameter::Sigma, &q("1"), &q("1e-5"))), "sampling");
     assert!(dpsgd_epsilon(&fixed, &q("1e-5"), None).is_err());
 }
+
+/// The command line: conflicting or bad flags exit 2 naming the flag; the shuffled calibration
+/// prints one dpcert/1 envelope whose feasible σ meets the target by the 1024-bit reference
+/// (ρ = 60/(2σ²)) and whose infeasible σ does not; `dpsgd --sampling shuffled` encloses the
+/// reference ε of ⌈T/⌊1/q⌋⌉ = 61 Gaussian releases.
+#[test]
+fn command_line_calibrate_and_shuffled_dpsgd() {
+    let base = ["calibrate", "dpsgd", "--target-epsilon", "3", "--delta", "1e-5"];
+    let with = |extra: &[&str]| {
+        let mut a: Vec<&str> = base.to_vec();
+        a.extend_from_slice(extra);
+        common::run(&a)
+    };
+    for (extra, flag) in [
+        (&["--rate", "0.01", "--batch-size", "3", "--dataset-size", "10", "--steps", "9"][..], "--rate"),
+        (&["--rate", "0.01", "--steps", "9", "--epochs", "1"][..], "--steps"),
+        (&["--batch-size", "300", "--dataset-size", "200", "--steps", "9"][..], "--batch-size"),
+        (&["--batch-size", "3", "--dataset-size", "200", "--epochs", "0"][..], "--epochs"),
+        (&["--rate", "0.01", "--steps", "9", "--sampling", "fixed-size"][..], "--sampling"),
+        (&["--rate", "0.01", "--steps", "9", "--sigma", "1"][..], "--sigma"),
+    ] {
+        let (code, out, err) = with(extra);
+        assert_eq!(code, 2, "{extra:?}: {out} {err}");
+        assert!(err.contains(flag), "{extra:?}: {err}");
+    }
+    let (code, out, _) = with(&["--batch-size", "256", "--dataset-size", "60000", "--epochs", "60", "--sampling", "shuffled", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["schema"], "dpcert/1");
+    valid(&v);
+    let r = &v["result"];
+    assert_eq!(r["parameter"], "sigma");
+    let sig = |s: &serde_json::Value| q(s.as_str().unwrap());
+    let rho = |s: &Rational| f(&(Rational::from(30) / Rational::from(s * s)));
+    assert!(gauss_ok(&rho(&sig(&r["feasible"]["sigma"])), &q("3"), &q("1e-5")));
+    assert!(!gauss_ok(&rho(&sig(&r["infeasible"]["sigma"])), &q("3"), &q("1e-5")));
+    assert!(r["comparison"]["epsilon"]["upper"].is_string());
+    let (code, out, _) = common::run(&[
+        "dpsgd", "--rate", "256/60000", "--noise-multiplier", "1.1", "--steps", "14063", "--delta", "1e-5",
+        "--sampling", "shuffled", "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    valid(&v);
+    let e = &v["result"]["value"];
+    // reference: ε*(δ) of ρ = 61/(2·1.21) by bisection on the 1024-bit Corollary 8
+    let rho = Float::with_val(REF, f(&(Rational::from(61) / q("2.42"))));
+    let (mut a, mut b) = (Float::with_val(REF, 0), Float::with_val(REF, 100));
+    for _ in 0..150 {
+        let m = Float::with_val(REF, &a + &b) / 2u32;
+        if gauss_delta(&rho, &m) > f(&q("1e-5")) {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    let (lo, hi) = (f(&q(e["lower"].as_str().unwrap())), f(&q(e["upper"].as_str().unwrap())));
+    assert!(lo <= b && b <= hi, "{b} outside [{lo}, {hi}]");
+    assert!(Float::with_val(REF, &hi - &lo) <= Float::with_val(REF, &b * 1e-12));
+    let (code, _, err) = common::run(&[
+        "dpsgd", "--rate", "0.01", "--sigma", "1", "--steps", "9", "--delta", "1e-5", "--relation", "substitution",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--relation"));
+}
+
+/// The shipped schema accepts the envelope.
+fn valid(v: &serde_json::Value) {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/dpcert-1.schema.json");
+    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let val = jsonschema::draft202012::new(&s).unwrap();
+    let errors: Vec<String> = val.iter_errors(v).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+}

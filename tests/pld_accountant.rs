@@ -752,6 +752,27 @@ fn q_one_brackets_the_gaussian_composition() {
     }
 }
 
+/// A cheap but coarse run is refined (dpsgd_pld_epsilon.md, "Refinement"): q = 1, σ = 2, T = 1000
+/// is the Gaussian composition with ρ = T/(2σ²) = 125 (Corollary 8 inverted at 1024 bits); its
+/// first automatic grid (h = 1/32, support ~8000) gives a bracket 9.7·10⁻⁴ wide, so only the
+/// refinement on h/2 and the intersection reach the documented 5·10⁻⁴.
+#[test]
+fn a_cheap_wide_dpsgd_bracket_is_refined_and_still_contains_corollary_8() {
+    let (ss, t, ds) = ("2", 1000u32, "1e-5");
+    let rho = Rational::from((t, 2u32)) / (q(ss) * q(ss));
+    let exact = invert(&|e| gaussian_delta_at(&rho, e), &q(ds), REF, 200);
+    let r = dpsgd_pld_epsilon(
+        &q("1"),
+        &q(ss),
+        &Integer::from(t),
+        &q(ds),
+        &PldOptions::default(),
+    )
+    .unwrap();
+    contains(&r, &exact, 5e-4, 0.0, "refined dpsgd q = 1 σ = 2 T = 1000");
+    assert!(r.grid < q("1/32"), "not refined: h = {}", r.grid);
+}
+
 /// Documented widths with the automatic grid (pld_delta.md, "Tightness"): δ(ε) of one or two
 /// subsampled-Gaussian steps within 3·10⁻⁵ relative plus 10⁻⁹ absolute, except for the add
 /// direction within 3 grid steps of its support end T·|ln(1 − q)| (there see SGM_EPS_STEPS);

@@ -240,6 +240,49 @@ fn every_query_command_validates() {
             ],
             exit::BAD_INPUT,
         ),
+        (
+            vec![
+                "calibrate",
+                "gaussian",
+                "--target-epsilon",
+                "-1",
+                "--delta",
+                "1e-5",
+            ],
+            exit::BAD_INPUT,
+        ),
+        (
+            vec![
+                "calibrate",
+                "dpsgd",
+                "--target-epsilon",
+                "3",
+                "--delta",
+                "2",
+                "--rate",
+                "0.01",
+                "--steps",
+                "10",
+            ],
+            exit::BAD_INPUT,
+        ),
+        (
+            vec!["tradeoff", "gaussian", "--sigma", "1", "--fpr", "2"],
+            exit::BAD_INPUT,
+        ),
+        (
+            vec![
+                "tradeoff", "dpsgd", "--rate", "0", "--sigma", "1", "--steps", "3", "--fpr", "0.1",
+            ],
+            exit::BAD_INPUT,
+        ),
+        (vec!["gdp", "gaussian", "--sigma", "0"], exit::BAD_INPUT),
+        (
+            vec![
+                "gdp", "dpsgd", "--rate", "0.01", "--sigma", "-1", "--steps", "3",
+            ],
+            exit::BAD_INPUT,
+        ),
         // clap-level errors: unknown flag (with a suggestion), missing flag, unknown command
         (
             vec!["gaussian", "delta", "--sigma", "1", "--epsilin", "1"],
@@ -279,7 +322,14 @@ fn file_commands_validate_and_audit_exits_by_verdict() {
         &["audit", &example("weekly-health-benefits.toml")],
         exit::REFUTED,
     );
-    assert_ne!(verified["result"], refuted["result"]);
+    assert_eq!(verified["result"]["verdict"], "verified");
+    assert_eq!(refuted["result"]["verdict"], "refuted");
+    let no_claim = temp(
+        "noclaim.toml",
+        "[budget]\ndelta = \"1e-6\"\n[[mechanism]]\ntype = \"gaussian\"\nsigma = 4\n",
+    );
+    let e = envelope(&v, &["audit", &no_claim], exit::OK);
+    assert!(e["result"]["claim"].is_null() && e["result"]["verdict"] == "no-claim");
     envelope(
         &v,
         &["audit", "/nonexistent/deployment.toml"],

@@ -47,6 +47,9 @@ __all__ = [
     "compose_approx",
     "rdp",
     "dpsgd_epsilon",
+    "gdp_mu",
+    "tradeoff_tpr",
+    "dpsgd_tradeoff_tpr",
     "query",
     "audit",
     "from_dp_event",
@@ -303,6 +306,30 @@ def dpsgd_epsilon(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber,
         raise ValueError(f"invalid method: {method!r} is not 'pld', 'rdp' or 'best'")
     return query(["dpsgd"] + _flags(rate=rate, sigma=sigma, steps=steps, delta=delta)
                  + ["--method", method] + _opt(grid=grid, tail=tail) + _common(precision))
+
+
+def gdp_mu(sigma: ExactNumber, sensitivity: ExactNumber = None, compositions: ExactNumber = None,
+           precision: Optional[int] = None) -> Bound:
+    """The exact μ = Δ√K/σ of μ-GDP for K compositions of N(0, σ²) noise (two-sided)."""
+    return query(["gdp", "gaussian"] + _flags(sigma=sigma)
+                 + _opt(sensitivity=sensitivity, compositions=compositions) + _common(precision))
+
+
+def tradeoff_tpr(sigma: ExactNumber, fpr: ExactNumber, sensitivity: ExactNumber = None,
+                 compositions: ExactNumber = None, precision: Optional[int] = None) -> Bound:
+    """The best membership-inference attack's TPR at FPR ``fpr`` against K compositions of
+    N(0, σ²) noise: Φ(Φ⁻¹(A) + Δ√K/σ), two-sided."""
+    return query(["tradeoff", "gaussian"] + _flags(sigma=sigma, fpr=fpr)
+                 + _opt(sensitivity=sensitivity, compositions=compositions) + _common(precision))
+
+
+def dpsgd_tradeoff_tpr(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber,
+                       fpr: ExactNumber, grid: ExactNumber = None, tail: ExactNumber = None,
+                       precision: Optional[int] = None) -> Bound:
+    """Certified bracket of the best attack's TPR at FPR ``fpr`` against DP-SGD (both sides
+    of the certified PLD accountant)."""
+    return query(["tradeoff", "dpsgd"] + _flags(rate=rate, sigma=sigma, steps=steps, fpr=fpr)
+                 + _opt(grid=grid, tail=tail) + _common(precision))
 
 
 # --- audits ------------------------------------------------------------------------------

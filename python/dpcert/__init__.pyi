@@ -69,6 +69,12 @@ def rdp(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber, order: ExactN
     """RDP ε(α) of steps Poisson-subsampled Gaussian steps: two-sided at integer orders."""
 def dpsgd_epsilon(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber, delta: ExactNumber, method: str = ..., grid: Optional[ExactNumber] = ..., tail: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound:
     """DP-SGD ε at δ: method "pld" (two-sided), "rdp" (upper bound, cited), "best"."""
+def gdp_mu(sigma: ExactNumber, sensitivity: Optional[ExactNumber] = ..., compositions: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound:
+    """Exact μ of μ-GDP for the (composed) Gaussian mechanism: two-sided."""
+def tradeoff_tpr(sigma: ExactNumber, fpr: ExactNumber, sensitivity: Optional[ExactNumber] = ..., compositions: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound:
+    """Best attack's TPR at the FPR against the (composed) Gaussian mechanism: two-sided."""
+def dpsgd_tradeoff_tpr(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber, fpr: ExactNumber, grid: Optional[ExactNumber] = ..., tail: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound:
+    """Certified bracket of the best attack's TPR at the FPR against DP-SGD."""
 def audit(deployment: Any, delta: Optional[ExactNumber] = ..., epsilon: Optional[ExactNumber] = ..., claim: Optional[Sequence[ExactNumber]] = ...) -> Report:
     """Audit a deployment dict, a .toml/.json path, or a DpEvent (duck-typed)."""
 def dp_event_json(event: Any, _path: str = ...) -> dict: ...

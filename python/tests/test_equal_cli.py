@@ -57,6 +57,10 @@ def _queries():
         qs.append(["rdp", "subsampled-gaussian", "--rate", q, "--sigma", s, "--steps", "1000", "--order", a])
     for q, s, m in itertools.product(["0.01", "1/64"], ["1", "2.5"], ["pld", "rdp"]):
         qs.append(["dpsgd", "--rate", q, "--sigma", s, "--steps", "200", "--delta", "1e-5", "--method", m])
+    for s, k in itertools.product(["0.5", "3"], ["1", "9"]):
+        qs.append(["gdp", "gaussian", "--sigma", s, "--compositions", k])
+        qs.append(["tradeoff", "gaussian", "--sigma", s, "--fpr", "0.01", "--compositions", k])
+    qs.append(["tradeoff", "dpsgd", "--rate", "0.01", "--sigma", "1", "--steps", "100", "--fpr", "0.05"])
     qs.append(["gaussian", "delta", "--sigma", "1", "--epsilon", "1", "--precision", "200"])
     qs.append(["zcdp", "epsilon", "--rho", "0.1", "--delta", "1e-5", "--precision", "64"])
     return qs
@@ -94,6 +98,10 @@ def test_keyword_functions_build_the_cli_queries(cli):
          ["compose", "approx", "--epsilon", "0.1", "--delta-each", "1e-8", "--count", "10", "--delta", "1e-6"]),
         (dpcert.rdp(rate="0.01", sigma=1, steps=100, order=8),
          ["rdp", "subsampled-gaussian", "--rate", "0.01", "--sigma", "1", "--steps", "100", "--order", "8"]),
+        (dpcert.gdp_mu(sigma=2, compositions=4), ["gdp", "gaussian", "--sigma", "2", "--compositions", "4"]),
+        (dpcert.tradeoff_tpr(sigma=2, fpr="0.05"), ["tradeoff", "gaussian", "--sigma", "2", "--fpr", "0.05"]),
+        (dpcert.dpsgd_tradeoff_tpr(rate="0.01", sigma=1, steps=100, fpr="0.05"),
+         ["tradeoff", "dpsgd", "--rate", "0.01", "--sigma", "1", "--steps", "100", "--fpr", "0.05"]),
         (dpcert.dpsgd_epsilon(rate="256/60000", sigma="1.1", steps=14063, delta="1e-5", method="pld"),
          ["dpsgd", "--rate", "256/60000", "--sigma", "1.1", "--steps", "14063", "--delta", "1e-5", "--method", "pld"]),
     ]

@@ -1,12 +1,13 @@
-//! `dpcert audit FILE`: the audit report of a deployment file; exit 1 when the claim is
-//! refuted, 4 when undecided.
+//! `dpcert audit FILE`: the audit report of a deployment file, with a one-sentence verdict on
+//! its claim; exit 1 when the claim is refuted, 4 when undecided, 0 when verified or absent.
 use super::fail;
-use crate::audit::{self, Verdict};
-use crate::{exit, json as contract, Error};
+use crate::audit;
+use crate::{json as contract, Error};
 use clap::Args;
 use serde_json::{json, Value};
 
 #[derive(Args)]
+#[command(after_help = super::EXIT_CODES)]
 pub(super) struct AuditArgs {
     /// The deployment file (`.toml`, or `.json`): mechanisms, counts, and optionally a
     /// budget δ and a claimed (ε, δ) to verify.
@@ -18,6 +19,9 @@ pub(super) struct AuditArgs {
     /// Print one JSON object (the dpcert/1 envelope; full digits).
     #[arg(long)]
     pub(super) json: bool,
+    /// Significant digits printed (human output; default 8, outward rounded).
+    #[arg(long, value_name = "N", default_value = "8")]
+    digits: String,
 }
 
 impl AuditArgs {
@@ -26,17 +30,9 @@ impl AuditArgs {
     }
 }
 
-/// The exit code of a report: 1 when the claim is refuted, 4 when undecided, else 0.
-fn exit_code(r: &audit::Report) -> i32 {
-    match r.claim.as_ref().map(|c| &c.verdict) {
-        Some(Verdict::Refuted) => exit::REFUTED,
-        Some(Verdict::Undecided) => exit::UNDECIDED,
-        _ => exit::OK,
-    }
-}
-
 pub(super) fn run_audit(a: &AuditArgs) -> i32 {
-    let report = (|| -> Result<audit::Report, Error> {
+    let report = (|| -> Result<(audit::Report, usize), Error> {
+        let n = super::digits_arg(&a.digits)?;
         let d = match a.format.as_str() {
             "deployment" => crate::deploy::Deployment::load(&a.file)?,
             "dp-event" => crate::dp_event::load(&a.file)?,
@@ -47,16 +43,19 @@ pub(super) fn run_audit(a: &AuditArgs) -> i32 {
                 ))
             }
         };
-        audit::audit(&d)
+        Ok((audit::audit(&d)?, n))
     })();
-    let r = match report {
+    let (r, n) = match report {
         Ok(r) => r,
         Err(e) => return fail("audit", a.input(), &e, a.json),
     };
     if a.json {
-        println!("{}", contract::envelope("audit", a.input(), r.to_json()));
+        println!(
+            "{}",
+            contract::envelope("audit", a.input(), r.result_json())
+        );
     } else {
-        print!("{}", r.to_table());
+        print!("{}", r.text(n));
     }
-    exit_code(&r)
+    r.verdict().exit_code()
 }

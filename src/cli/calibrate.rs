@@ -151,8 +151,8 @@ fn input(c: &DpsgdCal) -> Value {
 /// One evaluation as data: the run's parameters (exact), the certified ε, route and grid.
 fn evaluation_json(e: &Evaluation) -> Value {
     json!({
-        "rate": validate::echo(&e.run.rate),
-        "sigma": validate::echo(&e.run.sigma),
+        "rate": validate::show(&e.run.rate),
+        "sigma": validate::show(&e.run.sigma),
         "steps": e.run.steps.to_string(),
         "epsilon": contract::quantity(&e.epsilon),
         "route": e.route,
@@ -163,9 +163,9 @@ fn evaluation_json(e: &Evaluation) -> Value {
 fn result_json(c: &Calibration, comparison: Option<&Evaluation>) -> Value {
     json!({
         "parameter": c.parameter.name(),
-        "value": validate::echo(&calibrate::value(&c.feasible.run, c.parameter)),
-        "target_epsilon": validate::echo(&c.target),
-        "delta": validate::echo(&c.delta),
+        "value": validate::show(&calibrate::value(&c.feasible.run, c.parameter)),
+        "target_epsilon": validate::show(&c.target),
+        "delta": validate::show(&c.delta),
         "feasible": evaluation_json(&c.feasible),
         "infeasible": c.infeasible.as_ref().map(evaluation_json),
         "bound_exceeds": c.bound_exceeds.as_ref().map(evaluation_json),

@@ -2,12 +2,16 @@
 //! or the RDP route.
 use super::rdp::SgmArgs;
 use super::{count, num, Common, QueryCmd};
-use crate::reference::query::{Answer, Dpsgd, DpsgdMethod, Query};
+use crate::calibrate::{self, Run};
+use crate::reference::query::{Answer, Dpsgd, DpsgdMethod, GaussianShape, Query};
+use crate::theorems::sampling::{Relation, Sampling};
 use crate::Error;
+use rug::Rational;
 use clap::Args;
 use serde_json::{json, Value};
 
 #[derive(Args)]
+#[command(after_help = super::EXIT_CODES)]
 pub(super) struct DpsgdArgs {
     #[command(flatten)]
     sgm: SgmArgs,
@@ -27,8 +31,57 @@ pub(super) struct DpsgdArgs {
     /// PLD tail mass one truncation may move, in (0, 1e-3]. Default: δ·10⁻⁶/(2·steps).
     #[arg(long, value_name = "TAU", allow_hyphen_values = true)]
     tail: Option<String>,
+    /// poisson (default) | shuffled: each example once per epoch, accounted without
+    /// amplification as ⌈T/⌊1/q⌋⌉ Gaussian releases (the Poisson figure printed beside it)
+    /// | fixed-size (refused: no certified route yet).
+    #[arg(long, value_name = "KIND", default_value = "poisson")]
+    sampling: String,
+    /// add-remove (default) | substitution (shuffled only: sensitivity 2).
+    #[arg(long, value_name = "REL", default_value = "add-remove")]
+    relation: String,
     #[command(flatten)]
     pub(super) common: Common,
+}
+
+impl DpsgdArgs {
+    /// Shuffled runs: the exact Gaussian composition of the passes (`shuffled_dpsgd_epsilon`'s
+    /// quantity), as the Gaussian ε query; other non-default samplers are refused.
+    fn sampler_query(&self, d: &Dpsgd) -> Result<Option<Query>, Error> {
+        let sampling = Sampling::parse(&self.sampling).map_err(|e| relabel(e, "--sampling"))?;
+        let relation = Relation::parse(&self.relation).map_err(|e| relabel(e, "--relation"))?;
+        match (sampling, relation) {
+            (Sampling::Poisson, Relation::AddRemove) => Ok(None),
+            (Sampling::Shuffled, rel) => {
+                let mut run = Run::poisson(d.rate.clone(), d.sigma.clone(), d.steps.clone());
+                run.sampling = Sampling::Shuffled;
+                let k = calibrate::shuffled_participations(&run)?;
+                let c = if rel == Relation::Substitution { 2 } else { 1 };
+                Ok(Some(Query::GaussianEpsilon {
+                    shape: GaussianShape {
+                        sigma: d.sigma.clone(),
+                        sensitivity: Rational::from(c),
+                        compositions: k,
+                    },
+                    delta: d.delta.clone(),
+                }))
+            }
+            (Sampling::Poisson, Relation::Substitution) => Err(Error::arg(
+                "--relation",
+                "substitution with Poisson sampling has no certified route in dpcert yet; use add-remove, or --sampling shuffled",
+            )),
+            (Sampling::FixedSize, _) => Err(Error::arg(
+                "--sampling",
+                "fixed-size batches have no certified route in dpcert yet; use poisson or shuffled",
+            )),
+        }
+    }
+}
+
+fn relabel(e: Error, flag: &str) -> Error {
+    match e {
+        Error::InvalidArgument { reason, .. } => Error::arg(flag, reason),
+        other => other,
+    }
 }
 
 impl QueryCmd for DpsgdArgs {
@@ -41,10 +94,11 @@ impl QueryCmd for DpsgdArgs {
     fn input(&self) -> Value {
         json!({"rate": self.sgm.rate, "sigma": self.sgm.sigma, "steps": self.sgm.steps,
                "delta": self.delta, "method": self.method, "grid": self.grid, "tail": self.tail,
+               "sampling": self.sampling, "relation": self.relation,
                "precision": self.common.precision})
     }
     fn to_query(&self) -> Result<Query, Error> {
-        Ok(Query::Dpsgd(Dpsgd {
+        let d = Dpsgd {
             rate: num("--rate", &self.sgm.rate)?,
             sigma: num("--sigma", &self.sgm.sigma)?,
             steps: count("--steps", &self.sgm.steps)?,
@@ -52,7 +106,8 @@ impl QueryCmd for DpsgdArgs {
             method: DpsgdMethod::parse(&self.method)?,
             grid: self.grid.as_deref().map(|g| num("--grid", g)).transpose()?,
             tail: self.tail.as_deref().map(|t| num("--tail", t)).transpose()?,
-        }))
+        };
+        Ok(self.sampler_query(&d)?.unwrap_or(Query::Dpsgd(d)))
     }
     fn asked(&self) -> String {
         format!(
@@ -61,6 +116,9 @@ impl QueryCmd for DpsgdArgs {
         )
     }
     fn note(&self, a: &Answer) -> String {
+        if self.sampling != "poisson" {
+            return self.shuffled_note();
+        }
         let detail = |k: &str| {
             a.details
                 .iter()
@@ -75,5 +133,32 @@ impl QueryCmd for DpsgdArgs {
             ),
             _ => String::new(),
         }
+    }
+}
+
+impl DpsgdArgs {
+    /// The shuffled answer's note: what was counted, and the Poisson figure beside it (a
+    /// labelled comparison, from the PLD accountant).
+    fn shuffled_note(&self) -> String {
+        let poisson = (|| {
+            let (q, s, t, d) = (
+                num("--rate", &self.sgm.rate).ok()?,
+                num("--sigma", &self.sgm.sigma).ok()?,
+                count("--steps", &self.sgm.steps).ok()?,
+                num("--delta", &self.delta).ok()?,
+            );
+            let opts = crate::theorems::pld_accountant::PldOptions::default();
+            let r = crate::theorems::pld_accountant::dpsgd_pld_epsilon(&q, &s, &t, &d, &opts).ok()?;
+            Some(format!(
+                "; for comparison, Poisson sampling (add/remove) would give ε ∈ [{}, {}]",
+                super::lower_digits(r.enclosure.lower(), 8),
+                super::upper_digits(r.enclosure.upper(), 8)
+            ))
+        })();
+        format!(
+            " (shuffled epochs without amplification, {} relation: each pass over the data is one Gaussian release per example, ⌈T/⌊1/q⌋⌉ passes{})",
+            self.relation,
+            poisson.unwrap_or_default()
+        )
     }
 }

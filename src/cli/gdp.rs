@@ -99,6 +99,7 @@ impl GdpCmd {
         let json_mode = self.common().json;
         let run = || -> Result<crate::num::LowerBound, Error> {
             let opts = crate::theorems::pld_accountant::PldOptions {
+                tight: false,
                 grid: grid.as_deref().map(|g| num("--grid", g)).transpose()?,
                 tail: tail.as_deref().map(|t| num("--tail", t)).transpose()?,
                 progress: false,

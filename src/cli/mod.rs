@@ -28,7 +28,11 @@ use serde_json::{json, Value};
 #[command(
     name = "dpcert",
     version,
-    about = "Certified differential-privacy accounting (Steinke 2022)."
+    about = "Certified differential-privacy accounting (Steinke 2022).",
+    long_about = "Certified differential-privacy accounting (Steinke 2022). Every number printed is a \
+rigorous bound: upper ends rounded up, lower ends down. Inputs are exact decimals or fractions \
+(0.1 is exactly 1/10; 256/60000 is allowed).",
+    after_help = EXIT_CODES
 )]
 struct Cli {
     #[command(subcommand)]
@@ -68,9 +72,9 @@ enum Cmd {
     /// A value is unsound when it is below the exact value or impossible (NaN, −∞, a negative
     /// ε or δ, σ ≤ 0); +∞ and any δ ≥ 1 are sound but vacuous. A record whose query or value is
     /// malformed is invalid; the other records are still judged. Bare NaN / Infinity tokens
-    /// (as Python's json prints them) are accepted. Exit status: 0 when no record is unsound or
-    /// invalid (undecided records alone give 0), 1 when any record is unsound or invalid, 2 when
-    /// FILE cannot be read or is not a JSON list.
+    /// (as Python's json prints them) are accepted. Exit status: 1 when any record is unsound
+    /// or invalid, else 4 when any is undecided, else 0; 2 when FILE cannot be read or is not
+    /// a JSON list.
     Check(check::CheckArgs),
     /// f-DP: the best membership-inference attack's TPR at a given FPR, certified.
     #[command(subcommand)]
@@ -185,11 +189,16 @@ fn precision(c: &Common) -> Result<Precision, Error> {
 const MAX_DIGITS: usize = 100;
 
 fn digits(c: &Common) -> Result<usize, Error> {
-    match c.digits.trim().parse::<usize>() {
+    digits_arg(&c.digits)
+}
+
+/// `--digits N`: 2..=MAX_DIGITS significant digits.
+fn digits_arg(text: &str) -> Result<usize, Error> {
+    match text.trim().parse::<usize>() {
         Ok(n) if (2..=MAX_DIGITS).contains(&n) => Ok(n),
         _ => Err(Error::arg(
             "--digits",
-            format!("`{}` is not a digit count in 2..={MAX_DIGITS}", c.digits),
+            format!("`{text}` is not a digit count in 2..={MAX_DIGITS}"),
         )),
     }
 }

@@ -6,6 +6,7 @@ use clap::Args;
 use serde_json::{json, Value};
 
 #[derive(Args)]
+#[command(after_help = super::EXIT_CODES)]
 pub(super) struct SubsampleArgs {
     /// ε of the mechanism run on the subsample (≥ 0).
     #[arg(long, value_name = "E", allow_hyphen_values = true)]

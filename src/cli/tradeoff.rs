@@ -159,6 +159,7 @@ impl TradeoffCmd {
             return Ok(());
         };
         let opts = crate::theorems::pld_accountant::PldOptions {
+            tight: false,
             grid: grid.as_deref().map(|g| num("--grid", g)).transpose()?,
             tail: tail.as_deref().map(|t| num("--tail", t)).transpose()?,
             progress: false,

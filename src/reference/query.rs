@@ -571,6 +571,7 @@ fn rdp_point(
 /// The PLD accountant's settings for a DP-SGD query.
 pub fn pld_options(d: &Dpsgd, progress: bool) -> pld_accountant::PldOptions {
     pld_accountant::PldOptions {
+        tight: false,
         grid: d.grid.clone(),
         tail: d.tail.clone(),
         progress,
@@ -608,6 +609,7 @@ fn dpsgd_tpr(
     progress: bool,
 ) -> Result<Answer> {
     let opts = pld_accountant::PldOptions {
+        tight: false,
         grid: grid.clone(),
         tail: tail.clone(),
         progress,

@@ -31,6 +31,16 @@ pub fn certified_vectors(
 pub fn vector_queries() -> Vec<Vec<String>> {
     let mut v: Vec<Vec<String>> = Vec::new();
     let mut push = |a: &[&str]| v.push(a.iter().map(|x| x.to_string()).collect());
+    gaussian_vectors(&mut push);
+    sigma_vectors(&mut push);
+    zcdp_and_compose_vectors(&mut push);
+    sgm_vectors(&mut push);
+    fdp_vectors(&mut push);
+    v
+}
+
+/// The Gaussian mechanism: δ(ε) and ε(δ), single and composed.
+fn gaussian_vectors(push: &mut impl FnMut(&[&str])) {
     for s in [
         "0.1", "0.5", "0.7", "1", "1.1", "2", "4", "10", "100", "1000",
     ] {
@@ -110,6 +120,10 @@ pub fn vector_queries() -> Vec<Vec<String>> {
             ]);
         }
     }
+}
+
+/// The Gaussian ε at small σ over many compositions, and the smallest σ for (ε, δ).
+fn sigma_vectors(push: &mut impl FnMut(&[&str])) {
     for s in ["0.6", "0.8", "1", "1.5", "3"] {
         for k in ["10", "1000"] {
             for d in ["1e-5", "1e-9"] {
@@ -147,6 +161,10 @@ pub fn vector_queries() -> Vec<Vec<String>> {
             k,
         ]);
     }
+}
+
+/// zCDP conversions and compositions.
+fn zcdp_and_compose_vectors(push: &mut impl FnMut(&[&str])) {
     for r in ["0.0001", "0.01", "0.5", "2", "30"] {
         for e in ["0", "0.1", "1", "10", "100"] {
             // keep δ above 1e-100000 so that every consumer can parse the vector
@@ -195,6 +213,10 @@ pub fn vector_queries() -> Vec<Vec<String>> {
             ]);
         }
     }
+}
+
+/// Rényi DP of the subsampled Gaussian and DP-SGD.
+fn sgm_vectors(push: &mut impl FnMut(&[&str])) {
     for (q, sg, t) in [
         ("256/60000", "1.1", "14063"),
         ("0.01", "4", "10000"),
@@ -223,17 +245,29 @@ pub fn vector_queries() -> Vec<Vec<String>> {
             }
         }
     }
+}
+
+/// f-DP and GDP: the best attack's TPR at an FPR, and μ.
+fn fdp_vectors(push: &mut impl FnMut(&[&str])) {
     // f-DP and GDP: the best attack's TPR at an FPR, and μ
     for (s, k) in [("1", "1"), ("4", "100"), ("1.1", "14063")] {
         push(&["gdp", "gaussian", "--sigma", s, "--compositions", k]);
         for a in ["1e-6", "0.01", "0.5"] {
-            push(&["tradeoff", "gaussian", "--sigma", s, "--compositions", k, "--fpr", a]);
+            push(&[
+                "tradeoff",
+                "gaussian",
+                "--sigma",
+                s,
+                "--compositions",
+                k,
+                "--fpr",
+                a,
+            ]);
         }
     }
     push(&[
         "tradeoff", "dpsgd", "--rate", "0.1", "--sigma", "1", "--steps", "10", "--fpr", "0.01",
     ]);
-    v
 }
 
 #[cfg(test)]

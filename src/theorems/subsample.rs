@@ -22,6 +22,27 @@ pub struct AmplifiedBound {
     pub delta: UpperBound,
 }
 
+/// `(ε', δ') ∈ ([…], […])`, each enclosure rounded outward (`{:.N}`: N significant digits).
+impl std::fmt::Display for Amplified {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("(ε', δ') ∈ (")?;
+        std::fmt::Display::fmt(&self.epsilon, f)?;
+        f.write_str(", ")?;
+        std::fmt::Display::fmt(&self.delta, f)?;
+        f.write_str(")")
+    }
+}
+
+/// `ε' ≤ …, δ' ≤ …`, rounded up (`{:.N}`: N significant digits).
+impl std::fmt::Display for AmplifiedBound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ε' ")?;
+        std::fmt::Display::fmt(&self.epsilon, f)?;
+        f.write_str(", δ' ")?;
+        std::fmt::Display::fmt(&self.delta, f)
+    }
+}
+
 fn check(eps: &Rational, delta: &Rational, rate: &Rational) -> Result<()> {
     validate::nonnegative("epsilon", eps)?;
     validate::unit_from_zero("delta", delta)?;

@@ -133,6 +133,11 @@ pub struct PldOptions {
     pub tail: Option<Rational>,
     /// Print progress to stderr.
     pub progress: bool,
+    /// The tight preset (`dpsgd_pld_epsilon` with the automatic grid): keep halving the grid,
+    /// at most three times, until the bracket is within 2·10⁻⁵ relative or the composed
+    /// support would pass 2²⁰ points (the default stops at 5·10⁻⁴ or 2¹⁵). Only the width and
+    /// the time change.
+    pub tight: bool,
 }
 
 /// A two-sided answer and how it was computed.
@@ -149,6 +154,25 @@ pub struct PldReport {
     /// Largest number of grid points held by a composed PLD.
     pub support: usize,
 }
+
+/// The enclosure, rounded outward (`{:.N}`: N significant digits), and the grid it came from.
+impl std::fmt::Display for PldReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.enclosure, f)?;
+        let grid = crate::num::Enclosure::rational(&self.grid, 64);
+        write!(f, " (PLD grid h ≈ {}, {} points)", grid.upper().to_decimal_digits(6), self.support)
+    }
+}
+
+/// A DP-SGD bracket wider than this (relative) is refined when the run was cheap.
+const REFINE_WIDTH: f64 = 5e-4;
+/// Largest composed support a refinement may aim at (the run before it at most half).
+const REFINE_SUPPORT: usize = 1 << 15;
+/// The same two limits under [`PldOptions::tight`], which also stops after three halvings
+/// (runs at h, h/2, h/4, h/8: about 10–15× the time of one run at h).
+const TIGHT_WIDTH: f64 = 2e-5;
+const TIGHT_SUPPORT: usize = 1 << 20;
+const TIGHT_HALVINGS: u32 = 3;
 
 /// Whether independent jobs (the two sides, the two directions) may run on threads of their
 /// own: yes unless the environment variable `DPCERT_THREADS` is `1` (a benchmarking knob; the
@@ -238,6 +262,11 @@ pub fn pld_epsilon(terms: &[PldTerm], delta: &Rational, opts: &PldOptions) -> Re
 /// bound of the direction whose upper bound is larger (any one direction's lower bound is a
 /// lower bound on the maximum).
 ///
+/// With the automatic grid, a cheap run (composed support ≤ 2¹⁴ points; 2¹⁹ and at most three
+/// times with [`PldOptions::tight`]) whose bracket is wider than 5·10⁻⁴ relative (2·10⁻⁵) is
+/// repeated on a grid twice as fine, and the brackets are intersected (each is certified, so their
+/// intersection is too).
+///
 /// # Guarantee
 /// `lower ≤ ε ≤ upper` for the exact add/remove DP-SGD privacy curve. Note:
 /// `proofs-notes/dpsgd_pld_epsilon.md`.
@@ -249,6 +278,49 @@ pub fn dpsgd_pld_epsilon(
     opts: &PldOptions,
 ) -> Result<PldReport> {
     validate::open_unit("delta", delta)?;
+    let (mut lo, mut hi, mut s, mut support) = dpsgd_once(rate, sigma, steps, delta, opts)?;
+    let (width, budget, halvings) = if opts.tight {
+        (TIGHT_WIDTH, TIGHT_SUPPORT, TIGHT_HALVINGS)
+    } else {
+        (REFINE_WIDTH, REFINE_SUPPORT, u32::MAX)
+    };
+    if opts.grid.is_none() {
+        for _ in 0..halvings {
+            if rel_width(&lo, &hi) <= width || support > budget / 2 {
+                break;
+            }
+            let finer = PldOptions {
+                grid: Some(Rational::from(&s.h / 2u32)),
+                ..opts.clone()
+            };
+            // a finer grid the guards refuse (points, support) ends the refinement
+            let Ok((l, h, fs, sp)) = dpsgd_once(rate, sigma, steps, delta, &finer) else {
+                break;
+            };
+            (lo, hi, s, support) = (lo.max(l), hi.min(h), fs, support.max(sp));
+        }
+    }
+    report(lo, hi, &s, support)
+}
+
+/// (upper − lower)/upper in floats (a refinement heuristic only; ∞ when upper ≤ 0).
+fn rel_width(lo: &Rational, hi: &Rational) -> f64 {
+    let (l, h) = (lo.to_f64(), hi.to_f64());
+    if h > 0.0 {
+        (h - l) / h
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// One run of the DP-SGD accountant on the grid `setup` chooses: (lower, upper, setup, support).
+fn dpsgd_once(
+    rate: &Rational,
+    sigma: &Rational,
+    steps: &Integer,
+    delta: &Rational,
+    opts: &PldOptions,
+) -> Result<(Rational, Rational, Setup, usize)> {
     let term = |direction| PldTerm {
         mechanism: PldMechanism::SubsampledGaussian {
             sigma: sigma.clone(),
@@ -291,5 +363,5 @@ pub fn dpsgd_pld_epsilon(
         lo_rem.0
     };
     let hi = up_add.0.max(up_rem.0);
-    report(lo, hi, &s, support)
+    Ok((lo, hi, s, support))
 }
