@@ -347,9 +347,23 @@ fn file_commands_validate_and_audit_exits_by_verdict() {
     assert_eq!(e["result"]["records"][0]["verdict"], "sound");
     let e = envelope(&v, &["check", &unsound], exit::REFUTED);
     assert_eq!(e["result"]["records"][0]["verdict"], "unsound");
-    let invalid = temp("invalid.json", r#"[{"query": ["audit"], "value": "1"}]"#);
-    let e = envelope(&v, &["check", &invalid], exit::REFUTED);
+    // invalid records next to valid ones: 1; nothing but invalid records: bad input (2), the
+    // records still reported in the result
+    let mixed = temp(
+        "mixed.json",
+        &format!(
+            r#"[{{"query": ["audit"], "value": "1"}}, {}"#,
+            &rec("0.3")[1..]
+        ),
+    );
+    let e = envelope(&v, &["check", &mixed], exit::REFUTED);
     assert_eq!(e["result"]["records"][0]["verdict"], "invalid");
+    let invalid = temp("invalid.json", r#"[{"query": ["audit"], "value": "1"}]"#);
+    let (code, out, _) = run(&["check", &invalid, "--json"]);
+    assert_eq!(code, exit::BAD_INPUT);
+    let e: Value = serde_json::from_str(&out).unwrap();
+    assert!(v.is_valid(&e), "{out}");
+    assert_eq!(e["result"]["summary"]["invalid"], 1);
     let not_list = temp("notlist.json", r#"{"query": []}"#);
     envelope(&v, &["check", &not_list], exit::BAD_INPUT);
 }

@@ -90,5 +90,9 @@ pub(super) fn run_check(a: &CheckArgs) -> i32 {
             summary.invalid
         );
     }
+    // a file of nothing but invalid records is bad input as a whole
+    if !results.is_empty() && summary.invalid == results.len() {
+        return crate::exit::BAD_INPUT;
+    }
     summary.exit_code()
 }

@@ -73,8 +73,8 @@ enum Cmd {
     /// ε or δ, σ ≤ 0); +∞ and any δ ≥ 1 are sound but vacuous. A record whose query or value is
     /// malformed is invalid; the other records are still judged. Bare NaN / Infinity tokens
     /// (as Python's json prints them) are accepted. Exit status: 1 when any record is unsound
-    /// or invalid, else 4 when any is undecided, else 0; 2 when FILE cannot be read or is not
-    /// a JSON list.
+    /// or invalid, else 4 when any is undecided, else 0; 2 when FILE cannot be read, is not
+    /// a JSON list, or holds only invalid records.
     Check(check::CheckArgs),
     /// f-DP: the best membership-inference attack's TPR at a given FPR, certified.
     #[command(subcommand)]
