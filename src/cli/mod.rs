@@ -1,6 +1,6 @@
 //! The `dpcert` command line: parse, call the library, print. One file per command group; each
-//! adds a variant to [`Cmd`] and a hook in [`run`]. A single-value query maps its flags to a
-//! [`Query`] ([`QueryCmd`]), evaluates it and prints one sentence (8 significant digits by
+//! adds a variant to `Cmd` and a hook in [`run`]. A single-value query maps its flags to a
+//! [`Query`] (`QueryCmd`), evaluates it and prints one sentence (8 significant digits by
 //! default, outward rounded) or, with `--json`, one `dpcert/1` envelope ([`crate::json`]).
 //! Exit codes follow [`crate::exit`].
 mod audit;

@@ -32,8 +32,8 @@
 //! code they argue about).
 //!
 //! # Adding a mechanism
-//! A mechanism enters the accountant only through its [`Profile`](mechanisms::Profile): enclosed
-//! tails P[Z > a], Q[Z > a], P[Z ≤ a], Q[Z ≤ a] of its continuous part (or none) and its atoms
+//! A mechanism enters the accountant only through its `mechanisms::Profile`: enclosed
+//! tails P\[Z > a\], Q\[Z > a\], P\[Z ≤ a\], Q\[Z ≤ a\] of its continuous part (or none) and its atoms
 //! (exact loss, enclosed P-mass; `None` = +∞). To add one:
 //! 1. a variant of [`PldMechanism`] with exact (`Rational`) parameters;
 //! 2. one file `mechanisms/<name>.rs` with `fn <name>_profile(..) -> Profile` (tails enclosed
