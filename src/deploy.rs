@@ -1,9 +1,14 @@
-//! Deployment files: what a deployment released, as TOML or JSON.
+//! Deployment files: what a deployment released, as TOML or JSON — the serialisation of an
+//! [`Event`] tree plus budget queries and an optional claim.
 //!
 //! Every number may be a TOML/JSON number or a string holding an exact decimal or fraction;
-//! numbers are read from their source text (never through `f64`). Adding a mechanism type is
-//! one local change: a variant of [`Mechanism`], its arm in [`Mechanism::parse`], and its
-//! arms in the capability methods the audit routes ask for.
+//! numbers are read from their source text (never through `f64`). Each `[[mechanism]]` entry
+//! is one event: its mechanism (a leaf; `subsampled-gaussian` is a Poisson-subsampled Gaussian
+//! run `steps` times), [`Event::SelfComposed`] `repeat` times, [`Event::Named`] by its `name`;
+//! the file is their [`Event::Composed`]. [`Deployment::to_toml`] and [`Deployment::to_json`]
+//! write a deployment back. Adding a mechanism type is one local change: its `type` in
+//! [`TYPES`] and `entry_event`, a variant of [`Mechanism`] and its arms in the capability
+//! methods the audit routes ask for.
 use crate::event::{Event, Exact};
 use crate::num::{parse_exact, parse_positive_integer};
 use crate::{validate, Error, Result};
@@ -288,6 +293,139 @@ fn section_num(
     }
 }
 
+fn parse_json(text: &str) -> Result<Node> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        Error::arg(
+            "FILE",
+            format!(
+                "JSON syntax error at line {}, column {}: {e}",
+                e.line(),
+                e.column()
+            ),
+        )
+    })?;
+    Ok(from_json(&v))
+}
+
+fn parse_toml(text: &str) -> Result<Node> {
+    let doc: toml_edit::DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
+        let line = e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1)
+            .unwrap_or(0);
+        let msg = e
+            .message()
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("; ");
+        Error::arg("FILE", format!("TOML syntax error at line {line}: {msg}"))
+    })?;
+    Ok(from_toml_item(doc.as_item()))
+}
+
+/// The top level is a table of the known sections, `[budget]` and `[claim]` of known fields.
+fn check_sections(root: &Node) -> Result<()> {
+    if !matches!(root, Node::Table(_)) {
+        return Err(Error::arg("FILE", "the top level must be a table/object"));
+    }
+    if let Some(k) = root
+        .keys()
+        .into_iter()
+        .find(|k| !["budget", "claim", "mechanism"].contains(k))
+    {
+        return Err(Error::arg(
+            "FILE",
+            format!(
+                "unknown section `{}` (expected budget, claim, mechanism)",
+                clip(k)
+            ),
+        ));
+    }
+    for (section, fields) in [
+        ("budget", ["delta", "epsilon"]),
+        ("claim", ["epsilon", "delta"]),
+    ] {
+        match root.get(section) {
+            None => {}
+            Some(t @ Node::Table(_)) => {
+                if let Some(k) = t.keys().into_iter().find(|k| !fields.contains(k)) {
+                    return Err(Error::arg(
+                        &format!("[{section}] {}", clip(k)),
+                        format!(
+                            "is not a field of [{section}] (expected: {})",
+                            fields.join(", ")
+                        ),
+                    ));
+                }
+            }
+            Some(_) => {
+                return Err(Error::arg(
+                    &format!("[{section}]"),
+                    "must be a table/object",
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The `i`-th `[[mechanism]]` entry as an event: its mechanism, run `repeat` times, labelled
+/// with its `name` when it has one.
+fn entry(i: usize, m: &Node) -> Result<Event> {
+    let name = match m.get("name") {
+        Some(Node::Str(s)) if s.chars().count() > MAX_NAME_CHARS => {
+            return Err(Error::arg(
+                &format!("mechanism #{}: field `name`", i + 1),
+                format!(
+                    "has {} characters; at most {MAX_NAME_CHARS} are accepted",
+                    s.chars().count()
+                ),
+            ))
+        }
+        Some(Node::Str(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let label = format!(
+        "`{}`",
+        name.clone().unwrap_or_else(|| format!("#{}", i + 1))
+    );
+    let ty = match m.get("type") {
+        Some(Node::Str(s)) => s.clone(),
+        _ => {
+            return Err(Error::arg(
+                &format!("mechanism {label}: field `type`"),
+                format!("is missing; valid types: {}", TYPES.join(", ")),
+            ))
+        }
+    };
+    let leaf = entry_event(&ty, m, &label)?;
+    let repeat = match m.get("repeat") {
+        None => Integer::from(1),
+        Some(Node::Num(t)) | Some(Node::Str(t)) => parse_positive_integer(t)
+            .map_err(|e| Error::arg(&format!("mechanism {label}: field `repeat`"), e))?,
+        Some(_) => {
+            return Err(Error::arg(
+                &format!("mechanism {label}: field `repeat`"),
+                "must be a positive integer",
+            ))
+        }
+    };
+    let run = if repeat == 1 {
+        leaf
+    } else {
+        Event::SelfComposed {
+            event: Box::new(leaf),
+            count: repeat,
+        }
+    };
+    Ok(match name {
+        Some(n) => run.named(n),
+        None => run,
+    })
+}
+
 impl Deployment {
     /// Read a deployment from a `.toml` or `.json` file (by extension; otherwise TOML).
     pub fn load(path: &Path) -> Result<Deployment> {
@@ -307,79 +445,17 @@ impl Deployment {
     /// Parse deployment text.
     pub fn parse(text: &str, json: bool) -> Result<Deployment> {
         let root = if json {
-            let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-                Error::arg(
-                    "FILE",
-                    format!(
-                        "JSON syntax error at line {}, column {}: {e}",
-                        e.line(),
-                        e.column()
-                    ),
-                )
-            })?;
-            from_json(&v)
+            parse_json(text)?
         } else {
-            let doc: toml_edit::DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
-                let line = e
-                    .span()
-                    .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1)
-                    .unwrap_or(0);
-                let msg = e
-                    .message()
-                    .lines()
-                    .map(str::trim)
-                    .filter(|l| !l.is_empty())
-                    .collect::<Vec<_>>()
-                    .join("; ");
-                Error::arg("FILE", format!("TOML syntax error at line {line}: {msg}"))
-            })?;
-            from_toml_item(doc.as_item())
+            parse_toml(text)?
         };
-        if !matches!(root, Node::Table(_)) {
-            return Err(Error::arg("FILE", "the top level must be a table/object"));
-        }
-        for k in root.keys() {
-            if !["budget", "claim", "mechanism"].contains(&k) {
-                return Err(Error::arg(
-                    "FILE",
-                    format!(
-                        "unknown section `{}` (expected budget, claim, mechanism)",
-                        clip(k)
-                    ),
-                ));
-            }
-        }
-        for (section, fields) in [
-            ("budget", ["delta", "epsilon"]),
-            ("claim", ["epsilon", "delta"]),
-        ] {
-            match root.get(section) {
-                None => {}
-                Some(t @ Node::Table(_)) => {
-                    if let Some(k) = t.keys().into_iter().find(|k| !fields.contains(k)) {
-                        return Err(Error::arg(
-                            &format!("[{section}] {}", clip(k)),
-                            format!(
-                                "is not a field of [{section}] (expected: {})",
-                                fields.join(", ")
-                            ),
-                        ));
-                    }
-                }
-                Some(_) => {
-                    return Err(Error::arg(
-                        &format!("[{section}]"),
-                        "must be a table/object",
-                    ))
-                }
-            }
-        }
+        check_sections(&root)?;
         let budget_delta = section_num(&root, "budget", "delta", validate::open_unit)?;
         let budget_epsilon = section_num(&root, "budget", "epsilon", validate::nonnegative)?;
-        if budget_delta.is_none() && budget_epsilon.is_none() {
+        if budget_delta.is_none() && budget_epsilon.is_none() && root.get("claim").is_none() {
             return Err(Error::arg(
                 "[budget]",
-                "set `delta` (to get a certified ε) and/or `epsilon` (to get a certified δ)",
+                "set `delta` (to get a certified ε) and/or `epsilon` (to get a certified δ), or a [claim] to check",
             ));
         }
         let claim = match root.get("claim") {
@@ -410,62 +486,29 @@ impl Deployment {
                 ),
             ));
         }
-        let mut events = Vec::new();
-        for (i, m) in list.iter().enumerate() {
-            let name = match m.get("name") {
-                Some(Node::Str(s)) if s.chars().count() > MAX_NAME_CHARS => {
-                    return Err(Error::arg(
-                        &format!("mechanism #{}: field `name`", i + 1),
-                        format!(
-                            "has {} characters; at most {MAX_NAME_CHARS} are accepted",
-                            s.chars().count()
-                        ),
-                    ))
-                }
-                Some(Node::Str(s)) => s.clone(),
-                _ => format!("#{}", i + 1),
-            };
-            let label = format!("`{name}`");
-            let ty = match m.get("type") {
-                Some(Node::Str(s)) => s.clone(),
-                _ => {
-                    return Err(Error::arg(
-                        &format!("mechanism {label}: field `type`"),
-                        format!("is missing; valid types: {}", TYPES.join(", ")),
-                    ))
-                }
-            };
-            let leaf = entry_event(&ty, m, &label)?;
-            let repeat = match m.get("repeat") {
-                None => Integer::from(1),
-                Some(Node::Num(t)) | Some(Node::Str(t)) => parse_positive_integer(t)
-                    .map_err(|e| Error::arg(&format!("mechanism {label}: field `repeat`"), e))?,
-                Some(_) => {
-                    return Err(Error::arg(
-                        &format!("mechanism {label}: field `repeat`"),
-                        "must be a positive integer",
-                    ))
-                }
-            };
-            let run = if repeat == 1 {
-                leaf
-            } else {
-                Event::SelfComposed {
-                    event: Box::new(leaf),
-                    count: repeat,
-                }
-            };
-            events.push(match m.get("name") {
-                Some(Node::Str(_)) => run.named(name),
-                _ => run,
-            });
-        }
+        let events = list
+            .iter()
+            .enumerate()
+            .map(|(i, m)| entry(i, m))
+            .collect::<Result<Vec<_>>>()?;
         Ok(Deployment {
             budget_delta,
             budget_epsilon,
             claim,
             event: Event::Composed(events),
-        })
+        }
+        .with_default_budget())
+    }
+
+    /// Without a budget query, the claim's: ε at the claimed δ (when it is > 0) and δ at the
+    /// claimed ε. Unchanged when a budget is set or there is no claim.
+    pub fn with_default_budget(mut self) -> Deployment {
+        if let (None, None, Some((e, d))) = (&self.budget_delta, &self.budget_epsilon, &self.claim)
+        {
+            self.budget_delta = (*d > 0).then(|| d.clone());
+            self.budget_epsilon = Some(e.clone());
+        }
+        self
     }
 
     /// A deployment of `event` with no budget query or claim yet (add them with

@@ -26,6 +26,68 @@
 //! assert!(delta.upper().as_float() <= coarse.upper().as_float());
 //! ```
 //!
+//! ## Using dpcert from another crate
+//! One line in the dependent crate's `Cargo.toml` is enough — no `.cargo` configuration, no
+//! `rug` line (its number types are re-exported as [`rug`]), no target-CPU flag:
+//! `dpcert = { path = "…" }` or `dpcert = { git = "…" }`. `examples/dependent/` is such a crate.
+//! Inputs are exact: [`num::parse_exact`] reads `"0.1"`, `"1e-5"` or `"256/60000"` as the exact
+//! rational written, and [`event::Event`]'s builders take strings or integers directly.
+//! Precision is passed the same way everywhere, as a [`num::Precision`]: `Auto` (`f64`
+//! intervals first, then MPFR as far as needed) or `Bits(b)` (MPFR at `b` bits).
+//!
+//! ### DP-SGD ε through the PLD accountant
+//! ```
+//! use dpcert::num::{parse_exact, parse_positive_integer};
+//! use dpcert::theorems::pld_accountant::{dpsgd_pld_epsilon, PldOptions};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // Poisson sampling rate 0.01, noise multiplier 1, 100 steps, δ = 1e-5
+//! let report = dpsgd_pld_epsilon(
+//!     &parse_exact("0.01")?,
+//!     &parse_exact("1")?,
+//!     &parse_positive_integer("100")?,
+//!     &parse_exact("1e-5")?,
+//!     &PldOptions::default(),
+//! )?;
+//! let eps = &report.enclosure; // lower ≤ ε ≤ upper for the exact add/remove DP-SGD curve
+//! assert!(eps.lower().to_f64() > 0.0 && eps.upper().to_f64() < 10.0);
+//! println!("ε ∈ {eps}");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! ### An audit built in code
+//! ```
+//! use dpcert::audit::{audit, Verdict};
+//! use dpcert::deploy::Deployment;
+//! use dpcert::event::Event;
+//! # fn main() -> Result<(), dpcert::Error> {
+//! // 52 weekly counts with Gaussian noise σ = 8, claimed (2, 1e-6)-DP
+//! let weekly = Event::gaussian("8")?.self_composed(52)?.named("weekly count");
+//! let report = audit(&Deployment::new(weekly).with_claim("2", "1e-6")?)?;
+//! assert_eq!(report.claim.unwrap().verdict, Verdict::Refuted); // δ at ε = 2 is far above 1e-6
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! ### Checking another library's value
+//! A value printed by another accountant is a valid guarantee only if it is at least the exact
+//! quantity: it is certainly valid when it lies above the certified upper bound, certainly not
+//! when it lies below the certified lower bound.
+//! ```
+//! use dpcert::num::{parse_exact, Precision, Tri};
+//! use dpcert::theorems::{gaussian::gaussian_delta, pld::gaussian_pld};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // δ at ε = 1 of N(0, 1) noise on a sensitivity-1 query is 0.12693…
+//! let pld = gaussian_pld(&parse_exact("1")?, &parse_exact("1")?)?;
+//! let delta = gaussian_delta(&pld, &parse_exact("1")?, Precision::Auto)?;
+//! // a library printing δ = 0.127 is sound, one printing 0.1269 is not
+//! assert_eq!(delta.cmp_rational(&parse_exact("0.127")?), Tri::Less);
+//! assert_eq!(delta.cmp_rational(&parse_exact("0.1269")?), Tri::Greater);
+//! # Ok(())
+//! # }
+//! ```
+//! `dpcert check` does this for whole files of records ([`reference::check`]).
+//!
 //! ## Guarantees in the types
 //! A theorem function's return type says what it guarantees:
 //! - [`Enclosure`]: a **two-sided** enclosure `lower ≤ exact ≤ upper` of the exact (optimal)
@@ -70,9 +132,11 @@
 extern crate self as dpcert;
 
 pub mod audit;
+pub mod calibrate;
 #[doc(hidden)]
 pub mod cli;
 pub mod deploy;
+pub mod dp_event;
 pub mod event;
 pub mod json;
 pub mod num;
@@ -93,12 +157,18 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Error {
     /// An input is outside the theorem's domain or unparseable.
-    InvalidArgument { name: String, reason: String },
+    InvalidArgument {
+        /// The argument's name, as the user wrote it.
+        name: String,
+        /// Why it was refused.
+        reason: String,
+    },
     /// The certified evaluation could not produce a finite, valid enclosure.
     Numerical(String),
 }
 
 impl Error {
+    /// An [`Error::InvalidArgument`] for argument `name`.
     pub fn arg(name: &str, reason: impl Into<String>) -> Error {
         Error::InvalidArgument {
             name: name.to_string(),
@@ -118,6 +188,7 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// dpcert's result type: a value, or an [`Error`] (never a NaN or a panic).
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// Process exit codes of the `dpcert` command (documented in the README and `--help`).

@@ -3,7 +3,7 @@ mod common;
 use common::q;
 use common::run;
 use dpcert::audit::ledger::Ledger;
-use dpcert::audit::{audit, Answer, Report, Route, Verdict};
+use dpcert::audit::{audit, Answer, Report, RouteId, RouteResult as Route, Verdict};
 use dpcert::deploy::{Deployment, Mechanism};
 use dpcert::num::Precision;
 use dpcert::theorems::{gaussian, pld_accountant, zcdp};
@@ -45,16 +45,16 @@ fn examples_have_the_expected_verdicts() {
         assert_eq!(r.claim.as_ref().unwrap().verdict, verdict, "{file}");
         let (i, _) = r.best_epsilon.as_ref().or(r.best_delta.as_ref()).unwrap();
         assert_eq!(r.routes[*i].name, route, "{file}");
+        // exit 1 when the claim is refuted, 0 when verified
         let (code, out, err) = run(&["audit", file]);
-        assert_eq!(code, 0, "{err}");
+        assert_eq!(code, verdict.exit_code(), "{err}");
         assert!(out.contains("Routes") && out.contains("Claim"));
         let (code, out, _) = run(&["audit", file, "--json"]);
-        assert_eq!(code, 0);
+        assert_eq!(code, verdict.exit_code());
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-        assert!(v["route"].is_string() && v["routes"].is_array());
-        assert!(
-            ["verified", "refuted", "undecided"].contains(&v["claim"]["verdict"].as_str().unwrap())
-        );
+        let v = &v["result"];
+        assert!(v["routes"].is_array());
+        assert_eq!(v["claim"]["verdict"].as_str().unwrap(), verdict.name());
     }
 }
 
@@ -114,10 +114,10 @@ fn undecided_claim_explains_itself() {
     // optimal composition and PLD are both exact. Either way the claim is refuted, by the
     // exact route with the largest lower bound.
     for (mechanism, routes) in [
-        ("type = \"laplace\"\nscale = 2", &["PLD"][..]),
+        ("type = \"laplace\"\nscale = 2", &[RouteId::Pld][..]),
         (
             "type = \"pure\"\nepsilon = 0.5",
-            &["PLD", "optimal composition"][..],
+            &[RouteId::Pld, RouteId::Optimal][..],
         ),
     ] {
         let d = Deployment::parse(&format!("[budget]\ndelta = \"1e-5\"\n[claim]\nepsilon = 2.4\ndelta = \"1e-5\"\n[[mechanism]]\n{mechanism}\nrepeat = 5\n"), false).unwrap();
@@ -189,7 +189,7 @@ fn vectors_cover_every_query_kind() {
     let (code, out, _) = run(&["vectors", "--json"]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let list = v["vectors"].as_array().unwrap();
+    let list = v["result"]["vectors"].as_array().unwrap();
     assert!(list.len() >= 200);
     for kind in [
         "gaussian delta",
@@ -236,8 +236,8 @@ fn vectors_cover_every_query_kind() {
         let rho =
             rug::Rational::from(&sens * &sens) * k / (rug::Rational::from(&sigma * &sigma) * 2u32);
         let reference = common::gaussian_delta(&rho, &eps);
-        let lo = q(r["lower"].as_str().unwrap());
-        let hi = q(r["upper"].as_str().unwrap());
+        let lo = q(r["value"]["lower"].as_str().unwrap());
+        let hi = q(r["value"]["upper"].as_str().unwrap());
         assert!(
             reference >= lo && reference <= hi,
             "{args:?}: {reference} outside [{lo}, {hi}]"
@@ -275,7 +275,7 @@ fn check_decides_near_misses() {
     let (code, out, err) = run(&["check", p.to_str().unwrap(), "--json"]);
     assert_eq!(code, 1, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let verdicts: Vec<&str> = v["results"]
+    let verdicts: Vec<&str> = v["result"]["records"]
         .as_array()
         .unwrap()
         .iter()
@@ -285,11 +285,15 @@ fn check_decides_near_misses() {
         verdicts,
         ["sound", "unsound", "sound", "unsound", "sound", "unsound"]
     );
-    // a malformed record is judged `invalid` (exit 1), not a reason to abort the run
-    std::fs::write(&p, "[{\"query\": [\"gaussian\"], \"value\": \"1\"}]").unwrap();
+    // a malformed record next to a valid one is judged `invalid` (exit 1), not a reason to
+    // abort the run; a file of nothing but invalid records is bad input (exit 2)
+    std::fs::write(&p, "[{\"query\": [\"gaussian\"], \"value\": \"1\"}, {\"query\": [\"zcdp\", \"delta\", \"--rho\", \"0.5\", \"--epsilon\", \"2\"], \"value\": \"1\"}]").unwrap();
     let (code, out, err) = run(&["check", p.to_str().unwrap()]);
     assert_eq!(code, 1, "{err}");
     assert!(out.starts_with("invalid"), "{out}");
+    std::fs::write(&p, "[{\"query\": [\"gaussian\"], \"value\": \"1\"}]").unwrap();
+    let (code, _, err) = run(&["check", p.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
     // a malformed file is bad input (exit 2), one line
     std::fs::write(&p, "{\"query\": []}").unwrap();
     let (code, _, err) = run(&["check", p.to_str().unwrap()]);
@@ -460,7 +464,11 @@ fn cited_rdp_route_is_marked_and_not_preferred() {
     let json = |args: &[&str]| -> serde_json::Value {
         let (code, out, err) = run(args);
         assert_eq!(code, 0, "{err}");
-        serde_json::from_str(&out).unwrap()
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let r = &v["result"];
+        let mut q = r["value"].clone();
+        q["method"] = r["details"]["method"].clone();
+        q
     };
     let base = [
         "dpsgd", "--rate", "0.01", "--sigma", "1", "--steps", "100", "--json",
@@ -504,6 +512,7 @@ fn no_route_is_null_not_inf() {
     let (code, out, err) = run(&["audit", p.to_str().unwrap(), "--json"]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = &v["result"];
     assert!(v["epsilon"].is_null(), "{}", v["epsilon"]);
     assert!(!out.contains("\"inf\""));
     assert!(v["notes"].as_array().is_some_and(|n| !n.is_empty()));

@@ -141,3 +141,29 @@ fn uncertifiable_events_are_refused_by_name() {
         other => panic!("{:?}", other.map(|r| r.routes.len())),
     }
 }
+
+/// A file (or a deployment built in code) with a claim and no budget is audited at the claim:
+/// ε at the claimed δ and δ at the claimed ε; with neither, the error names the budget.
+#[test]
+fn a_claim_alone_sets_the_budget() {
+    let text = "[claim]\nepsilon = 1\ndelta = \"1e-6\"\n[[mechanism]]\ntype = \"gaussian\"\nsigma = 8\nrepeat = 10\n";
+    let d = Deployment::parse(text, false).unwrap();
+    assert_eq!(d.budget_delta, Some(common::q("1e-6")));
+    assert_eq!(d.budget_epsilon, Some(common::q("1")));
+    let built = Deployment::new(Event::gaussian(8).unwrap().self_composed(10).unwrap())
+        .with_claim(1, "1e-6")
+        .unwrap();
+    assert_eq!(
+        numbers(&audit(&built).unwrap()),
+        numbers(&audit(&d).unwrap())
+    );
+    let none = "[[mechanism]]\ntype = \"gaussian\"\nsigma = 8\n";
+    match Deployment::parse(none, false) {
+        Err(dpcert::Error::InvalidArgument { name, .. }) => assert_eq!(name, "[budget]"),
+        other => panic!("{other:?}"),
+    }
+    match audit(&Deployment::new(Event::gaussian(8).unwrap())) {
+        Err(dpcert::Error::InvalidArgument { name, .. }) => assert_eq!(name, "budget"),
+        other => panic!("{:?}", other.map(|r| r.routes.len())),
+    }
+}

@@ -83,29 +83,52 @@ fn json_queries() {
         let (code, out, err) = run(&a);
         assert_eq!(code, 0, "{args:?}: {err}");
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-        let upper: f64 = v["upper"].as_str().unwrap().parse().unwrap();
+        let upper: f64 = v["result"]["value"]["upper"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
         assert!(upper.is_finite());
-        assert_eq!(v["lower"].is_string(), two_sided, "{args:?}");
+        assert_eq!(
+            v["result"]["value"]["lower"].is_string(),
+            two_sided,
+            "{args:?}"
+        );
         if two_sided {
-            let lower: f64 = v["lower"].as_str().unwrap().parse().unwrap();
+            let lower: f64 = v["result"]["value"]["lower"]
+                .as_str()
+                .unwrap()
+                .parse()
+                .unwrap();
             assert!(lower <= upper);
         }
-        assert!(v["theorem"].as_str().unwrap().contains("Steinke 2022"));
+        assert!(v["result"]["theorem"]
+            .as_str()
+            .unwrap()
+            .contains("Steinke 2022"));
         if two_sided {
             let (lo, up): (f64, f64) = (
-                v["lower"].as_str().unwrap().parse().unwrap(),
-                v["upper"].as_str().unwrap().parse().unwrap(),
+                v["result"]["value"]["lower"]
+                    .as_str()
+                    .unwrap()
+                    .parse()
+                    .unwrap(),
+                v["result"]["value"]["upper"]
+                    .as_str()
+                    .unwrap()
+                    .parse()
+                    .unwrap(),
             );
             assert!(
                 up - lo <= 1e-9 * up,
                 "{args:?}: [{lo}, {up}] wider than 1e-9 relative"
             );
         }
-        assert!(v["precision_bits"].as_u64().unwrap() >= 53);
+        assert!(v["result"]["precision_bits"].as_u64().unwrap() >= 53);
         // the human sentence too
         let (code, out, _) = run(&args);
         assert_eq!(code, 0);
-        assert_eq!(out.lines().count(), 1);
+        assert_eq!(out.lines().count(), 2, "a sentence and its theorem line");
     }
     let (_, out, _) = run(&[
         "gaussian",
@@ -119,8 +142,8 @@ fn json_queries() {
         "256",
     ]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["precision_bits"], 256);
-    assert!(v["upper"]
+    assert_eq!(v["result"]["precision_bits"], 256);
+    assert!(v["result"]["value"]["upper"]
         .as_str()
         .unwrap()
         .starts_with("1.46220517756907481"));
@@ -284,11 +307,18 @@ fn dpsgd_methods() {
         let (code, out, err) = run(&args);
         assert_eq!(code, 0, "{err}");
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-        let num = |k: &str| v[k].as_str().map(|s| s.parse::<f64>().unwrap());
+        let num = |k: &str| {
+            v["result"]["value"][k]
+                .as_str()
+                .map(|s| s.parse::<f64>().unwrap())
+        };
         (
             num("lower"),
             num("upper").unwrap(),
-            v["method"].as_str().unwrap().to_string(),
+            v["result"]["details"]["method"]
+                .as_str()
+                .unwrap()
+                .to_string(),
         )
     };
     // pld: two-sided at the top level; rdp: an upper bound only; best: the smaller upper bound
@@ -310,12 +340,22 @@ fn dpsgd_methods() {
         let args: Vec<&str> = base.iter().copied().chain([flag, bad]).collect();
         let (code, out, err) = run(&args);
         assert_eq!(code, 2, "{flag} {bad}: {out}");
-        assert!(out.is_empty() && err.lines().count() == 1, "{err}");
+        assert_error_envelope(&out, 2);
+        assert!(err.lines().count() == 1 && err.contains(flag), "{err}");
     }
 }
 
 /// A decimal string of `x` with 40 significant digits (round-to-nearest: the references sit far
 /// from every decision boundary, so the last digit never matters).
+/// `out` is exactly one dpcert/1 error envelope with this exit code.
+fn assert_error_envelope(out: &str, code: i32) {
+    assert_eq!(out.lines().count(), 1, "{out}");
+    let v: serde_json::Value = serde_json::from_str(out).unwrap();
+    assert_eq!(v["schema"], "dpcert/1");
+    assert!(v["result"].is_null(), "{out}");
+    assert_eq!(v["error"]["code"], code, "{out}");
+}
+
 fn dec(x: &rug::Float) -> String {
     x.to_string_radix(10, Some(40))
 }
@@ -512,28 +552,29 @@ fn check_judges_every_record() {
     let (code, out, err) = run(&["check", p.to_str().unwrap(), "--json"]);
     assert_eq!(code, 1, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let results = v["results"].as_array().unwrap();
+    let results = v["result"]["records"].as_array().unwrap();
     assert_eq!(results.len(), want.len());
     for (i, (r, w)) in results.iter().zip(&want).enumerate() {
         assert_eq!(r["verdict"], *w, "record {}: {r}", i + 1);
         assert_eq!(r["record"], i + 1);
-        for k in ["query", "value", "reason", "kind", "lower", "upper"] {
+        for k in ["query", "value", "reason", "bracket"] {
             assert!(r.get(k).is_some(), "record {}: no `{k}`", i + 1);
         }
         assert!(!r["reason"].as_str().unwrap().is_empty());
         if *w == "invalid" {
-            assert!(r["lower"].is_null() && r["upper"].is_null() && r["kind"].is_null());
+            assert!(r["bracket"].is_null());
             continue;
         }
-        assert!(["two-sided", "upper-bound"].contains(&r["kind"].as_str().unwrap()));
+        let b = &r["bracket"];
+        assert!(["two-sided", "upper-bound"].contains(&b["kind"].as_str().unwrap()));
         // the bracket shown agrees with the verdict
         let Ok(val) = dpcert::num::parse_exact(r["value"].as_str().unwrap_or("x")) else {
             continue; // NaN / ±inf
         };
-        let lo = r["lower"]
+        let lo = b["lower"]
             .as_str()
             .map(|l| dpcert::num::parse_exact(l).unwrap());
-        let up = r["upper"]
+        let up = b["upper"]
             .as_str()
             .map(|u| dpcert::num::parse_exact(u).unwrap());
         let impossible = r["reason"].as_str().unwrap().starts_with("impossible")
@@ -544,19 +585,20 @@ fn check_judges_every_record() {
             _ => {}
         }
     }
-    assert_eq!(v["summary"]["records"], want.len());
-    assert_eq!(v["summary"]["invalid"], 10);
+    assert_eq!(v["result"]["summary"]["records"], want.len());
+    assert_eq!(v["result"]["summary"]["invalid"], 10);
     // zCDP and composition bounds are labelled as bounds, the exact Gaussian two-sided
-    assert_eq!(results[0]["kind"], "two-sided");
-    assert_eq!(results[6]["kind"], "upper-bound");
+    assert_eq!(results[0]["bracket"]["kind"], "two-sided");
+    assert_eq!(results[6]["bracket"]["kind"], "upper-bound");
     // the text output: one line per record and a summary
     let (code, out, _) = run(&["check", p.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert_eq!(out.lines().count(), want.len() + 1);
 }
 
-/// Exit codes of `check`: 0 with only sound and undecided records; 2 for a file that is not a
-/// JSON list (one line on stderr, nothing on stdout).
+/// Exit codes of `check`: 4 with only sound and undecided records, 0 with only sound ones; 2
+/// for a file that is not a JSON list (one line on stderr; with `--json` the error envelope on
+/// stdout).
 #[test]
 fn check_exit_codes_and_bad_files() {
     use common::{gaussian_delta, q, zcdp_delta_at};
@@ -575,10 +617,15 @@ fn check_exit_codes_and_bad_files() {
     );
     let p = write_temp("check-ok", &ok);
     let (code, out, err) = run(&["check", p.to_str().unwrap(), "--json"]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 4, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["results"][0]["verdict"], "undecided");
-    assert_eq!(v["results"][1]["verdict"], "sound");
+    assert_eq!(v["result"]["records"][0]["verdict"], "undecided");
+    assert_eq!(v["result"]["records"][1]["verdict"], "sound");
+    let sound_only = write_temp(
+        "check-sound",
+        r#"[{"query": ["gaussian", "delta", "--sigma", "1", "--epsilon", "0.5"], "value": "0.3"}]"#,
+    );
+    assert_eq!(run(&["check", sound_only.to_str().unwrap()]).0, 0);
     for (name, text) in [
         ("not-json", "query: gaussian".to_string()),
         (
@@ -594,7 +641,7 @@ fn check_exit_codes_and_bad_files() {
         let p = write_temp(&format!("check-{name}"), &text);
         let (code, out, err) = run(&["check", p.to_str().unwrap(), "--json"]);
         assert_eq!(code, 2, "{name}: {err}");
-        assert!(out.is_empty(), "{name}: {out}");
+        assert_error_envelope(&out, 2);
         assert_eq!(err.trim().lines().count(), 1, "{name}: {err}");
         assert!(
             err.contains("FILE") && !err.contains("panicked"),
@@ -712,8 +759,8 @@ fn hostile_inputs_are_refused_fast() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let big = rug::Rational::from(rug::Integer::from(rug::Integer::u_pow_u(10, 2002)));
     let (lo, up) = (
-        dpcert::num::parse_exact(v["lower"].as_str().unwrap()).unwrap(),
-        dpcert::num::parse_exact(v["upper"].as_str().unwrap()).unwrap(),
+        dpcert::num::parse_exact(v["result"]["value"]["lower"].as_str().unwrap()).unwrap(),
+        dpcert::num::parse_exact(v["result"]["value"]["upper"].as_str().unwrap()).unwrap(),
     );
     assert!(
         lo <= rug::Rational::from(&big - 922) && up >= rug::Rational::from(&big - 921),
@@ -734,12 +781,10 @@ fn hostile_inputs_are_refused_fast() {
         "--json",
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(
-        out.contains(
-            r#""lower":"2.9099999999999999999e25840","upper":"2.9100000000000000001e25840""#
-        ),
-        "{out}"
-    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let eps = &v["result"]["epsilon"];
+    assert_eq!(eps["lower"], "2.9099999999999999999e25840", "{out}");
+    assert_eq!(eps["upper"], "2.9100000000000000001e25840", "{out}");
 }
 
 /// Deployment files that used to panic the report printer (a 120 000-character name:
@@ -771,13 +816,13 @@ fn hostile_deployments_are_refused() {
         assert!(err.contains(names) && err.len() < 400, "{name}: {err}");
     }
     // the report printer itself copes with a long name built in code
-    let d = dpcert::deploy::Deployment::parse(
-        "[budget]\ndelta = \"1e-5\"\n[[mechanism]]\ntype = \"pure\"\nepsilon = 1\n",
-        false,
+    let d = dpcert::deploy::Deployment::new(
+        dpcert::event::Event::pure(1)
+            .unwrap()
+            .named("y".repeat(70_000)),
     )
+    .at_delta("1e-5")
     .unwrap();
-    let mut d = d;
-    d.mechanisms[0].name = "y".repeat(70_000);
     let r = dpcert::audit::audit(&d).unwrap();
     assert!(r.to_table().contains("yyyy"));
 }
@@ -794,7 +839,7 @@ fn huge_step_counts_are_answered() {
     ]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let lo = dpcert::num::parse_exact(v["lower"].as_str().unwrap()).unwrap();
-    let up = dpcert::num::parse_exact(v["upper"].as_str().unwrap()).unwrap();
+    let lo = dpcert::num::parse_exact(v["result"]["value"]["lower"].as_str().unwrap()).unwrap();
+    let up = dpcert::num::parse_exact(v["result"]["value"]["upper"].as_str().unwrap()).unwrap();
     assert!(lo <= up && up > 0, "[{lo}, {up}]");
 }

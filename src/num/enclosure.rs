@@ -13,19 +13,21 @@ pub const DECIMAL_DIGITS: usize = 20;
 /// Which arithmetic produced a result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Arithmetic {
-    /// `f64` intervals ([`Interval`](super::Interval), plus our certified Φ): 53-bit endpoints.
+    /// `f64` intervals (`num::Interval`, plus our certified Φ): 53-bit endpoints.
     F64Interval,
     /// MPFR intervals at this many bits.
     Mpfr(u32),
 }
 
 impl Arithmetic {
+    /// Precision of the endpoints, in bits.
     pub fn precision_bits(self) -> u32 {
         match self {
             Arithmetic::F64Interval => 53,
             Arithmetic::Mpfr(p) => p,
         }
     }
+    /// `"f64-interval"` or `"mpfr-interval"` (the JSON `arithmetic` field).
     pub fn name(self) -> &'static str {
         match self {
             Arithmetic::F64Interval => "f64-interval",
@@ -105,14 +107,18 @@ impl Upper {
     }
 }
 
+/// Rounded toward −∞ in decimal, 20 significant digits, or `{:.N}` for N (at least 2).
 impl fmt::Display for Lower {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_decimal())
+        let digits = f.precision().unwrap_or(DECIMAL_DIGITS);
+        f.write_str(&self.to_decimal_digits(digits))
     }
 }
+/// Rounded toward +∞ in decimal, 20 significant digits, or `{:.N}` for N (at least 2).
 impl fmt::Display for Upper {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_decimal())
+        let digits = f.precision().unwrap_or(DECIMAL_DIGITS);
+        f.write_str(&self.to_decimal_digits(digits))
     }
 }
 
@@ -227,6 +233,7 @@ impl Enclosure {
     pub fn arithmetic(&self) -> Arithmetic {
         self.arithmetic
     }
+    /// Whether both ends are finite.
     pub fn is_finite(&self) -> bool {
         self.lower.0.is_finite() && self.upper.0.is_finite()
     }
@@ -247,13 +254,19 @@ impl Enclosure {
         }
         Float::with_val(64, Float::with_val(64, u - l) / m).to_f64()
     }
+    /// Whether `x` lies in `[lower, upper]` (the exact value might equal it).
     pub fn contains(&self, x: &Float) -> bool {
         &self.lower.0 <= x && x <= &self.upper.0
     }
+    /// Whether the exact rational `x` lies in `[lower, upper]`.
     pub fn contains_rational(&self, x: &Rational) -> bool {
         self.lower.0 <= *x && self.upper.0 >= *x
     }
-    /// Compare the enclosed value with an exact rational.
+    /// Compare the enclosed value with an exact rational: `Less` when `upper < x` (the exact
+    /// value is certainly below `x`), `Greater` when `lower > x`, else `Undecided`.
+    ///
+    /// # Guarantee
+    /// `Less` and `Greater` are certain (they follow from the enclosure's guarantee).
     pub fn cmp_rational(&self, x: &Rational) -> Tri {
         if self.upper.0.partial_cmp(x) == Some(Ordering::Less) {
             Tri::Less
@@ -263,14 +276,28 @@ impl Enclosure {
             Tri::Undecided
         }
     }
+    /// Precision of the endpoints, in bits (53 for the `f64` pass).
     pub fn precision_bits(&self) -> u32 {
         self.arithmetic.precision_bits()
     }
 }
 
+/// `[lower, upper]`, each end rounded outward (`{:.N}`: N significant digits).
+///
+/// ```
+/// # use dpcert::num::{parse_exact, Precision};
+/// # use dpcert::theorems::{gaussian::gaussian_delta, pld::gaussian_pld};
+/// let pld = gaussian_pld(&parse_exact("1").unwrap(), &parse_exact("1").unwrap()).unwrap();
+/// let delta = gaussian_delta(&pld, &parse_exact("1").unwrap(), Precision::Auto).unwrap();
+/// assert_eq!(format!("{delta:.6}"), "[1.26936e-1, 1.26937e-1]"); // lower rounded down, upper up
+/// ```
 impl fmt::Display for Enclosure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "[{}, {}]", self.lower, self.upper)
+        f.write_str("[")?;
+        fmt::Display::fmt(&self.lower, f)?;
+        f.write_str(", ")?;
+        fmt::Display::fmt(&self.upper, f)?;
+        f.write_str("]")
     }
 }
 
@@ -307,6 +334,7 @@ impl UpperBound {
     pub fn formula(&self) -> &Enclosure {
         &self.formula
     }
+    /// Which arithmetic produced the bound.
     pub fn arithmetic(&self) -> Arithmetic {
         self.formula.arithmetic
     }
@@ -316,9 +344,11 @@ impl UpperBound {
     }
 }
 
+/// `≤ upper`, rounded up (`{:.N}`: N significant digits).
 impl fmt::Display for UpperBound {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "≤ {}", self.upper())
+        f.write_str("≤ ")?;
+        fmt::Display::fmt(self.upper(), f)
     }
 }
 
@@ -342,14 +372,17 @@ impl LowerBound {
     pub fn formula(&self) -> &Enclosure {
         &self.formula
     }
+    /// Which arithmetic produced the bound.
     pub fn arithmetic(&self) -> Arithmetic {
         self.formula.arithmetic
     }
 }
 
+/// `≥ lower`, rounded down (`{:.N}`: N significant digits).
 impl fmt::Display for LowerBound {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "≥ {}", self.lower())
+        f.write_str("≥ ")?;
+        fmt::Display::fmt(self.lower(), f)
     }
 }
 
@@ -363,6 +396,7 @@ pub enum Certified {
 }
 
 impl Certified {
+    /// The rigorous upper bound (both kinds have one).
     pub fn upper(&self) -> &Upper {
         match self {
             Certified::TwoSided(e) => e.upper(),
@@ -390,9 +424,11 @@ impl Certified {
             Certified::UpperBound(_) => "upper-bound",
         }
     }
+    /// Whether the result is a two-sided enclosure of the exact value.
     pub fn is_two_sided(&self) -> bool {
         matches!(self, Certified::TwoSided(_))
     }
+    /// A cited result an upper bound depends on that dpcert does not certify, if any.
     pub fn rests_on(&self) -> Option<&'static str> {
         match self {
             Certified::TwoSided(_) => None,

@@ -7,8 +7,8 @@
 //!
 //! `expm1`/`ln1p` are evaluated at 53 bits by MPFR with directed rounding, and Φ by
 //! [`super::normal::phi_enclosure`].
-use super::{normal, Arithmetic, Real};
 use super::interval::Interval;
+use super::{normal, Arithmetic, Real};
 use rug::float::Round;
 use rug::{Float, Rational};
 
@@ -43,6 +43,13 @@ impl Real for Fi {
             .0
             .to_f64_round(Round::Up);
         Fi(iv(lo, hi))
+    }
+    /// Exact for |v| ≤ 2⁵³ without MPFR (the hot loops of `mills` call it per level).
+    fn from_int(v: i64, prec: u32) -> Fi {
+        if v.unsigned_abs() <= 1 << 53 {
+            return Fi(iv(v as f64, v as f64));
+        }
+        Fi::from_rational(&Rational::from(v), prec)
     }
     fn add(&self, o: &Fi) -> Fi {
         Fi(self.0 + o.0)

@@ -1,14 +1,15 @@
 //! Certified real arithmetic.
 //!
 //! Two interval backends implement [`Real`]: [`Iv`] (MPFR via `rug`, any precision, directed
-//! rounding on every endpoint) and [`Fi`] (`f64` intervals, a small portable type of our own
+//! rounding on every endpoint) and `Fi` (`f64` intervals, a small portable type of our own
 //! whose endpoints are rounded outward — see `interval.rs` — with a certified standard normal
 //! CDF). Theorem formulas are written once, generically
-//! over [`Real`], and evaluated by [`certify`]: the `f64` pass is kept only when it is finite
+//! over [`Real`], and evaluated by `certify`: the `f64` pass is kept only when it is finite
 //! and relatively narrow enough, otherwise MPFR at increasing precision takes over. The
 //! returned [`Enclosure`] records which path produced it.
 
 mod enclosure;
+pub mod mills;
 mod fast;
 mod interval;
 mod mpfr;

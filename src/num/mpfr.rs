@@ -22,9 +22,11 @@ impl Iv {
     pub fn from_endpoints(lo: Float, hi: Float) -> Iv {
         Iv { lo, hi }
     }
+    /// The lower endpoint.
     pub fn lo(&self) -> &Float {
         &self.lo
     }
+    /// The upper endpoint.
     pub fn hi(&self) -> &Float {
         &self.hi
     }

@@ -127,15 +127,32 @@ pub enum Quantity {
     Sigma,
     /// A Rényi-DP ε(α): ≥ 0; +∞ is vacuous.
     RdpEpsilon,
+    /// A membership-inference attack's TPR at a given FPR (f-DP): in [0, 1]; ≥ 1 is vacuous.
+    Tpr,
+    /// A μ of μ-GDP: ≥ 0; +∞ is vacuous.
+    Mu,
 }
 
 impl Quantity {
+    /// The quantity's JSON key: `epsilon`, `delta`, `sigma` or `rdp_epsilon`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Quantity::Epsilon => "epsilon",
+            Quantity::Delta => "delta",
+            Quantity::Sigma => "sigma",
+            Quantity::RdpEpsilon => "rdp_epsilon",
+            Quantity::Tpr => "tpr",
+            Quantity::Mu => "mu",
+        }
+    }
     fn name(self) -> &'static str {
         match self {
             Quantity::Epsilon => "ε",
             Quantity::Delta => "δ",
             Quantity::Sigma => "σ",
             Quantity::RdpEpsilon => "RDP ε(α)",
+            Quantity::Tpr => "TPR",
+            Quantity::Mu => "μ",
         }
     }
 }
@@ -186,6 +203,10 @@ pub fn screen(q: Quantity, v: &Claimed) -> Result<Rational, (Verdict, String)> {
     match v {
         Claimed::NaN => Err((Verdict::Unsound, format!("impossible: {name} is NaN"))),
         Claimed::NegInf => Err((Verdict::Unsound, format!("impossible: {name} is −∞"))),
+        Claimed::PosInf if q == Quantity::Tpr => Err((
+            Verdict::Sound,
+            "vacuous: TPR = +∞ ≥ 1 bounds every attack (but is not a probability)".into(),
+        )),
         Claimed::PosInf if q == Quantity::Delta => Err((
             Verdict::Sound,
             "vacuous: δ = +∞ ≥ 1 holds for every mechanism (but is not a probability)".into(),
@@ -212,6 +233,10 @@ pub fn screen(q: Quantity, v: &Claimed) -> Result<Rational, (Verdict, String)> {
                     "vacuous: δ ≥ 1 holds for every mechanism (and δ = {} > 1 is not a probability)",
                     crate::validate::show(x)
                 ),
+            )),
+            Quantity::Tpr if *x >= 1 => Err((
+                Verdict::Sound,
+                "vacuous: TPR ≥ 1 bounds every attack".into(),
             )),
             Quantity::Delta if *x == 1 => Err((
                 Verdict::Sound,
@@ -261,7 +286,8 @@ impl Bracket {
     pub fn new(q: Quantity, kind: Kind) -> Bracket {
         Bracket {
             lower: Some(End::Exact(Rational::new())),
-            upper: (q == Quantity::Delta).then(|| End::Exact(Rational::from(1))),
+            upper: (q == Quantity::Delta || q == Quantity::Tpr)
+                .then(|| End::Exact(Rational::from(1))),
             kind,
         }
     }

@@ -1,5 +1,30 @@
-//! The queries of `dpcert vectors`: certified test vectors for other implementations. Each is
-//! the argument list one would pass to `dpcert`; the CLI evaluates them.
+//! `dpcert vectors`: certified test vectors for other implementations. Each query is the
+//! argument list one would pass to `dpcert`; [`certified_vectors`] evaluates them all.
+use super::judge::QueryParser;
+use crate::Result;
+use serde_json::{json, Value};
+
+/// Every vector: `{"query": [...], "command", "value": quantity, "theorem"}`. `progress(i, n)`
+/// is called before vector `i` of `n`.
+pub fn certified_vectors(
+    parse: QueryParser,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<Vec<Value>> {
+    let queries = vector_queries();
+    let mut recs = Vec::with_capacity(queries.len());
+    for (i, q) in queries.iter().enumerate() {
+        progress(i, queries.len());
+        let (query, precision) = parse(q)?;
+        let a = query.evaluate(precision, false)?;
+        recs.push(json!({
+            "query": q,
+            "command": query.command(),
+            "value": crate::json::quantity(&a.value),
+            "theorem": a.theorem,
+        }));
+    }
+    Ok(recs)
+}
 
 /// The certified test vectors: every single-query kind, stressing tiny δ, large ε, many
 /// compositions and the edges of validity.
@@ -198,6 +223,16 @@ pub fn vector_queries() -> Vec<Vec<String>> {
             }
         }
     }
+    // f-DP and GDP: the best attack's TPR at an FPR, and μ
+    for (s, k) in [("1", "1"), ("4", "100"), ("1.1", "14063")] {
+        push(&["gdp", "gaussian", "--sigma", s, "--compositions", k]);
+        for a in ["1e-6", "0.01", "0.5"] {
+            push(&["tradeoff", "gaussian", "--sigma", s, "--compositions", k, "--fpr", a]);
+        }
+    }
+    push(&[
+        "tradeoff", "dpsgd", "--rate", "0.1", "--sigma", "1", "--steps", "10", "--fpr", "0.01",
+    ]);
     v
 }
 

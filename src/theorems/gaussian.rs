@@ -1,7 +1,7 @@
 //! The Gaussian mechanism, exactly: Corollaries 8 and 10 (with Theorem 9), the interpretable
 //! bound after Corollary 8, and the inverse queries.
 use super::pld::{gaussian_tails, gaussian_tails_iv, GaussianPld};
-use crate::num::{certify, Enclosure, Fi, Iv, Precision, Real, UpperBound};
+use crate::num::{certify, Arithmetic, Enclosure, Fi, Iv, Precision, Real, UpperBound};
 use crate::search::{invert_nonincreasing, Bracket, SEARCH_BITS};
 use crate::validate;
 use crate::{Error, Result};
@@ -11,12 +11,16 @@ use rug::{Float, Integer, Rational};
 /// One kind of Gaussian mechanism in a composition: noise σ, L2 sensitivity Δ, used `count` times.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GaussianMechanism {
+    /// Noise standard deviation σ > 0.
     pub sigma: Rational,
+    /// L2 sensitivity Δ > 0.
     pub sensitivity: Rational,
+    /// Number of uses k ≥ 1.
     pub count: Integer,
 }
 
 impl GaussianMechanism {
+    /// Checked constructor: errors (naming the argument) unless σ > 0, Δ > 0, count ≥ 1.
     pub fn new(sigma: Rational, sensitivity: Rational, count: Integer) -> Result<Self> {
         validate::positive("sigma", &sigma)?;
         validate::positive("sensitivity", &sensitivity)?;
@@ -57,12 +61,80 @@ pub fn gaussian_composition(mechanisms: &[GaussianMechanism]) -> Result<Gaussian
 pub fn gaussian_delta(pld: &GaussianPld, eps: &Rational, prec: Precision) -> Result<Enclosure> {
     validate::positive("rho", &pld.rho)?;
     validate::nonnegative("epsilon", eps)?;
+    if prec == Precision::Auto {
+        if let Some(e) = gaussian_delta_mills(&pld.rho, eps) {
+            return Ok(e);
+        }
+    }
     certify(
         prec,
         || gaussian_tails::<Fi>(&pld.rho, eps, 53),
         |p| gaussian_tails_iv(&pld.rho, eps, p),
     )
     .map(super::pld::probability)
+}
+
+/// π ∈ [π₆₄, next f64 above π₆₄] with π₆₄ = `f64::consts::PI` < π (exact rationals), so
+/// √(π/2) is enclosed in any backend without a built-in π.
+fn sqrt_half_pi<R: Real>(prec: u32) -> R {
+    let pi = std::f64::consts::PI;
+    let lo = Rational::from_f64(pi).expect("finite");
+    let hi = Rational::from_f64(f64::from_bits(pi.to_bits() + 1)).expect("finite");
+    let half = |r: Rational| R::from_rational(&(r / 2u32), prec);
+    half(lo).hull(&half(hi)).sqrt()
+}
+
+/// 2^−(2²⁹): an upper end below this is accepted at any width (the exact δ is below it).
+fn below_reporting_floor(x: &Float) -> bool {
+    *x <= Float::with_val(64, 1) >> (1i32 << 29)
+}
+
+/// Corollary 8 in the cancellation-free Mills-moment form, `f64` intervals with the one
+/// exponential e^{−A}, A = a²/2 = (ρ − ε)²/(4ρ) (exact), taken by MPFR at 53 bits (no
+/// underflow): with x = |a|, a = (ρ − ε)/μ, h = 2·min(ρ, ε)/μ and v = (ρ + ε)/μ = x + h,
+///   δ = E + e^{−A}·(M(x) − M(v))/√(2π),   E = Φ(a) − Φ(−a) if a > 0, else 0,
+/// E = 2φ(a)S(a) (a < 2) or 1 − 2φ(a)M(a). `None` unless finite and relatively narrow
+/// (≤ 2⁻⁴³), or below 2^−(2²⁹); the caller then falls back to [`certify`].
+fn gaussian_delta_mills(rho: &Rational, eps: &Rational) -> Option<Enclosure> {
+    use crate::num::mills::{mills_difference, mills_moments, series_s, CF_FROM};
+    let p = 53;
+    let r = |q: Rational| Fi::from_rational(&q, p);
+    let shp = sqrt_half_pi::<Fi>(p);
+    let mu = r(Rational::from(rho * 2u32)).sqrt();
+    let gap = Rational::from(rho - eps);
+    let x = r(gap.clone().abs()).div(&mu);
+    let h = r(Rational::from(rho.min(eps) * 2u32)).div(&mu);
+    let v = r(Rational::from(rho + eps)).div(&mu);
+    let dm = mills_difference(&x, &h, &v, 48, p, &shp)?;
+    let big_a = Rational::from(&gap * &gap) / Rational::from(rho * 4u32);
+    let two = Fi::from_int(2, p);
+    let e = if gap > 0 {
+        let phi = r(big_a.clone()).neg().exp().div(&two.mul(&shp));
+        if crate::num::mills::ends_f64(&x).0 < CF_FROM {
+            two.mul(&phi).mul(&series_s(&x, 53, p)?)
+        } else {
+            let m = mills_moments(&x, 0, 53, p, &shp)?;
+            Fi::from_int(1, p).sub(&two.mul(&phi).mul(&m[0]))
+        }
+    } else {
+        Fi::from_int(0, p)
+    };
+    let t = dm.div(&two.mul(&shp));
+    let iv = |f: &Fi| f.endpoints().map(|(a, b)| Iv::from_endpoints(a, b));
+    let (e, t) = (iv(&e)?, iv(&t)?);
+    // A to 64 bits beyond its integer part, so e^{−A} keeps ≈ 64 relative bits
+    let pa = 64 + Float::with_val(64, &big_a).get_exp().unwrap_or(0).clamp(0, 1 << 20) as u32;
+    let a_lo = Float::with_val_round(pa, &big_a, Round::Down).0;
+    let a_hi = Float::with_val_round(pa, &big_a, Round::Up).0;
+    let lo = Float::with_val_round(p, (-a_hi).exp_ref(), Round::Down).0;
+    let hi = Float::with_val_round(p, (-a_lo).exp_ref(), Round::Up).0;
+    let d = e.add(&Iv::from_endpoints(lo, hi).mul(&t));
+    let (lo, hi) = d.endpoints()?;
+    let enc = super::pld::probability(Enclosure::new(lo, hi, Arithmetic::F64Interval).ok()?);
+    let ok = enc.is_finite()
+        && (enc.rel_width() <= crate::num::FAST_REL_TOL
+            || below_reporting_floor(enc.upper().as_float()));
+    ok.then_some(enc)
 }
 
 /// The "more interpretable" upper bounds after Corollary 8, for ε ≥ ρ:

@@ -2,9 +2,14 @@
 pub mod approx;
 pub mod basic;
 pub mod gaussian;
+pub mod gdp;
 pub mod optimal;
 pub mod pld;
 pub mod pld_accountant;
 pub mod rdp;
+pub mod sampling;
+pub mod schedule;
+pub mod shuffle;
 pub mod subsample;
+pub mod tradeoff;
 pub mod zcdp;

@@ -10,8 +10,11 @@ use rug::{Float, Integer, Rational};
 /// `count` mechanisms, each (ε, δ)-DP.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Class {
+    /// ε ≥ 0 of each mechanism.
     pub epsilon: Rational,
+    /// δ ∈ [0, 1] of each mechanism.
     pub delta: Rational,
+    /// Number of mechanisms in the class (≥ 1).
     pub count: Integer,
 }
 

@@ -29,15 +29,26 @@ pub fn gaussian_pld(sigma: &Rational, sensitivity: &Rational) -> Result<Gaussian
 pub enum Factor {
     /// `count` independent copies of ε-randomized response: loss ε w.p. e^ε/(1+e^ε), −ε
     /// otherwise; composed, loss ε(k − 2ℓ) with ℓ ~ Bin(k, 1/(1+e^ε)).
-    RandomizedResponse { eps: Rational, count: Integer },
+    RandomizedResponse {
+        /// ε ≥ 0.
+        eps: Rational,
+        /// Number of copies k ≥ 1.
+        count: Integer,
+    },
     /// A finite pair (P, Q) with exact rational probabilities; outcomes with Q = 0 carry
     /// infinite loss.
-    Pair { p: Vec<Rational>, q: Vec<Rational> },
+    Pair {
+        /// P's probabilities.
+        p: Vec<Rational>,
+        /// Q's probabilities, outcome by outcome.
+        q: Vec<Rational>,
+    },
 }
 
 /// A finite discrete PLD: the product (Theorem 9) of its factors.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DiscretePld {
+    /// The independent components; the PLD is their composition.
     pub factors: Vec<Factor>,
 }
 
@@ -47,12 +58,16 @@ pub const MAX_ATOMS: usize = 200_000;
 /// One atom: loss `z` (`None` = +∞), P-mass `p`, Q-mass `q` (= p·e^{−z}).
 #[derive(Clone, Debug)]
 pub struct Atom<R> {
+    /// Privacy loss z; `None` is +∞ (an outcome Q cannot produce).
     pub loss: Option<R>,
+    /// Mass under P.
     pub p: R,
+    /// Mass under Q (= p·e^{−z}).
     pub q: R,
 }
 
 impl DiscretePld {
+    /// `count` copies of ε-randomized response; errors unless ε ≥ 0 and count ≥ 1.
     pub fn randomized_response(eps: &Rational, count: &Integer) -> Result<DiscretePld> {
         validate::nonnegative("epsilon", eps)?;
         validate::count("count", count)?;
@@ -63,6 +78,8 @@ impl DiscretePld {
             }],
         })
     }
+    /// The PLD of a finite pair (P, Q) of exact probability vectors; errors unless both are
+    /// probability vectors of the same positive length.
     pub fn from_pair(p: Vec<Rational>, q: Vec<Rational>) -> Result<DiscretePld> {
         if p.len() != q.len() || p.is_empty() {
             return Err(Error::arg(
@@ -182,7 +199,9 @@ impl DiscretePld {
 /// A PLD the crate represents exactly.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Pld {
+    /// Gaussian: PrivLoss = N(ρ, 2ρ).
     Gaussian(GaussianPld),
+    /// Finite discrete.
     Discrete(DiscretePld),
 }
 
@@ -556,7 +575,7 @@ pub fn hockey_stick_expectation(pld: &Pld, eps: &Rational, prec: Precision) -> R
     delta.map(probability)
 }
 
-/// Proposition 7, second expression: δ(ε) = P[Z > ε] − e^ε P[−Z' > ε], Z' ← PrivLoss(Q‖P).
+/// Proposition 7, second expression: δ(ε) = P\[Z > ε\] − e^ε P\[−Z' > ε\], Z' ← PrivLoss(Q‖P).
 ///
 /// # Guarantee
 /// Encloses the same hockey-stick divergence as [`hockey_stick_expectation`], for ε ≥ 0.
@@ -579,7 +598,7 @@ pub fn hockey_stick_tails(pld: &Pld, eps: &Rational, prec: Precision) -> Result<
     delta.map(probability)
 }
 
-/// Proposition 7, third expression: δ(ε) = ∫_ε^∞ e^{ε−z} P[Z > z] dz.
+/// Proposition 7, third expression: δ(ε) = ∫_ε^∞ e^{ε−z} P\[Z > z\] dz.
 ///
 /// Gaussian PLDs: certified quadrature with `panels` panels. On a panel [a, b] the survival
 /// function S is non-increasing, so the panel integral lies in [S(b), S(a)]·(e^{ε−a} − e^{ε−b});

@@ -10,18 +10,30 @@ use rug::{Integer, Rational};
 #[derive(Clone, Debug, PartialEq)]
 pub enum RdpTerm {
     /// ρ-zCDP: ε(α) = αρ.
-    Zcdp { rho: Rational },
+    Zcdp {
+        /// ρ ≥ 0.
+        rho: Rational,
+    },
     /// ε-DP: ε(α) = min(ε, αε²/2) (D_α ≤ D_∞; Proposition 16).
-    Pure { epsilon: Rational },
+    Pure {
+        /// ε ≥ 0.
+        epsilon: Rational,
+    },
     /// Poisson-subsampled Gaussian, sensitivity 1, noise multiplier σ, rate q (removal pair
     /// ((1−q)N(0,σ²) + qN(1,σ²) ‖ N(0,σ²))).
-    SubsampledGaussian { rate: Rational, sigma: Rational },
+    SubsampledGaussian {
+        /// Sampling rate q ∈ (0, 1].
+        rate: Rational,
+        /// Noise multiplier σ > 0.
+        sigma: Rational,
+    },
 }
 
 /// An RDP guarantee ε(α) for all α > 1: a sum (composition, Mironov 2017 Prop 1) of terms
 /// with multiplicities.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RdpCurve {
+    /// The composed terms, each with its count.
     pub terms: Vec<(RdpTerm, Integer)>,
 }
 
@@ -539,6 +551,7 @@ fn check_term(term: &RdpTerm, count: &Integer) -> Result<()> {
 }
 
 impl RdpCurve {
+    /// The empty composition.
     pub fn new() -> Self {
         Self::default()
     }

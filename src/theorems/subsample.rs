@@ -7,14 +7,18 @@ use rug::Rational;
 /// (ε', δ') of a subsampled mechanism: two enclosures.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Amplified {
+    /// ε of the amplified mechanism, enclosed.
     pub epsilon: Enclosure,
+    /// δ of the amplified mechanism, enclosed.
     pub delta: Enclosure,
 }
 
 /// (ε', δ') of a subsampled mechanism from a theorem that is not claimed tight: upper bounds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AmplifiedBound {
+    /// Upper bound on ε of the amplified mechanism.
     pub epsilon: UpperBound,
+    /// Upper bound on δ of the amplified mechanism.
     pub delta: UpperBound,
 }
 

@@ -418,6 +418,7 @@ pub struct ZcdpLedger {
 }
 
 impl ZcdpLedger {
+    /// The empty ledger (ρ = 0).
     pub fn new() -> Self {
         Self::default()
     }
@@ -440,9 +441,11 @@ impl ZcdpLedger {
     pub fn rho(&self) -> &Rational {
         &self.rho
     }
+    /// Number of mechanisms recorded.
     pub fn len(&self) -> usize {
         self.entries
     }
+    /// Whether no mechanism has been recorded.
     pub fn is_empty(&self) -> bool {
         self.entries == 0
     }

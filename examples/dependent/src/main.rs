@@ -3,6 +3,7 @@
 //! rounded up, lower bounds down).
 use dpcert::audit::audit;
 use dpcert::deploy::Deployment;
+use dpcert::event::Event;
 use dpcert::num::{parse_exact, parse_positive_integer, Precision};
 use dpcert::theorems::gaussian::gaussian_delta;
 use dpcert::theorems::pld::gaussian_pld;
@@ -14,7 +15,7 @@ type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 fn gaussian() -> Result<()> {
     let pld = gaussian_pld(&parse_exact("2")?, &parse_exact("1")?)?;
     let delta = gaussian_delta(&pld, &parse_exact("1")?, Precision::Auto)?;
-    println!("Gaussian σ = 2, sensitivity 1, ε = 1: δ ∈ {delta}");
+    println!("Gaussian σ = 2, sensitivity 1, ε = 1: δ ∈ {delta:.8}");
     Ok(())
 }
 
@@ -27,27 +28,14 @@ fn dpsgd() -> Result<()> {
         &parse_exact("1e-5")?,
         &PldOptions::default(),
     )?;
-    println!("DP-SGD q = 0.01, σ = 1.1, 1000 steps, δ = 1e-5: ε ∈ {}", report.enclosure);
+    println!("DP-SGD q = 0.01, σ = 1.1, 1000 steps, δ = 1e-5: ε ∈ {:.8}", report.enclosure);
     Ok(())
 }
 
-/// Audit a claimed (1, 1e-6) for 10 releases with Gaussian noise σ = 8.
+/// Audit a claimed (1, 1e-6) for 10 releases with Gaussian noise σ = 8, built in code.
 fn audit_claim() -> Result<()> {
-    let deployment = Deployment::parse(
-        r#"
-        [claim]
-        epsilon = "1"
-        delta = "1e-6"
-
-        [[mechanism]]
-        name = "weekly counts"
-        type = "gaussian"
-        sigma = "8"
-        sensitivity = "1"
-        repeat = 10
-        "#,
-        false,
-    )?;
+    let releases = Event::gaussian("8")?.self_composed(10)?.named("weekly counts");
+    let deployment = Deployment::new(releases).with_claim("1", "1e-6")?;
     let report = audit(&deployment)?;
     let claim = report.claim.as_ref().ok_or("the audit checked no claim")?;
     println!("audit of the claim (1, 1e-6): {:?} — {}", claim.verdict, claim.explanation);

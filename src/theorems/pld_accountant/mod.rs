@@ -59,6 +59,8 @@ mod fixed;
 mod grid;
 mod mechanisms;
 mod query;
+mod tradeoff;
+pub use tradeoff::dpsgd_tradeoff_tpr;
 #[cfg(test)]
 mod test_util;
 
@@ -81,17 +83,34 @@ pub enum Direction {
 #[derive(Clone, Debug, PartialEq)]
 pub enum PldMechanism {
     /// PrivLoss = N(ρ, 2ρ) (Proposition 3), ρ > 0.
-    Gaussian { rho: Rational },
+    Gaussian {
+        /// ρ > 0.
+        rho: Rational,
+    },
     /// Laplace noise of scale b on sensitivity Δ, ε0 = Δ/b > 0.
-    Laplace { eps: Rational },
+    Laplace {
+        /// ε0 = Δ/b > 0.
+        eps: Rational,
+    },
     /// ε0-randomized response; also the worst case of an ε0-DP black box (Corollary 24, δ = 0).
-    RandomizedResponse { eps: Rational },
+    RandomizedResponse {
+        /// ε0 ≥ 0.
+        eps: Rational,
+    },
     /// The worst case of an (ε, δ)-DP black box: (ε, δ)-randomized response (Corollary 24).
-    ApproxDp { eps: Rational, delta: Rational },
+    ApproxDp {
+        /// ε ≥ 0.
+        eps: Rational,
+        /// δ ∈ [0, 1).
+        delta: Rational,
+    },
     /// Poisson-subsampled Gaussian (sensitivity 1, noise σ, rate q), one neighbour direction.
     SubsampledGaussian {
+        /// Noise multiplier σ > 0.
         sigma: Rational,
+        /// Sampling rate q ∈ (0, 1].
         rate: Rational,
+        /// Which neighbouring pair (add or remove one record).
         direction: Direction,
     },
 }
@@ -99,7 +118,9 @@ pub enum PldMechanism {
 /// `count` independent copies of `mechanism`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PldTerm {
+    /// The mechanism.
     pub mechanism: PldMechanism,
+    /// How many independent copies (≥ 1).
     pub count: Integer,
 }
 
@@ -122,6 +143,7 @@ pub struct PldOptions {
 /// A two-sided answer and how it was computed.
 #[derive(Clone, Debug)]
 pub struct PldReport {
+    /// `lower ≤ exact ≤ upper` for the queried ε or δ (see the returning function's `# Guarantee`).
     pub enclosure: Enclosure,
     /// Grid width used.
     pub grid: Rational,

@@ -1,0 +1,490 @@
+"""dpcert: certified differential-privacy accounting.
+
+Every reported quantity is an enclosure ``[lower, upper]`` of the exact value defined by the
+named theorem (T. Steinke, *Composition of Differential Privacy & Privacy Amplification by
+Subsampling*, 2022): ``upper`` is a rigorous upper bound, ``lower`` a rigorous lower bound
+(``None`` where none is claimed). The numbers come from the Rust crate ``dpcert`` through the
+same library entry points as the ``dpcert`` command line, so they are bit-for-bit the CLI's
+``--json`` output; this package does no arithmetic of its own.
+
+Inputs are exact: ``int``, ``str`` (``"1e-5"``, ``"256/60000"``), ``fractions.Fraction`` and
+``decimal.Decimal`` are taken as the exact value written. A ``float`` is taken as the exact
+binary value it holds (``0.1`` is 3602879701896397/36028797018963968, slightly above 1/10);
+a warning says so once when a float is not a short decimal (its ``repr`` does not name its
+exact value). Pass strings or ``Fraction`` for exact decimal inputs.
+
+Bad input raises ``ValueError`` naming the argument; a numerical failure (no finite certified
+enclosure) raises :class:`NumericalError`. No function returns NaN.
+
+Long computations release the GIL, can be interrupted with Ctrl-C, and draw the CLI's
+progress line on stderr when it is a terminal.
+"""
+from __future__ import annotations
+
+import decimal
+import fractions
+import json
+import math
+import os
+import warnings
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+
+from . import _native
+from ._native import NumericalError
+
+__all__ = [
+    "Bound",
+    "Report",
+    "NumericalError",
+    "ExactNumber",
+    "gaussian_delta",
+    "gaussian_epsilon",
+    "gaussian_sigma",
+    "zcdp_delta",
+    "zcdp_epsilon",
+    "compose",
+    "compose_pure",
+    "compose_approx",
+    "rdp",
+    "dpsgd_epsilon",
+    "query",
+    "audit",
+    "from_dp_event",
+    "dp_event_json",
+    "check",
+    "vector_queries",
+]
+
+__version__ = _native.version()
+
+ExactNumber = Union[int, str, fractions.Fraction, decimal.Decimal, float]
+
+_warned_float = False
+
+
+class FloatInputWarning(UserWarning):
+    """A float argument is not a short decimal; dpcert takes its exact binary value."""
+
+
+def _exact(name: str, x: Any) -> str:
+    """The exact text of a number argument (no arithmetic: a conversion to a string)."""
+    global _warned_float
+    if isinstance(x, bool) or x is None:
+        raise ValueError(f"invalid {name}: expected a number, got {x!r}")
+    if isinstance(x, int):
+        return str(x)
+    if isinstance(x, str):
+        return x
+    if isinstance(x, fractions.Fraction):
+        return str(x)  # "n/d", or "n" for an integer
+    if isinstance(x, decimal.Decimal):
+        if not x.is_finite():
+            raise ValueError(f"invalid {name}: {x} is not a finite number")
+        return str(x)
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            raise ValueError(f"invalid {name}: {x!r} is not a finite number")
+        f = fractions.Fraction(x)
+        if fractions.Fraction(repr(x)) == f:
+            return repr(x)  # a short decimal that is exactly the float's value
+        if not _warned_float:
+            _warned_float = True
+            warnings.warn(
+                f"dpcert: float {name}={x!r} is taken as its exact binary value "
+                f"{f.numerator}/{f.denominator}, not the decimal {x!r}; pass the string "
+                f"'{x!r}' or a Fraction for the decimal (warned once)",
+                FloatInputWarning,
+                stacklevel=3,
+            )
+        return str(f)
+    if hasattr(x, "numerator") and hasattr(x, "denominator"):  # numbers.Rational
+        return f"{int(x.numerator)}/{int(x.denominator)}"
+    raise ValueError(
+        f"invalid {name}: expected int, str, Fraction, Decimal or float, got {type(x).__name__}"
+    )
+
+
+def _flags(**kwargs: Any) -> list:
+    """CLI flags for required arguments (None is refused, naming the argument)."""
+    out = []
+    for name, value in kwargs.items():
+        out += ["--" + name.replace("_", "-"), _exact(name, value)]
+    return out
+
+
+def _opt(**kwargs: Any) -> list:
+    """CLI flags for optional arguments; None values are left to the CLI's default."""
+    return _flags(**{k: v for k, v in kwargs.items() if v is not None})
+
+
+def _safe_upper_float(upper: decimal.Decimal) -> float:
+    """The nearest float ≥ upper (used only when the JSON has no ``upper_f64``)."""
+    f = float(upper)
+    if decimal.Decimal(f) < upper:
+        f = math.nextafter(f, math.inf)
+    return f
+
+
+class Bound:
+    """A certified quantity: ``lower ≤ exact ≤ upper`` (two-sided) or ``exact ≤ upper``.
+
+    ``lower`` / ``upper`` are :class:`decimal.Decimal`, outward rounded: exactly the CLI's
+    decimal strings, which ``lower_text`` / ``upper_text`` keep as printed (``Decimal``'s
+    ``str()`` may spell them differently, e.g. ``1e-2`` as ``0.01``); ``lower`` is ``None``
+    for an upper bound. ``kind`` is ``"two-sided"`` or ``"upper-bound"``. ``float(b)`` and
+    ``b.upper_float`` are the CLI's ``upper_f64``: the nearest float at or above the certified
+    upper end (the binary one; ``upper`` is that end rounded up to 20 digits, so both are
+    upper bounds, within one ulp of each other). ``theorem`` names the result, ``rests_on`` a
+    cited result the number relies on (or ``None``); ``raw`` is the CLI's JSON object
+    (a query's ``result``).
+    """
+
+    __slots__ = ("lower", "upper", "lower_text", "upper_text", "kind", "upper_float",
+                 "theorem", "rests_on", "raw")
+
+    def __init__(self, obj: Mapping[str, Any], theorem: Optional[str] = None,
+                 raw: Optional[Mapping[str, Any]] = None):
+        lo = obj.get("lower")
+        self.lower_text: Optional[str] = lo
+        self.upper_text: str = obj["upper"]
+        self.lower: Optional[decimal.Decimal] = None if lo is None else decimal.Decimal(lo)
+        self.upper: decimal.Decimal = decimal.Decimal(obj["upper"])
+        kind = obj.get("kind")
+        if kind is None:
+            kind = "two-sided" if obj.get("exact") else "upper-bound"
+        self.kind: str = kind
+        f = obj.get("upper_f64")
+        self.upper_float: float = (
+            float(f) if isinstance(f, (int, float)) and math.isfinite(float(f))
+            else _safe_upper_float(self.upper)
+        )
+        self.theorem: Optional[str] = theorem if theorem is not None else obj.get("theorem")
+        self.rests_on = obj.get("rests_on")
+        self.raw = dict(raw if raw is not None else obj)
+
+    @property
+    def two_sided(self) -> bool:
+        return self.kind == "two-sided"
+
+    def __float__(self) -> float:
+        return self.upper_float
+
+    def __contains__(self, x: Any) -> bool:
+        """``x in b``: x lies in the certified bracket (for an upper bound: x ≤ upper).
+        Compared exactly (as fractions)."""
+        v = fractions.Fraction(_exact("x", x))
+        lo = None if self.lower is None else fractions.Fraction(self.lower)
+        return (lo is None or lo <= v) and v <= fractions.Fraction(self.upper)
+
+    def __repr__(self) -> str:
+        if self.lower is None:
+            return f"Bound(≤ {self.upper_text}, upper-bound)"
+        return f"Bound([{self.lower_text}, {self.upper_text}], {self.kind})"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: Any) -> bool:
+        return (
+            isinstance(other, Bound)
+            and (self.lower, self.upper, self.kind) == (other.lower, other.upper, other.kind)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.lower, self.upper, self.kind))
+
+
+def _result(envelope: Any) -> Any:
+    """The ``result`` of a dpcert/1 envelope (or the object itself, for older shapes)."""
+    if isinstance(envelope, Mapping) and "schema" in envelope and "result" in envelope:
+        return envelope["result"]
+    return envelope
+
+
+def _bound(result: Mapping[str, Any]) -> Bound:
+    """A Bound from a query's result: ``{"value": quantity, "theorem", ...}``."""
+    q = result.get("value")
+    if isinstance(q, Mapping):
+        return Bound(q, theorem=result.get("theorem"), raw=result)
+    return Bound(result)
+
+
+def _loads(text: str) -> Any:
+    return json.loads(text)
+
+
+def query(args: Sequence[str]) -> Bound:
+    """The answer of the single-value query ``dpcert ARGS`` (e.g. ``["gaussian", "delta",
+    "--sigma", "1", "--epsilon", "1"]``) as a :class:`Bound`: the CLI's ``--json`` object."""
+    args = [str(a) for a in args]
+    return _bound(_result(_loads(_native.query(args))))
+
+
+def _common(precision: Optional[int]) -> list:
+    if precision is None:
+        return []
+    if isinstance(precision, bool) or not isinstance(precision, int):
+        raise ValueError(f"invalid precision: expected an int bit count, got {precision!r}")
+    return ["--precision", str(precision)]
+
+
+def gaussian_delta(sigma: ExactNumber, epsilon: ExactNumber, sensitivity: ExactNumber = None,
+                   compositions: ExactNumber = None, precision: Optional[int] = None) -> Bound:
+    """Exact δ(ε) of ``compositions`` uses of N(0, σ²) noise on a sensitivity-Δ query
+    (Steinke 2022, Corollaries 8 and 10): a two-sided enclosure."""
+    return query(["gaussian", "delta"] + _flags(sigma=sigma, epsilon=epsilon)
+                 + _opt(sensitivity=sensitivity, compositions=compositions) + _common(precision))
+
+
+def gaussian_epsilon(sigma: ExactNumber, delta: ExactNumber, sensitivity: ExactNumber = None,
+                     compositions: ExactNumber = None, precision: Optional[int] = None) -> Bound:
+    """Exact optimal ε at δ of the (composed) Gaussian mechanism: a two-sided enclosure."""
+    return query(["gaussian", "epsilon"] + _flags(sigma=sigma, delta=delta)
+                 + _opt(sensitivity=sensitivity, compositions=compositions) + _common(precision))
+
+
+def gaussian_sigma(epsilon: ExactNumber, delta: ExactNumber, sensitivity: ExactNumber = None,
+                   compositions: ExactNumber = None, precision: Optional[int] = None) -> Bound:
+    """Smallest σ achieving (ε, δ): ``lower`` is certified not to achieve it, ``upper`` is
+    certified to achieve it."""
+    return query(["gaussian", "sigma"] + _flags(epsilon=epsilon, delta=delta)
+                 + _opt(sensitivity=sensitivity, compositions=compositions) + _common(precision))
+
+
+def zcdp_delta(rho: ExactNumber, epsilon: ExactNumber, precision: Optional[int] = None) -> Bound:
+    """A valid δ at ε for every ρ-zCDP mechanism (Proposition 14): an upper bound."""
+    return query(["zcdp", "delta"] + _flags(rho=rho, epsilon=epsilon) + _common(precision))
+
+
+def zcdp_epsilon(rho: ExactNumber, delta: ExactNumber, precision: Optional[int] = None) -> Bound:
+    """A valid ε at δ for every ρ-zCDP mechanism (Proposition 14): an upper bound."""
+    return query(["zcdp", "epsilon"] + _flags(rho=rho, delta=delta) + _common(precision))
+
+
+def compose_pure(epsilon: ExactNumber, count: ExactNumber, delta: ExactNumber,
+                 precision: Optional[int] = None) -> Bound:
+    """Optimal ε at δ of ``count`` ε₀-DP mechanisms (optimal composition, two-sided);
+    ``raw["routes"]`` has the basic, advanced and zCDP bounds."""
+    return query(["compose", "pure"] + _flags(epsilon=epsilon, count=count, delta=delta)
+                 + _common(precision))
+
+
+def compose_approx(epsilon: ExactNumber, delta_each: ExactNumber, count: ExactNumber,
+                   delta: ExactNumber, precision: Optional[int] = None) -> Bound:
+    """Optimal ε at δ of ``count`` (ε₀, δ₀)-DP mechanisms (two-sided)."""
+    return query(["compose", "approx"] + _flags(epsilon=epsilon, delta_each=delta_each,
+                 count=count, delta=delta) + _common(precision))
+
+
+def compose(epsilon: ExactNumber, count: ExactNumber, delta: ExactNumber,
+            delta_each: ExactNumber = None, precision: Optional[int] = None) -> Bound:
+    """Optimal composition: :func:`compose_pure` without ``delta_each``, else
+    :func:`compose_approx`."""
+    if delta_each is None:
+        return compose_pure(epsilon, count, delta, precision)
+    return compose_approx(epsilon, delta_each, count, delta, precision)
+
+
+def rdp(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber, order: ExactNumber,
+        precision: Optional[int] = None) -> Bound:
+    """Composed Rényi-DP ε(α) of ``steps`` Poisson-subsampled Gaussian steps (MTZ19):
+    two-sided at integer orders, an upper bound between them."""
+    return query(["rdp", "subsampled-gaussian"] + _flags(rate=rate, sigma=sigma, steps=steps,
+                 order=order) + _common(precision))
+
+
+def dpsgd_epsilon(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber,
+                  delta: ExactNumber, method: str = "best", grid: ExactNumber = None,
+                  tail: ExactNumber = None, precision: Optional[int] = None) -> Bound:
+    """ε at δ of DP-SGD: ``steps`` Poisson-subsampled Gaussian steps, sampling rate
+    ``rate`` = batch/N, noise multiplier ``sigma``. ``method``: ``"pld"`` (the certified PLD
+    accountant, two-sided), ``"rdp"`` (an upper bound resting on MTZ19's cited add/remove
+    domination) or ``"best"`` (PLD when it can run)."""
+    if method not in ("pld", "rdp", "best"):
+        raise ValueError(f"invalid method: {method!r} is not 'pld', 'rdp' or 'best'")
+    return query(["dpsgd"] + _flags(rate=rate, sigma=sigma, steps=steps, delta=delta)
+                 + ["--method", method] + _opt(grid=grid, tail=tail) + _common(precision))
+
+
+# --- audits ------------------------------------------------------------------------------
+
+class Report:
+    """An audit report: ``epsilon`` (a :class:`Bound` at the budget's δ, or ``None``),
+    ``delta`` (at the budget's ε), ``verdict`` of the claim (``"verified"``, ``"refuted"``,
+    ``"undecided"``, or ``None`` without a claim), ``routes`` (dicts, each route's numbers
+    as :class:`Bound`), ``route`` (the winning route's name), ``notes``, ``raw`` (the JSON)."""
+
+    def __init__(self, obj: Mapping[str, Any]):
+        obj = _result(obj)
+        self.raw = dict(obj)
+        self.epsilon = Bound(obj["epsilon"]) if obj.get("epsilon") else None
+        self.delta = Bound(obj["delta"]) if obj.get("delta") else None
+        self.route = obj.get("route")
+        claim = obj.get("claim")
+        self.claim = dict(claim) if claim else None
+        self.verdict = claim.get("verdict") if claim else None
+        self.routes = []
+        for r in obj.get("routes", []):
+            r = dict(r)
+            for k in ("epsilon", "delta"):
+                if r.get(k):
+                    r[k] = Bound(r[k])
+            self.routes.append(r)
+        self.notes = list(obj.get("notes", []))
+
+    def __repr__(self) -> str:
+        parts = []
+        if self.epsilon is not None:
+            parts.append(f"epsilon={self.epsilon!r}")
+        if self.delta is not None:
+            parts.append(f"delta={self.delta!r}")
+        if self.verdict is not None:
+            parts.append(f"verdict={self.verdict!r}")
+        return f"Report({', '.join(parts)}, route={self.route!r})"
+
+
+def _event_fields(event: Any) -> tuple:
+    """(class name, {field: value}) of a DpEvent object, its named tuple, or a dict."""
+    if isinstance(event, Mapping):
+        d = dict(event)
+        name = d.pop("class_name", None)
+        d.pop("module_name", None)
+        return name, d
+    if hasattr(event, "_fields") and hasattr(event, "class_name"):  # to_named_tuple() form
+        d = {f: getattr(event, f) for f in event._fields if f not in ("module_name", "class_name")}
+        name = event.class_name
+        return (name.decode() if isinstance(name, bytes) else name), d
+    attrs = getattr(type(event), "__attrs_attrs__", None)
+    if attrs is not None:  # an attrs class, as dp_accounting's events are
+        return type(event).__name__, {a.name: getattr(event, a.name) for a in attrs}
+    raise ValueError(
+        f"invalid event: {type(event).__name__} is not a DpEvent (an attrs class, its "
+        "to_named_tuple() form, or a dict with 'class_name')"
+    )
+
+
+def dp_event_json(event: Any, _path: str = "event") -> dict:
+    """The JSON form dpcert reads of a ``dp_accounting`` DpEvent (duck-typed: no import of
+    dp_accounting): ``{"class_name": ..., fields...}``, numbers as exact strings."""
+    name, fields = _event_fields(event)
+    out: dict = {"class_name": name}
+    for k, v in fields.items():
+        at = f"{_path}.{k}"
+        if _is_event(v):
+            out[k] = dp_event_json(v, at)
+        elif isinstance(v, (list, tuple)):
+            out[k] = [dp_event_json(e, f"{at}[{i}]") for i, e in enumerate(v)]
+        elif v is None:
+            out[k] = None
+        elif isinstance(v, (int, float, str, fractions.Fraction, decimal.Decimal)):
+            out[k] = _exact(at, v)
+        else:
+            out[k] = dp_event_json(v, at)
+    return out
+
+
+def from_dp_event(event: Any) -> list:
+    """The deployment entries (``[[mechanism]]`` tables of the TOML/JSON schema, as dicts)
+    a DpEvent tree releases. Events dpcert cannot certify raise ``ValueError`` naming the
+    class and its place in the tree; none is skipped."""
+    return _loads(_native.dp_event_mechanisms(json.dumps(dp_event_json(event))))
+
+
+def _section(**kwargs: Any) -> Optional[dict]:
+    out = {k: _exact(k, v) for k, v in kwargs.items() if v is not None}
+    return out or None
+
+
+def _is_event(x: Any) -> bool:
+    return (
+        hasattr(type(x), "__attrs_attrs__")
+        or (hasattr(x, "_fields") and hasattr(x, "class_name"))
+        or (isinstance(x, Mapping) and "class_name" in x)
+    )
+
+
+def audit(deployment: Any, delta: ExactNumber = None, epsilon: ExactNumber = None,
+          claim: Optional[Sequence[ExactNumber]] = None) -> Report:
+    """Audit a deployment: a dict of the TOML/JSON schema, a path to a ``.toml`` / ``.json``
+    file, or a DpEvent (a ``dp_accounting`` event object, its ``to_named_tuple()`` form, or
+    its JSON dict). ``delta=`` / ``epsilon=`` set ``[budget]``, ``claim=(ε, δ)`` sets
+    ``[claim]`` (overriding the file's sections)."""
+    budget = _section(delta=delta, epsilon=epsilon)
+    claim_d = None
+    if claim is not None:
+        if isinstance(claim, Mapping):
+            claim_d = _section(epsilon=claim.get("epsilon"), delta=claim.get("delta"))
+        else:
+            if len(claim) != 2:
+                raise ValueError("invalid claim: expected (epsilon, delta)")
+            claim_d = _section(epsilon=claim[0], delta=claim[1])
+    if isinstance(deployment, (str, os.PathLike)) and not _is_event(deployment):
+        path = os.fspath(deployment)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        if budget is None and claim_d is None:
+            return Report(_loads(_native.audit(text, "json" if path.endswith(".json") else "toml")))
+        raise ValueError(
+            "invalid deployment: a file's [budget]/[claim] cannot be overridden here; "
+            "load it into a dict or edit the file"
+        )
+    if _is_event(deployment):
+        doc = {"event": dp_event_json(deployment)}
+        if budget:
+            doc["budget"] = budget
+        if claim_d:
+            doc["claim"] = claim_d
+        return Report(_loads(_native.audit(json.dumps(doc), "dp-event")))
+    if isinstance(deployment, Mapping):
+        doc = _plain(dict(deployment), "deployment")
+        if budget:
+            doc["budget"] = budget
+        if claim_d:
+            doc["claim"] = claim_d
+        return Report(_loads(_native.audit(json.dumps(doc), "json")))
+    raise ValueError(
+        f"invalid deployment: expected a dict, a file path or a DpEvent, got {type(deployment).__name__}"
+    )
+
+
+def _plain(x: Any, at: str) -> Any:
+    """A deployment dict with every number as its exact string."""
+    if isinstance(x, Mapping):
+        return {k: _plain(v, f"{at}.{k}") for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v, f"{at}[{i}]") for i, v in enumerate(x)]
+    if isinstance(x, (str, bool)) or x is None:
+        return x
+    return _exact(at, x)
+
+
+# --- golden reference --------------------------------------------------------------------
+
+def _claimed(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, (int, float, fractions.Fraction, decimal.Decimal)) and not isinstance(value, bool):
+        if isinstance(value, decimal.Decimal) and not value.is_finite():
+            return str(value)
+        return _exact("value", value)
+    return value
+
+
+def check(records: Iterable[Mapping[str, Any]]) -> list:
+    """Judge other libraries' values, record by record, as ``dpcert check`` does: each
+    record ``{"query": [args...], "value": v}`` gets the CLI's result (``{"record", "query",
+    "value", "verdict", "reason", "bracket"}``, ``bracket`` = ``{"kind", "lower", "upper"}``
+    of the smallest valid value or ``None``) with ``verdict`` one of ``sound``,
+    ``unsound``, ``undecided``, ``invalid``. A float value is judged at its exact binary
+    value."""
+    recs = []
+    for r in records:
+        r = dict(r) if isinstance(r, Mapping) else r
+        if isinstance(r, dict) and "value" in r:
+            r["value"] = _claimed(r["value"])
+        recs.append(r)
+    return _loads(_native.check(json.dumps(recs)))  # one result per record, as the CLI
+
+
+def vector_queries() -> list:
+    """The argument lists of ``dpcert vectors`` (the golden-reference queries)."""
+    return _native.vector_queries()

@@ -1,0 +1,80 @@
+"""Certified differential-privacy accounting. Every quantity is an enclosure [lower, upper] of
+the exact value of the named theorem (Steinke 2022): upper is a rigorous upper bound, lower a
+rigorous lower bound (None where none is claimed)."""
+import decimal
+import fractions
+from typing import Any, Iterable, List, Mapping, Optional, Sequence, Union
+
+from ._native import NumericalError as NumericalError
+
+__version__: str
+
+ExactNumber = Union[int, str, fractions.Fraction, decimal.Decimal, float]
+"""int, str ("1e-5", "256/60000"), Fraction, Decimal: exact as written; float: its exact
+binary value (warned once when it is not a short decimal)."""
+
+class FloatInputWarning(UserWarning): ...
+
+class Bound:
+    """lower ≤ exact ≤ upper (kind "two-sided") or exact ≤ upper (kind "upper-bound")."""
+    lower: Optional[decimal.Decimal]
+    """A rigorous lower bound, rounded down; None for an upper bound."""
+    upper: decimal.Decimal
+    """A rigorous upper bound, rounded up (the CLI's decimal string)."""
+    lower_text: Optional[str]
+    """lower as the CLI prints it."""
+    upper_text: str
+    """upper as the CLI prints it."""
+    kind: str
+    upper_float: float
+    """The CLI's upper_f64: the nearest float at or above the certified upper end."""
+    theorem: Optional[str]
+    rests_on: Any
+    raw: dict
+    def __init__(self, obj: Mapping[str, Any], theorem: Optional[str] = ..., raw: Optional[Mapping[str, Any]] = ...) -> None: ...
+    @property
+    def two_sided(self) -> bool: ...
+    def __float__(self) -> float: ...
+    def __contains__(self, x: ExactNumber) -> bool: ...
+
+class Report:
+    epsilon: Optional[Bound]
+    delta: Optional[Bound]
+    verdict: Optional[str]
+    """"verified" | "refuted" | "undecided", or None without a claim."""
+    route: Optional[str]
+    routes: List[dict]
+    claim: Optional[dict]
+    notes: List[str]
+    raw: dict
+    def __init__(self, obj: Mapping[str, Any]) -> None: ...
+
+def query(args: Sequence[str]) -> Bound: ...
+def gaussian_delta(sigma: ExactNumber, epsilon: ExactNumber, sensitivity: Optional[ExactNumber] = ..., compositions: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound:
+    """Exact δ(ε) of the (composed) Gaussian mechanism (Corollaries 8, 10): two-sided."""
+def gaussian_epsilon(sigma: ExactNumber, delta: ExactNumber, sensitivity: Optional[ExactNumber] = ..., compositions: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound:
+    """Exact optimal ε at δ of the (composed) Gaussian mechanism: two-sided."""
+def gaussian_sigma(epsilon: ExactNumber, delta: ExactNumber, sensitivity: Optional[ExactNumber] = ..., compositions: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound:
+    """Smallest σ for (ε, δ): lower certified infeasible, upper certified feasible."""
+def zcdp_delta(rho: ExactNumber, epsilon: ExactNumber, precision: Optional[int] = ...) -> Bound:
+    """A valid δ at ε for every ρ-zCDP mechanism (Proposition 14): an upper bound."""
+def zcdp_epsilon(rho: ExactNumber, delta: ExactNumber, precision: Optional[int] = ...) -> Bound:
+    """A valid ε at δ for every ρ-zCDP mechanism (Proposition 14): an upper bound."""
+def compose_pure(epsilon: ExactNumber, count: ExactNumber, delta: ExactNumber, precision: Optional[int] = ...) -> Bound:
+    """Optimal composition of count ε₀-DP mechanisms: two-sided ε at δ."""
+def compose_approx(epsilon: ExactNumber, delta_each: ExactNumber, count: ExactNumber, delta: ExactNumber, precision: Optional[int] = ...) -> Bound:
+    """Optimal composition of count (ε₀, δ₀)-DP mechanisms: two-sided ε at δ."""
+def compose(epsilon: ExactNumber, count: ExactNumber, delta: ExactNumber, delta_each: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound: ...
+def rdp(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber, order: ExactNumber, precision: Optional[int] = ...) -> Bound:
+    """RDP ε(α) of steps Poisson-subsampled Gaussian steps: two-sided at integer orders."""
+def dpsgd_epsilon(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber, delta: ExactNumber, method: str = ..., grid: Optional[ExactNumber] = ..., tail: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound:
+    """DP-SGD ε at δ: method "pld" (two-sided), "rdp" (upper bound, cited), "best"."""
+def audit(deployment: Any, delta: Optional[ExactNumber] = ..., epsilon: Optional[ExactNumber] = ..., claim: Optional[Sequence[ExactNumber]] = ...) -> Report:
+    """Audit a deployment dict, a .toml/.json path, or a DpEvent (duck-typed)."""
+def dp_event_json(event: Any, _path: str = ...) -> dict: ...
+def from_dp_event(event: Any) -> List[dict]:
+    """The deployment entries a DpEvent releases; unsupported events raise ValueError."""
+def check(records: Iterable[Mapping[str, Any]]) -> List[dict]:
+    """dpcert check's result per record: {"record", "query", "value", "verdict", "reason",
+    "bracket"}; verdict sound | unsound | undecided | invalid."""
+def vector_queries() -> List[List[str]]: ...

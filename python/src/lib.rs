@@ -1,0 +1,166 @@
+//! `dpcert._native`: the Rust crate behind the `dpcert` Python package.
+//!
+//! Every function takes exact decimal strings and returns the JSON text the `dpcert` command
+//! prints with `--json` (the same library entry points, so the numbers are bit-for-bit the
+//! CLI's). The Python layer (`dpcert/__init__.py`) turns it into `Bound` / `Report` objects;
+//! it does no arithmetic.
+//!
+//! Each call runs on a worker thread while the GIL is released; the calling thread polls for
+//! Ctrl-C every 50 ms and raises `KeyboardInterrupt` at once (the worker then finishes in the
+//! background: the Rust computation has no cancellation point). A panic is caught and raised
+//! as `RuntimeError`, never carried across the boundary.
+use pyo3::create_exception;
+use pyo3::exceptions::{PyArithmeticError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use serde_json::Value;
+use std::sync::mpsc;
+use std::time::Duration;
+
+create_exception!(
+    _native,
+    NumericalError,
+    PyArithmeticError,
+    "No finite certified enclosure could be produced (the CLI's exit status 3)."
+);
+
+/// The Python argument name for a CLI flag or library argument (`--delta-each` → `delta_each`).
+fn py_name(name: &str) -> String {
+    name.trim_start_matches("--").replace('-', "_")
+}
+
+fn to_py(e: dpcert::Error) -> PyErr {
+    match e {
+        dpcert::Error::InvalidArgument { name, reason } => {
+            PyValueError::new_err(format!("invalid {}: {reason}", py_name(&name)))
+        }
+        dpcert::Error::Numerical(m) => NumericalError::new_err(format!("numerical failure: {m}")),
+    }
+}
+
+/// Run `f` on a worker thread with the GIL released, interruptible with Ctrl-C.
+fn blocking<T, F>(py: Python<'_>, f: F) -> PyResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> dpcert::Result<T> + Send + 'static,
+{
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("dpcert".into())
+        .stack_size(64 << 20)
+        .spawn(move || {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+            let _ = tx.send(r);
+        })
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start a worker thread: {e}")))?;
+    let mut rx = rx;
+    loop {
+        // the receiver moves into the GIL-free closure and back (it is Send, not Sync)
+        let (got, back) = py.allow_threads(move || (rx.recv_timeout(Duration::from_millis(50)), rx));
+        rx = back;
+        match got {
+            Ok(Ok(r)) => return r.map_err(to_py),
+            Ok(Err(_)) => {
+                return Err(PyRuntimeError::new_err(
+                    "dpcert: internal error (a panic; please report); no number is returned",
+                ))
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => py.check_signals()?,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(PyRuntimeError::new_err("dpcert: the worker thread vanished"))
+            }
+        }
+    }
+}
+
+fn parse_json(what: &str, text: &str) -> dpcert::Result<Value> {
+    serde_json::from_str(text).map_err(|e| dpcert::Error::arg(what, format!("not JSON: {e}")))
+}
+
+/// The `dpcert/1` envelope `dpcert ARGS --json` prints for a single-value query (JSON text).
+#[pyfunction]
+fn query(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
+    blocking(py, move || {
+        dpcert::cli::query_envelope(&args).map(|v| v.to_string())
+    })
+}
+
+/// The audit report (JSON text) of a deployment given as text: `format` is `toml`, `json`
+/// (the deployment schema) or `dp-event` (`{"budget", "claim", "event"}`).
+#[pyfunction]
+fn audit(py: Python<'_>, text: String, format: String) -> PyResult<String> {
+    blocking(py, move || {
+        let d = match format.as_str() {
+            "toml" => dpcert::deploy::Deployment::parse(&text, false)?,
+            "json" => dpcert::deploy::Deployment::parse(&text, true)?,
+            "dp-event" => dpcert::dp_event::parse(&text)?,
+            other => {
+                return Err(dpcert::Error::arg(
+                    "format",
+                    format!("`{other}` is not toml, json or dp-event"),
+                ))
+            }
+        };
+        Ok(dpcert::audit::audit(&d)?.to_json().to_string())
+    })
+}
+
+/// The deployment entries (JSON text of a list) a DpEvent tree (JSON text) releases.
+#[pyfunction]
+fn dp_event_mechanisms(py: Python<'_>, event: String) -> PyResult<String> {
+    blocking(py, move || {
+        let v = parse_json("event", &event)?;
+        let d = dpcert::deploy::Deployment::new(dpcert::dp_event::to_event(&v)?);
+        Ok(d.to_json()?["mechanism"].to_string())
+    })
+}
+
+/// `dpcert check`'s result for each record of a JSON list (JSON text of the results list).
+#[pyfunction]
+fn check(py: Python<'_>, records: String) -> PyResult<String> {
+    blocking(py, move || {
+        let v = parse_json("records", &records)?;
+        let list = v
+            .as_array()
+            .ok_or_else(|| dpcert::Error::arg("records", "must be a list"))?;
+        // the CLI's progress line, on a terminal, once the run has taken 2 s
+        use std::io::IsTerminal;
+        let progress = std::io::stderr().is_terminal();
+        let started = std::time::Instant::now();
+        let shown = || progress && started.elapsed().as_secs() >= 2;
+        let mut out = Vec::with_capacity(list.len());
+        for (i, r) in list.iter().enumerate() {
+            if shown() {
+                eprint!("\rdpcert check: record {}/{} ", i + 1, list.len());
+            }
+            out.push(dpcert::cli::check_record_json(i, r));
+        }
+        if shown() {
+            eprintln!();
+        }
+        Ok(Value::Array(out).to_string())
+    })
+}
+
+/// The queries of `dpcert vectors` (argument lists).
+#[pyfunction]
+fn vector_queries() -> Vec<Vec<String>> {
+    dpcert::reference::vectors::vector_queries()
+}
+
+/// The version of the Rust crate.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("NumericalError", m.py().get_type::<NumericalError>())?;
+    m.add_function(wrap_pyfunction!(query, m)?)?;
+    m.add_function(wrap_pyfunction!(audit, m)?)?;
+    m.add_function(wrap_pyfunction!(dp_event_mechanisms, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(vector_queries, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}

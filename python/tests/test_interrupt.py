@@ -1,0 +1,52 @@
+"""Long calls release the GIL and Ctrl-C (SIGINT) interrupts them."""
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import dpcert
+
+SLOW = [{"query": ["dpsgd", "--rate", "0.01", "--sigma", "0.8", "--steps", "3000",
+                   "--delta", "1e-7"], "value": "1.5"}]
+
+
+def test_ctrl_c_interrupts_a_long_call():
+    script = (
+        "import dpcert\n"
+        "print('started', flush=True)\n"
+        f"dpcert.check({SLOW!r} * 400)\n"
+        "print('finished', flush=True)\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    try:
+        out, err = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise AssertionError("SIGINT did not interrupt the call")
+    assert "KeyboardInterrupt" in err
+    assert "finished" not in out
+    assert p.returncode != 0
+
+
+def test_long_call_releases_the_gil():
+    done = threading.Event()
+    result = {}
+
+    def work():
+        result["r"] = dpcert.check(SLOW * 3)
+        done.set()
+
+    t = threading.Thread(target=work)
+    t.start()
+    ticks = 0
+    while not done.is_set():
+        ticks += 1  # runs only while the worker does not hold the GIL
+        time.sleep(0.001)
+    t.join()
+    assert [r["verdict"] for r in result["r"]] == [result["r"][0]["verdict"]] * 3
+    assert ticks > 20

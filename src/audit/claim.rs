@@ -1,0 +1,124 @@
+//! The verdict on a claim (ε_c, δ_c), from the routes' δ at ε_c: verified by the best upper
+//! bound, refuted by the largest lower bound of an exact route, else undecided.
+use super::route::RouteId;
+use crate::exit;
+use crate::num::Certified;
+use crate::validate::show;
+use rug::Rational;
+
+/// Verdict on a deployment's claim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// A certified upper bound of δ at the claimed ε is at most the claimed δ.
+    Verified,
+    /// A certified lower bound of the exact δ at the claimed ε exceeds the claimed δ.
+    Refuted,
+    /// Neither: the certified bracket contains the claimed δ (or no route answers).
+    Undecided,
+    /// The deployment makes no claim.
+    NoClaim,
+}
+
+impl Verdict {
+    /// The word used in reports and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Verified => "verified",
+            Verdict::Refuted => "refuted",
+            Verdict::Undecided => "undecided",
+            Verdict::NoClaim => "no-claim",
+        }
+    }
+    /// The process exit code of `dpcert audit` (see [`crate::exit`]): refuted 1, undecided
+    /// 4, verified or no claim 0.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Verdict::Verified | Verdict::NoClaim => exit::OK,
+            Verdict::Refuted => exit::REFUTED,
+            Verdict::Undecided => exit::UNDECIDED,
+        }
+    }
+}
+
+/// The claim, its verdict and the evidence.
+#[derive(Clone, Debug)]
+pub struct ClaimCheck {
+    pub epsilon: Rational,
+    pub delta: Rational,
+    pub verdict: Verdict,
+    /// The deciding certified δ at the claimed ε (the best upper bound, or the exact route's
+    /// bracket that refutes).
+    pub delta_at_claim: Option<Certified>,
+    /// The route that decided (or gave the best bound).
+    pub route: Option<RouteId>,
+    pub explanation: String,
+}
+
+/// Decide the claim (ε_c, δ_c) from every route's δ at ε_c and the best of them.
+pub(crate) fn check_claim(
+    at_claim: &[(RouteId, Option<Certified>)],
+    best: Option<(usize, Certified)>,
+    ce: &Rational,
+    cd: &Rational,
+) -> ClaimCheck {
+    // the exact route with the largest lower bound
+    let exact = at_claim
+        .iter()
+        .filter_map(|(id, a)| a.as_ref().filter(|a| a.is_two_sided()).map(|a| (*id, a)))
+        .fold(None, |m: Option<(RouteId, &Certified)>, x| match m {
+            Some(m) if m.1.formula().lower().0 >= x.1.formula().lower().0 => Some(m),
+            _ => Some(x),
+        });
+    let best = best.map(|(i, a)| (at_claim[i].0, a));
+    let (verdict, route, evidence, explanation) = match (&best, exact) {
+        (Some((id, a)), _) if a.upper().0 <= *cd => (
+            Verdict::Verified,
+            Some(*id),
+            Some(a.clone()),
+            format!(
+                "certified δ(ε={}) ≤ {} ≤ claimed δ = {}",
+                show(ce),
+                a.upper().to_decimal(),
+                show(cd)
+            ),
+        ),
+        (_, Some((id, a))) if a.formula().lower().0 > *cd => (
+            Verdict::Refuted,
+            Some(id),
+            Some(a.clone()),
+            format!(
+                "the exact δ(ε={}) is at least {} > claimed δ = {}",
+                show(ce),
+                a.formula().lower().to_decimal(),
+                show(cd)
+            ),
+        ),
+        (Some((id, a)), _) => (
+            Verdict::Undecided,
+            Some(*id),
+            Some(a.clone()),
+            format!(
+                "best certified δ(ε={}) ∈ [{}, {}] does not separate from claimed δ = {}",
+                show(ce),
+                a.lower()
+                    .map_or_else(|| "unknown".into(), |l| l.to_decimal()),
+                a.upper().to_decimal(),
+                show(cd)
+            ),
+        ),
+        (None, _) => (
+            Verdict::Undecided,
+            None,
+            None,
+            format!("no route certifies any δ < 1 at ε = {}", show(ce)),
+        ),
+    };
+    ClaimCheck {
+        epsilon: ce.clone(),
+        delta: cd.clone(),
+        verdict,
+        delta_at_claim: evidence,
+        route,
+        explanation,
+    }
+}

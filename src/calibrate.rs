@@ -1,0 +1,322 @@
+//! Certified calibration of DP-SGD: the smallest noise multiplier σ (the largest number of
+//! steps, the largest sampling rate) whose certified ε at δ meets a target.
+//!
+//! **What is certified.** A [`Calibration`] carries the certified ε of the run at the returned
+//! value (`feasible`): its upper bound is ≤ the target, so the run with that value is
+//! (target, δ)-DP by the named theorem. On a two-sided route it also carries a certificate
+//! that a value a relative `gap` (10⁻³) away on the other side is *infeasible* (`infeasible`:
+//! certified ε lower bound > target). Since ε is monotone in each parameter (more noise, fewer
+//! steps or a smaller rate is a post-processing of the original pair of distributions), the
+//! exact optimum lies between the two, so the answer is within the stated gap of optimal.
+//!
+//! **What is not.** The search that chooses where to evaluate runs on `f64` midpoints of
+//! coarse evaluations; it only places the two certified evaluations. A search that lands badly
+//! costs evaluations or tightness, never soundness: every reported number is a certified
+//! evaluation at an exact rational point.
+use crate::num::{normal_cdf_f64, Certified, Enclosure, Precision};
+use crate::theorems::gaussian::gaussian_sigma;
+use crate::theorems::pld_accountant::{dpsgd_pld_epsilon, PldOptions};
+use crate::theorems::rdp::dpsgd_rdp_epsilon;
+use crate::theorems::sampling::{Relation, Sampling};
+use crate::theorems::shuffle::shuffled_dpsgd_epsilon;
+use crate::validate;
+use crate::{Error, Result};
+use rug::{Integer, Rational};
+
+/// Which accountant certifies Poisson-sampled runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// The two-sided PLD accountant (Theorem 9 on a certified grid).
+    Pld,
+    /// Rényi DP (Mironov–Talwar–Zhang 2019) converted to (ε, δ): an upper bound only.
+    Rdp,
+}
+
+impl Method {
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Pld => "pld",
+            Method::Rdp => "rdp",
+        }
+    }
+}
+
+/// A DP-SGD run: rate q (= B/N), noise multiplier σ, T steps, how batches are drawn, which
+/// neighbours, and (for user-level privacy) how many examples one user may contribute.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    pub rate: Rational,
+    pub sigma: Rational,
+    pub steps: Integer,
+    pub sampling: Sampling,
+    pub relation: Relation,
+    pub method: Method,
+    /// Epochs, when the run was stated in epochs (shuffled runs then count ⌈epochs⌉ passes).
+    pub epochs: Option<Rational>,
+    /// Dataset size N, when the run was stated by batch size (rates are then B/N).
+    pub dataset: Option<Integer>,
+    /// Examples per user (1: example-level privacy).
+    pub group: Integer,
+}
+
+impl Run {
+    /// A Poisson, add/remove, PLD-accounted run at example level.
+    pub fn poisson(rate: Rational, sigma: Rational, steps: Integer) -> Run {
+        Run {
+            rate,
+            sigma,
+            steps,
+            sampling: Sampling::Poisson,
+            relation: Relation::AddRemove,
+            method: Method::Pld,
+            epochs: None,
+            dataset: None,
+            group: Integer::from(1),
+        }
+    }
+}
+
+/// q = B/N and T = ⌈epochs·N/B⌉ from the ML vocabulary, checked: B ≥ 1, N ≥ 1, B ≤ N,
+/// epochs > 0 (so T ≥ 1).
+pub fn steps_from_epochs(
+    epochs: &Rational,
+    batch: &Integer,
+    dataset: &Integer,
+) -> Result<(Rational, Integer)> {
+    validate::count("batch-size", batch)?;
+    validate::count("dataset-size", dataset)?;
+    if batch > dataset {
+        return Err(Error::arg(
+            "batch-size",
+            format!("must be at most the dataset size {dataset}, got {batch}"),
+        ));
+    }
+    validate::positive("epochs", epochs)?;
+    let rate = Rational::from((batch.clone(), dataset.clone()));
+    let steps = Rational::from(epochs / &rate).ceil().numer().clone();
+    validate::count("epochs", &steps)?;
+    Ok((rate, steps))
+}
+
+/// How many times one example is used by a shuffled run: once per pass, ⌈epochs⌉ passes when
+/// the run was stated in epochs, else ⌈T/⌊1/q⌋⌉ (an epoch has at least ⌊N/B⌋ steps, so T
+/// steps start at most that many passes).
+pub fn shuffled_participations(run: &Run) -> Result<Integer> {
+    if let Some(e) = &run.epochs {
+        validate::positive("epochs", e)?;
+        return Ok(e.clone().ceil().numer().clone());
+    }
+    validate::positive("rate", &run.rate)?;
+    let per_epoch = Rational::from(run.rate.recip_ref()).floor().numer().clone();
+    let per_epoch = per_epoch.max(Integer::from(1));
+    Ok(Rational::from((run.steps.clone(), per_epoch))
+        .ceil()
+        .numer()
+        .clone())
+}
+
+/// One certified evaluation of a run's ε at δ.
+#[derive(Clone, Debug)]
+pub struct Evaluation {
+    /// The run evaluated.
+    pub run: Run,
+    pub epsilon: Certified,
+    /// The PLD grid width, when the PLD accountant produced it.
+    pub grid: Option<Rational>,
+    /// The theorem (route) that certified it.
+    pub route: &'static str,
+}
+
+/// Route names (the theorem each evaluation rests on).
+pub const ROUTE_PLD: &str = "PLD accountant (Theorem 9 on a certified grid), Poisson, add/remove";
+pub const ROUTE_RDP: &str = "RDP (Mironov–Talwar–Zhang 2019) → (ε, δ), Poisson, add/remove";
+pub const ROUTE_SHUFFLED: &str =
+    "shuffled epochs without amplification: exact Gaussian composition (Corollaries 8 and 10)";
+
+/// The certified ε at δ of a run, by the route its sampling and method call for. `grid`
+/// fixes the PLD grid (None: automatic).
+///
+/// # Guarantee
+/// The returned [`Certified`] is that of the theorem function named by `route`: two-sided for
+/// the PLD and shuffled routes, an upper bound for RDP. Samplers without a certified route
+/// are refused with an error naming `sampling` or `relation`.
+pub fn dpsgd_epsilon(run: &Run, delta: &Rational, grid: Option<&Rational>) -> Result<Evaluation> {
+    validate::open_unit("delta", delta)?;
+    validate::count("group", &run.group)?;
+    let done = |epsilon, grid, route| {
+        Ok(Evaluation {
+            run: run.clone(),
+            epsilon,
+            grid,
+            route,
+        })
+    };
+    match (run.sampling, run.relation) {
+        (Sampling::Shuffled, relation) => {
+            let k = shuffled_participations(run)?;
+            let e = shuffled_dpsgd_epsilon(&run.sigma, &k, relation, &run.group, delta, Precision::Auto)?;
+            done(Certified::TwoSided(e), None, ROUTE_SHUFFLED)
+        }
+        (Sampling::Poisson, Relation::AddRemove) => poisson_add_remove(run, delta, grid, done),
+        (Sampling::Poisson, Relation::Substitution) => Err(Error::arg(
+            "relation",
+            "substitution with Poisson sampling is not certified yet; use add-remove, or --sampling shuffled",
+        )),
+        (Sampling::FixedSize, _) => Err(Error::arg(
+            "sampling",
+            "fixed-size batches have no certified route in dpcert yet (no dominating pair implemented); use poisson or shuffled",
+        )),
+    }
+}
+
+/// The Poisson add/remove routes; user-level privacy with Poisson sampling of *users* (all of a
+/// user's examples in or out together) is sensitivity k: σ/k in the sensitivity-1 accountant.
+fn poisson_add_remove(
+    run: &Run,
+    delta: &Rational,
+    grid: Option<&Rational>,
+    done: impl Fn(Certified, Option<Rational>, &'static str) -> Result<Evaluation>,
+) -> Result<Evaluation> {
+    validate::positive("sigma", &run.sigma)?;
+    let sigma = Rational::from(&run.sigma / &run.group);
+    match run.method {
+        Method::Pld => {
+            let opts = PldOptions {
+                grid: grid.cloned(),
+                ..PldOptions::default()
+            };
+            let r = dpsgd_pld_epsilon(&run.rate, &sigma, &run.steps, delta, &opts)?;
+            done(Certified::TwoSided(r.enclosure), Some(r.grid), ROUTE_PLD)
+        }
+        Method::Rdp => {
+            let (b, _) = dpsgd_rdp_epsilon(&run.rate, &sigma, &run.steps, delta, Precision::Auto)?;
+            done(Certified::UpperBound(b), None, ROUTE_RDP)
+        }
+    }
+}
+
+/// The parameter a calibration solves for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Parameter {
+    /// The smallest noise multiplier.
+    Sigma,
+    /// The largest number of steps.
+    Steps,
+    /// The largest sampling rate (batch size when the run has a dataset size).
+    Rate,
+}
+
+impl Parameter {
+    pub fn name(self) -> &'static str {
+        match self {
+            Parameter::Sigma => "sigma",
+            Parameter::Steps => "steps",
+            Parameter::Rate => "rate",
+        }
+    }
+    /// Does ε grow with the parameter?
+    fn increasing(self) -> bool {
+        self != Parameter::Sigma
+    }
+}
+
+/// The answer of a calibration.
+#[derive(Clone, Debug)]
+pub struct Calibration {
+    pub parameter: Parameter,
+    pub target: Rational,
+    pub delta: Rational,
+    /// The run at the answer: certified ε upper ≤ target.
+    pub feasible: Evaluation,
+    /// A run a relative gap away (smaller σ, more steps, larger rate) whose certified ε
+    /// *lower* bound exceeds the target: the exact optimum lies between. None on one-sided
+    /// routes, at the end of the parameter's range (q = 1), or when no certificate was reached.
+    pub infeasible: Option<Evaluation>,
+    /// One-sided routes: a run a relative gap away at which the route's own bound exceeds the
+    /// target (so this route cannot certify more; the exact ε there is not known to exceed it).
+    pub bound_exceeds: Option<Evaluation>,
+    /// Accountant evaluations used (search and certification).
+    pub evaluations: usize,
+}
+
+impl Calibration {
+    /// |x_f − x_i| / x_f between the feasible value and the infeasible (or bound-exceeding)
+    /// one, exact; None without either.
+    pub fn relative_gap(&self) -> Option<Rational> {
+        let other = self.infeasible.as_ref().or(self.bound_exceeds.as_ref())?;
+        let xf = value(&self.feasible.run, self.parameter);
+        let xi = value(&other.run, self.parameter);
+        Some(Rational::from(&xf - &xi).abs() / xf)
+    }
+}
+
+/// Relative gap the search aims for between the feasible and the infeasible certificate: 10⁻³.
+pub fn gap() -> Rational {
+    Rational::from((1, 1000))
+}
+
+/// The value of the calibrated parameter in a run.
+pub fn value(run: &Run, p: Parameter) -> Rational {
+    match p {
+        Parameter::Sigma => run.sigma.clone(),
+        Parameter::Steps => Rational::from(&run.steps),
+        Parameter::Rate => run.rate.clone(),
+    }
+}
+
+/// Certified calibration of `parameter` for ε ≤ `target` at `delta` (the other fields of
+/// `run` fixed; the calibrated field's value in `run` is ignored).
+///
+/// # Guarantee
+/// `feasible.epsilon.upper() ≤ target` (checked here on the certified value, exactly); when
+/// present, `infeasible.epsilon.lower() > target`, also checked here. Errors name the bad
+/// input: target ≤ 0 (`target-epsilon`), δ ∉ (0, 1), a target no value in the search range
+/// reaches (`target-epsilon`), or a sampler without a certified route.
+pub fn calibrate(
+    run: &Run,
+    parameter: Parameter,
+    target: &Rational,
+    delta: &Rational,
+) -> Result<Calibration> {
+    validate::positive("target-epsilon", target)?;
+    validate::open_unit("delta", delta)?;
+    let mut s = search::Search::new(run, parameter, target, delta);
+    let ok = |c: Calibration| {
+        debug_assert!(*c.feasible.epsilon.upper().as_float() <= *target);
+        Ok(c)
+    };
+    if run.sampling == Sampling::Shuffled && parameter == Parameter::Sigma {
+        return ok(s.shuffled_sigma()?);
+    }
+    ok(s.run()?)
+}
+
+/// The noise of the Gaussian mechanism for a target: Corollary 8/10 inverted in σ (an alias
+/// of `gaussian sigma` for `calibrate gaussian`).
+pub fn gaussian(
+    target: &Rational,
+    delta: &Rational,
+    sensitivity: &Rational,
+    compositions: &Integer,
+) -> Result<Enclosure> {
+    validate::positive("target-epsilon", target)?;
+    gaussian_sigma(target, delta, sensitivity, compositions, Precision::Auto)
+}
+
+/// μ of the Gaussian (μ-GDP) curve with ε at δ, in plain `f64` (bisection on Corollary 8 in
+/// μ form): a search starting point only.
+fn gdp_mu(eps: f64, delta: f64) -> f64 {
+    let d = |mu: f64| normal_cdf_f64(-eps / mu + mu / 2.0) - eps.exp() * normal_cdf_f64(-eps / mu - mu / 2.0);
+    let (mut lo, mut hi) = (1e-6f64, 1e3f64);
+    for _ in 0..200 {
+        let mid = (lo * hi).sqrt();
+        if d(mid) > delta {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    lo
+}
+
+mod search;

@@ -1,0 +1,287 @@
+//! `dpcert calibrate dpsgd|gaussian`: the noise (or steps, or rate) that meets an ε target,
+//! certified feasible, with a certificate that a value 10⁻³ beyond is infeasible where the
+//! route is two-sided.
+use super::{count, digits, fail, flagged, lower_digits, num, upper_digits, Common};
+use crate::calibrate::{self, Calibration, Evaluation, Method, Parameter, Run};
+use crate::num::Certified;
+use crate::theorems::sampling::{Relation, Sampling};
+use crate::{exit, json as contract, validate, Error};
+use clap::{Args, Subcommand};
+use rug::{Integer, Rational};
+use serde_json::{json, Value};
+
+#[derive(Subcommand)]
+pub(super) enum CalibrateCmd {
+    /// DP-SGD: the smallest σ for ε ≤ target (no --sigma); or, with --sigma, the largest number
+    /// of steps (no --steps/--epochs) or the largest rate / batch size (no --rate/--batch-size).
+    #[command(after_help = super::EXIT_CODES)]
+    Dpsgd(DpsgdCal),
+    /// The Gaussian mechanism: the smallest σ for (ε, δ) over K compositions (as `gaussian sigma`).
+    #[command(after_help = super::EXIT_CODES)]
+    Gaussian(GaussianCal),
+}
+
+#[derive(Args)]
+pub(super) struct DpsgdCal {
+    /// Target ε (> 0).
+    #[arg(long = "target-epsilon", value_name = "E", allow_hyphen_values = true)]
+    target: String,
+    /// δ in (0, 1).
+    #[arg(long, value_name = "D", allow_hyphen_values = true)]
+    delta: String,
+    /// Sampling rate q in (0, 1] (or --batch-size with --dataset-size).
+    #[arg(long, value_name = "Q", allow_hyphen_values = true)]
+    rate: Option<String>,
+    #[arg(long = "batch-size", value_name = "B", allow_hyphen_values = true)]
+    batch: Option<String>,
+    #[arg(long = "dataset-size", value_name = "N", allow_hyphen_values = true)]
+    dataset: Option<String>,
+    /// Number of steps T (or --epochs: T = ⌈epochs·N/B⌉).
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    steps: Option<String>,
+    #[arg(long, value_name = "X", allow_hyphen_values = true)]
+    epochs: Option<String>,
+    /// Noise multiplier σ (alias --noise-multiplier); given, the steps or the rate is solved for.
+    #[arg(long, visible_alias = "noise-multiplier", value_name = "S", allow_hyphen_values = true)]
+    sigma: Option<String>,
+    /// poisson (default) | shuffled (each example once per epoch; no amplification claimed).
+    #[arg(long, value_name = "KIND", default_value = "poisson")]
+    sampling: String,
+    /// add-remove (default) | substitution.
+    #[arg(long, value_name = "REL", default_value = "add-remove")]
+    relation: String,
+    /// pld (two-sided, default) | rdp (an upper bound only).
+    #[arg(long, value_name = "METHOD", default_value = "pld")]
+    method: String,
+    /// Examples per user (user-level privacy; Poisson sampling then samples users).
+    #[arg(long = "group-size", value_name = "K", default_value = "1")]
+    group: String,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args)]
+pub(super) struct GaussianCal {
+    #[arg(long = "target-epsilon", value_name = "E", allow_hyphen_values = true)]
+    target: String,
+    #[arg(long, value_name = "D", allow_hyphen_values = true)]
+    delta: String,
+    #[arg(long, value_name = "D", default_value = "1", allow_hyphen_values = true)]
+    sensitivity: String,
+    #[arg(long, value_name = "K", default_value = "1", allow_hyphen_values = true)]
+    compositions: String,
+    #[command(flatten)]
+    common: Common,
+}
+
+fn conflict(a: &str, b: &str) -> Error {
+    Error::arg(a, format!("conflicts with {b}: give one of them"))
+}
+
+/// Rate (and N) from --rate or --batch-size/--dataset-size; None when neither is given.
+fn rate_of(c: &DpsgdCal) -> Result<(Option<Rational>, Option<Integer>, Option<Integer>), Error> {
+    let n = c.dataset.as_deref().map(|t| count("--dataset-size", t)).transpose()?;
+    let b = c.batch.as_deref().map(|t| count("--batch-size", t)).transpose()?;
+    match (&c.rate, &b, &n) {
+        (Some(_), Some(_), _) => Err(conflict("--rate", "--batch-size")),
+        (Some(r), None, _) => Ok((Some(num("--rate", r)?), None, n)),
+        (None, Some(b), Some(n)) => {
+            if b > n {
+                return Err(Error::arg("--batch-size", format!("must be at most --dataset-size {n}, got {b}")));
+            }
+            Ok((Some(Rational::from((b.clone(), n.clone()))), Some(b.clone()), Some(n.clone())))
+        }
+        (None, Some(_), None) => Err(Error::arg("--dataset-size", "is needed with --batch-size")),
+        (None, None, n) => Ok((None, None, n.clone())),
+    }
+}
+
+/// The run and the parameter to solve for, from the flags.
+fn run_of(c: &DpsgdCal) -> Result<(Run, Parameter), Error> {
+    let (rate, batch, dataset) = rate_of(c)?;
+    let sigma = c.sigma.as_deref().map(|s| num("--sigma", s)).transpose()?;
+    if c.steps.is_some() && c.epochs.is_some() {
+        return Err(conflict("--steps", "--epochs"));
+    }
+    let epochs = c.epochs.as_deref().map(|e| num("--epochs", e)).transpose()?;
+    let steps = match (&c.steps, &epochs) {
+        (Some(t), _) => Some(count("--steps", t)?),
+        (None, Some(e)) => {
+            let (Some(b), Some(n)) = (&batch, &dataset) else {
+                return Err(Error::arg("--epochs", "needs --batch-size and --dataset-size"));
+            };
+            Some(flagged(calibrate::steps_from_epochs(e, b, n))?.1)
+        }
+        (None, None) => None,
+    };
+    let parameter = match (&sigma, &steps, &rate) {
+        (None, Some(_), Some(_)) => Parameter::Sigma,
+        (Some(_), None, Some(_)) => Parameter::Steps,
+        (Some(_), Some(_), None) => Parameter::Rate,
+        (Some(_), Some(_), Some(_)) => {
+            return Err(Error::arg("--sigma", "with --steps and --rate there is nothing to calibrate; leave one out"))
+        }
+        _ => return Err(Error::arg("--target-epsilon", "give two of: --sigma, --steps/--epochs, --rate/--batch-size")),
+    };
+    let run = Run {
+        rate: rate.unwrap_or_else(|| Rational::from(1)),
+        sigma: sigma.unwrap_or_else(|| Rational::from(1)),
+        steps: steps.unwrap_or_else(|| Integer::from(1)),
+        sampling: flagged(Sampling::parse(&c.sampling))?,
+        relation: flagged(Relation::parse(&c.relation))?,
+        method: match c.method.as_str() {
+            "pld" => Method::Pld,
+            "rdp" => Method::Rdp,
+            m => return Err(Error::arg("--method", format!("expected pld or rdp, got '{m}'"))),
+        },
+        epochs,
+        dataset,
+        group: count("--group-size", &c.group)?,
+    };
+    Ok((run, parameter))
+}
+
+fn input(c: &DpsgdCal) -> Value {
+    json!({"target_epsilon": c.target, "delta": c.delta, "rate": c.rate, "batch_size": c.batch,
+           "dataset_size": c.dataset, "steps": c.steps, "epochs": c.epochs, "sigma": c.sigma,
+           "sampling": c.sampling, "relation": c.relation, "method": c.method,
+           "group_size": c.group})
+}
+
+/// One evaluation as data: the run's parameters (exact), the certified ε, route and grid.
+fn evaluation_json(e: &Evaluation) -> Value {
+    json!({
+        "rate": validate::echo(&e.run.rate),
+        "sigma": validate::echo(&e.run.sigma),
+        "steps": e.run.steps.to_string(),
+        "epsilon": contract::quantity(&e.epsilon),
+        "route": e.route,
+        "grid": e.grid.as_ref().map(validate::echo),
+    })
+}
+
+fn result_json(c: &Calibration, comparison: Option<&Evaluation>) -> Value {
+    json!({
+        "parameter": c.parameter.name(),
+        "value": validate::echo(&calibrate::value(&c.feasible.run, c.parameter)),
+        "target_epsilon": validate::echo(&c.target),
+        "delta": validate::echo(&c.delta),
+        "feasible": evaluation_json(&c.feasible),
+        "infeasible": c.infeasible.as_ref().map(evaluation_json),
+        "bound_exceeds": c.bound_exceeds.as_ref().map(evaluation_json),
+        "relative_gap": c.relative_gap().as_ref().map(validate::echo),
+        "sampling": c.feasible.run.sampling.name(),
+        "relation": c.feasible.run.relation.name(),
+        "group_size": c.feasible.run.group.to_string(),
+        "evaluations": c.evaluations,
+        "comparison": comparison.map(evaluation_json),
+    })
+}
+
+fn words(e: &Certified, n: usize) -> String {
+    match e.lower() {
+        Some(l) => format!("ε ∈ [{}, {}]", lower_digits(l, n), upper_digits(e.upper(), n)),
+        None => format!("ε ≤ {}", upper_digits(e.upper(), n)),
+    }
+}
+
+fn print_human(c: &Calibration, comparison: Option<&Evaluation>, n: usize) {
+    let p = c.parameter;
+    let f = &c.feasible;
+    let show = |e: &Evaluation| validate::show(&calibrate::value(&e.run, p));
+    println!(
+        "{} = {} meets ε ≤ {} at δ = {}: certified {} (q = {}, σ = {}, T = {}; {}{}).",
+        p.name(),
+        show(f),
+        validate::show(&c.target),
+        validate::show(&c.delta),
+        words(&f.epsilon, n),
+        validate::show(&f.run.rate),
+        validate::show(&f.run.sigma),
+        f.run.steps,
+        f.route,
+        f.grid.as_ref().map(|g| format!(", grid {}", validate::show(g))).unwrap_or_default()
+    );
+    if let Some(i) = &c.infeasible {
+        let g = c.relative_gap().map(|g| validate::show(&g)).unwrap_or_default();
+        println!("  {} = {} does not: certified {} (relative gap {g}).", p.name(), show(i), words(&i.epsilon, n));
+    } else if let Some(i) = &c.bound_exceeds {
+        println!("  At {} = {} this route's bound exceeds the target ({}); it is an upper bound only, so the exact optimum may lie further.", p.name(), show(i), words(&i.epsilon, n));
+    } else {
+        println!("  No infeasibility certificate (end of the range, or none reached).");
+    }
+    if let Some(cmp) = comparison {
+        println!("  For comparison, the same run with Poisson sampling: {} ({}).", words(&cmp.epsilon, n), cmp.route);
+    }
+    println!("  [{} accountant evaluations]", c.evaluations);
+}
+
+fn run_dpsgd(c: &DpsgdCal) -> i32 {
+    let json_mode = c.common.json;
+    let res = flagged((|| {
+        let n = digits(&c.common)?;
+        let target = num("--target-epsilon", &c.target)?;
+        let delta = num("--delta", &c.delta)?;
+        let (run, p) = run_of(c)?;
+        let cal = calibrate::calibrate(&run, p, &target, &delta)?;
+        // shuffled runs: the Poisson figure of the same run, as a labelled comparison
+        let cmp = if run.sampling == Sampling::Shuffled && run.relation == Relation::AddRemove {
+            let mut r = cal.feasible.run.clone();
+            r.sampling = Sampling::Poisson;
+            calibrate::dpsgd_epsilon(&r, &delta, None).ok()
+        } else {
+            None
+        };
+        Ok((cal, cmp, n))
+    })());
+    match res {
+        Ok((cal, cmp, n)) => {
+            if json_mode {
+                println!("{}", contract::envelope("calibrate dpsgd", input(c), result_json(&cal, cmp.as_ref())));
+            } else {
+                print_human(&cal, cmp.as_ref(), n);
+            }
+            exit::OK
+        }
+        Err(e) => fail("calibrate dpsgd", input(c), &e, json_mode),
+    }
+}
+
+fn run_gaussian(c: &GaussianCal) -> i32 {
+    let json_mode = c.common.json;
+    let input = json!({"target_epsilon": c.target, "delta": c.delta, "sensitivity": c.sensitivity,
+                       "compositions": c.compositions});
+    let res = flagged((|| {
+        let n = digits(&c.common)?;
+        let e = calibrate::gaussian(
+            &num("--target-epsilon", &c.target)?,
+            &num("--delta", &c.delta)?,
+            &num("--sensitivity", &c.sensitivity)?,
+            &count("--compositions", &c.compositions)?,
+        )?;
+        Ok((e, n))
+    })());
+    match res {
+        Ok((e, n)) => {
+            if json_mode {
+                let result = json!({"parameter": "sigma", "value": contract::enclosure(&e),
+                    "theorem": "Corollaries 8 and 10 inverted in σ (exact Gaussian composition)"});
+                println!("{}", contract::envelope("calibrate gaussian", input, result));
+            } else {
+                println!(
+                    "σ = {} meets (ε, δ) = ({}, {}); σ = {} does not (certified; Corollaries 8 and 10).",
+                    upper_digits(e.upper(), n), c.target, c.delta, lower_digits(e.lower(), n)
+                );
+            }
+            exit::OK
+        }
+        Err(e) => fail("calibrate gaussian", input, &e, json_mode),
+    }
+}
+
+pub(super) fn run_calibrate(c: &CalibrateCmd) -> i32 {
+    match c {
+        CalibrateCmd::Dpsgd(d) => run_dpsgd(d),
+        CalibrateCmd::Gaussian(g) => run_gaussian(g),
+    }
+}

@@ -1,0 +1,94 @@
+//! `dpcert check FILE`: judge values printed by another library (the library does the
+//! judging: [`crate::reference::judge`]).
+use super::{fail, parse_query};
+use crate::reference::judge::{check_records, parse_records};
+use crate::{json as contract, Error};
+use clap::Args;
+use serde_json::{json, Value};
+
+#[derive(Args)]
+#[command(after_help = super::EXIT_CODES)]
+pub(super) struct CheckArgs {
+    /// JSON list of {"query": [...], "value": "..."}: `query` is the argument list one would
+    /// pass to dpcert (e.g. ["gaussian", "delta", "--sigma", "1", "--epsilon", "0.5"]).
+    file: std::path::PathBuf,
+    /// Print one JSON object (the dpcert/1 envelope; full digits).
+    #[arg(long)]
+    pub(super) json: bool,
+}
+
+/// One record as a line of text.
+fn record_line(r: &Value) -> String {
+    let q = match r["query"].as_array() {
+        Some(a) => a
+            .iter()
+            .map(|x| {
+                x.as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| x.to_string())
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+        None => r["query"].to_string(),
+    };
+    let value = r["value"]
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or_else(|| r["value"].to_string());
+    let b = &r["bracket"];
+    let bracket = match (b["lower"].as_str(), b["upper"].as_str()) {
+        (None, None) => String::new(),
+        (l, u) => format!(
+            "  smallest valid value ∈ [{}, {}] ({})",
+            l.unwrap_or("?"),
+            u.unwrap_or("?"),
+            b["kind"].as_str().unwrap_or("")
+        ),
+    };
+    format!(
+        "{:<9}  #{}  {q}  value={value}{bracket}  — {}",
+        r["verdict"].as_str().unwrap_or(""),
+        r["record"],
+        r["reason"].as_str().unwrap_or("")
+    )
+}
+
+pub(super) fn run_check(a: &CheckArgs) -> i32 {
+    use std::io::IsTerminal;
+    let input = json!({"file": a.file.display().to_string()});
+    let name = a.file.display().to_string();
+    let list = std::fs::read_to_string(&a.file)
+        .map_err(|e| Error::arg("FILE", format!("cannot read {name}: {e}")))
+        .and_then(|text| parse_records(&text, &name));
+    let list = match list {
+        Ok(l) => l,
+        Err(e) => return fail("check", input, &e, a.json),
+    };
+    let progress = std::io::stderr().is_terminal();
+    let started = std::time::Instant::now();
+    let (results, summary) = check_records(&list, &parse_query, |i| {
+        if progress && started.elapsed().as_secs() >= 2 {
+            eprint!("\rdpcert check: record {}/{} ", i + 1, list.len());
+        }
+    });
+    if progress && started.elapsed().as_secs() >= 2 {
+        eprintln!();
+    }
+    if a.json {
+        let result = json!({"records": results, "summary": summary.to_json(results.len())});
+        println!("{}", contract::envelope("check", input, result));
+    } else {
+        for r in &results {
+            println!("{}", record_line(r));
+        }
+        println!(
+            "{} records: {} sound, {} unsound, {} undecided, {} invalid",
+            results.len(),
+            summary.sound,
+            summary.unsound,
+            summary.undecided,
+            summary.invalid
+        );
+    }
+    summary.exit_code()
+}

@@ -1,0 +1,460 @@
+//! The `dpcert` command line: parse, call the library, print. One file per command group; each
+//! adds a variant to [`Cmd`] and a hook in [`run`]. A single-value query maps its flags to a
+//! [`Query`] ([`QueryCmd`]), evaluates it and prints one sentence (8 significant digits by
+//! default, outward rounded) or, with `--json`, one `dpcert/1` envelope ([`crate::json`]).
+//! Exit codes follow [`crate::exit`].
+mod audit;
+mod calibrate;
+mod check;
+mod compose;
+mod dpsgd;
+mod gaussian;
+mod gdp;
+mod plot;
+mod rdp;
+mod subsample;
+mod tradeoff;
+mod vectors;
+mod zcdp;
+
+use crate::num::{parse_exact, parse_positive_integer, Certified, Lower, Precision, Upper};
+use crate::reference::query::{Answer, Query};
+use crate::{exit, json as contract, validate, Error};
+use clap::{Args, Parser, Subcommand};
+use rug::{Integer, Rational};
+use serde_json::{json, Value};
+
+#[derive(Parser)]
+#[command(
+    name = "dpcert",
+    version,
+    about = "Certified differential-privacy accounting (Steinke 2022)."
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// The Gaussian mechanism, exactly (Corollaries 8 and 10).
+    #[command(subcommand)]
+    Gaussian(gaussian::GaussianCmd),
+    /// Zero-concentrated DP conversions (Proposition 14, Remark 15).
+    #[command(subcommand)]
+    Zcdp(zcdp::ZcdpCmd),
+    /// Composition of DP mechanisms.
+    #[command(subcommand)]
+    Compose(compose::ComposeCmd),
+    /// Rényi DP curves.
+    #[command(subcommand)]
+    Rdp(rdp::RdpCmd),
+    /// DP-SGD accounting: ε at δ for Poisson-subsampled Gaussian steps.
+    Dpsgd(dpsgd::DpsgdArgs),
+    /// Amplification by subsampling of an (ε, δ)-DP mechanism.
+    Subsample(subsample::SubsampleArgs),
+    /// Certified calibration: the σ (steps, rate) meeting an ε target.
+    #[command(subcommand)]
+    Calibrate(calibrate::CalibrateCmd),
+    /// Audit a deployment file (TOML or JSON): best certified (ε, δ), routes, claim verdict.
+    Audit(audit::AuditArgs),
+    /// Plot a deployment's privacy profile δ(ε) as SVG.
+    Plot(plot::PlotArgs),
+    /// Print certified test vectors for other implementations.
+    Vectors(vectors::VectorsArgs),
+    /// Check values printed by another library: each record is sound, unsound, undecided or
+    /// invalid, with a reason and the certified bracket of the smallest valid value.
+    ///
+    /// A value is unsound when it is below the exact value or impossible (NaN, −∞, a negative
+    /// ε or δ, σ ≤ 0); +∞ and any δ ≥ 1 are sound but vacuous. A record whose query or value is
+    /// malformed is invalid; the other records are still judged. Bare NaN / Infinity tokens
+    /// (as Python's json prints them) are accepted. Exit status: 0 when no record is unsound or
+    /// invalid (undecided records alone give 0), 1 when any record is unsound or invalid, 2 when
+    /// FILE cannot be read or is not a JSON list.
+    Check(check::CheckArgs),
+    /// f-DP: the best membership-inference attack's TPR at a given FPR, certified.
+    #[command(subcommand)]
+    Tradeoff(tradeoff::TradeoffCmd),
+    /// Gaussian differential privacy: the μ of μ-GDP, certified.
+    #[command(subcommand)]
+    Gdp(gdp::GdpCmd),
+}
+
+#[derive(Args, Clone)]
+pub(super) struct Common {
+    /// Print one JSON object (the dpcert/1 envelope; full digits).
+    #[arg(long)]
+    json: bool,
+    /// MPFR working precision in bits, 16..=8192 (default: automatic, f64 intervals first,
+    /// raised when needed).
+    #[arg(long, value_name = "BITS")]
+    precision: Option<String>,
+    /// Significant digits printed (human output; default 8, outward rounded: lower ends down,
+    /// upper ends up). JSON always has full digits.
+    #[arg(long, value_name = "N", default_value = "8")]
+    digits: String,
+}
+
+/// The exit-code table, shown under every `--help`.
+const EXIT_CODES: &str = "Exit codes: 0 = verified / answered; 1 = a claim refuted or a checked value unsound; \
+2 = bad input; 3 = numerical failure; 4 = undecided (the certified bracket contains the claimed value).";
+
+/// A single-value query command: its flags as given, and the [`Query`] they ask.
+trait QueryCmd {
+    /// The command words, e.g. `"gaussian delta"`.
+    fn command(&self) -> &'static str;
+    fn common(&self) -> &Common;
+    /// The parameters as data: every flag, as the exact string given (`null` if absent).
+    fn input(&self) -> Value;
+    /// Parse the flags (values are validated by the library).
+    fn to_query(&self) -> Result<Query, Error>;
+    /// The asked quantity in words, e.g. `δ at ε = 0.5 (σ = 1, Δ = 1, K = 1)`.
+    fn asked(&self) -> String;
+    /// A note on how the answer was computed, for the human sentence (may be empty).
+    fn note(&self, _a: &Answer) -> String {
+        String::new()
+    }
+}
+
+impl Cmd {
+    fn query_cmd(&self) -> Option<&dyn QueryCmd> {
+        Some(match self {
+            Cmd::Gaussian(g) => g,
+            Cmd::Zcdp(z) => z,
+            Cmd::Compose(c) => c,
+            Cmd::Rdp(r) => r,
+            Cmd::Dpsgd(d) => d,
+            Cmd::Tradeoff(t) => t,
+            Cmd::Gdp(g) => g,
+            _ => return None,
+        })
+    }
+}
+
+fn num(flag: &str, text: &str) -> Result<Rational, Error> {
+    parse_exact(text).map_err(|e| Error::arg(flag, e))
+}
+
+fn count(flag: &str, text: &str) -> Result<Integer, Error> {
+    parse_positive_integer(text).map_err(|e| Error::arg(flag, e))
+}
+
+/// [`flagged`] for one error.
+fn flagged_err(e: Error) -> Error {
+    match flagged::<()>(Err(e)) {
+        Err(e) => e,
+        Ok(()) => unreachable!(),
+    }
+}
+
+/// Re-label a library argument name with the CLI flag that carries it.
+fn flagged<T>(r: Result<T, Error>) -> Result<T, Error> {
+    r.map_err(|e| match e {
+        Error::InvalidArgument { name, reason } if !name.starts_with("--") && name != "FILE" => {
+            Error::InvalidArgument {
+                name: format!("--{name}"),
+                reason,
+            }
+        }
+        other => other,
+    })
+}
+
+fn precision(c: &Common) -> Result<Precision, Error> {
+    let Some(t) = &c.precision else {
+        return Ok(Precision::Auto);
+    };
+    let b = t
+        .trim()
+        .parse::<u32>()
+        .map_err(|_| Error::arg("--precision", format!("`{t}` is not a bit count")))?;
+    validate::precision(b).map_err(|_| {
+        Error::arg(
+            "--precision",
+            format!(
+                "{b} bits is outside {}..={} (the limit keeps every query within seconds)",
+                validate::MIN_PRECISION,
+                validate::MAX_PRECISION
+            ),
+        )
+    })?;
+    Ok(Precision::Bits(b))
+}
+
+/// Most significant digits `--digits` accepts (the JSON output has all of them).
+const MAX_DIGITS: usize = 100;
+
+fn digits(c: &Common) -> Result<usize, Error> {
+    match c.digits.trim().parse::<usize>() {
+        Ok(n) if (2..=MAX_DIGITS).contains(&n) => Ok(n),
+        _ => Err(Error::arg(
+            "--digits",
+            format!("`{}` is not a digit count in 2..={MAX_DIGITS}", c.digits),
+        )),
+    }
+}
+
+/// MPFR's `d.ddde-1` as plain decimal when the exponent is small (the same digits, so the
+/// same number: no rounding happens here).
+fn plain(s: String) -> String {
+    let Some((mant, exp)) = s.split_once('e') else {
+        return s;
+    };
+    let Ok(e) = exp.parse::<i32>() else {
+        return s;
+    };
+    if !(-4..=6).contains(&e) {
+        return s;
+    }
+    let (sign, m) = match mant.strip_prefix('-') {
+        Some(m) => ("-", m),
+        None => ("", mant),
+    };
+    let digits: String = m.chars().filter(|c| *c != '.').collect();
+    let point = 1 + e; // digits before the decimal point
+    let mut out: String = if point <= 0 {
+        format!("0.{}{digits}", "0".repeat((-point) as usize))
+    } else if (point as usize) >= digits.len() {
+        format!("{digits}{}", "0".repeat(point as usize - digits.len()))
+    } else {
+        format!(
+            "{}.{}",
+            &digits[..point as usize],
+            &digits[point as usize..]
+        )
+    };
+    if out.ends_with('.') {
+        out.pop();
+    }
+    format!("{sign}{out}")
+}
+
+/// A lower end with `n` significant digits, rounded down (clamped at 0).
+fn lower_digits(l: &Lower, n: usize) -> String {
+    if *l.as_float() <= 0 {
+        "0".into()
+    } else {
+        plain(l.to_decimal_digits(n))
+    }
+}
+
+/// An upper end with `n` significant digits, rounded up.
+fn upper_digits(u: &Upper, n: usize) -> String {
+    plain(u.to_decimal_digits(n))
+}
+
+/// The human sentence of a certified value: "lies in [l, u]" or "is at most u".
+fn bracket_words(v: &Certified, n: usize) -> String {
+    match v.lower() {
+        Some(l) => format!(
+            "lies in [{}, {}]",
+            lower_digits(l, n),
+            upper_digits(v.upper(), n)
+        ),
+        None => format!("is at most {}", upper_digits(v.upper(), n)),
+    }
+}
+
+/// The `result` object of a single-value query: `quantity`, `value`, `formula_value`,
+/// `theorem`, `precision_bits`, `arithmetic`, `details`.
+fn answer_json(query: &Query, a: &Answer) -> Value {
+    let v = &a.value;
+    let details: serde_json::Map<String, Value> = a
+        .details
+        .iter()
+        .map(|(k, val)| ((*k).to_string(), val.clone()))
+        .collect();
+    json!({
+        "quantity": query.quantity().0.key(),
+        "value": contract::quantity(v),
+        "formula_value": match v {
+            Certified::UpperBound(b) => contract::enclosure(b.formula()),
+            Certified::TwoSided(_) => Value::Null,
+        },
+        "theorem": a.theorem,
+        "precision_bits": v.formula().precision_bits(),
+        "arithmetic": v.formula().arithmetic().name(),
+        "details": details,
+    })
+}
+
+/// Parse a query given as the argument list one would pass to `dpcert`.
+fn parse_cmd(args: &[String]) -> Result<Cmd, Error> {
+    let argv = std::iter::once("dpcert".to_string()).chain(args.iter().cloned());
+    Cli::try_parse_from(argv)
+        .map(|c| c.cmd)
+        .map_err(|e| Error::arg("query", one_line(&e)))
+}
+
+/// A record's or vector's query: the [`Query`] and the precision it asks for.
+fn parse_query(args: &[String]) -> Result<(Query, Precision), Error> {
+    let cmd = parse_cmd(args)?;
+    let c = cmd.query_cmd().ok_or_else(|| {
+        Error::arg(
+            "query",
+            "not a single-value query (gaussian, zcdp, compose, rdp or dpsgd)",
+        )
+    })?;
+    flagged(c.to_query().and_then(|q| Ok((q, precision(c.common())?))))
+}
+
+/// Library entry point for bindings (the Python package): the `dpcert/1` envelope that
+/// `dpcert ARGS --json` prints for a single-value query (`args` without the program name),
+/// or the error it exits with.
+#[doc(hidden)]
+pub fn query_envelope(args: &[String]) -> Result<Value, Error> {
+    use std::io::IsTerminal;
+    let cmd = parse_cmd(args)?;
+    let c = cmd.query_cmd().ok_or_else(|| {
+        Error::arg(
+            "query",
+            "not a single-value query (gaussian, zcdp, compose, rdp or dpsgd)",
+        )
+    })?;
+    let (q, a) = flagged((|| {
+        let q = c.to_query()?;
+        let a = q.evaluate(precision(c.common())?, std::io::stderr().is_terminal())?;
+        Ok((q, a))
+    })())?;
+    Ok(contract::envelope(
+        c.command(),
+        c.input(),
+        answer_json(&q, &a),
+    ))
+}
+
+/// Library entry point for bindings: `dpcert check`'s result for one record.
+#[doc(hidden)]
+pub fn check_record_json(index: usize, record: &Value) -> Value {
+    crate::reference::judge::check_record(index, record, &parse_query).1
+}
+
+/// Report an error: the message on stderr, and with `--json` the error envelope on stdout.
+/// Returns the exit code.
+fn fail(command: &str, input: Value, e: &Error, json_mode: bool) -> i32 {
+    eprintln!("dpcert: {e}");
+    if json_mode {
+        println!("{}", contract::error_envelope(command, input, e));
+    }
+    match e {
+        Error::InvalidArgument { .. } => exit::BAD_INPUT,
+        Error::Numerical(_) => exit::NUMERICAL,
+    }
+}
+
+/// Evaluate and print one single-value query.
+fn run_query(c: &dyn QueryCmd) -> i32 {
+    use std::io::IsTerminal;
+    let json_mode = c.common().json;
+    let evaluated = flagged((|| {
+        let n = digits(c.common())?;
+        let q = c.to_query()?;
+        let a = q.evaluate(precision(c.common())?, std::io::stderr().is_terminal())?;
+        Ok((q, a, n))
+    })());
+    let (q, a, n) = match evaluated {
+        Ok(x) => x,
+        Err(e) => return fail(c.command(), c.input(), &e, json_mode),
+    };
+    if json_mode {
+        println!(
+            "{}",
+            contract::envelope(c.command(), c.input(), answer_json(&q, &a))
+        );
+    } else {
+        let f = a.value.formula();
+        let kind = match a.value {
+            Certified::TwoSided(_) => "certified lower and upper bounds",
+            Certified::UpperBound(_) => "a certified upper bound",
+        };
+        println!(
+            "{} {}{}.\n  [{kind}; {}; {} bits, {}]",
+            c.asked(),
+            bracket_words(&a.value, n),
+            c.note(&a),
+            a.theorem,
+            f.precision_bits(),
+            f.arithmetic().name()
+        );
+    }
+    exit::OK
+}
+
+/// The command words and `--json` of a raw argument list clap refused (for the error envelope).
+fn raw_command(args: &[String]) -> (String, bool) {
+    let words: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .take_while(|a| !a.starts_with('-'))
+        .take(2)
+        .map(String::as_str)
+        .collect();
+    (words.join(" "), args.iter().any(|a| a == "--json"))
+}
+
+/// clap's message on one line, up to its usage block, keeping its "did you mean" tip.
+fn one_line(e: &clap::Error) -> String {
+    let text = e.to_string();
+    let msg: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .filter(|l| !l.is_empty())
+        .collect();
+    msg.join("; ")
+        .trim_start_matches("error: ")
+        .replace("; tip: ", " (tip: ")
+        + if text.contains("tip:") { ")" } else { "" }
+}
+
+fn parse_args() -> Result<Cli, i32> {
+    let args: Vec<String> = std::env::args().collect();
+    Cli::try_parse_from(&args).map_err(|e| {
+        use clap::error::ErrorKind::*;
+        if matches!(e.kind(), DisplayHelp | DisplayVersion) {
+            let _ = e.print();
+            return exit::OK;
+        }
+        if e.kind() == DisplayHelpOnMissingArgumentOrSubcommand {
+            let _ = e.print();
+            return exit::BAD_INPUT;
+        }
+        let (command, json_mode) = raw_command(&args);
+        let msg = one_line(&e);
+        eprintln!("dpcert: {msg}");
+        if json_mode {
+            let e = Error::arg("arguments", msg);
+            println!("{}", contract::error_envelope(&command, Value::Null, &e));
+        }
+        exit::BAD_INPUT
+    })
+}
+
+pub fn run() -> i32 {
+    let cli = match parse_args() {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    if let Cmd::Tradeoff(t) = &cli.cmd {
+        if let Some(code) = t.run_plot() {
+            return code;
+        }
+    }
+    if let Cmd::Gdp(g) = &cli.cmd {
+        if let Some(code) = g.run_dpsgd() {
+            return code;
+        }
+    }
+    if let Some(c) = cli.cmd.query_cmd() {
+        return run_query(c);
+    }
+    match &cli.cmd {
+        Cmd::Audit(a) => audit::run_audit(a),
+        Cmd::Plot(a) => plot::run_plot(a),
+        Cmd::Vectors(a) => vectors::run_vectors(a),
+        Cmd::Check(a) => check::run_check(a),
+        Cmd::Subsample(a) => subsample::run_subsample(a),
+        Cmd::Calibrate(a) => calibrate::run_calibrate(a),
+        _ => unreachable!("every single-value query is handled above"),
+    }
+}

@@ -1,0 +1,90 @@
+//! `dpcert subsample`: amplification by subsampling of an (ε, δ)-DP mechanism.
+use super::{bracket_words, digits, fail, flagged, num, precision, Common};
+use crate::reference::subsampling::{Amplification, Relation, Scheme, Subsampling};
+use crate::{exit, json as contract, Error};
+use clap::Args;
+use serde_json::{json, Value};
+
+#[derive(Args)]
+pub(super) struct SubsampleArgs {
+    /// ε of the mechanism run on the subsample (≥ 0).
+    #[arg(long, value_name = "E", allow_hyphen_values = true)]
+    epsilon: String,
+    /// δ of the mechanism run on the subsample, in [0, 1).
+    #[arg(long, value_name = "D", allow_hyphen_values = true)]
+    delta: String,
+    /// Sampling rate q = batch size / dataset size, in (0, 1] (m/n without replacement).
+    #[arg(long, value_name = "Q", allow_hyphen_values = true)]
+    rate: String,
+    /// poisson (each record independently with probability q) | without-replacement (a
+    /// uniformly random subset of size m = q·n).
+    #[arg(long, value_name = "SCHEME")]
+    scheme: String,
+    /// Neighbouring datasets: add-remove (one record added or removed) | substitution (one
+    /// record replaced). Default: add-remove for poisson, substitution without replacement.
+    #[arg(long, value_name = "RELATION")]
+    relation: Option<String>,
+    #[command(flatten)]
+    pub(super) common: Common,
+}
+
+impl SubsampleArgs {
+    fn input(&self) -> Value {
+        json!({"epsilon": self.epsilon, "delta": self.delta, "rate": self.rate,
+               "scheme": self.scheme, "relation": self.relation,
+               "precision": self.common.precision})
+    }
+    fn to_subsampling(&self) -> Result<Subsampling, Error> {
+        let scheme = Scheme::parse(&self.scheme)?;
+        Ok(Subsampling {
+            epsilon: num("--epsilon", &self.epsilon)?,
+            delta: num("--delta", &self.delta)?,
+            rate: num("--rate", &self.rate)?,
+            scheme,
+            relation: match &self.relation {
+                Some(r) => Relation::parse(r)?,
+                None => scheme.default_relation(),
+            },
+        })
+    }
+}
+
+fn result_json(s: &Subsampling, a: &Amplification) -> Value {
+    let f = a.epsilon.formula();
+    json!({
+        "relation": s.relation.name(),
+        "epsilon": contract::quantity(&a.epsilon),
+        "delta": contract::quantity(&a.delta),
+        "theorem": a.theorem,
+        "precision_bits": f.precision_bits(),
+        "arithmetic": f.arithmetic().name(),
+    })
+}
+
+pub(super) fn run_subsample(a: &SubsampleArgs) -> i32 {
+    let evaluated = flagged((|| {
+        let n = digits(&a.common)?;
+        let s = a.to_subsampling()?;
+        let out = s.evaluate(precision(&a.common)?)?;
+        Ok((s, out, n))
+    })());
+    let (s, out, n) = match evaluated {
+        Ok(x) => x,
+        Err(e) => return fail("subsample", a.input(), &e, a.common.json),
+    };
+    if a.common.json {
+        let env = contract::envelope("subsample", a.input(), result_json(&s, &out));
+        println!("{env}");
+    } else {
+        println!(
+            "Subsampled at rate {} ({}, {}): ε {} and δ {}.\n  [{}]",
+            a.rate,
+            a.scheme,
+            s.relation.name(),
+            bracket_words(&out.epsilon, n),
+            bracket_words(&out.delta, n),
+            out.theorem
+        );
+    }
+    exit::OK
+}

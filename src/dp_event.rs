@@ -1,0 +1,293 @@
+//! dp_accounting's `DpEvent` trees, read onto dpcert's deployment format.
+//!
+//! A `DpEvent` is given in its named-tuple form as JSON: an object with `"class_name"` (as
+//! `DpEvent.to_named_tuple()` has it, e.g. `"GaussianDpEvent"`; `"module_name"` is ignored) and
+//! the event's fields, nested events as objects. Numbers are JSON numbers (read from their
+//! text, never through `f64`) or strings holding an exact decimal or fraction.
+//!
+//! | DpEvent | [`Event`] |
+//! |---|---|
+//! | `GaussianDpEvent(noise_multiplier=s)` | `Gaussian`, σ = s, Δ₂ = 1 |
+//! | `LaplaceDpEvent(noise_multiplier=b)` | `Laplace`, scale b, Δ₁ = 1 |
+//! | `EpsilonDeltaDpEvent(epsilon, delta)` | `EpsilonDelta` black box (δ = 0: pure) |
+//! | `ZCDpEvent(rho, xi=0)` | `Zcdp` black box |
+//! | `PoissonSampledDpEvent(q, event)` | `PoissonSampled` (the audit certifies it for a Gaussian) |
+//! | `SampledWithoutReplacementDpEvent(n, m, event)` | `FixedSizeSampled` (the audit refuses it by name) |
+//! | `SelfComposedDpEvent(event, count)` | `SelfComposed` (count 0: `NoOp`) |
+//! | `ComposedDpEvent(events)` | `Composed`, identical events merged into `SelfComposed` |
+//! | `NoOpDpEvent` | `NoOp` |
+//!
+//! Refused here by name with the reason, never skipped: `NonPrivateDpEvent` (no finite
+//! guarantee), `RandomizedResponseDpEvent` (its ε = ln(1 + k(1−p)/p) is irrational, and
+//! dpcert's randomized response takes an exact ε), `ZCDpEvent` with ξ ≠ 0, and classes dpcert
+//! does not know. The audit then refuses, by name, what no route certifies (Poisson sampling
+//! of anything but a Gaussian, fixed-size sampling).
+//!
+//! A `dp-event` file (`dpcert audit FILE --format dp-event`) is one JSON object
+//! `{"budget": {...}, "claim": {...}, "event": DpEvent}` with `budget` / `claim` as in a
+//! deployment file.
+use crate::deploy::Deployment;
+use crate::event::Event;
+use crate::num::{parse_exact, parse_positive_integer};
+use crate::{Error, Result};
+use rug::{Integer, Rational};
+use serde_json::Value;
+
+/// Deepest event nesting read (dp_accounting trees are a few levels deep).
+pub const MAX_DEPTH: usize = 64;
+
+/// The DpEvent classes the mapping knows (the suffix `DpEvent` may be left out).
+pub const CLASSES: &[&str] = &[
+    "GaussianDpEvent",
+    "LaplaceDpEvent",
+    "EpsilonDeltaDpEvent",
+    "ZCDpEvent",
+    "PoissonSampledDpEvent",
+    "SampledWithoutReplacementDpEvent",
+    "SelfComposedDpEvent",
+    "ComposedDpEvent",
+    "NoOpDpEvent",
+];
+
+fn class_of<'a>(ev: &'a Value, at: &str) -> Result<&'a str> {
+    ev.get("class_name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| Error::arg(at, "is not a DpEvent (an object with a `class_name`)"))
+}
+
+/// A numeric field, exactly (JSON numbers are read from their text).
+fn number(ev: &Value, field: &str, at: &str) -> Result<Rational> {
+    let name = format!("{at}.{field}");
+    let text = match ev.get(field) {
+        Some(Value::Number(n)) => n.to_string(),
+        Some(Value::String(s)) => s.clone(),
+        None | Some(Value::Null) => return Err(Error::arg(&name, "is missing")),
+        Some(_) => {
+            return Err(Error::arg(
+                &name,
+                "must be a number or a string holding one",
+            ))
+        }
+    };
+    parse_exact(&text).map_err(|e| Error::arg(&name, e))
+}
+
+fn positive(ev: &Value, field: &str, at: &str) -> Result<Rational> {
+    let v = number(ev, field, at)?;
+    if v <= 0 {
+        return Err(Error::arg(
+            &format!("{at}.{field}"),
+            "must be > 0 (no noise is not private)",
+        ));
+    }
+    Ok(v)
+}
+
+fn count(ev: &Value, field: &str, at: &str) -> Result<Integer> {
+    let name = format!("{at}.{field}");
+    let v = number(ev, field, at)?;
+    parse_positive_integer(&v.to_string()).map_err(|e| Error::arg(&name, e))
+}
+
+fn nested(ev: &Value, field: &str, at: &str, depth: usize) -> Result<Event> {
+    let inner = ev
+        .get(field)
+        .filter(|v| v.is_object())
+        .ok_or_else(|| Error::arg(&format!("{at}.{field}"), "is missing or not a DpEvent"))?;
+    to_event_at(inner, &format!("{at}.{field}"), depth + 1)
+}
+
+fn refuse(class: &str, at: &str, why: &str) -> Error {
+    Error::arg(at, format!("{class} is not supported: {why}"))
+}
+
+/// The [`Event`] a DpEvent (named-tuple JSON form) describes. Errors name the event's place
+/// in the tree (`event.events[2].event`) and, for refused classes, the class.
+pub fn to_event(event: &Value) -> Result<Event> {
+    to_event_at(event, "event", 0)
+}
+
+fn to_event_at(ev: &Value, at: &str, depth: usize) -> Result<Event> {
+    if depth > MAX_DEPTH {
+        return Err(Error::arg(
+            at,
+            format!("events nested deeper than {MAX_DEPTH} levels"),
+        ));
+    }
+    let class = class_of(ev, at)?;
+    let one = Rational::from(1);
+    Ok(match class.strip_suffix("DpEvent").unwrap_or(class) {
+        "Gaussian" => Event::Gaussian { sigma: positive(ev, "noise_multiplier", at)?, sensitivity: one },
+        "Laplace" => Event::Laplace { scale: positive(ev, "noise_multiplier", at)?, sensitivity: one },
+        "EpsilonDelta" => Event::EpsilonDelta { epsilon: number(ev, "epsilon", at)?, delta: number(ev, "delta", at)? },
+        "ZC" | "ZCDp" => zcdp(ev, at)?,
+        "PoissonSampled" => Event::PoissonSampled {
+            rate: number(ev, "sampling_probability", at)?,
+            event: Box::new(nested(ev, "event", at, depth)?),
+        },
+        "SampledWithoutReplacement" => Event::FixedSizeSampled {
+            sample_size: count(ev, "sample_size", at)?,
+            population_size: count(ev, "source_dataset_size", at)?,
+            event: Box::new(nested(ev, "event", at, depth)?),
+        },
+        "SelfComposed" => self_composed(ev, at, depth)?,
+        "Composed" => composed(ev, at, depth)?,
+        "NoOp" => Event::NoOp,
+        "NonPrivate" => return Err(refuse(class, at, "a non-private operation has no finite (ε, δ) guarantee")),
+        "RandomizedResponse" => return Err(refuse(class, at, "its ε = ln(1 + k(1−p)/p) is irrational and dpcert's randomized response takes an exact ε; describe it as EpsilonDeltaDpEvent(epsilon=E, delta=0) with a rational E at least that")),
+        _ => return Err(refuse(class, at, &format!("dpcert maps {}", CLASSES.join(", ")))),
+    })
+}
+
+fn zcdp(ev: &Value, at: &str) -> Result<Event> {
+    if ev.get("xi").is_some_and(|x| !x.is_null()) && number(ev, "xi", at)? != 0 {
+        return Err(refuse(
+            "ZCDpEvent",
+            at,
+            "xi ≠ 0: dpcert's zCDP black box is ρ-zCDP (ξ = 0)",
+        ));
+    }
+    Ok(Event::Zcdp {
+        rho: number(ev, "rho", at)?,
+    })
+}
+
+fn self_composed(ev: &Value, at: &str, depth: usize) -> Result<Event> {
+    if number(ev, "count", at)? == 0 {
+        return Ok(Event::NoOp);
+    }
+    Ok(Event::SelfComposed {
+        count: count(ev, "count", at)?,
+        event: Box::new(nested(ev, "event", at, depth)?),
+    })
+}
+
+/// Composition is commutative: identical events of the list become one `SelfComposed`
+/// (so a list of 1000 equal DpEvents is one ledger entry, not 1000).
+fn composed(ev: &Value, at: &str, depth: usize) -> Result<Event> {
+    let events = ev
+        .get("events")
+        .and_then(Value::as_array)
+        .ok_or_else(|| Error::arg(&format!("{at}.events"), "is missing or not a list"))?;
+    let mut groups: Vec<(Event, Integer)> = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        let e = to_event_at(e, &format!("{at}.events[{i}]"), depth + 1)?;
+        match groups.iter_mut().find(|(g, _)| *g == e) {
+            Some((_, k)) => *k += 1,
+            None => groups.push((e, Integer::from(1))),
+        }
+    }
+    let list = groups
+        .into_iter()
+        .filter(|(e, _)| *e != Event::NoOp)
+        .map(|(e, k)| match (e, k) {
+            (e, k) if k == 1 => e,
+            (Event::SelfComposed { event, count }, k) => Event::SelfComposed {
+                event,
+                count: count * k,
+            },
+            (e, k) => Event::SelfComposed {
+                event: Box::new(e),
+                count: k,
+            },
+        })
+        .collect();
+    Ok(Event::Composed(list))
+}
+
+/// The budget / claim section of a dp-event file into the deployment.
+fn sections(mut d: Deployment, obj: &serde_json::Map<String, Value>) -> Result<Deployment> {
+    let text = |v: &Value, name: &str| -> Result<String> {
+        match v {
+            Value::Number(n) => Ok(n.to_string()),
+            Value::String(s) => Ok(s.clone()),
+            _ => Err(Error::arg(name, "must be a number or a string holding one")),
+        }
+    };
+    if let Some(b) = obj.get("budget") {
+        let b = b
+            .as_object()
+            .ok_or_else(|| Error::arg("[budget]", "must be an object"))?;
+        for (k, v) in b {
+            d = match k.as_str() {
+                "delta" => d.at_delta(text(v, "[budget] delta")?)?,
+                "epsilon" => d.at_epsilon(text(v, "[budget] epsilon")?)?,
+                _ => {
+                    return Err(Error::arg(
+                        &format!("[budget] {k}"),
+                        "is not a field of [budget] (expected: delta, epsilon)",
+                    ))
+                }
+            };
+        }
+    }
+    if d.budget_delta.is_none() && d.budget_epsilon.is_none() {
+        return Err(Error::arg(
+            "[budget]",
+            "set `delta` (to get a certified ε) and/or `epsilon` (to get a certified δ)",
+        ));
+    }
+    if let Some(c) = obj.get("claim") {
+        let c = c
+            .as_object()
+            .ok_or_else(|| Error::arg("[claim]", "must be an object"))?;
+        if let Some(k) = c
+            .keys()
+            .find(|k| !["epsilon", "delta"].contains(&k.as_str()))
+        {
+            return Err(Error::arg(
+                &format!("[claim] {k}"),
+                "is not a field of [claim] (expected: epsilon, delta)",
+            ));
+        }
+        let get = |f: &str| {
+            c.get(f)
+                .ok_or_else(|| Error::arg(&format!("[claim] {f}"), "is missing"))
+        };
+        d = d.with_claim(
+            text(get("epsilon")?, "[claim] epsilon")?,
+            text(get("delta")?, "[claim] delta")?,
+        )?;
+    }
+    Ok(d)
+}
+
+/// Parse a `dp-event` file: `{"budget": {...}, "claim": {...}, "event": DpEvent}`.
+pub fn parse(text: &str) -> Result<Deployment> {
+    let v: Value = serde_json::from_str(text).map_err(|e| {
+        Error::arg(
+            "FILE",
+            format!(
+                "JSON syntax error at line {}, column {}: {e}",
+                e.line(),
+                e.column()
+            ),
+        )
+    })?;
+    let obj = v.as_object().ok_or_else(|| {
+        Error::arg(
+            "FILE",
+            "must hold a JSON object {\"budget\", \"claim\", \"event\"}",
+        )
+    })?;
+    if let Some(k) = obj
+        .keys()
+        .find(|k| !["budget", "claim", "event"].contains(&k.as_str()))
+    {
+        return Err(Error::arg(
+            "FILE",
+            format!("unknown key `{k}` (expected budget, claim, event)"),
+        ));
+    }
+    let event = obj
+        .get("event")
+        .ok_or_else(|| Error::arg("event", "is missing"))?;
+    sections(Deployment::new(to_event(event)?), obj)
+}
+
+/// Read a `dp-event` file.
+pub fn load(path: &std::path::Path) -> Result<Deployment> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::arg("FILE", format!("cannot read {}: {e}", path.display())))?;
+    parse(&text)
+}

@@ -1,0 +1,749 @@
+//! A single-value query — the Gaussian mechanism's δ, ε or σ, a zCDP conversion, a
+//! composition, a Rényi-DP curve point, DP-SGD's ε — as a value: [`Query`] holds the exact
+//! parameters, [`Query::validate`] checks them against the theorem's domain (naming the
+//! argument), and [`Query::evaluate`] returns the certified [`Answer`]. The command line maps
+//! its flags to a `Query`; `check` ([`super::judge`]) and `vectors` evaluate the same values.
+use crate::num::{Certified, Enclosure, Precision, UpperBound, DEFAULT_PREC};
+use crate::reference::check::{Kind, Quantity};
+use crate::theorems::{approx, basic, gaussian, optimal, pld, pld_accountant, rdp, zcdp};
+use crate::{validate, Error, Result};
+use rug::{Integer, Rational};
+use serde_json::{json, Value};
+
+/// K compositions of N(0, σ²) noise on a query of L2 sensitivity Δ.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GaussianShape {
+    /// The noise standard deviation σ (> 0), in the query's units.
+    pub sigma: Rational,
+    /// L2 sensitivity Δ (> 0).
+    pub sensitivity: Rational,
+    /// Number of compositions K (≥ 1).
+    pub compositions: Integer,
+}
+
+/// How DP-SGD's ε is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DpsgdMethod {
+    /// Rényi DP, converted (an upper bound resting on a cited domination result).
+    Rdp,
+    /// The certified PLD accountant (two-sided, both neighbour directions).
+    Pld,
+    /// The PLD accountant, or RDP where it cannot run on automatic settings.
+    Best,
+}
+
+impl DpsgdMethod {
+    /// `rdp`, `pld` or `best`.
+    pub fn parse(text: &str) -> Result<DpsgdMethod> {
+        match text {
+            "rdp" => Ok(DpsgdMethod::Rdp),
+            "pld" => Ok(DpsgdMethod::Pld),
+            "best" => Ok(DpsgdMethod::Best),
+            m => Err(Error::arg(
+                "method",
+                format!("`{m}` is not rdp, pld or best"),
+            )),
+        }
+    }
+}
+
+/// DP-SGD: T steps of the Poisson-subsampled Gaussian mechanism.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dpsgd {
+    /// Sampling rate q = batch size / dataset size, in (0, 1].
+    pub rate: Rational,
+    /// Noise multiplier σ (noise std / clipping norm), > 0.
+    pub sigma: Rational,
+    /// Number of steps T = epochs · N / batch size.
+    pub steps: Integer,
+    /// Target δ in (0, 1).
+    pub delta: Rational,
+    pub method: DpsgdMethod,
+    /// PLD grid width h (automatic when `None`).
+    pub grid: Option<Rational>,
+    /// PLD tail mass per truncation (automatic when `None`).
+    pub tail: Option<Rational>,
+}
+
+/// A single-value query. Parameters are exact rationals (as the user wrote them).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Query {
+    /// Exact δ(ε) of the Gaussian mechanism (Corollaries 8, 10).
+    GaussianDelta {
+        shape: GaussianShape,
+        epsilon: Rational,
+    },
+    /// Exact optimal ε at δ of the Gaussian mechanism.
+    GaussianEpsilon {
+        shape: GaussianShape,
+        delta: Rational,
+    },
+    /// Smallest σ giving (ε, δ)-DP.
+    GaussianSigma {
+        epsilon: Rational,
+        delta: Rational,
+        sensitivity: Rational,
+        compositions: Integer,
+    },
+    /// A valid δ at ε for every ρ-zCDP mechanism.
+    ZcdpDelta { rho: Rational, epsilon: Rational },
+    /// A valid ε at δ for every ρ-zCDP mechanism.
+    ZcdpEpsilon { rho: Rational, delta: Rational },
+    /// ε at δ of `count` mechanisms, each (ε0, δ0)-DP (`delta_each = None`: pure ε0-DP).
+    Compose {
+        epsilon: Rational,
+        delta_each: Option<Rational>,
+        count: Integer,
+        delta: Rational,
+    },
+    /// RDP ε(α) of T Poisson-subsampled Gaussian steps.
+    RdpSubsampledGaussian {
+        rate: Rational,
+        sigma: Rational,
+        steps: Integer,
+        order: Rational,
+    },
+    /// ε at δ of DP-SGD.
+    Dpsgd(Dpsgd),
+    /// The best membership-inference attack's TPR at FPR `fpr` (f-DP, Gaussian tradeoff).
+    GaussianTpr { shape: GaussianShape, fpr: Rational },
+    /// The exact μ of μ-GDP of the Gaussian composition.
+    GaussianGdp { shape: GaussianShape },
+    /// The best membership-inference attack's TPR at FPR `fpr` against DP-SGD (certified PLD).
+    DpsgdTpr {
+        rate: Rational,
+        sigma: Rational,
+        steps: Integer,
+        fpr: Rational,
+        grid: Option<Rational>,
+        tail: Option<Rational>,
+    },
+}
+
+/// A query's certified answer.
+#[derive(Clone, Debug)]
+pub struct Answer {
+    /// A two-sided enclosure of the asked quantity, or an upper bound on it.
+    pub value: Certified,
+    /// The theorem (or chain of results) the answer rests on.
+    pub theorem: &'static str,
+    /// Query-specific facts (route, grid, Rényi order, …), as JSON data.
+    pub details: Vec<(&'static str, Value)>,
+}
+
+fn answer(value: Certified, theorem: &'static str, details: Vec<(&'static str, Value)>) -> Answer {
+    Answer {
+        value,
+        theorem,
+        details,
+    }
+}
+
+fn rate_in_unit(q: &Rational) -> Result<()> {
+    if *q <= 0 || *q > 1 {
+        return Err(Error::arg(
+            "rate",
+            format!("must lie in (0, 1], got {}", validate::show(q)),
+        ));
+    }
+    Ok(())
+}
+
+fn validate_sgm(rate: &Rational, sigma: &Rational, steps: &Integer) -> Result<()> {
+    rate_in_unit(rate)?;
+    validate::positive("sigma", sigma)?;
+    validate::count("steps", steps)
+}
+
+impl GaussianShape {
+    fn validate(&self) -> Result<()> {
+        validate::positive("sigma", &self.sigma)?;
+        validate::positive("sensitivity", &self.sensitivity)?;
+        validate::count("compositions", &self.compositions)
+    }
+    /// The PLD of the composition (Theorem 9: a Gaussian PLD with ρ = K·Δ²/(2σ²)).
+    pub fn pld(&self) -> Result<pld::GaussianPld> {
+        self.validate()?;
+        gaussian::gaussian_composition(&[gaussian::GaussianMechanism {
+            sigma: self.sigma.clone(),
+            sensitivity: self.sensitivity.clone(),
+            count: self.compositions.clone(),
+        }])
+    }
+}
+
+impl Query {
+    /// The command that asks this query (`"gaussian delta"`, `"dpsgd"`, …).
+    pub fn command(&self) -> &'static str {
+        match self {
+            Query::GaussianDelta { .. } => "gaussian delta",
+            Query::GaussianEpsilon { .. } => "gaussian epsilon",
+            Query::GaussianSigma { .. } => "gaussian sigma",
+            Query::ZcdpDelta { .. } => "zcdp delta",
+            Query::ZcdpEpsilon { .. } => "zcdp epsilon",
+            Query::Compose {
+                delta_each: None, ..
+            } => "compose pure",
+            Query::Compose { .. } => "compose approx",
+            Query::RdpSubsampledGaussian { .. } => "rdp subsampled-gaussian",
+            Query::Dpsgd(_) => "dpsgd",
+            Query::GaussianTpr { .. } => "tradeoff gaussian",
+            Query::GaussianGdp { .. } => "gdp gaussian",
+            Query::DpsgdTpr { .. } => "tradeoff dpsgd",
+        }
+    }
+
+    /// The quantity asked for, and whether dpcert's answer to it is two-sided.
+    pub fn quantity(&self) -> (Quantity, Kind) {
+        match self {
+            Query::GaussianDelta { .. } => (Quantity::Delta, Kind::TwoSided),
+            Query::GaussianEpsilon { .. } => (Quantity::Epsilon, Kind::TwoSided),
+            Query::GaussianSigma { .. } => (Quantity::Sigma, Kind::TwoSided),
+            Query::ZcdpDelta { .. } => (Quantity::Delta, Kind::UpperBound),
+            Query::ZcdpEpsilon { .. } => (Quantity::Epsilon, Kind::UpperBound),
+            Query::Compose { .. } => (Quantity::Epsilon, Kind::TwoSided),
+            Query::RdpSubsampledGaussian { .. } => (Quantity::RdpEpsilon, Kind::TwoSided),
+            // an upper bound (RDP) until a two-sided PLD bracket is met
+            Query::Dpsgd(_) => (Quantity::Epsilon, Kind::UpperBound),
+            Query::GaussianTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
+            Query::GaussianGdp { .. } => (Quantity::Mu, Kind::TwoSided),
+            Query::DpsgdTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
+        }
+    }
+
+    /// Check every parameter against the theorem's domain; the error names the argument.
+    pub fn validate(&self) -> Result<()> {
+        match self {
+            Query::GaussianDelta { shape, epsilon } => {
+                shape.validate()?;
+                validate::nonnegative("epsilon", epsilon)
+            }
+            Query::GaussianEpsilon { shape, delta } => {
+                shape.validate()?;
+                validate::open_unit("delta", delta)
+            }
+            Query::GaussianSigma {
+                epsilon,
+                delta,
+                sensitivity,
+                compositions,
+            } => {
+                validate::nonnegative("epsilon", epsilon)?;
+                validate::open_unit("delta", delta)?;
+                validate::positive("sensitivity", sensitivity)?;
+                validate::count("compositions", compositions)
+            }
+            Query::ZcdpDelta { rho, epsilon } => {
+                validate::positive("rho", rho)?;
+                validate::nonnegative("epsilon", epsilon)
+            }
+            Query::ZcdpEpsilon { rho, delta } => {
+                validate::positive("rho", rho)?;
+                validate::open_unit("delta", delta)
+            }
+            Query::Compose { .. } => self.compose_classes().map(|_| ()),
+            Query::RdpSubsampledGaussian {
+                rate,
+                sigma,
+                steps,
+                order,
+            } => {
+                validate_sgm(rate, sigma, steps)?;
+                validate_order(order)
+            }
+            Query::Dpsgd(d) => {
+                validate_sgm(&d.rate, &d.sigma, &d.steps)?;
+                validate::open_unit("delta", &d.delta)
+            }
+            Query::GaussianTpr { shape, fpr } => {
+                shape.validate()?;
+                crate::theorems::tradeoff::check_rate("fpr", fpr)
+            }
+            Query::GaussianGdp { shape } => shape.validate(),
+            Query::DpsgdTpr {
+                rate,
+                sigma,
+                steps,
+                fpr,
+                ..
+            } => {
+                validate_sgm(rate, sigma, steps)?;
+                crate::theorems::tradeoff::check_rate("fpr", fpr)
+            }
+        }
+    }
+
+    /// The certified answer at precision `p` (`progress`: the PLD accountant may print
+    /// progress on stderr). Validates first; an answer whose upper end overflowed is an error.
+    pub fn evaluate(&self, p: Precision, progress: bool) -> Result<Answer> {
+        self.validate()?;
+        let a = match self {
+            Query::GaussianDelta { shape, epsilon } => gaussian_delta(shape, epsilon, p)?,
+            Query::GaussianEpsilon { shape, delta } => gaussian_epsilon(shape, delta, p)?,
+            Query::GaussianSigma {
+                epsilon,
+                delta,
+                sensitivity,
+                compositions,
+            } => answer(
+                Certified::TwoSided(gaussian::gaussian_sigma(
+                    epsilon,
+                    delta,
+                    sensitivity,
+                    compositions,
+                    p,
+                )?),
+                "Steinke 2022 Corollary 8 / Corollary 10, inverted in σ by certified bisection",
+                vec![],
+            ),
+            Query::ZcdpDelta { rho, epsilon } => zcdp_delta(rho, epsilon, p)?,
+            Query::ZcdpEpsilon { rho, delta } => zcdp_epsilon(rho, delta, p)?,
+            Query::Compose { .. } => {
+                let (classes, d) = self.compose_classes()?;
+                compose(&classes, &d, p)?
+            }
+            Query::RdpSubsampledGaussian {
+                rate,
+                sigma,
+                steps,
+                order,
+            } => rdp_point(rate, sigma, steps, order, p)?,
+            Query::Dpsgd(d) => dpsgd(d, p, progress)?,
+            Query::GaussianTpr { shape, fpr } => answer(
+                Certified::TwoSided(crate::theorems::tradeoff::gaussian_tradeoff_tpr(
+                    &shape.pld()?,
+                    fpr,
+                    p,
+                )?),
+                "Dong–Roth–Su 2022 Theorem 2.7 / Corollary 3.3: TPR = Φ(Φ⁻¹(FPR) + μ)",
+                vec![],
+            ),
+            Query::GaussianGdp { shape } => answer(
+                Certified::TwoSided(crate::theorems::gdp::gaussian_gdp(&shape.pld()?, p)?),
+                "Dong–Roth–Su 2022 Theorem 2.7 / Corollary 3.3: μ = Δ√K/σ",
+                vec![],
+            ),
+            Query::DpsgdTpr {
+                rate,
+                sigma,
+                steps,
+                fpr,
+                grid,
+                tail,
+            } => dpsgd_tpr(rate, sigma, steps, fpr, (grid, tail), progress)?,
+        };
+        require_finite_upper(a.value.upper(), self.command())?;
+        Ok(a)
+    }
+
+    /// The one class of a composition query, and the target δ (validated).
+    pub fn compose_classes(&self) -> Result<(Vec<optimal::Class>, Rational)> {
+        let Query::Compose {
+            epsilon,
+            delta_each,
+            count,
+            delta,
+        } = self
+        else {
+            return Err(Error::arg("query", "not a composition query"));
+        };
+        validate::nonnegative("epsilon", epsilon)?;
+        if let Some(d0) = delta_each {
+            validate::unit_from_zero("delta-each", d0)?;
+        }
+        validate::count("count", count)?;
+        validate::open_unit("delta", delta)?;
+        let class = optimal::Class {
+            epsilon: epsilon.clone(),
+            delta: delta_each.clone().unwrap_or_default(),
+            count: count.clone(),
+        };
+        Ok((vec![class], delta.clone()))
+    }
+}
+
+/// The Rényi order α must lie in (1, MAX_ORDER].
+fn validate_order(a: &Rational) -> Result<()> {
+    if *a <= 1 || *a > rdp::MAX_ORDER {
+        return Err(Error::arg(
+            "order",
+            format!(
+                "must lie in (1, {}], got {}",
+                rdp::MAX_ORDER,
+                validate::show(a)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuse an answer whose upper end overflowed to +∞ (an input far outside any sensible
+/// range): a numerical failure with a clear message, never `inf` printed as a bound.
+pub fn require_finite_upper(u: &crate::Upper, what: &str) -> Result<()> {
+    if u.as_float().is_finite() {
+        Ok(())
+    } else {
+        Err(Error::Numerical(format!(
+            "the certified upper bound of {what} overflowed (beyond MPFR's exponent range); an input is too extreme for this route"
+        )))
+    }
+}
+
+/// A bound route's certified statement, as a quantity object.
+fn bound_json(b: &UpperBound) -> Value {
+    crate::json::quantity(&Certified::UpperBound(b.clone()))
+}
+
+fn gaussian_delta(shape: &GaussianShape, e: &Rational, p: Precision) -> Result<Answer> {
+    let pld = shape.pld()?;
+    let enc = gaussian::gaussian_delta(&pld, e, p)?;
+    Ok(answer(
+        Certified::TwoSided(enc),
+        "Steinke 2022 Corollary 8 / Corollary 10 (Theorem 9 for compositions)",
+        vec![("rho", json!(validate::echo(&pld.rho)))],
+    ))
+}
+
+fn gaussian_epsilon(shape: &GaussianShape, d: &Rational, p: Precision) -> Result<Answer> {
+    let pld = shape.pld()?;
+    let enc = gaussian::gaussian_epsilon(&pld, d, p)?;
+    Ok(answer(
+        Certified::TwoSided(enc),
+        "Steinke 2022 Corollary 8 / Corollary 10, inverted by certified bisection",
+        vec![("rho", json!(validate::echo(&pld.rho)))],
+    ))
+}
+
+fn zcdp_delta(r: &Rational, e: &Rational, p: Precision) -> Result<Answer> {
+    let opt = zcdp::zcdp_delta(r, e, p)?;
+    let closed = if e >= r {
+        Some(zcdp::zcdp_delta_closed_form(r, e, p)?)
+    } else {
+        None
+    };
+    let (best, theorem) = match &closed {
+        Some(c) if c.upper().as_float() < opt.upper().as_float() => (
+            c.clone(),
+            "Steinke 2022 Proposition 14 (closed form, Remark 15)",
+        ),
+        _ => (
+            opt.clone(),
+            "Steinke 2022 Proposition 14 (optimised over t)",
+        ),
+    };
+    let details = vec![
+        ("optimised", bound_json(&opt)),
+        (
+            "closed_form",
+            closed.as_ref().map_or(Value::Null, bound_json),
+        ),
+    ];
+    Ok(answer(Certified::UpperBound(best), theorem, details))
+}
+
+fn zcdp_epsilon(r: &Rational, d: &Rational, p: Precision) -> Result<Answer> {
+    let opt = zcdp::zcdp_epsilon(r, d, p)?;
+    let closed = zcdp::zcdp_epsilon_closed_form(r, d, p)?;
+    let (best, theorem) = if closed.upper().as_float() < opt.upper().as_float() {
+        (
+            closed.clone(),
+            "Steinke 2022 Remark 15 (ρ + 2√(ρ log(1/δ)))",
+        )
+    } else {
+        (
+            opt.clone(),
+            "Steinke 2022 Proposition 14 (optimised over t)",
+        )
+    };
+    let details = vec![
+        ("optimised", bound_json(&opt)),
+        ("closed_form", bound_json(&closed)),
+    ];
+    Ok(answer(Certified::UpperBound(best), theorem, details))
+}
+
+/// A bound route of a composition query: name, theorem, bound.
+type Route = (&'static str, &'static str, UpperBound);
+
+/// The bound routes of one class, for comparison; Theorem 1 on the k copies (refuses
+/// k·δ0 ≥ 1).
+fn compose_routes(c: &optimal::Class, d: &Rational, p: Precision) -> Result<Vec<Route>> {
+    let kr = Rational::from(&c.count);
+    let mut routes: Vec<Route> = Vec::new();
+    let basic_sums = basic::basic_composition(&[(
+        Rational::from(&c.epsilon * &kr),
+        Rational::from(&c.delta * &kr),
+    )])
+    .ok();
+    if let Some((sum_e, _)) = basic_sums.as_ref().filter(|(_, sd)| sd <= d) {
+        routes.push((
+            "basic composition",
+            "Steinke 2022 Theorem 1",
+            UpperBound::new(Enclosure::rational(sum_e, DEFAULT_PREC)),
+        ));
+    }
+    if c.delta == 0 {
+        routes.push((
+            "advanced composition",
+            "Steinke 2022 Theorem 18",
+            zcdp::advanced_composition(&[(c.epsilon.clone(), c.count.clone())], d, p)?,
+        ));
+        let rho = zcdp::pure_to_zcdp(&c.epsilon)? * &kr;
+        if rho > 0 {
+            routes.push((
+                "zCDP",
+                "Steinke 2022 Proposition 16, Theorem 13, Proposition 14 (optimised)",
+                zcdp::zcdp_epsilon(&rho, d, p)?,
+            ));
+        }
+    } else if basic_sums.as_ref().is_some_and(|(_, sd)| d > sd) {
+        routes.push((
+            "advanced composition",
+            "Steinke 2022 Theorem 22",
+            approx::approx_advanced_composition(
+                &[(c.epsilon.clone(), c.delta.clone(), c.count.clone())],
+                d,
+                p,
+            )?,
+        ));
+    }
+    Ok(routes)
+}
+
+fn compose(classes: &[optimal::Class], d: &Rational, p: Precision) -> Result<Answer> {
+    let routes = compose_routes(&classes[0], d, p)?;
+    let routes_json: Vec<Value> = routes
+        .iter()
+        .map(|(n, t, e)| json!({"route": n, "theorem": t, "epsilon": bound_json(e)}))
+        .collect();
+    let opt_theorem = "optimal composition: Kairouz–Oh–Viswanath 2015 Thm 3.3 / Murtagh–Vadhan 2016, via Steinke 2022 Corollary 24";
+    match optimal::optimal_composition_epsilon(classes, d, p) {
+        Ok(enc) => Ok(answer(
+            Certified::TwoSided(enc),
+            opt_theorem,
+            vec![
+                ("route", json!("optimal composition")),
+                ("routes", Value::Array(routes_json)),
+            ],
+        )),
+        Err(Error::InvalidArgument { .. }) if !routes.is_empty() => {
+            // too many atoms for the exact computation: best bound route, one-sided
+            let best = routes
+                .iter()
+                .min_by(|a, b| {
+                    a.2.upper()
+                        .as_float()
+                        .partial_cmp(b.2.upper().as_float())
+                        .expect("finite")
+                })
+                .expect("routes")
+                .clone();
+            Ok(answer(
+                Certified::UpperBound(best.2),
+                best.1,
+                vec![
+                    ("route", json!(best.0)),
+                    ("routes", Value::Array(routes_json)),
+                ],
+            ))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn rdp_point(
+    q: &Rational,
+    s: &Rational,
+    t: &Integer,
+    a: &Rational,
+    p: Precision,
+) -> Result<Answer> {
+    let enc = rdp::subsampled_gaussian_rdp(q, s, t, a, p)?;
+    // two-sided at every order: the exact sum at integers, a series with certified remainder between
+    let theorem = if *a.denom() == 1 {
+        "Mironov–Talwar–Zhang 2019 (exact binomial sum at integer orders), composed additively (Mironov 2017)"
+    } else {
+        "Mironov–Talwar–Zhang 2019 fractional-order series with a certified remainder (capped by the convexity chord)"
+    };
+    Ok(answer(Certified::TwoSided(enc), theorem, vec![]))
+}
+
+/// The PLD accountant's settings for a DP-SGD query.
+pub fn pld_options(d: &Dpsgd, progress: bool) -> pld_accountant::PldOptions {
+    pld_accountant::PldOptions {
+        grid: d.grid.clone(),
+        tail: d.tail.clone(),
+        progress,
+        ..Default::default()
+    }
+}
+
+/// The PLD accountant's theorem, as printed.
+pub const PLD_THEOREM: &str = "Theorem 9 (composition = convolution of PLDs) on a certified grid: dominating and dominated discretisations, exact integer convolution; add and remove neighbours";
+
+/// The RDP route's theorem for DP-SGD, as printed.
+pub const DPSGD_RDP_THEOREM: &str = "RDP of the Poisson-subsampled Gaussian (Mironov–Talwar–Zhang 2019), Proposition 14 general form / Canonne–Kamath–Steinke 2020 conversion";
+
+fn pld_answer(r: &pld_accountant::PldReport) -> Answer {
+    answer(
+        Certified::TwoSided(r.enclosure.clone()),
+        PLD_THEOREM,
+        vec![
+            ("method", json!("pld")),
+            ("grid", json!(validate::show(&r.grid))),
+            ("tail", json!(validate::show(&r.tail))),
+            ("fixed_point_bits", json!(r.fixed_bits)),
+            ("support", json!(r.support)),
+            ("order", Value::Null),
+        ],
+    )
+}
+
+/// The TPR bracket of `tradeoff dpsgd` (the PLD accountant's grid facts as details).
+fn dpsgd_tpr(
+    rate: &Rational,
+    sigma: &Rational,
+    steps: &Integer,
+    fpr: &Rational,
+    (grid, tail): (&Option<Rational>, &Option<Rational>),
+    progress: bool,
+) -> Result<Answer> {
+    let opts = pld_accountant::PldOptions {
+        grid: grid.clone(),
+        tail: tail.clone(),
+        progress,
+        ..Default::default()
+    };
+    let fprs = std::slice::from_ref(fpr);
+    let r = pld_accountant::dpsgd_tradeoff_tpr(rate, sigma, steps, fprs, &opts)?;
+    let mut a = pld_answer(&r[0]);
+    a.theorem = "Neyman–Pearson duality TPR = inf_ε e^ε·FPR + δ(ε) on the certified PLD (both sides, both neighbour directions)";
+    Ok(a)
+}
+
+fn dpsgd(d: &Dpsgd, p: Precision, progress: bool) -> Result<Answer> {
+    let opts = pld_options(d, progress);
+    let user_chose = d.method == DpsgdMethod::Pld || d.grid.is_some() || d.tail.is_some();
+    let run = || pld_accountant::dpsgd_pld_epsilon(&d.rate, &d.sigma, &d.steps, &d.delta, &opts);
+    let pld = match d.method {
+        DpsgdMethod::Rdp => None,
+        // pld, or best with a grid or tail the user chose: their errors are the answer
+        _ if user_chose => Some(run()?),
+        // best on automatic settings: a PLD failure (e.g. δ below its resolution) leaves RDP
+        _ => run().ok(),
+    };
+    // best: the PLD accountant certifies both neighbour directions; the RDP route rests on a
+    // cited domination result, so it answers only when the PLD accountant cannot run
+    if let Some(r) = pld {
+        return Ok(pld_answer(&r));
+    }
+    let (bound, alpha) = rdp::dpsgd_rdp_epsilon(&d.rate, &d.sigma, &d.steps, &d.delta, p)?;
+    Ok(answer(
+        Certified::UpperBound(bound),
+        DPSGD_RDP_THEOREM,
+        vec![
+            ("method", json!("rdp")),
+            ("grid", Value::Null),
+            ("tail", Value::Null),
+            ("fixed_point_bits", Value::Null),
+            ("support", Value::Null),
+            ("order", json!(validate::show(&alpha))),
+        ],
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::num::parse_exact;
+    fn q(s: &str) -> Rational {
+        parse_exact(s).unwrap()
+    }
+
+    #[test]
+    fn validation_names_the_argument() {
+        let bad = [
+            (
+                Query::ZcdpDelta {
+                    rho: q("0"),
+                    epsilon: q("1"),
+                },
+                "rho",
+            ),
+            (
+                Query::GaussianEpsilon {
+                    shape: GaussianShape {
+                        sigma: q("1"),
+                        sensitivity: q("-1"),
+                        compositions: Integer::from(1),
+                    },
+                    delta: q("1e-5"),
+                },
+                "sensitivity",
+            ),
+            (
+                Query::Compose {
+                    epsilon: q("1"),
+                    delta_each: Some(q("1")),
+                    count: Integer::from(3),
+                    delta: q("1e-5"),
+                },
+                "delta-each",
+            ),
+            (
+                Query::RdpSubsampledGaussian {
+                    rate: q("1/100"),
+                    sigma: q("1"),
+                    steps: Integer::from(10),
+                    order: q("1"),
+                },
+                "order",
+            ),
+            (
+                Query::Dpsgd(Dpsgd {
+                    rate: q("3/2"),
+                    sigma: q("1"),
+                    steps: Integer::from(10),
+                    delta: q("1e-5"),
+                    method: DpsgdMethod::Best,
+                    grid: None,
+                    tail: None,
+                }),
+                "rate",
+            ),
+        ];
+        for (query, name) in bad {
+            match query.evaluate(Precision::Auto, false) {
+                Err(Error::InvalidArgument { name: n, .. }) => assert_eq!(n, name, "{query:?}"),
+                other => panic!("{query:?}: {other:?}"),
+            }
+        }
+        assert!(DpsgdMethod::parse("exact").is_err());
+    }
+
+    /// Independent reference: at ε = 0 the Gaussian δ is 2Φ(Δ/(2σ)) − 1 = erf(Δ/(2√2 σ)),
+    /// evaluated here by MPFR's erf at 256 bits (the code under test goes through its own
+    /// Φ-difference kernel); the answer must enclose it and be tight to 1e-12 relative.
+    #[test]
+    fn gaussian_delta_at_zero_encloses_erf() {
+        let query = Query::GaussianDelta {
+            shape: GaussianShape {
+                sigma: q("3/2"),
+                sensitivity: q("1"),
+                compositions: Integer::from(1),
+            },
+            epsilon: q("0"),
+        };
+        let a = query.evaluate(Precision::Auto, false).unwrap();
+        let den = rug::Float::with_val(256, rug::Float::with_val(256, 8).sqrt() * 1.5);
+        let exact = rug::Float::with_val(256, 1.0 / &den).erf();
+        let (lo, up) = (
+            a.value.lower().unwrap().as_float(),
+            a.value.upper().as_float(),
+        );
+        assert!(*lo <= exact && exact <= *up, "[{lo}, {up}] misses {exact}");
+        let width = rug::Float::with_val(256, up - lo) / &exact;
+        assert!(width < 1e-12, "relative width {width}");
+        assert_eq!(query.command(), "gaussian delta");
+    }
+}

@@ -1,0 +1,69 @@
+//! How DP-SGD draws its batches, and which neighbouring datasets a guarantee is about.
+//!
+//! These are the *names* of the models; each theorem function that takes one states, in its
+//! note, the adjacency and the sensitivity it uses.
+
+/// Neighbouring datasets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Relation {
+    /// One example added or removed (the DP-SGD default).
+    AddRemove,
+    /// One example replaced by another (replace-one); the clipped gradient sum moves by up to
+    /// twice the clipping norm.
+    Substitution,
+}
+
+impl Relation {
+    /// The command-line spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Relation::AddRemove => "add-remove",
+            Relation::Substitution => "substitution",
+        }
+    }
+    /// Parse the command-line spelling.
+    pub fn parse(s: &str) -> crate::Result<Relation> {
+        match s {
+            "add-remove" | "add/remove" => Ok(Relation::AddRemove),
+            "substitution" | "replace-one" => Ok(Relation::Substitution),
+            _ => Err(crate::Error::arg(
+                "relation",
+                format!("expected add-remove or substitution, got '{s}'"),
+            )),
+        }
+    }
+}
+
+/// How each step's batch is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sampling {
+    /// Each example independently with probability q (the accountants' model).
+    Poisson,
+    /// Each epoch a random permutation cut into batches: each example exactly once per epoch.
+    Shuffled,
+    /// Each step B of the N examples uniformly without replacement.
+    FixedSize,
+}
+
+impl Sampling {
+    /// The command-line spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Sampling::Poisson => "poisson",
+            Sampling::Shuffled => "shuffled",
+            Sampling::FixedSize => "fixed-size",
+        }
+    }
+    /// Parse the command-line spelling.
+    pub fn parse(s: &str) -> crate::Result<Sampling> {
+        match s {
+            "poisson" => Ok(Sampling::Poisson),
+            "shuffled" | "shuffle" => Ok(Sampling::Shuffled),
+            "fixed-size" | "fixed" => Ok(Sampling::FixedSize),
+            _ => Err(crate::Error::arg(
+                "sampling",
+                format!("expected poisson, shuffled or fixed-size, got '{s}'"),
+            )),
+        }
+    }
+}

@@ -1,0 +1,348 @@
+//! Every command's `--json` output, on success and on error, validates against the shipped
+//! schema `schema/dpcert-1.schema.json`, and the exit code follows `dpcert::exit`. The
+//! schema is the independent reference here: it is written by hand from the contract, not
+//! generated from the code, and a negative test shows it rejects outputs that break the
+//! contract (a missing key, a wrong kind, a number instead of a decimal string).
+mod common;
+use common::run;
+use dpcert::exit;
+use serde_json::Value;
+
+fn schema() -> Value {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/dpcert-1.schema.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn validator() -> jsonschema::Validator {
+    let s = schema();
+    assert!(
+        jsonschema::meta::is_valid(&s),
+        "the schema is not a valid draft 2020-12 schema"
+    );
+    jsonschema::draft202012::new(&s).unwrap()
+}
+
+fn example(name: &str) -> String {
+    format!("{}/examples/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn temp(name: &str, text: &str) -> String {
+    let p = std::env::temp_dir().join(format!("dpcert-schema-{name}-{}", std::process::id()));
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+/// Run `args` (plus `--json`), check the exit code, validate the one envelope printed and
+/// return it. On error the message is also on stderr.
+fn envelope(v: &jsonschema::Validator, args: &[&str], code: i32) -> Value {
+    let mut a = args.to_vec();
+    a.push("--json");
+    let (got, out, err) = run(&a);
+    assert_eq!(got, code, "{args:?}: exit {got}, stderr {err}");
+    assert_eq!(out.lines().count(), 1, "{args:?}: {out}");
+    let env: Value = serde_json::from_str(&out).unwrap();
+    let errors: Vec<String> = v
+        .iter_errors(&env)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{args:?}: {errors:#?}\n{out}");
+    if code == exit::BAD_INPUT || code == exit::NUMERICAL {
+        assert_eq!(env["error"]["code"], code, "{out}");
+        assert!(
+            err.trim().lines().count() == 1 && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+        assert!(env["result"].is_null());
+    } else {
+        assert!(env["error"].is_null() && env["result"].is_object(), "{out}");
+    }
+    env
+}
+
+const GD: [&str; 6] = ["gaussian", "delta", "--sigma", "1", "--epsilon", "0.5"];
+
+#[test]
+fn every_query_command_validates() {
+    let v = validator();
+    let ok: Vec<Vec<&str>> = vec![
+        GD.to_vec(),
+        vec![
+            "gaussian",
+            "epsilon",
+            "--sigma",
+            "2",
+            "--delta",
+            "1e-5",
+            "--compositions",
+            "10",
+        ],
+        vec!["gaussian", "sigma", "--epsilon", "1", "--delta", "1e-5"],
+        vec!["zcdp", "delta", "--rho", "0.125", "--epsilon", "1"],
+        vec!["zcdp", "delta", "--rho", "2", "--epsilon", "1"],
+        vec!["zcdp", "epsilon", "--rho", "0.125", "--delta", "1e-5"],
+        vec![
+            "compose",
+            "pure",
+            "--epsilon",
+            "0.1",
+            "--count",
+            "100",
+            "--delta",
+            "1e-5",
+        ],
+        vec![
+            "compose",
+            "approx",
+            "--epsilon",
+            "0.1",
+            "--delta-each",
+            "1e-8",
+            "--count",
+            "100",
+            "--delta",
+            "1e-5",
+        ],
+        vec![
+            "rdp",
+            "subsampled-gaussian",
+            "--rate",
+            "0.01",
+            "--sigma",
+            "1",
+            "--steps",
+            "100",
+            "--order",
+            "8",
+        ],
+        vec![
+            "dpsgd", "--rate", "0.01", "--sigma", "1.5", "--steps", "300", "--delta", "1e-5",
+        ],
+        vec![
+            "dpsgd", "--rate", "0.01", "--sigma", "1.5", "--steps", "300", "--delta", "1e-5",
+            "--method", "rdp",
+        ],
+        vec![
+            "subsample",
+            "--epsilon",
+            "1",
+            "--delta",
+            "1e-6",
+            "--rate",
+            "0.01",
+            "--scheme",
+            "poisson",
+        ],
+        vec![
+            "subsample",
+            "--epsilon",
+            "1",
+            "--delta",
+            "1e-6",
+            "--rate",
+            "0.01",
+            "--scheme",
+            "poisson",
+            "--relation",
+            "substitution",
+        ],
+    ];
+    for args in &ok {
+        let env = envelope(&v, args, exit::OK);
+        // parameters as data: exactly the strings given
+        let input = &env["input"];
+        for w in args.windows(2).filter(|w| w[0].starts_with("--")) {
+            let key = w[0].trim_start_matches("--").replace('-', "_");
+            assert_eq!(input[&key], w[1], "{args:?}: input.{key}");
+        }
+    }
+    let bad: Vec<(Vec<&str>, i32)> = vec![
+        (
+            vec!["gaussian", "delta", "--sigma", "-1", "--epsilon", "0.5"],
+            exit::BAD_INPUT,
+        ),
+        (
+            vec!["gaussian", "epsilon", "--sigma", "1", "--delta", "1"],
+            exit::BAD_INPUT,
+        ),
+        (
+            vec!["gaussian", "sigma", "--epsilon", "x", "--delta", "1e-5"],
+            exit::BAD_INPUT,
+        ),
+        (
+            vec!["zcdp", "delta", "--rho", "0", "--epsilon", "1"],
+            exit::BAD_INPUT,
+        ),
+        (
+            vec!["zcdp", "epsilon", "--rho", "1", "--delta", "2"],
+            exit::BAD_INPUT,
+        ),
+        (
+            vec![
+                "compose",
+                "pure",
+                "--epsilon",
+                "1",
+                "--count",
+                "0",
+                "--delta",
+                "1e-5",
+            ],
+            exit::BAD_INPUT,
+        ),
+        (
+            vec![
+                "compose",
+                "approx",
+                "--epsilon",
+                "1",
+                "--delta-each",
+                "1",
+                "--count",
+                "2",
+                "--delta",
+                "1e-5",
+            ],
+            exit::BAD_INPUT,
+        ),
+        (
+            vec![
+                "rdp",
+                "subsampled-gaussian",
+                "--rate",
+                "2",
+                "--sigma",
+                "1",
+                "--steps",
+                "1",
+                "--order",
+                "2",
+            ],
+            exit::BAD_INPUT,
+        ),
+        (
+            vec![
+                "dpsgd", "--rate", "0.01", "--sigma", "1", "--steps", "10", "--delta", "1e-5",
+                "--method", "fft",
+            ],
+            exit::BAD_INPUT,
+        ),
+        (
+            vec![
+                "subsample",
+                "--epsilon",
+                "1",
+                "--delta",
+                "0",
+                "--rate",
+                "0.5",
+                "--scheme",
+                "bernoulli",
+            ],
+            exit::BAD_INPUT,
+        ),
+        // clap-level errors: unknown flag (with a suggestion), missing flag, unknown command
+        (
+            vec!["gaussian", "delta", "--sigma", "1", "--epsilin", "1"],
+            exit::BAD_INPUT,
+        ),
+        (vec!["gaussian", "delta", "--sigma", "1"], exit::BAD_INPUT),
+        (vec!["gausian", "delta"], exit::BAD_INPUT),
+        // a numerical failure: no bracket of the optimal ε at ε0 = 10¹⁰⁰⁰⁰⁰
+        (
+            vec![
+                "compose",
+                "pure",
+                "--epsilon",
+                "1e100000",
+                "--count",
+                "2",
+                "--delta",
+                "0.5",
+            ],
+            exit::NUMERICAL,
+        ),
+    ];
+    for (args, code) in &bad {
+        envelope(&v, args, *code);
+    }
+    let (_, _, err) = run(&["gaussian", "delta", "--sigma", "1", "--epsilin", "1"]);
+    assert!(err.contains("--epsilon"), "the suggestion is kept: {err}");
+}
+
+#[test]
+fn file_commands_validate_and_audit_exits_by_verdict() {
+    let v = validator();
+    // a verified claim exits 0, a refuted one 1
+    let verified = envelope(&v, &["audit", &example("laplace-dashboard.toml")], exit::OK);
+    let refuted = envelope(
+        &v,
+        &["audit", &example("weekly-health-benefits.toml")],
+        exit::REFUTED,
+    );
+    assert_ne!(verified["result"], refuted["result"]);
+    envelope(
+        &v,
+        &["audit", "/nonexistent/deployment.toml"],
+        exit::BAD_INPUT,
+    );
+    // check: sound only → 0; unsound → 1; undecided alone → 4; a bad file → 2
+    let rec = |value: &str| {
+        format!(
+            r#"[{{"query": ["gaussian", "delta", "--sigma", "1", "--epsilon", "0.5"], "value": "{value}"}}]"#
+        )
+    };
+    let sound = temp("sound.json", &rec("0.3"));
+    let unsound = temp("unsound.json", &rec("0.2"));
+    let e = envelope(&v, &["check", &sound], exit::OK);
+    assert_eq!(e["result"]["records"][0]["verdict"], "sound");
+    let e = envelope(&v, &["check", &unsound], exit::REFUTED);
+    assert_eq!(e["result"]["records"][0]["verdict"], "unsound");
+    let invalid = temp("invalid.json", r#"[{"query": ["audit"], "value": "1"}]"#);
+    let e = envelope(&v, &["check", &invalid], exit::REFUTED);
+    assert_eq!(e["result"]["records"][0]["verdict"], "invalid");
+    let not_list = temp("notlist.json", r#"{"query": []}"#);
+    envelope(&v, &["check", &not_list], exit::BAD_INPUT);
+}
+
+#[test]
+fn vectors_validate() {
+    let v = validator();
+    let env = envelope(&v, &["vectors"], exit::OK);
+    assert!(env["result"]["vectors"].as_array().unwrap().len() >= 200);
+}
+
+/// The schema is not vacuous: outputs that break the contract are rejected.
+#[test]
+fn schema_rejects_broken_outputs() {
+    let v = validator();
+    let mut a = GD.to_vec();
+    a.push("--json");
+    let (_, out, _) = run(&a);
+    let good: Value = serde_json::from_str(&out).unwrap();
+    assert!(v.is_valid(&good));
+    let broken: Vec<Box<dyn Fn(&mut Value)>> = vec![
+        Box::new(|e| {
+            e["result"]["value"]
+                .as_object_mut()
+                .unwrap()
+                .remove("lower");
+        }),
+        Box::new(|e| e["result"]["value"]["kind"] = "exact".into()),
+        Box::new(|e| e["result"]["value"]["upper"] = 0.25.into()),
+        Box::new(|e| e["schema"] = "dpcert/2".into()),
+        Box::new(|e| {
+            e.as_object_mut().unwrap().remove("error");
+        }),
+        Box::new(|e| e["input"]["sigma"] = 1.into()),
+        Box::new(|e| {
+            e["error"] = serde_json::json!({"code": 2, "kind": "bad-input", "message": "x"})
+        }),
+        Box::new(|e| e["result"]["details"] = serde_json::json!({})),
+        Box::new(|e| e["command"] = "gaussian".into()),
+    ];
+    for (i, f) in broken.iter().enumerate() {
+        let mut e = good.clone();
+        f(&mut e);
+        assert!(!v.is_valid(&e), "broken output {i} was accepted: {e}");
+    }
+}
