@@ -133,7 +133,7 @@ def main():
     ap.add_argument("--reps", type=int, default=3, help="repetitions per setting (minimum)")
     ap.add_argument("--only", help="substring filter on the setting label")
     ap.add_argument("--extra", action="store_true", help="also the tiny-δ and corner rows")
-    ap.add_argument("--dpcert-args", default="", help="extra dpcert arguments, e.g. --tight")
+    ap.add_argument("--dpcert-args", default="", help="extra dpcert arguments, e.g. \"--grid 1/8192\"")
     ap.add_argument("--dpcert-method", default="pld", help=argparse.SUPPRESS)  # testing aid
     args = ap.parse_args()
     version = subprocess.run([args.dpcert, "--version"], capture_output=True, text=True)

@@ -103,6 +103,7 @@ impl GdpCmd {
                 grid: grid.as_deref().map(|g| num("--grid", g)).transpose()?,
                 tail: tail.as_deref().map(|t| num("--tail", t)).transpose()?,
                 progress: false,
+                ..Default::default()
             };
             crate::theorems::gdp::dpsgd_gdp_lower(
                 &num("--rate", &sgm.rate)?,

@@ -163,6 +163,7 @@ impl TradeoffCmd {
             grid: grid.as_deref().map(|g| num("--grid", g)).transpose()?,
             tail: tail.as_deref().map(|t| num("--tail", t)).transpose()?,
             progress: false,
+            ..Default::default()
         };
         // FPR 0, 10⁻⁴ … 10⁻¹ (log-spaced), then 0.02 … 1
         let mut fprs = vec![rug::Rational::new()];

@@ -575,6 +575,7 @@ pub fn pld_options(d: &Dpsgd, progress: bool) -> pld_accountant::PldOptions {
         grid: d.grid.clone(),
         tail: d.tail.clone(),
         progress,
+        ..Default::default()
     }
 }
 
@@ -613,6 +614,7 @@ fn dpsgd_tpr(
         grid: grid.clone(),
         tail: tail.clone(),
         progress,
+        ..Default::default()
     };
     let fprs = std::slice::from_ref(fpr);
     let r = pld_accountant::dpsgd_tradeoff_tpr(rate, sigma, steps, fprs, &opts)?;
