@@ -67,8 +67,20 @@ pub struct ClaimCheck {
     pub explanation: String,
 }
 
-/// The report's claim line, e.g. "Claim (2, 1e-6)-DP: REFUTED. the exact δ(ε=2) is at least
-/// … > claimed δ = 1e-6" (bounds printed outward, in full).
+/// The report's claim line, e.g. "Claim (2, 0.000001)-DP: REFUTED. the exact δ(ε=2) is at least
+/// … > claimed δ = 0.000001" (bounds printed outward, in full).
+///
+/// ```
+/// use dpcert::audit::{audit, Verdict};
+/// use dpcert::deploy::Deployment;
+/// use dpcert::event::Event;
+/// let weekly = Event::gaussian("8")?.self_composed(52)?;
+/// let claim = audit(&Deployment::new(weekly).with_claim("2", "1e-6")?)?.claim.unwrap();
+/// assert_eq!(claim.verdict.to_string(), "refuted");
+/// let line = claim.to_string();
+/// assert!(line.starts_with("Claim (2, 0.000001)-DP: REFUTED. the exact δ(ε=2) is at least "), "{line}");
+/// # Ok::<(), dpcert::Error>(())
+/// ```
 impl std::fmt::Display for ClaimCheck {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(

@@ -77,7 +77,18 @@ pub struct RouteResult {
 }
 
 /// "name: result" — the route's name and the numbers it reached (its last step), e.g.
-/// "zCDP: ε(δ=1e-6) ≤ 6.4…", then its note in parentheses, if any.
+/// "zCDP: ε(δ=0.000001) ≤ 6.4…", then its note in parentheses, if any.
+///
+/// ```
+/// use dpcert::audit::audit;
+/// use dpcert::deploy::Deployment;
+/// use dpcert::event::Event;
+/// let d = Deployment::new(Event::gaussian(8)?.self_composed(104)?).at_epsilon(2)?;
+/// let report = audit(&d)?;
+/// let exact = report.routes[0].to_string(); // the exact Gaussian route: a two-sided bracket
+/// assert!(exact.starts_with("exact Gaussian composition: δ(ε=2) ∈ ["), "{exact}");
+/// # Ok::<(), dpcert::Error>(())
+/// ```
 impl std::fmt::Display for RouteResult {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name)?;
