@@ -30,10 +30,15 @@ fn clip(k: &str) -> String {
 /// A parsed file value: numbers keep their source text.
 #[derive(Clone, Debug)]
 pub enum Node {
+    /// A number, as its source text (read exactly later).
     Num(String),
+    /// A string.
     Str(String),
+    /// A boolean.
     Bool(bool),
+    /// A table (TOML) or object (JSON): keys and values in file order.
     Table(Vec<(String, Node)>),
+    /// An array.
     Array(Vec<Node>),
 }
 

@@ -27,35 +27,68 @@ use rug::{Integer, Rational};
 pub enum Event {
     /// N(0, σ²) noise on a query of L2 sensitivity Δ (σ > 0, Δ > 0).
     Gaussian {
+        /// The noise's standard deviation σ > 0.
         sigma: Rational,
+        /// The query's L2 sensitivity Δ > 0.
         sensitivity: Rational,
     },
     /// Laplace(b) noise on a query of L1 sensitivity Δ: (Δ/b)-DP (b > 0, Δ > 0).
     Laplace {
+        /// The noise's scale b > 0.
         scale: Rational,
+        /// The query's L1 sensitivity Δ > 0.
         sensitivity: Rational,
     },
     /// ε-randomized response (ε ≥ 0): ε-DP, and the worst case of its class.
-    RandomizedResponse { epsilon: Rational },
+    RandomizedResponse {
+        /// ε ≥ 0.
+        epsilon: Rational,
+    },
     /// A black box that is (ε, δ)-DP (ε ≥ 0, 0 ≤ δ < 1); δ = 0 is pure ε-DP.
-    EpsilonDelta { epsilon: Rational, delta: Rational },
+    EpsilonDelta {
+        /// ε ≥ 0.
+        epsilon: Rational,
+        /// 0 ≤ δ < 1.
+        delta: Rational,
+    },
     /// A black box that is ρ-zCDP (ρ ≥ 0).
-    Zcdp { rho: Rational },
+    Zcdp {
+        /// ρ ≥ 0.
+        rho: Rational,
+    },
     /// `event` run on a Poisson subsample: each record in with probability `rate` ∈ (0, 1].
-    PoissonSampled { rate: Rational, event: Box<Event> },
+    PoissonSampled {
+        /// The sampling rate q ∈ (0, 1] (e.g. batch size / dataset size).
+        rate: Rational,
+        /// The event run on the subsample.
+        event: Box<Event>,
+    },
     /// `event` run on a uniformly random subset of `sample_size` of the `population_size`
     /// records (the audit certifies no route for it and refuses it by name).
     FixedSizeSampled {
+        /// Records in the subset (1 ≤ `sample_size` ≤ `population_size`).
         sample_size: Integer,
+        /// Records in the dataset.
         population_size: Integer,
+        /// The event run on the subset.
         event: Box<Event>,
     },
     /// `event` run `count` ≥ 1 times (adaptively).
-    SelfComposed { event: Box<Event>, count: Integer },
+    SelfComposed {
+        /// The event repeated.
+        event: Box<Event>,
+        /// How many times it runs (≥ 1).
+        count: Integer,
+    },
     /// Every event of the list, composed (adaptively).
     Composed(Vec<Event>),
     /// `event`, labelled for the report (a deployment file's `name`).
-    Named { name: String, event: Box<Event> },
+    Named {
+        /// The label.
+        name: String,
+        /// The labelled event.
+        event: Box<Event>,
+    },
     /// Batches were shuffled but the deployment asks for Poisson accounting: the numbers of
     /// the inner (Poisson-subsampled) event assume Poisson sampling, which was not used; they
     /// are reported with a warning and never refute a claim.

@@ -15,6 +15,10 @@ pub const SCHEMA: &str = "dpcert/1";
 
 /// A lower end for printing: every quantity dpcert prints is ≥ 0, so a certified lower end
 /// below 0 (interval cancellation at tiny values) prints as 0, which is still a lower bound.
+///
+/// # Guarantee
+/// The decimal is at most the lower end (rounded down in decimal), so it is still a lower
+/// bound of the exact quantity.
 pub fn lower_decimal(l: &Lower) -> String {
     if *l.as_float() < 0 {
         "0".to_string()
@@ -25,6 +29,11 @@ pub fn lower_decimal(l: &Lower) -> String {
 
 /// A certified quantity: `{lower, upper, kind, upper_f64, rests_on}`. `upper_f64` is the
 /// nearest `f64` on the safe side (≥ the decimal `upper`), or `null` if it is not finite.
+///
+/// # Guarantee
+/// Printing only rounds outward: `upper` (and `upper_f64`) ≥ the certified upper end, `lower`
+/// ≤ the certified lower end (see [`lower_decimal`]), so whatever `c` certifies the JSON
+/// certifies too. `kind` says which: `lower` is `null` for an upper bound.
 pub fn quantity(c: &Certified) -> Value {
     let up = c.upper();
     let f = up.to_f64();
@@ -38,6 +47,9 @@ pub fn quantity(c: &Certified) -> Value {
 }
 
 /// A two-sided enclosure as a quantity.
+///
+/// # Guarantee
+/// As [`quantity`]: both ends printed outward.
 pub fn enclosure(e: &Enclosure) -> Value {
     quantity(&Certified::TwoSided(e.clone()))
 }

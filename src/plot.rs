@@ -22,6 +22,15 @@ const SAMPLES: usize = 60;
 const FLOOR: f64 = -16.0;
 
 /// SVG of the profile (see the module documentation for what the curves guarantee).
+///
+/// # Guarantee
+/// The upper curve's samples are the audit's best certified upper bounds of δ at 61 exact
+/// values of ε (the audit without the PLD route), the lower curve's the lower ends of an exact
+/// route's enclosures; both are rounded outward to `f64`, and the steps between samples stay
+/// bounds because δ(ε) is non-increasing. Values below 1e-16 are drawn on the floor and
+/// marked "▼". It is a picture (pixel coordinates rounded to 0.01): read numbers from
+/// [`crate::audit::audit`]. Errors: the audit's, a non-finite ε range, or no route but the
+/// PLD accountant certifying δ(ε) (never an empty chart).
 pub fn profile_svg(d: &Deployment) -> Result<String> {
     profile_svg_with(d, false)
 }
@@ -103,6 +112,9 @@ fn sample(d: &Deployment, top: f64, progress: bool) -> Result<Samples> {
 
 /// [`profile_svg`], with a progress line on stderr when `progress` (61 audits: seconds to a
 /// minute for DP-SGD deployments).
+///
+/// # Guarantee
+/// As [`profile_svg`].
 pub fn profile_svg_with(d: &Deployment, progress: bool) -> Result<String> {
     let top = epsilon_range(d)?;
     let samples = sample(d, top, progress)?;

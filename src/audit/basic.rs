@@ -10,8 +10,20 @@ use crate::Result;
 use rug::{Integer, Rational};
 
 /// Basic composition, Theorem 1.
+///
+/// # Guarantee
+/// Upper bounds ([`crate::Certified::UpperBound`]) by Theorem 1: ε ≤ Σ repeat·εⱼ when
+/// Σ repeat·δⱼ ≤ the budget δ, and δ ≤ Σ repeat·δⱼ when Σ repeat·εⱼ ≤ the budget ε. The sums
+/// are exact rationals, rounded outward once. No value (a note instead) when the condition
+/// fails or a per-entry repeat·δⱼ ≥ 1.
 pub struct Basic;
 /// Advanced composition, Theorem 18 (all pure) or Theorem 22.
+///
+/// # Guarantee
+/// Upper bounds ([`crate::Certified::UpperBound`]): ε at a budget δ > Σδⱼ by Theorem 18 (every
+/// mechanism pure) or Theorem 22; δ at a budget ε ≥ ½Σεⱼ² as Σδⱼ plus the closed form of
+/// Proposition 14 at ρ = ½Σεⱼ² (kept only below 1); all arithmetic in intervals rounded outward. No value (a note
+/// instead) outside those ranges.
 pub struct Advanced;
 
 /// Both routes need every mechanism to have an (ε, δ) guarantee.

@@ -40,18 +40,58 @@ impl Verdict {
     }
 }
 
+/// The verdict's word: "verified", "refuted", "undecided" or "no-claim" ([`Verdict::name`]).
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// The claim, its verdict and the evidence.
 #[derive(Clone, Debug)]
 pub struct ClaimCheck {
+    /// The claimed ε, exactly.
     pub epsilon: Rational,
+    /// The claimed δ, exactly.
     pub delta: Rational,
+    /// Verified, refuted or undecided.
     pub verdict: Verdict,
     /// The deciding certified δ at the claimed ε (the best upper bound, or the exact route's
     /// bracket that refutes).
     pub delta_at_claim: Option<Certified>,
     /// The route that decided (or gave the best bound).
     pub route: Option<RouteId>,
+    /// One sentence giving the deciding bound against the claim (printed by [`Display`]).
+    ///
+    /// [`Display`]: std::fmt::Display
     pub explanation: String,
+}
+
+/// The report's claim line, e.g. "Claim (2, 0.000001)-DP: REFUTED. the exact δ(ε=2) is at least
+/// … > claimed δ = 0.000001" (bounds printed outward, in full).
+///
+/// ```
+/// use dpcert::audit::{audit, Verdict};
+/// use dpcert::deploy::Deployment;
+/// use dpcert::event::Event;
+/// let weekly = Event::gaussian("8")?.self_composed(52)?;
+/// let claim = audit(&Deployment::new(weekly).with_claim("2", "1e-6")?)?.claim.unwrap();
+/// assert_eq!(claim.verdict.to_string(), "refuted");
+/// let line = claim.to_string();
+/// assert!(line.starts_with("Claim (2, 0.000001)-DP: REFUTED. the exact δ(ε=2) is at least "), "{line}");
+/// # Ok::<(), dpcert::Error>(())
+/// ```
+impl std::fmt::Display for ClaimCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Claim ({}, {})-DP: {}. {}",
+            show(&self.epsilon),
+            show(&self.delta),
+            self.verdict.name().to_uppercase(),
+            self.explanation
+        )
+    }
 }
 
 /// Decide the claim (ε_c, δ_c) from every route's δ at ε_c and the best of them.

@@ -10,6 +10,12 @@ use crate::Result;
 use rug::Rational;
 
 /// The exact Gaussian route.
+///
+/// # Guarantee
+/// Two-sided ([`crate::Certified::TwoSided`]): the enclosure contains the exact ε at δ (δ at
+/// ε) of the composed Gaussians — Corollary 10 merges them into N(ρ, 2ρ), Corollary 8 gives
+/// δ(ε), ε is found by certified bisection — all arithmetic in intervals rounded outward. Applies only when every
+/// mechanism is Gaussian.
 pub struct ExactGaussian;
 
 fn composed(l: &Ledger) -> Result<GaussianPld> {

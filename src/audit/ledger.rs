@@ -19,30 +19,52 @@ pub const MAX_MECHANISMS: usize = 100;
 pub enum Mechanism {
     /// N(0, σ²) noise on a query of L2 sensitivity Δ.
     Gaussian {
+        /// The noise's standard deviation σ > 0.
         sigma: Rational,
+        /// The query's L2 sensitivity Δ > 0.
         sensitivity: Rational,
     },
     /// Laplace(b) noise on a query of L1 sensitivity Δ: (Δ/b)-DP.
     Laplace {
+        /// The noise's scale b > 0.
         scale: Rational,
+        /// The query's L1 sensitivity Δ > 0.
         sensitivity: Rational,
     },
     /// A black box that is ε-DP.
-    Pure { epsilon: Rational },
+    Pure {
+        /// ε ≥ 0.
+        epsilon: Rational,
+    },
     /// A black box that is (ε, δ)-DP, δ > 0.
-    Approx { epsilon: Rational, delta: Rational },
+    Approx {
+        /// ε ≥ 0.
+        epsilon: Rational,
+        /// 0 < δ < 1 (δ = 0 flattens to [`Mechanism::Pure`]).
+        delta: Rational,
+    },
     /// A black box that is ρ-zCDP.
-    Zcdp { rho: Rational },
+    Zcdp {
+        /// ρ ≥ 0.
+        rho: Rational,
+    },
     /// ε-randomized response (ε-DP, and its own worst case).
-    RandomizedResponse { epsilon: Rational },
+    RandomizedResponse {
+        /// ε ≥ 0.
+        epsilon: Rational,
+    },
     /// A DP-SGD run: `steps` Poisson-subsampled Gaussian steps (noise multiplier σ = noise
     /// standard deviation / sensitivity, rate q). `shuffled` records a deployment that
     /// declared shuffled batches but asked for Poisson accounting (the numbers then assume
     /// Poisson sampling; the audit warns).
     SubsampledGaussian {
+        /// The noise multiplier σ/Δ > 0 (noise standard deviation over L2 sensitivity).
         sigma: Rational,
+        /// The Poisson sampling rate q ∈ (0, 1].
         rate: Rational,
+        /// The number of steps (≥ 1).
         steps: Integer,
+        /// Whether the deployment declared shuffled batches (accounted as Poisson).
         shuffled: bool,
     },
 }
@@ -50,15 +72,42 @@ pub enum Mechanism {
 /// A mechanism entry: label, mechanism, repetitions.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
+    /// The label (the event's name, else `#1`, `#2`, … in order).
     pub name: String,
+    /// The mechanism released.
     pub mechanism: Mechanism,
+    /// How many times it ran (≥ 1).
     pub repeat: Integer,
+}
+
+/// A row of the report's mechanism table: "name  description × repeat".
+impl std::fmt::Display for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}  {} × {}",
+            self.name,
+            self.mechanism.describe(),
+            self.repeat
+        )
+    }
 }
 
 /// The flat list of released mechanisms the routes account for.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ledger {
+    /// The entries, in the event tree's order.
     pub entries: Vec<Entry>,
+}
+
+/// One [`Entry`] per line.
+impl std::fmt::Display for Ledger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for e in &self.entries {
+            writeln!(f, "{e}")?;
+        }
+        Ok(())
+    }
 }
 
 impl Ledger {
@@ -123,6 +172,10 @@ impl Ledger {
     }
 
     /// Σ repeat·ρⱼ if every mechanism is zCDP.
+    ///
+    /// # Guarantee
+    /// Exact rational arithmetic, no rounding: the ledger's total ρ under Theorem 13, with each
+    /// ρⱼ from [`Mechanism::zcdp_rho`]. `None` when a mechanism has no zCDP guarantee.
     pub fn total_rho(&self) -> Option<Rational> {
         self.entries.iter().try_fold(Rational::new(), |r, e| {
             e.mechanism
@@ -132,6 +185,10 @@ impl Ledger {
     }
 
     /// (Σε, Σδ, Σε², all pure) if every mechanism has an (ε, δ) guarantee.
+    ///
+    /// # Guarantee
+    /// Exact rational sums, each term counted `repeat` times, no rounding. `None` when a
+    /// mechanism has no (ε, δ) guarantee of its own ([`Mechanism::approx`]).
     pub fn approx_totals(&self) -> Option<(Rational, Rational, Rational, bool)> {
         let init = (Rational::new(), Rational::new(), Rational::new(), true);
         self.entries.iter().try_fold(init, |(se, sd, s2, pure), e| {
@@ -293,6 +350,10 @@ fn sampled(event: &Event, steps: &Integer, ctx: &Ctx, out: &mut Vec<Flat>) -> Re
 
 impl Mechanism {
     /// ε if the mechanism is ε-DP (pure), exactly.
+    ///
+    /// # Guarantee
+    /// Exact: Δ/b for Laplace, the stated ε for randomized response and ε-DP black boxes;
+    /// `None` for every other mechanism.
     pub fn pure_epsilon(&self) -> Option<Rational> {
         match self {
             Mechanism::Laplace { scale, sensitivity } => Some(Rational::from(sensitivity / scale)),
@@ -310,6 +371,11 @@ impl Mechanism {
         }
     }
     /// ρ if the mechanism is ρ-zCDP (Lemma 12, Proposition 16, or declared).
+    ///
+    /// # Guarantee
+    /// Exact rationals: Δ²/(2σ²) for a Gaussian (Lemma 12), ε²/2 for an ε-DP mechanism
+    /// (Proposition 16), the declared ρ for a zCDP black box; `None` for (ε, δ) black boxes
+    /// with δ > 0 and for subsampled Gaussians.
     pub fn zcdp_rho(&self) -> Option<Rational> {
         match self {
             Mechanism::Gaussian { sigma, sensitivity } => Some(

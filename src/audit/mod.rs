@@ -62,9 +62,11 @@ pub static ROUTES: [&dyn Route; 8] = [
 /// What one applicable route certified for the deployment's queries.
 #[derive(Clone, Debug)]
 pub struct RouteResult {
+    /// Which route.
     pub id: RouteId,
     /// The route's name (`id.name()`).
     pub name: &'static str,
+    /// The theorems the route chained, with their values; the last step is the result.
     pub steps: Vec<Step>,
     /// ε at the budget δ; `None` if the route gives no finite ε there.
     pub epsilon: Option<Answer>,
@@ -74,9 +76,37 @@ pub struct RouteResult {
     pub note: Option<String>,
 }
 
+/// "name: result" — the route's name and the numbers it reached (its last step), e.g.
+/// "zCDP: ε(δ=0.000001) ≤ 6.4…", then its note in parentheses, if any.
+///
+/// ```
+/// use dpcert::audit::audit;
+/// use dpcert::deploy::Deployment;
+/// use dpcert::event::Event;
+/// let d = Deployment::new(Event::gaussian(8)?.self_composed(104)?).at_epsilon(2)?;
+/// let report = audit(&d)?;
+/// let exact = report.routes[0].to_string(); // the exact Gaussian route: a two-sided bracket
+/// assert!(exact.starts_with("exact Gaussian composition: δ(ε=2) ∈ ["), "{exact}");
+/// # Ok::<(), dpcert::Error>(())
+/// ```
+impl std::fmt::Display for RouteResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)?;
+        if let Some(last) = self.steps.last() {
+            write!(f, ": {}", last.value)?;
+        }
+        match &self.note {
+            Some(n) => write!(f, " ({n})"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// The audit's result.
 #[derive(Clone, Debug)]
 pub struct Report {
+    /// The deployment audited, with its default budget queries filled in
+    /// ([`Deployment::with_default_budget`]).
     pub deployment: Deployment,
     /// The flat list of mechanisms the routes accounted for.
     pub ledger: Ledger,
@@ -88,7 +118,9 @@ pub struct Report {
     pub best_epsilon: Option<(usize, Answer)>,
     /// The best certified δ at the budget ε: (index into `routes`, answer).
     pub best_delta: Option<(usize, Answer)>,
+    /// The verdict on the deployment's claim; `None` when it makes none.
     pub claim: Option<ClaimCheck>,
+    /// Sentences explaining surprising answers (ε = 0, no route, a shuffled-batches warning).
     pub notes: Vec<String>,
 }
 
@@ -118,11 +150,20 @@ pub fn audit(d: &Deployment) -> Result<Report> {
 }
 
 /// [`audit`], optionally without the PLD route.
+///
+/// # Guarantee
+/// As [`audit`], over the routes run: without the PLD route an answer may be looser (or
+/// missing, e.g. for subsampled Gaussians mixed with (ε, δ) black boxes), never unsound.
 pub fn audit_with(d: &Deployment, pld: bool) -> Result<Report> {
     audit_with_options(d, &Options { pld })
 }
 
 /// [`audit`] with [`Options`].
+///
+/// # Guarantee
+/// As [`audit`] (see [`audit_with`] for `pld: false`). Errors: no budget query and no claim
+/// ([`crate::Error::InvalidArgument`] naming `budget`), an event no route certifies (named),
+/// or a route's numerical failure.
 pub fn audit_with_options(d: &Deployment, options: &Options) -> Result<Report> {
     let d = &d.clone().with_default_budget();
     if d.budget_delta.is_none() && d.budget_epsilon.is_none() {

@@ -10,6 +10,14 @@ use crate::{Error, Result};
 use rug::Rational;
 
 /// The optimal-composition route.
+///
+/// # Guarantee
+/// An upper bound of the optimal composition (KOV15/MV16) of the mechanisms' (ε, δ)
+/// guarantees, all arithmetic in intervals rounded outward; two-sided ([`crate::Certified::TwoSided`]) unless a Laplace
+/// mechanism is present, the lower end bounding the optimum for the mechanisms as described
+/// (for black boxes, the worst case over their class). With too many distinct classes, ε is not answered (a note) and δ is bracketed by
+/// grouping the classes into 4 (rounded up for the upper end, down for the lower). δ is kept
+/// only below 1.
 pub struct Optimal;
 
 /// The ledger's (ε, δ) classes, identical guarantees merged by adding their counts.

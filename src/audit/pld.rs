@@ -14,6 +14,13 @@ use crate::{Error, Result};
 use rug::Rational;
 
 /// The PLD-accountant route.
+///
+/// # Guarantee
+/// Two-sided ([`crate::Certified::TwoSided`]): the certified PLD accountant's bracket of the
+/// exact ε at δ (δ at ε) of the composition (for subsampled Gaussians, the larger of the add
+/// and remove directions: upper = max of the uppers, lower = max of the lowers). When a
+/// deployment declared shuffled batches accounted as Poisson, an upper bound only (it may
+/// verify, with the warning, never refute). The accountant's errors become the query's note.
 pub struct Pld;
 
 /// The ledger's PLD terms for one neighbour direction (identical mechanisms merged by adding

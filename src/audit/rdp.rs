@@ -11,6 +11,12 @@ use crate::Result;
 use rug::Rational;
 
 /// The Rényi-DP route.
+///
+/// # Guarantee
+/// Upper bounds ([`crate::Certified::UpperBound`]) by the general form of Proposition 14 at
+/// an order chosen by an `f64` search (any order gives a valid bound), all arithmetic in intervals rounded outward. They
+/// rest on a cited result ([`crate::theorems::rdp::ADD_DIRECTION_CITATION`]), which
+/// [`crate::Certified::rests_on`] names. δ is kept only below 1.
 pub struct Rdp;
 
 fn curve(l: &Ledger) -> RdpCurve {

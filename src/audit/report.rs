@@ -67,6 +67,9 @@ impl Report {
     /// The `result` object of the `dpcert/1` envelope for `audit`: every key always present
     /// (`null` or `[]` when empty), every certified number a [`crate::json::quantity`],
     /// parameters as exact strings.
+    ///
+    /// # Guarantee
+    /// Every quantity is printed outward in full (see [`crate::json::quantity`]).
     pub fn result_json(&self) -> Value {
         let d = &self.deployment;
         let exact = |x: &Option<Rational>| x.as_ref().map(crate::audit::ledger::exact_text);
@@ -117,6 +120,9 @@ impl Report {
 
     /// The machine-readable report of the command line before the `dpcert/1` envelope
     /// (kept until the command line prints [`Report::result_json`] in the envelope).
+    ///
+    /// # Guarantee
+    /// Bounds printed outward in full (upper rounded up, lower down).
     pub fn to_json(&self) -> Value {
         let d = &self.deployment;
         let mut o = Map::new();
@@ -172,6 +178,11 @@ impl Report {
     /// One sentence on the claim, e.g. "ε at δ = 1e-6 is at most 6.457, 3.2× the claimed 2 —
     /// refuted": in terms of ε when the budget δ is the claimed δ and the ε answer decides the
     /// same way, else in terms of δ at the claimed ε. `None` without a claim.
+    ///
+    /// # Guarantee
+    /// Printing only rounds outward: every upper end is printed rounded up, every lower end
+    /// rounded down, so each printed bound is still a bound of what the report certifies.
+    /// The "N× the claimed" ratio is a display (2 digits), not a bound.
     pub fn summary(&self, digits: usize) -> Option<String> {
         let c = self.claim.as_ref()?;
         let verdict = c.verdict.name();
@@ -218,12 +229,20 @@ impl Report {
     }
 
     /// The human-readable table, numbers at 8 significant digits (see [`Report::text`]).
+    ///
+    /// # Guarantee
+    /// Printing only rounds outward: every upper end is printed rounded up, every lower end
+    /// rounded down, so each printed bound is still a bound of what the report certifies.
     pub fn to_table(&self) -> String {
         self.text(DEFAULT_DIGITS)
     }
 
     /// The human-readable report, bounds printed outward at `digits` significant digits
     /// (the certified lines in full).
+    ///
+    /// # Guarantee
+    /// Printing only rounds outward: every upper end is printed rounded up, every lower end
+    /// rounded down, so each printed bound is still a bound of what the report certifies.
     pub fn text(&self, digits: usize) -> String {
         let mut s = self.mechanisms_table();
         s += &self.routes_table(digits);

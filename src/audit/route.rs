@@ -57,6 +57,13 @@ impl RouteId {
     }
 }
 
+/// The route's name, as reports print it ([`RouteId::name`]).
+impl std::fmt::Display for RouteId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Why a route does not apply to a ledger (one sentence naming the mechanism in the way).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WhyNot(pub String);
@@ -70,15 +77,29 @@ impl std::fmt::Display for WhyNot {
 /// One theorem applied, with the number it produced.
 #[derive(Clone, Debug)]
 pub struct Step {
+    /// The theorem (or computation) applied, e.g. "Corollary 10".
     pub theorem: String,
+    /// What it produced, as text (bounds printed outward); may be empty.
     pub value: String,
 }
 
 impl Step {
+    /// A step: the theorem applied and what it produced.
     pub fn new(theorem: impl Into<String>, value: impl Into<String>) -> Step {
         Step {
             theorem: theorem.into(),
             value: value.into(),
+        }
+    }
+}
+
+/// "theorem: value", or the theorem alone when it produced no value.
+impl std::fmt::Display for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.value.is_empty() {
+            f.write_str(&self.theorem)
+        } else {
+            write!(f, "{}: {}", self.theorem, self.value)
         }
     }
 }
@@ -109,6 +130,21 @@ impl Outcome {
         Outcome {
             note: Some(note.into()),
             ..Outcome::default()
+        }
+    }
+}
+
+/// The certified value as [`Certified`] prints it (bounds outward), or "none"; then the
+/// note in parentheses, if any.
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.value {
+            Some(v) => write!(f, "{v}")?,
+            None => f.write_str("none")?,
+        }
+        match &self.note {
+            Some(n) => write!(f, " ({n})"),
+            None => Ok(()),
         }
     }
 }

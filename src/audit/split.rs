@@ -13,6 +13,11 @@ use crate::Result;
 use rug::{Integer, Rational};
 
 /// The Gaussian-split route.
+///
+/// # Guarantee
+/// Upper bounds ([`crate::Certified::UpperBound`]): the split part is (ε_g, δ_g(ε_g))-DP for
+/// every ε_g, and optimal composition with the other classes bounds the whole; an `f64`
+/// search only picks ε_g, all arithmetic in intervals rounded outward.
 pub struct GaussianSplit;
 
 fn is_split(m: &Mechanism) -> bool {

@@ -10,6 +10,11 @@ use crate::Result;
 use rug::Rational;
 
 /// The zCDP route.
+///
+/// # Guarantee
+/// Upper bounds ([`crate::Certified::UpperBound`]): ρ = Σ repeat·ρⱼ exactly (Theorem 13),
+/// then the smaller of Proposition 14 (optimised over t) and the closed form of Remark 15
+/// (for δ, when ε ≥ ρ), all arithmetic in intervals rounded outward.
 pub struct Zcdp;
 
 fn rho(l: &Ledger) -> Rational {
