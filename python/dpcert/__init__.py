@@ -35,6 +35,10 @@ from ._native import NumericalError
 __all__ = [
     "Bound",
     "Report",
+    "Calibration",
+    "calibrate_dpsgd",
+    "calibrate_dpsgd_sigma",
+    "calibrate_gaussian_sigma",
     "NumericalError",
     "ExactNumber",
     "gaussian_delta",
@@ -330,6 +334,75 @@ def dpsgd_tradeoff_tpr(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber
     of the certified PLD accountant)."""
     return query(["tradeoff", "dpsgd"] + _flags(rate=rate, sigma=sigma, steps=steps, fpr=fpr)
                  + _opt(grid=grid, tail=tail) + _common(precision))
+
+
+# --- calibration ---------------------------------------------------------------------------
+
+class Calibration:
+    """A certified calibration (``dpcert calibrate dpsgd --json``): ``parameter`` (``"sigma"``,
+    ``"steps"`` or ``"rate"``), ``value`` (the exact answer as a string, e.g. ``"0.968852"``:
+    certified feasible, its ε upper bound ≤ the target), ``epsilon`` (the :class:`Bound` of ε
+    at ``value``), ``infeasible`` (the value just beyond, certified to exceed the target, or
+    ``None`` when the route is an upper bound only), ``infeasible_epsilon``, ``relative_gap``
+    (between the two, a string), ``route``, ``grid``, ``evaluations``, ``comparison`` (the
+    Poisson figure of a shuffled run, a :class:`Bound`, or ``None``) and ``raw``."""
+
+    def __init__(self, obj: Mapping[str, Any]):
+        obj = _result(obj)
+        self.raw = dict(obj)
+        self.parameter = obj["parameter"]
+        self.value = obj["value"]
+        f = obj["feasible"]
+        self.epsilon = Bound(f["epsilon"])
+        self.route = f["route"]
+        self.grid = f["grid"]
+        inf = obj.get("infeasible")
+        self.infeasible = inf[self.parameter] if inf else None
+        self.infeasible_epsilon = Bound(inf["epsilon"]) if inf else None
+        self.relative_gap = obj.get("relative_gap")
+        self.evaluations = obj["evaluations"]
+        cmp = obj.get("comparison")
+        self.comparison = Bound(cmp["epsilon"]) if cmp else None
+
+    def __repr__(self) -> str:
+        return (f"Calibration({self.parameter}={self.value}, epsilon={self.epsilon!r}, "
+                f"infeasible={self.infeasible!r}, route={self.route!r})")
+
+
+def calibrate_dpsgd(target_epsilon: ExactNumber, delta: ExactNumber, rate: ExactNumber = None,
+                    sigma: ExactNumber = None, steps: ExactNumber = None,
+                    batch_size: ExactNumber = None, dataset_size: ExactNumber = None,
+                    epochs: ExactNumber = None, sampling: str = "poisson",
+                    relation: str = "add-remove", method: str = "pld",
+                    group_size: ExactNumber = None) -> Calibration:
+    """Certified DP-SGD calibration: give two of σ (noise multiplier), steps (or epochs with
+    batch_size and dataset_size) and rate (or batch_size with dataset_size); the third is
+    solved for so that the certified ε at ``delta`` is ≤ ``target_epsilon``. The answer is
+    certified feasible; with the two-sided PLD route a value 10⁻³ beyond it is certified
+    infeasible. Same numbers as ``dpcert calibrate dpsgd``."""
+    args = (["dpsgd"] + _flags(target_epsilon=target_epsilon, delta=delta)
+            + _opt(rate=rate, sigma=sigma, steps=steps, batch_size=batch_size,
+                   dataset_size=dataset_size, epochs=epochs, group_size=group_size)
+            + ["--sampling", str(sampling), "--relation", str(relation), "--method", str(method)])
+    return Calibration(_loads(_native.calibrate(args)))
+
+
+def calibrate_dpsgd_sigma(target_epsilon: ExactNumber, delta: ExactNumber, **run: Any) -> Calibration:
+    """The smallest certified-feasible noise multiplier σ: :func:`calibrate_dpsgd` without
+    ``sigma`` (give ``rate`` or ``batch_size``/``dataset_size``, and ``steps`` or ``epochs``)."""
+    if run.get("sigma") is not None:
+        raise ValueError("invalid sigma: calibrate_dpsgd_sigma solves for sigma; leave it out")
+    return calibrate_dpsgd(target_epsilon, delta, **run)
+
+
+def calibrate_gaussian_sigma(target_epsilon: ExactNumber, delta: ExactNumber,
+                             sensitivity: ExactNumber = None,
+                             compositions: ExactNumber = None) -> Bound:
+    """Smallest σ of the (composed) Gaussian mechanism meeting (ε, δ): ``upper`` is certified
+    feasible, ``lower`` certified infeasible (as ``dpcert calibrate gaussian``)."""
+    args = (["gaussian"] + _flags(target_epsilon=target_epsilon, delta=delta)
+            + _opt(sensitivity=sensitivity, compositions=compositions))
+    return _bound(_result(_loads(_native.calibrate(args))))
 
 
 # --- audits ------------------------------------------------------------------------------

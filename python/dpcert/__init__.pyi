@@ -75,6 +75,26 @@ def tradeoff_tpr(sigma: ExactNumber, fpr: ExactNumber, sensitivity: Optional[Exa
     """Best attack's TPR at the FPR against the (composed) Gaussian mechanism: two-sided."""
 def dpsgd_tradeoff_tpr(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber, fpr: ExactNumber, grid: Optional[ExactNumber] = ..., tail: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound:
     """Certified bracket of the best attack's TPR at the FPR against DP-SGD."""
+class Calibration:
+    parameter: str
+    value: str
+    epsilon: Bound
+    route: str
+    grid: Optional[str]
+    infeasible: Optional[str]
+    infeasible_epsilon: Optional[Bound]
+    relative_gap: Optional[str]
+    evaluations: int
+    comparison: Optional[Bound]
+    raw: dict
+    def __init__(self, obj: Mapping[str, Any]) -> None: ...
+
+def calibrate_dpsgd(target_epsilon: ExactNumber, delta: ExactNumber, rate: Optional[ExactNumber] = ..., sigma: Optional[ExactNumber] = ..., steps: Optional[ExactNumber] = ..., batch_size: Optional[ExactNumber] = ..., dataset_size: Optional[ExactNumber] = ..., epochs: Optional[ExactNumber] = ..., sampling: str = ..., relation: str = ..., method: str = ..., group_size: Optional[ExactNumber] = ...) -> Calibration:
+    """Certified DP-SGD calibration (σ, steps or rate): certified feasible answer."""
+def calibrate_dpsgd_sigma(target_epsilon: ExactNumber, delta: ExactNumber, **run: Any) -> Calibration:
+    """The smallest certified-feasible noise multiplier."""
+def calibrate_gaussian_sigma(target_epsilon: ExactNumber, delta: ExactNumber, sensitivity: Optional[ExactNumber] = ..., compositions: Optional[ExactNumber] = ...) -> Bound:
+    """Smallest Gaussian σ for (ε, δ): upper feasible, lower infeasible."""
 def audit(deployment: Any, delta: Optional[ExactNumber] = ..., epsilon: Optional[ExactNumber] = ..., claim: Optional[Sequence[ExactNumber]] = ...) -> Report:
     """Audit a deployment dict, a .toml/.json path, or a DpEvent (duck-typed)."""
 def dp_event_json(event: Any, _path: str = ...) -> dict: ...

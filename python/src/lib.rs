@@ -84,6 +84,12 @@ fn query(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
     })
 }
 
+/// The `dpcert/1` envelope `dpcert calibrate ARGS --json` prints (JSON text).
+#[pyfunction]
+fn calibrate(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
+    blocking(py, move || dpcert::cli::calibrate_envelope(&args).map(|v| v.to_string()))
+}
+
 /// The audit report (JSON text) of a deployment given as text: `format` is `toml`, `json`
 /// (the deployment schema) or `dp-event` (`{"budget", "claim", "event"}`).
 #[pyfunction]
@@ -158,6 +164,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NumericalError", m.py().get_type::<NumericalError>())?;
     m.add_function(wrap_pyfunction!(query, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;
+    m.add_function(wrap_pyfunction!(calibrate, m)?)?;
     m.add_function(wrap_pyfunction!(dp_event_mechanisms, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(vector_queries, m)?)?;

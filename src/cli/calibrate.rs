@@ -216,26 +216,60 @@ fn print_human(c: &Calibration, comparison: Option<&Evaluation>, n: usize) {
     println!("  [{} accountant evaluations]", c.evaluations);
 }
 
+/// Solve a DP-SGD calibration; a shuffled add/remove run also gets the Poisson figure of
+/// the same run, as a labelled comparison.
+fn solve_dpsgd(c: &DpsgdCal) -> Result<(Calibration, Option<Evaluation>), Error> {
+    let target = num("--target-epsilon", &c.target)?;
+    let delta = num("--delta", &c.delta)?;
+    let (run, p) = run_of(c)?;
+    let cal = calibrate::calibrate(&run, p, &target, &delta)?;
+    let cmp = if run.sampling == Sampling::Shuffled && run.relation == Relation::AddRemove {
+        let mut r = cal.feasible.run.clone();
+        r.sampling = Sampling::Poisson;
+        calibrate::dpsgd_epsilon(&r, &delta, None).ok()
+    } else {
+        None
+    };
+    Ok((cal, cmp))
+}
+
+fn gaussian_input(c: &GaussianCal) -> Value {
+    json!({"target_epsilon": c.target, "delta": c.delta, "sensitivity": c.sensitivity,
+           "compositions": c.compositions})
+}
+
+fn solve_gaussian(c: &GaussianCal) -> Result<crate::num::Enclosure, Error> {
+    calibrate::gaussian(
+        &num("--target-epsilon", &c.target)?,
+        &num("--delta", &c.delta)?,
+        &num("--sensitivity", &c.sensitivity)?,
+        &count("--compositions", &c.compositions)?,
+    )
+}
+
+fn gaussian_result(e: &crate::num::Enclosure) -> Value {
+    json!({"parameter": "sigma", "value": contract::enclosure(e),
+           "theorem": "Corollaries 8 and 10 inverted in σ (exact Gaussian composition)"})
+}
+
+/// The `dpcert/1` envelope `dpcert calibrate … --json` prints (for bindings).
+pub(super) fn envelope(c: &CalibrateCmd) -> Result<Value, Error> {
+    match c {
+        CalibrateCmd::Dpsgd(d) => {
+            let (cal, cmp) = flagged(solve_dpsgd(d))?;
+            Ok(contract::envelope("calibrate dpsgd", input(d), result_json(&cal, cmp.as_ref())))
+        }
+        CalibrateCmd::Gaussian(g) => {
+            let e = flagged(solve_gaussian(g))?;
+            Ok(contract::envelope("calibrate gaussian", gaussian_input(g), gaussian_result(&e)))
+        }
+    }
+}
+
 fn run_dpsgd(c: &DpsgdCal) -> i32 {
     let json_mode = c.common.json;
-    let res = flagged((|| {
-        let n = digits(&c.common)?;
-        let target = num("--target-epsilon", &c.target)?;
-        let delta = num("--delta", &c.delta)?;
-        let (run, p) = run_of(c)?;
-        let cal = calibrate::calibrate(&run, p, &target, &delta)?;
-        // shuffled runs: the Poisson figure of the same run, as a labelled comparison
-        let cmp = if run.sampling == Sampling::Shuffled && run.relation == Relation::AddRemove {
-            let mut r = cal.feasible.run.clone();
-            r.sampling = Sampling::Poisson;
-            calibrate::dpsgd_epsilon(&r, &delta, None).ok()
-        } else {
-            None
-        };
-        Ok((cal, cmp, n))
-    })());
-    match res {
-        Ok((cal, cmp, n)) => {
+    match flagged(digits(&c.common).and_then(|n| solve_dpsgd(c).map(|r| (r, n)))) {
+        Ok(((cal, cmp), n)) => {
             if json_mode {
                 println!("{}", contract::envelope("calibrate dpsgd", input(c), result_json(&cal, cmp.as_ref())));
             } else {
@@ -249,24 +283,10 @@ fn run_dpsgd(c: &DpsgdCal) -> i32 {
 
 fn run_gaussian(c: &GaussianCal) -> i32 {
     let json_mode = c.common.json;
-    let input = json!({"target_epsilon": c.target, "delta": c.delta, "sensitivity": c.sensitivity,
-                       "compositions": c.compositions});
-    let res = flagged((|| {
-        let n = digits(&c.common)?;
-        let e = calibrate::gaussian(
-            &num("--target-epsilon", &c.target)?,
-            &num("--delta", &c.delta)?,
-            &num("--sensitivity", &c.sensitivity)?,
-            &count("--compositions", &c.compositions)?,
-        )?;
-        Ok((e, n))
-    })());
-    match res {
+    match flagged(digits(&c.common).and_then(|n| solve_gaussian(c).map(|e| (e, n)))) {
         Ok((e, n)) => {
             if json_mode {
-                let result = json!({"parameter": "sigma", "value": contract::enclosure(&e),
-                    "theorem": "Corollaries 8 and 10 inverted in σ (exact Gaussian composition)"});
-                println!("{}", contract::envelope("calibrate gaussian", input, result));
+                println!("{}", contract::envelope("calibrate gaussian", gaussian_input(c), gaussian_result(&e)));
             } else {
                 println!(
                     "σ = {} meets (ε, δ) = ({}, {}); σ = {} does not (certified; Corollaries 8 and 10).",
@@ -275,7 +295,7 @@ fn run_gaussian(c: &GaussianCal) -> i32 {
             }
             exit::OK
         }
-        Err(e) => fail("calibrate gaussian", input, &e, json_mode),
+        Err(e) => fail("calibrate gaussian", gaussian_input(c), &e, json_mode),
     }
 }
 

@@ -332,6 +332,17 @@ pub fn query_envelope(args: &[String]) -> Result<Value, Error> {
     ))
 }
 
+/// Library entry point for bindings: the `dpcert/1` envelope that `dpcert calibrate ARGS
+/// --json` prints (`args` start with `dpcert` or `gaussian`), or the error it exits with.
+#[doc(hidden)]
+pub fn calibrate_envelope(args: &[String]) -> Result<Value, Error> {
+    let argv: Vec<String> = std::iter::once("calibrate".to_string()).chain(args.iter().cloned()).collect();
+    match parse_cmd(&argv)? {
+        Cmd::Calibrate(c) => calibrate::envelope(&c),
+        _ => Err(Error::arg("query", "not a calibrate command")),
+    }
+}
+
 /// Library entry point for bindings: `dpcert check`'s result for one record.
 #[doc(hidden)]
 pub fn check_record_json(index: usize, record: &Value) -> Value {
