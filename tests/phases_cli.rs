@@ -91,8 +91,9 @@ fn shuffled_epochs_count_passes() {
 /// Conflicting or incomplete flags exit 2 naming them.
 #[test]
 fn conflicts_name_the_flags() {
-    let d = ["dpsgd", "--delta", "1e-5"];
-    let with = |x: &[&str]| [&d[..], x].concat();
+    fn with<'a>(x: &[&'a str]) -> Vec<&'a str> {
+        [&["dpsgd", "--delta", "1e-5"][..], x].concat()
+    }
     refused(&with(&["--rate", "0.01", "--batch-size", "10", "--dataset-size", "1000", "--sigma", "1", "--steps", "5"]), &["--rate", "--batch-size"]);
     refused(&with(&["--rate", "0.01", "--sigma", "1", "--steps", "5", "--epochs", "1"]), &["--steps", "--epochs"]);
     refused(&with(&["--rate", "0.01", "--sigma", "1", "--epochs", "1"]), &["--epochs", "--batch-size"]);

@@ -122,6 +122,11 @@ fn every_query_command_validates() {
             "--method", "rdp",
         ],
         vec![
+            "dpsgd", "--batch-size", "10", "--dataset-size", "1000", "--epochs", "2", "--sigma",
+            "1.5", "--delta", "1e-5",
+        ],
+        vec!["dpsgd", "--phase", "1/100,1.5,100", "--phase", "1/50,2,50", "--delta", "1e-5"],
+        vec![
             "subsample",
             "--epsilon",
             "1",
@@ -156,6 +161,10 @@ fn every_query_command_validates() {
         }
     }
     let bad: Vec<(Vec<&str>, i32)> = vec![
+        (
+            vec!["dpsgd", "--phase", "0.1,1,5", "--rate", "0.1", "--delta", "1e-5"],
+            exit::BAD_INPUT,
+        ),
         (
             vec!["gaussian", "delta", "--sigma", "-1", "--epsilon", "0.5"],
             exit::BAD_INPUT,
@@ -324,6 +333,9 @@ fn file_commands_validate_and_audit_exits_by_verdict() {
     );
     assert_eq!(verified["result"]["verdict"], "verified");
     assert_eq!(refuted["result"]["verdict"], "refuted");
+    // a shuffled DP-SGD run: the shuffled bound refutes the (3, 1e-5) claim
+    let shuffled = envelope(&v, &["audit", &example("dpsgd-shuffled.toml")], exit::REFUTED);
+    assert_eq!(shuffled["result"]["verdict"], "refuted");
     let no_claim = temp(
         "noclaim.toml",
         "[budget]\ndelta = \"1e-6\"\n[[mechanism]]\ntype = \"gaussian\"\nsigma = 4\n",

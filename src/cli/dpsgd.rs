@@ -241,10 +241,14 @@ impl QueryCmd for DpsgdArgs {
             _ => format!("q = {}", echo(&q)),
         };
         let steps = match (&b.epochs, &b.steps) {
-            (Some(e), _) if self.batch.steps.is_none() => format!("{} epochs (T = ⌈epochs·N/B⌉ = {t} steps)", echo(e)),
+            (Some(_), _) if self.batch.steps.is_none() => format!(
+                "{} epochs (T = ⌈epochs·N/B⌉ = {t} steps)",
+                self.batch.epochs.as_deref().unwrap_or_default()
+            ),
             _ => format!("{t} steps"),
         };
-        format!("The ε at δ = {} of DP-SGD with {rate}, σ = {}, {steps}", self.delta, echo(&s))
+        let sigma = self.sigma.clone().unwrap_or_else(|| echo(&s));
+        format!("The ε at δ = {} of DP-SGD with {rate}, σ = {sigma}, {steps}", self.delta)
     }
     fn details(&self) -> Vec<(&'static str, Value)> {
         if let Some((q, t, _, _)) = self.single() {
