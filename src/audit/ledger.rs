@@ -172,6 +172,18 @@ impl Ledger {
             .any(|m| matches!(m.mechanism, Mechanism::SubsampledGaussian { .. }))
     }
 
+    /// Whether the routes' lower bounds bound this deployment's privacy: not when an entry
+    /// used shuffled batches, whose numbers (the Poisson ones, or the shuffled bound: Gaussian
+    /// releases per pass, exact only when the batch assignment is revealed) are upper bounds only.
+    pub fn lower_bounds_hold(&self) -> bool {
+        !self.entries.iter().any(|m| {
+            matches!(
+                m.mechanism,
+                Mechanism::SubsampledGaussian { shuffled: true, .. } | Mechanism::ShuffledGaussian { .. }
+            )
+        })
+    }
+
     /// Whether a subsampled Gaussian declared shuffled batches (its numbers assume Poisson).
     pub fn assumes_poisson(&self) -> bool {
         self.entries.iter().any(|m| {
