@@ -444,7 +444,7 @@ impl Mechanism {
             Mechanism::ShuffledGaussian { sigma, .. } => Some(GaussianMechanism {
                 sigma: sigma.clone(),
                 sensitivity: Rational::from(1),
-                count: Integer::from(repeat * self.passes()),
+                count: repeat * self.passes(),
             }),
             _ => None,
         }

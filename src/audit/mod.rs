@@ -343,7 +343,7 @@ fn shuffled_note(m: &Entry, delta: Option<&Rational>) -> String {
     format!(
         "`{}` used shuffled batches: audited without amplification, each of its {} passes over the data being one Gaussian release per example (σ = {}, sensitivity 1), as `dpcert dpsgd --sampling shuffled`. That is an upper bound for shuffled batches (exact only if the batch assignment were revealed; amplification by shuffling is neither claimed nor excluded), so it may verify a claim but never refutes one.{}",
         m.name,
-        Integer::from(m.mechanism.passes() * &m.repeat),
+        m.mechanism.passes() * &m.repeat,
         show(sigma),
         poisson.unwrap_or_default()
     )
