@@ -107,7 +107,7 @@ fn input(c: &DpsgdCal) -> Value {
 }
 
 /// One evaluation as data: the run's parameters (exact), the certified ε, route and grid.
-fn evaluation_json(e: &Evaluation) -> Value {
+pub(super) fn evaluation_json(e: &Evaluation) -> Value {
     json!({
         "rate": validate::show(&e.run.rate),
         "sigma": validate::show(&e.run.sigma),
@@ -136,7 +136,7 @@ fn result_json(c: &Calibration, comparison: Option<&Evaluation>) -> Value {
     })
 }
 
-fn words(e: &Certified, n: usize) -> String {
+pub(super) fn words(e: &Certified, n: usize) -> String {
     match e.lower() {
         Some(l) => format!("ε ∈ [{}, {}]", lower_digits(l, n), upper_digits(e.upper(), n)),
         None => format!("ε ≤ {}", upper_digits(e.upper(), n)),
