@@ -341,6 +341,9 @@ fn file_commands_validate_and_audit_exits_by_verdict() {
     // claim below it is undecided, never refuted
     let shuffled = envelope(&v, &["audit", &example("dpsgd-shuffled.toml")], exit::UNDECIDED);
     assert_eq!(shuffled["result"]["verdict"], "undecided");
+    let cal = envelope(&v, &["audit", &example("dpsgd-shuffled.toml"), "--calibrate", "sigma"], exit::OK);
+    assert_eq!(cal["result"]["calibration"]["parameter"], "sigma");
+    assert_eq!(cal["input"]["calibrate"], "sigma");
     let no_claim = temp(
         "noclaim.toml",
         "[budget]\ndelta = \"1e-6\"\n[[mechanism]]\ntype = \"gaussian\"\nsigma = 4\n",
