@@ -116,6 +116,9 @@ fn phases_entry_is_the_schedule() {
         (e.lower().unwrap().to_float(), e.upper().to_float())
     };
     assert_eq!(eps(split), eps(whole));
+    // and so do two entries of the same run
+    let entries = "[[mechanism]]\ntype = \"subsampled-gaussian\"\nrate = \"1/100\"\nsigma = 1\nsteps = 100\n[[mechanism]]\ntype = \"subsampled-gaussian\"\nrate = \"0.01\"\nsigma = \"1.0\"\nsteps = 150\n";
+    assert_eq!(eps(entries), eps(whole));
     let dep = Deployment::load(std::path::Path::new(&file)).unwrap();
     let back = Deployment::parse(&dep.to_toml().unwrap(), false).unwrap();
     let r1 = audit(&dep).unwrap().best_epsilon.unwrap().1;
