@@ -302,7 +302,7 @@ impl DpsgdArgs {
             ))
         });
         format!(
-            " (shuffled epochs without amplification, {} relation: each pass over the data is one Gaussian release per example, {passes} passes{})",
+            " (shuffled epochs without amplification, {} relation: each pass over the data is one Gaussian release per example, {passes} passes; the lower end holds for the run with its batch assignment revealed, the upper end also for shuffled batches{})",
             self.relation,
             poisson.unwrap_or_default()
         )
