@@ -13,7 +13,7 @@
 //! coarse evaluations; it only places the two certified evaluations. A search that lands badly
 //! costs evaluations or tightness, never soundness: every reported number is a certified
 //! evaluation at an exact rational point.
-use crate::num::{normal_cdf_f64, Certified, Enclosure, Precision};
+use crate::num::{normal_cdf_f64, Certified, Enclosure, Precision, UpperBound};
 use crate::theorems::gaussian::gaussian_sigma;
 use crate::theorems::pld_accountant::{dpsgd_pld_epsilon, PldOptions};
 use crate::theorems::rdp::dpsgd_rdp_epsilon;
@@ -131,7 +131,7 @@ pub struct Evaluation {
 pub const ROUTE_PLD: &str = "PLD accountant (Theorem 9 on a certified grid), Poisson, add/remove";
 pub const ROUTE_RDP: &str = "RDP (Mironov–Talwar–Zhang 2019) → (ε, δ), Poisson, add/remove";
 pub const ROUTE_SHUFFLED: &str =
-    "shuffled epochs without amplification: exact Gaussian composition (Corollaries 8 and 10)";
+    "shuffled epochs without amplification: an upper bound by exact Gaussian composition (Corollaries 8 and 10)";
 
 /// The certified ε at δ of a run, by the route its sampling and method call for. `grid`
 /// fixes the PLD grid (None: automatic).
@@ -155,7 +155,8 @@ pub fn dpsgd_epsilon(run: &Run, delta: &Rational, grid: Option<&Rational>) -> Re
         (Sampling::Shuffled, relation) => {
             let k = shuffled_participations(run)?;
             let e = shuffled_dpsgd_epsilon(&run.sigma, &k, relation, &run.group, delta, Precision::Auto)?;
-            done(Certified::TwoSided(e), None, ROUTE_SHUFFLED)
+            // an upper bound: its lower end holds only with the batch assignment revealed
+            done(Certified::UpperBound(UpperBound::new(e)), None, ROUTE_SHUFFLED)
         }
         (Sampling::Poisson, Relation::AddRemove) => poisson_add_remove(run, delta, grid, done),
         (Sampling::Poisson, Relation::Substitution) => Err(Error::arg(

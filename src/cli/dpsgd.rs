@@ -4,7 +4,7 @@
 use super::batch::{conflict, Batch, BatchArgs};
 use super::{num, Common, QueryCmd};
 use crate::calibrate::{self, Run};
-use crate::reference::query::{Answer, Dpsgd, DpsgdMethod, GaussianShape, Query};
+use crate::reference::query::{Answer, Dpsgd, DpsgdMethod, Query};
 use crate::theorems::sampling::{Relation, Sampling};
 use crate::theorems::schedule::Phase;
 use crate::validate::echo;
@@ -127,23 +127,18 @@ impl DpsgdArgs {
         calibrate::shuffled_participations(&run)
     }
 
-    /// Shuffled runs: the exact Gaussian composition of the passes (`shuffled_dpsgd_epsilon`'s
-    /// quantity), as the Gaussian ε query; other non-default samplers are refused.
+    /// Shuffled runs: `shuffled_dpsgd_epsilon`'s upper bound (the exact Gaussian composition of
+    /// the passes); other non-default samplers are refused.
     fn sampler_query(&self, d: &Dpsgd, epochs: Option<Rational>) -> Result<Option<Query>, Error> {
         let (sampling, relation) = self.sampler()?;
         match (sampling, relation) {
             (Sampling::Poisson, Relation::AddRemove) => Ok(None),
-            (Sampling::Shuffled, rel) => {
-                let c = if rel == Relation::Substitution { 2 } else { 1 };
-                Ok(Some(Query::GaussianEpsilon {
-                    shape: GaussianShape {
-                        sigma: d.sigma.clone(),
-                        sensitivity: Rational::from(c),
-                        compositions: self.passes(d, epochs)?,
-                    },
-                    delta: d.delta.clone(),
-                }))
-            }
+            (Sampling::Shuffled, relation) => Ok(Some(Query::DpsgdShuffled {
+                sigma: d.sigma.clone(),
+                passes: self.passes(d, epochs)?,
+                relation,
+                delta: d.delta.clone(),
+            })),
             (Sampling::Poisson, Relation::Substitution) => Err(Error::arg(
                 "--relation",
                 "substitution with Poisson sampling has no certified route in dpcert yet; use add-remove, or --sampling shuffled",
@@ -302,7 +297,7 @@ impl DpsgdArgs {
             ))
         });
         format!(
-            " (shuffled epochs without amplification, {} relation: each pass over the data is one Gaussian release per example, {passes} passes; the lower end holds for the run with its batch assignment revealed, the upper end also for shuffled batches{})",
+            " (shuffled epochs without amplification, {} relation: each pass over the data is one Gaussian release per example, {passes} passes; an upper bound for shuffled batches, exact only if the batch assignment were revealed{})",
             self.relation,
             poisson.unwrap_or_default()
         )

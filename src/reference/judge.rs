@@ -133,7 +133,8 @@ pub fn judge(query: &Query, precision: Precision, value: &Claimed) -> Judged {
             by_higher_precision(query, &v, &mut b)?
         }
         // the PLD bracket does not depend on the precision: nothing more to try
-        Query::DpsgdTpr { .. } | Query::DpsgdPhases { .. } => None,
+        // (shuffled: an upper bound only, so a value below it cannot be called unsound)
+        Query::DpsgdTpr { .. } | Query::DpsgdPhases { .. } | Query::DpsgdShuffled { .. } => None,
     };
     match decided {
         Some(j) => Ok(j),

@@ -118,6 +118,15 @@ pub enum Query {
         grid: Option<Rational>,
         tail: Option<Rational>,
     },
+    /// ε at δ of shuffled DP-SGD (each example once per epoch, `passes` epochs), without
+    /// amplification by shuffling: an upper bound (the exact Gaussian composition is exact only
+    /// for the run with its batch assignment revealed).
+    DpsgdShuffled {
+        sigma: Rational,
+        passes: Integer,
+        relation: crate::theorems::sampling::Relation,
+        delta: Rational,
+    },
     /// The best membership-inference attack's TPR at FPR `fpr` against DP-SGD (certified PLD).
     DpsgdTpr {
         rate: Rational,
@@ -146,6 +155,16 @@ fn answer(value: Certified, theorem: &'static str, details: Vec<(&'static str, V
         theorem,
         details,
     }
+}
+
+/// ρ = passes·Δ²/(2σ²) of the shuffled run's Gaussian composition (Δ = 1 add/remove, 2
+/// substitution), exact.
+fn shuffled_rho(sigma: &Rational, passes: &Integer, relation: crate::theorems::sampling::Relation) -> Rational {
+    let d = match relation {
+        crate::theorems::sampling::Relation::AddRemove => 1u32,
+        crate::theorems::sampling::Relation::Substitution => 2u32,
+    };
+    Rational::from(Integer::from(passes * (d * d))) / (Rational::from(sigma * sigma) * 2u32)
 }
 
 fn rate_in_unit(q: &Rational) -> Result<()> {
@@ -200,6 +219,7 @@ impl Query {
             Query::GaussianGdp { .. } => "gdp gaussian",
             Query::DpsgdTpr { .. } => "tradeoff dpsgd",
             Query::DpsgdPhases { .. } => "dpsgd",
+            Query::DpsgdShuffled { .. } => "dpsgd",
         }
     }
 
@@ -219,6 +239,7 @@ impl Query {
             Query::GaussianGdp { .. } => (Quantity::Mu, Kind::TwoSided),
             Query::DpsgdTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
             Query::DpsgdPhases { .. } => (Quantity::Epsilon, Kind::TwoSided),
+            Query::DpsgdShuffled { .. } => (Quantity::Epsilon, Kind::UpperBound),
         }
     }
 
@@ -286,6 +307,11 @@ impl Query {
                 for p in phases {
                     validate_sgm(&p.rate, &p.sigma, &p.steps)?;
                 }
+                validate::open_unit("delta", delta)
+            }
+            Query::DpsgdShuffled { sigma, passes, delta, .. } => {
+                validate::positive("sigma", sigma)?;
+                validate::count("epochs", passes)?;
                 validate::open_unit("delta", delta)
             }
         }
@@ -363,6 +389,21 @@ impl Query {
                 };
                 let r = crate::theorems::schedule::dpsgd_phases_pld_epsilon(phases, delta, &opts)?;
                 pld_answer(&r)
+            }
+            Query::DpsgdShuffled { sigma, passes, relation, delta } => {
+                let e = crate::theorems::shuffle::shuffled_dpsgd_epsilon(
+                    sigma, passes, *relation, &Integer::from(1), delta, p,
+                )?;
+                // the lower end holds only with the batch assignment revealed: not reported
+                answer(
+                    Certified::UpperBound(UpperBound::new(e)),
+                    "shuffled epochs without amplification: an upper bound by the exact Gaussian composition of the passes (Corollaries 8 and 10), exact only with the batch assignment revealed",
+                    vec![
+                        ("rho", Value::String(validate::show(&shuffled_rho(sigma, passes, *relation)))),
+                        ("passes", Value::String(passes.to_string())),
+                        ("relation", Value::String(relation.name().into())),
+                    ],
+                )
             }
         };
         require_finite_upper(a.value.upper(), self.command())?;
