@@ -10,11 +10,13 @@ mod gaussian;
 mod laplace;
 mod randomized_response;
 mod subsampled_gaussian;
+mod substitution_gaussian;
 
 use gaussian::gaussian_profile;
 use laplace::laplace_profile;
 use randomized_response::approx_atoms;
 use subsampled_gaussian::subsampled_gaussian_profile;
+use substitution_gaussian::substitution_gaussian_profile;
 
 /// P[Z > a], Q[Z > a] of the continuous part, and P[Z ≤ a], Q[Z ≤ a] (each computed
 /// without cancellation against 1).
@@ -64,6 +66,9 @@ pub(super) fn profile(m: &PldMechanism) -> Profile {
             rate,
             direction,
         } => subsampled_gaussian_profile(sigma, rate, *direction),
+        PldMechanism::SubsampledGaussianSubstitution { sigma, rate } => {
+            substitution_gaussian_profile(sigma, rate)
+        }
     }
 }
 
@@ -74,7 +79,9 @@ pub(super) fn atom_unit(m: &PldMechanism) -> Option<&Rational> {
         PldMechanism::Laplace { eps }
         | PldMechanism::RandomizedResponse { eps }
         | PldMechanism::ApproxDp { eps, .. } => Some(eps),
-        PldMechanism::Gaussian { .. } | PldMechanism::SubsampledGaussian { .. } => None,
+        PldMechanism::Gaussian { .. }
+        | PldMechanism::SubsampledGaussian { .. }
+        | PldMechanism::SubsampledGaussianSubstitution { .. } => None,
     }
 }
 
@@ -89,7 +96,8 @@ pub(super) fn validate_term(t: &PldTerm) -> Result<()> {
             validate::nonnegative("epsilon", eps)?;
             validate::unit_from_zero("delta", delta)
         }
-        PldMechanism::SubsampledGaussian { sigma, rate, .. } => {
+        PldMechanism::SubsampledGaussian { sigma, rate, .. }
+        | PldMechanism::SubsampledGaussianSubstitution { sigma, rate } => {
             validate::positive("sigma", sigma)?;
             validate::positive("rate", rate)?;
             if *rate > 1 {
