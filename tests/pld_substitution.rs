@@ -338,3 +338,21 @@ fn monotone_in_sigma_and_bad_input_is_named() {
         }
     }
 }
+
+/// The README's MNIST numbers (q = 256/60000, σ = 1.1, T = 14063, δ = 10⁻⁵): add/remove, the
+/// substitution bracket, and the two-sided ε of the pair itself (what accounting with the pair
+/// as if it dominated would report; not claimed for DP-SGD). `--ignored --nocapture` to print.
+#[test]
+#[ignore]
+fn mnist_numbers_for_the_readme() {
+    let (rate, sigma, steps, delta) = (q("256/60000"), q("1.1"), Integer::from(14063), q("1e-5"));
+    let opts = PldOptions::default();
+    let ar = dpsgd_pld_epsilon(&rate, &sigma, &steps, &delta, &opts).unwrap();
+    let sub = dpsgd_substitution_pld_epsilon(&rate, &sigma, &steps, &delta, &opts).unwrap();
+    let t = [PldTerm { mechanism: pair("256/60000", "1.1"), count: steps.clone() }];
+    let p = pld_epsilon(&t, &delta, &opts).unwrap();
+    eprintln!("add/remove   {}", ar);
+    eprintln!("substitution {}", sub);
+    eprintln!("pair itself  {}", p);
+    assert!(lo(&sub) >= lo(&p) && lo(&sub) <= hi(&p));
+}
