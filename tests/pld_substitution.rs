@@ -124,7 +124,9 @@ fn quad(g: &dyn Fn(&Float) -> Float, breaks: &[Float], width: f64, tol: f64) -> 
         let p = breaks[0].prec();
         let mut total = Float::with_val(p, 0);
         for w in breaks.windows(2) {
-            let parts = (Float::with_val(p, &w[1] - &w[0]).to_f64() / width).ceil().max(1.0) as u32;
+            let parts = (Float::with_val(p, &w[1] - &w[0]).to_f64() / width)
+                .ceil()
+                .max(1.0) as u32;
             for i in 0..parts {
                 let len = Float::with_val(p, &w[1] - &w[0]);
                 let a = Float::with_val(p, &w[0] + Float::with_val(p, &len * i) / parts);
@@ -174,7 +176,11 @@ fn contains(r: &PldReport, reference: &Float, rel: f64, abs: f64, what: &str) {
 /// ε′ of both signs: checks the reference itself.
 #[test]
 fn one_step_reference_matches_quadrature() {
-    for (qs, ss, es) in [("0.1", "1", "0.3"), ("0.5", "0.7", "-0.4"), ("1", "1.3", "0.8")] {
+    for (qs, ss, es) in [
+        ("0.1", "1", "0.3"),
+        ("0.5", "0.7", "-0.4"),
+        ("1", "1.3", "0.8"),
+    ] {
         let (qf, s, e) = (fl(&q(qs)), fl(&q(ss)), fl(&q(es)));
         let closed = delta1(&qf, &s, &e);
         let ee = Float::with_val(QP, e.exp_ref());
@@ -191,7 +197,12 @@ fn one_step_reference_matches_quadrature() {
         let breaks = [Float::with_val(QP, -k.clone()), crossing(&qf, &s, &e), k];
         let num = quad(&g, &breaks, 5.0 * s.to_f64(), 1e-45);
         let diff = Float::with_val(QP, &num - &closed).abs();
-        assert!(diff < 1e-40, "q={qs} σ={ss} ε′={es}: {} vs {}", show(&closed), show(&num));
+        assert!(
+            diff < 1e-40,
+            "q={qs} σ={ss} ε′={es}: {} vs {}",
+            show(&closed),
+            show(&num)
+        );
     }
 }
 
@@ -211,7 +222,13 @@ fn one_step_delta_brackets_the_pair_closed_form() {
     ] {
         let r = pld_delta(&[term(pair(qs, ss), 1)], &q(es), &PldOptions::default()).unwrap();
         let exact = delta1(&fl(&q(qs)), &fl(&q(ss)), &fl(&q(es)));
-        contains(&r, &exact, PAIR_REL, 1e-9, &format!("1 step q={qs} σ={ss} ε={es}"));
+        contains(
+            &r,
+            &exact,
+            PAIR_REL,
+            1e-9,
+            &format!("1 step q={qs} σ={ss} ε={es}"),
+        );
     }
 }
 
@@ -229,9 +246,20 @@ fn two_step_delta_brackets_the_convolution_quadrature() {
         };
         let k = range(&s);
         // converged to 10⁻¹⁸ (levels 5 and 6 agree), far below the bracket widths (≥ 10⁻⁹)
-        let exact = quad(&g, &[Float::with_val(128, -k.clone()), k], 5.0 * s.to_f64(), 1e-18);
+        let exact = quad(
+            &g,
+            &[Float::with_val(128, -k.clone()), k],
+            5.0 * s.to_f64(),
+            1e-18,
+        );
         let r = pld_delta(&[term(pair(qs, ss), 2)], &q(es), &PldOptions::default()).unwrap();
-        contains(&r, &exact, PAIR_REL, 1e-9, &format!("2 steps q={qs} σ={ss} ε={es}"));
+        contains(
+            &r,
+            &exact,
+            PAIR_REL,
+            1e-9,
+            &format!("2 steps q={qs} σ={ss} ε={es}"),
+        );
     }
 }
 
@@ -270,7 +298,13 @@ fn q_one_is_the_gaussian_with_sensitivity_two() {
         let rho = Rational::from(2 * t) / (q(ss) * q(ss));
         let exact = invert(&|e| gaussian_delta_at(&rho, e), &q(ds));
         let r = pld_epsilon(&[term(pair("1", ss), t)], &q(ds), &PldOptions::default()).unwrap();
-        contains(&r, &exact, 1e-5, 0.0, &format!("pair q=1 σ={ss} T={t} δ={ds}"));
+        contains(
+            &r,
+            &exact,
+            1e-5,
+            0.0,
+            &format!("pair q=1 σ={ss} T={t} δ={ds}"),
+        );
         let s = dpsgd_substitution_pld_epsilon(
             &q("1"),
             &q(ss),
@@ -280,9 +314,20 @@ fn q_one_is_the_gaussian_with_sensitivity_two() {
         )
         .unwrap();
         // lower end: the pair's lower side, so within 10⁻⁵ of the exact value; upper: group of 2
-        assert!(lo(&s) <= exact && exact <= hi(&s), "σ={ss}: {} ∉ [{}, {}]", show(&exact), show(&lo(&s)), show(&hi(&s)));
+        assert!(
+            lo(&s) <= exact && exact <= hi(&s),
+            "σ={ss}: {} ∉ [{}, {}]",
+            show(&exact),
+            show(&lo(&s)),
+            show(&hi(&s))
+        );
         let gap = Float::with_val(REF, &exact - lo(&s));
-        assert!(gap <= Float::with_val(REF, &exact * 1e-5), "σ={ss}: lower end {} too far below {}", show(&lo(&s)), show(&exact));
+        assert!(
+            gap <= Float::with_val(REF, &exact * 1e-5),
+            "σ={ss}: lower end {} too far below {}",
+            show(&lo(&s)),
+            show(&exact)
+        );
     }
 }
 
@@ -303,11 +348,17 @@ fn upper_end_is_group_privacy_over_add_remove_and_lower_end_exceeds_it() {
         show(&lo(&ar)),
         show(&hi(&ar))
     );
-    assert!(lo(&s) > hi(&ar), "substitution lower end not above add/remove");
+    assert!(
+        lo(&s) > hi(&ar),
+        "substitution lower end not above add/remove"
+    );
     let two_ar = Float::with_val(REF, lo(&ar) * 2u32);
     assert!(hi(&s) >= two_ar, "upper end below 2× add/remove ε");
     let half = Float::with_val(REF, hi(&s) / 2u32);
-    let dp = Float::with_val(REF, f(&delta) / (Float::with_val(REF, half.exp_ref()) + 1u32));
+    let dp = Float::with_val(
+        REF,
+        f(&delta) / (Float::with_val(REF, half.exp_ref()) + 1u32),
+    );
     let dp = Rational::from_f64(dp.to_f64() * (1.0 - 1e-12)).unwrap();
     let ar2 = dpsgd_pld_epsilon(&rate, &sigma, &steps, &dp, &opts).unwrap();
     assert!(
@@ -349,7 +400,10 @@ fn mnist_numbers_for_the_readme() {
     let opts = PldOptions::default();
     let ar = dpsgd_pld_epsilon(&rate, &sigma, &steps, &delta, &opts).unwrap();
     let sub = dpsgd_substitution_pld_epsilon(&rate, &sigma, &steps, &delta, &opts).unwrap();
-    let t = [PldTerm { mechanism: pair("256/60000", "1.1"), count: steps.clone() }];
+    let t = [PldTerm {
+        mechanism: pair("256/60000", "1.1"),
+        count: steps.clone(),
+    }];
     let p = pld_epsilon(&t, &delta, &opts).unwrap();
     eprintln!("add/remove   {}", ar);
     eprintln!("substitution {}", sub);

@@ -18,7 +18,11 @@ pub(super) fn substitution_gaussian_profile(sigma: &Rational, rate: &Rational) -
     // loss ≈ 2c·sinh(x/σ²) for small q: its standard deviation under N(0, σ²), and 2/σ at q = 1
     let v = 1.0 / (sf * sf);
     let small_q = qf * (2.0 * (2.0 * v).exp_m1()).max(0.0).sqrt() * (-0.5 * v).exp();
-    let spread = if small_q.is_finite() { small_q.max(1e-300) } else { 2.0 / sf };
+    let spread = if small_q.is_finite() {
+        small_q.max(1e-300)
+    } else {
+        2.0 / sf
+    };
     Profile {
         tails: Some(Box::new(move |a| substitution_tails(s, q, a))),
         atoms: vec![],
