@@ -195,7 +195,7 @@ fn poisson_add_remove(
 
 /// The Poisson substitution route (PLD only): `dpsgd_substitution_pld_epsilon`, users as in
 /// [`poisson_add_remove`] (σ/k). Always on the automatic grid: the bracket's width is that of
-/// group privacy (about 2×), which a finer grid does not shrink, so a refinement the search
+/// group privacy (≈ ε_remove + ε_add), which a finer grid does not shrink, so a refinement the search
 /// asks for would only cost time.
 fn poisson_substitution(
     run: &Run,

@@ -39,7 +39,7 @@ pub(super) struct DpsgdArgs {
     /// Neighbouring datasets: add-remove (default: one example added or removed) |
     /// substitution (one example replaced by another; clipped gradients may then differ by 2).
     /// Poisson + substitution: two-sided, lower from the pair gradient +1 vs −1, upper by
-    /// group privacy over add/remove (about 2× the add/remove ε); PLD only.
+    /// group privacy over add/remove (a remove then an add step); PLD only.
     #[arg(long, value_name = "REL", default_value = "add-remove")]
     relation: String,
     #[command(flatten)]

@@ -640,7 +640,7 @@ fn dpsgd_tpr(
 }
 
 /// The substitution route's theorem, as printed.
-pub const PLD_SUBSTITUTION_THEOREM: &str = "Poisson sampling, substitution neighbours: lower = certified PLD of the realisable pair ((1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²)) (gradient +1 replaced by −1); upper = group privacy over add/remove (δ_sub(2ε) ≤ (1+e^ε)·δ_add/remove(ε)) on the certified add/remove PLD";
+pub const PLD_SUBSTITUTION_THEOREM: &str = "Poisson sampling, substitution neighbours: lower = certified PLD of the realisable pair ((1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²)) (gradient +1 replaced by −1); upper = group privacy through the dataset without (or with both) examples: δ_sub(ε₁+ε₂) ≤ δ_remove(ε₁) + e^{ε₁}·δ_add(ε₂) (or add, remove) on the certified add/remove PLD";
 
 fn dpsgd_substitution(d: &Dpsgd, progress: bool) -> Result<Answer> {
     let opts = pld_options(d, progress);

@@ -3,7 +3,7 @@
 //! add/remove accountant (`proofs-notes/dpsgd_substitution_pld_epsilon.md`).
 use super::convolve::compose_side;
 use super::discretise::tables;
-use super::fixed::{fi_rat, pt, Side};
+use super::fixed::{fi_rat, Side};
 use super::grid::setup;
 use super::query::{epsilon_side, Curve};
 use super::{join, report, Direction, PldMechanism, PldOptions, PldReport, PldTerm};
@@ -17,12 +17,13 @@ use rug::{Integer, Rational};
 /// Lower: the dominated side of the PLD of T copies of the realisable pair
 /// ((1−q)N(0,σ²) + qN(1,σ²) ‖ (1−q)N(0,σ²) + qN(−1,σ²)) (one record's gradient +1 in one
 /// dataset, −1 in the other, every other gradient 0). Upper: group privacy through the
-/// dataset with that record removed, on the add/remove accountant's dominating sides:
-/// 2ε for an ε with (1 + e^ε)·max(δ_remove(ε), δ_add(ε)) ≤ δ, certified.
+/// dataset with that record removed (or the other added), on the add/remove accountant's
+/// dominating sides: ε₁ + ε₂ with δ_remove(ε₁) + e^{ε₁}·δ_add(ε₂) ≤ δ (or add and remove
+/// exchanged), certified.
 ///
 /// # Guarantee
 /// `lower ≤ ε ≤ upper` for the exact substitution DP-SGD privacy curve (adversary sees every
-/// noisy sum). The upper bound is loose (about 2× the add/remove ε): no dominating pair for
+/// noisy sum). The upper bound is loose (about ε_remove + ε_add): no dominating pair for
 /// the substitution relation is used. Errors on invalid arguments, δ ∉ (0, 1), or when no ε
 /// certifies the group bound. Note: `proofs-notes/dpsgd_substitution_pld_epsilon.md`.
 pub fn dpsgd_substitution_pld_epsilon(
@@ -69,8 +70,21 @@ fn pair_lower(
     Ok((lo, s, ctx.support))
 }
 
-/// Group privacy over add/remove: 2ε for an ε certified to satisfy
-/// (1 + e^ε)·max(δ_remove(ε), δ_add(ε)) ≤ δ on the dominating (upper) sides; (bound, support).
+/// The budget splits θ tried: the first step of a chain gets θ·δ, the second the rest.
+const SPLITS: [(u32, u32); 7] = [
+    (1, 2),
+    (3, 4),
+    (9, 10),
+    (99, 100),
+    (999, 1000),
+    (1, 4),
+    (1, 10),
+];
+
+/// Group privacy over add/remove: the least certified ε₁ + ε₂ over the two chains
+/// (remove then add, add then remove) and the splits θ, where ε₁ is certified at θ·δ on the
+/// first step's curve and ε₂ at (a lower bound of) (1 − θ)·δ·e^{−ε₁} on the second's (upper
+/// sides); (bound, support).
 fn group_of_two_upper(
     rate: &Rational,
     sigma: &Rational,
@@ -96,41 +110,34 @@ fn group_of_two_upper(
     };
     let (rem, add) = join(|| run(Direction::Remove), || run(Direction::Add))?;
     let ((rem, s1), (add, s2)) = (rem?, add?);
-    let eps = group_epsilon(&rem, &add, delta)?;
-    Ok((Rational::from(&eps * 2u32), s1.max(s2)))
-}
-
-/// Whether (1 + e^ε)·max(δ_rem(ε), δ_add(ε)) ≤ δ is certified (each δ an upper bound).
-fn group_ok(rem: &Curve, add: &Curve, eps: &Rational, delta: &Rational) -> Result<bool> {
-    let d = rem.delta(eps)?.max(add.delta(eps)?);
-    let lhs = (pt(1.0) + fi_rat(eps).exp()) * pt(d);
-    Ok(!lhs.is_empty() && lhs.sup() <= fi_rat(delta).inf())
-}
-
-/// A certified ε for [`group_ok`]: doubling then bisection in floats (search only; every
-/// candidate kept has passed the certified check), to a relative resolution of 2⁻²⁰.
-fn group_epsilon(rem: &Curve, add: &Curve, delta: &Rational) -> Result<Rational> {
-    let q = |x: f64| Rational::from_f64(x).unwrap_or_default();
-    let (mut lo, mut hi) = (0.0f64, 1.0f64);
-    while !group_ok(rem, add, &q(hi), delta)? {
-        lo = hi;
-        hi *= 2.0;
-        if hi > 1e4 {
-            return Err(Error::Numerical(
-                "no ε ≤ 10⁴ certifies the substitution group bound".into(),
-            ));
+    let mut best: Option<Rational> = None;
+    for (first, second) in [(&rem, &add), (&add, &rem)] {
+        for (n, d) in SPLITS {
+            // a split the accountant cannot certify (mass at +∞ above its share) is skipped
+            if let Ok(e) = chain(first, second, delta, &Rational::from((n, d))) {
+                if best.as_ref().is_none_or(|b| e < *b) {
+                    best = Some(e);
+                }
+            }
         }
     }
-    if group_ok(rem, add, &q(0.0), delta)? {
-        return Ok(Rational::new());
-    }
-    while hi - lo > hi * 2f64.powi(-20) {
-        let mid = 0.5 * (lo + hi);
-        if group_ok(rem, add, &q(mid), delta)? {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    Ok(q(hi))
+    let best = best.ok_or_else(|| {
+        Error::Numerical(
+            "no split of δ certifies the substitution group bound (the add/remove mass at +∞ is too large: pass a smaller --tail)".into(),
+        )
+    })?;
+    Ok((best, s1.max(s2)))
+}
+
+/// One chain: ε₁ + ε₂ with δ̄_first(ε₁) ≤ θ·δ and δ̄_second(ε₂) ≤ d₂ ≤ (1 − θ)·δ·e^{−ε₁}, d₂ the
+/// lower end of an interval enclosure (so δ_first(ε₁) + e^{ε₁}·δ_second(ε₂) ≤ δ).
+fn chain(first: &Curve, second: &Curve, delta: &Rational, theta: &Rational) -> Result<Rational> {
+    let e1 = epsilon_side(first, &Rational::from(delta * theta))?;
+    let rest = Rational::from(delta * Rational::from(1 - theta));
+    let d2 = (fi_rat(&rest) * (-fi_rat(&e1)).exp()).inf();
+    let d2 = Rational::from_f64(d2)
+        .filter(|v| *v > 0)
+        .ok_or_else(|| Error::Numerical("second step's budget underflows".into()))?;
+    let e2 = epsilon_side(second, &d2)?;
+    Ok(e1 + e2)
 }
