@@ -324,6 +324,76 @@ pub fn gaussian(
     gaussian_sigma(target, delta, sensitivity, compositions, Precision::Auto)
 }
 
+/// The smallest noise multiplier σ for a deployment's one DP-SGD entry (a Poisson or shuffled
+/// `subsampled-gaussian`, any `repeat` for Poisson runs) such that the run meets the
+/// deployment's claim (ε, δ): [`calibrate`] for σ at target ε and δ, and the deployment with
+/// that σ substituted (to be audited).
+///
+/// # Guarantee
+/// As [`calibrate`]: the returned run's certified ε at the claimed δ has upper bound ≤ the
+/// claimed ε; `infeasible`, when present, certifies σ(1 − 10⁻³) cannot meet it (absent for
+/// shuffled runs, whose bound is an upper bound only). Errors name
+/// `--calibrate` when the deployment has no claim with δ > 0, or is not exactly one DP-SGD
+/// entry (other mechanisms would need a joint calibration, not implemented).
+pub fn deployment_sigma(d: &crate::deploy::Deployment) -> Result<(Calibration, crate::deploy::Deployment)> {
+    use crate::audit::ledger::{Ledger, Mechanism};
+    use crate::event::Event;
+    let flag = "--calibrate";
+    let Some((eps, delta)) = d.claim.clone() else {
+        return Err(Error::arg(flag, "needs a [claim] (ε, δ) for σ to meet"));
+    };
+    if delta == 0 {
+        return Err(Error::arg(flag, "needs a claimed δ > 0 (no σ gives δ = 0)"));
+    }
+    let ledger = Ledger::from_event(&d.event)?;
+    let one = "needs a deployment of exactly one subsampled-gaussian entry (DP-SGD run); with other mechanisms σ would have to be calibrated jointly, which is not implemented";
+    let [entry] = &ledger.entries[..] else {
+        return Err(Error::arg(flag, one));
+    };
+    let mut run = match &entry.mechanism {
+        Mechanism::SubsampledGaussian { sigma, rate, steps, shuffled: false } => {
+            Run::poisson(rate.clone(), sigma.clone(), Integer::from(steps * &entry.repeat))
+        }
+        Mechanism::ShuffledGaussian { sigma, rate, steps } if entry.repeat == 1 => {
+            let mut r = Run::poisson(rate.clone(), sigma.clone(), steps.clone());
+            r.sampling = Sampling::Shuffled;
+            r
+        }
+        Mechanism::ShuffledGaussian { .. } => {
+            return Err(Error::arg(flag, "a shuffled run with `repeat` > 1: state it as one run of repeat·steps steps"))
+        }
+        Mechanism::SubsampledGaussian { shuffled: true, .. } => {
+            return Err(Error::arg(flag, "shuffled batches accounted as Poisson: drop `accounting` to calibrate the shuffled run, or declare Poisson sampling"))
+        }
+        _ => return Err(Error::arg(flag, one)),
+    };
+    run.method = Method::Pld;
+    let mut cal = calibrate(&run, Parameter::Sigma, &eps, &delta)?;
+    if run.sampling == Sampling::Shuffled {
+        // the shuffled bound's lower end bounds only the run with its batch assignment
+        // revealed: no infeasibility certificate for the deployment's shuffled batches
+        cal.infeasible = None;
+        if let Certified::TwoSided(e) = &cal.feasible.epsilon {
+            cal.feasible.epsilon = Certified::UpperBound(crate::num::UpperBound::new(e.clone()));
+        }
+    }
+    let sigma = cal.feasible.run.sigma.clone();
+    let mechanism = match entry.mechanism.clone() {
+        Mechanism::SubsampledGaussian { rate, steps, shuffled, .. } => {
+            Mechanism::SubsampledGaussian { sigma, rate, steps, shuffled }
+        }
+        Mechanism::ShuffledGaussian { rate, steps, .. } => Mechanism::ShuffledGaussian { sigma, rate, steps },
+        other => other,
+    };
+    let mut event = mechanism.to_event();
+    if entry.repeat != 1 {
+        event = Event::SelfComposed { event: Box::new(event), count: entry.repeat.clone() };
+    }
+    let mut out = d.clone();
+    out.event = Event::Composed(vec![event.named(entry.name.clone())]);
+    Ok((cal, out))
+}
+
 /// μ of the Gaussian (μ-GDP) curve with ε at δ, in plain `f64` (bisection on Corollary 8 in
 /// μ form): a search starting point only.
 fn gdp_mu(eps: f64, delta: f64) -> f64 {

@@ -131,7 +131,7 @@ fn fields_of(ty: &str) -> Option<&'static [&'static str]> {
         "pure" | "randomized-response" => &["epsilon"],
         "approx" => &["epsilon", "delta"],
         "zcdp" => &["rho"],
-        "subsampled-gaussian" => &["sigma", "rate", "steps", "sampling", "accounting"],
+        "subsampled-gaussian" => &["sigma", "rate", "steps", "sampling", "accounting", "phases"],
         _ => return None,
     })
 }
@@ -201,53 +201,66 @@ fn entry_event(ty: &str, m: &Node, label: &str) -> Result<Event> {
             epsilon: named("epsilon", validate::nonnegative)?,
             delta: named("delta", validate::unit_from_zero)?,
         },
-        "subsampled-gaussian" => subsampled_event(m, label, &num)?,
+        "subsampled-gaussian" => subsampled_event(m, label)?,
         _ => Event::Zcdp {
             rho: named("rho", validate::nonnegative)?,
         },
     })
 }
 
-/// A `subsampled-gaussian` entry: `steps` Poisson-subsampled Gaussian steps, wrapped in
-/// [`Event::ShuffledAccountedAsPoisson`] when it declares shuffled batches.
-fn subsampled_event(
-    m: &Node,
-    label: &str,
-    num: &dyn Fn(&str) -> Result<Rational>,
-) -> Result<Event> {
-    let text = |f: &str| match m.get(f) {
-        Some(Node::Str(s)) => Some(s.clone()),
-        _ => None,
-    };
+/// How a `subsampled-gaussian` entry's batches were drawn and are to be accounted.
+#[derive(Clone, Copy, PartialEq)]
+enum Batches {
+    Poisson,
+    /// Shuffled, accounted without amplification (one Gaussian release per pass).
+    Shuffled,
+    /// Shuffled, but the deployment asks for the Poisson numbers (with a warning).
+    ShuffledAsPoisson,
+}
+
+/// The entry's `sampling` and `accounting` fields.
+fn batches(m: &Node, label: &str) -> Result<Batches> {
     let field = |f: &str| format!("mechanism {label}: field `{f}`");
-    let sampling = text("sampling").unwrap_or_else(|| "poisson".into());
-    let shuffled = match (sampling.as_str(), text("accounting").as_deref()) {
-        ("poisson", None | Some("poisson")) => false,
-        ("shuffled", Some("poisson")) => true,
-        ("shuffled", _) => {
-            return Err(Error::arg(
-                &field("sampling"),
-                "no theorem here covers shuffled batches; set accounting = \"poisson\" to get the Poisson-sampling numbers (the audit then warns that they assume Poisson sampling)",
-            ))
+    let text = |f: &str| match m.get(f) {
+        None => Ok(None),
+        Some(Node::Str(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(Error::arg(&field(f), "must be a string (\"poisson\" or \"shuffled\")")),
+    };
+    let sampling = text("sampling")?.unwrap_or_else(|| "poisson".into());
+    let accounting = text("accounting")?;
+    match (sampling.as_str(), accounting.as_deref()) {
+        ("poisson", None | Some("poisson")) => Ok(Batches::Poisson),
+        ("shuffled", None | Some("shuffled")) => Ok(Batches::Shuffled),
+        ("shuffled", Some("poisson")) => Ok(Batches::ShuffledAsPoisson),
+        ("poisson", Some("shuffled")) => Err(Error::arg(&field("accounting"), "\"shuffled\" accounting needs sampling = \"shuffled\"")),
+        ("poisson" | "shuffled", Some(a)) => Err(Error::arg(&field("accounting"), format!("`{}` is not \"poisson\" or \"shuffled\"", clip(a)))),
+        (s, _) => Err(Error::arg(&field("sampling"), format!("`{}` is not \"poisson\" or \"shuffled\"", clip(s)))),
+    }
+}
+
+/// One run's (σ, q, T) from a table holding `sigma`, `rate`, `steps`; `at(f)` names field f.
+fn sgm_fields(t: &Node, at: &dyn Fn(&str) -> String) -> Result<(Rational, Rational, Integer)> {
+    let num = |f: &str| -> Result<Rational> {
+        match t.get(f) {
+            None => Err(Error::arg(&at(f), "is missing")),
+            Some(Node::Num(s)) | Some(Node::Str(s)) => parse_exact(s).map_err(|e| Error::arg(&at(f), e)),
+            Some(_) => Err(Error::arg(&at(f), "must be a number or a string holding one")),
         }
-        (s, _) => return Err(Error::arg(&field("sampling"), format!("`{}` is not \"poisson\" or \"shuffled\"", clip(s)))),
     };
     let rate = num("rate")?;
-    crate::event::rate_in_unit(&field("rate"), &rate)?;
-    let steps = match m.get("steps") {
-        Some(Node::Num(t)) | Some(Node::Str(t)) => {
-            parse_positive_integer(t).map_err(|e| Error::arg(&field("steps"), e))?
-        }
-        _ => {
-            return Err(Error::arg(
-                &field("steps"),
-                "is missing or not a positive integer",
-            ))
-        }
+    crate::event::rate_in_unit(&at("rate"), &rate)?;
+    let steps = match t.get("steps") {
+        Some(Node::Num(s)) | Some(Node::Str(s)) => parse_positive_integer(s).map_err(|e| Error::arg(&at("steps"), e))?,
+        _ => return Err(Error::arg(&at("steps"), "is missing or not a positive integer")),
     };
     let sigma = num("sigma")?;
-    validate::positive(&field("sigma"), &sigma)?;
-    let run = Event::SelfComposed {
+    validate::positive(&at("sigma"), &sigma)?;
+    Ok((sigma, rate, steps))
+}
+
+/// `steps` Poisson-subsampled Gaussian steps at rate q, noise multiplier σ.
+fn poisson_run(sigma: Rational, rate: Rational, steps: Integer) -> Event {
+    Event::SelfComposed {
         event: Box::new(Event::PoissonSampled {
             rate,
             event: Box::new(Event::Gaussian {
@@ -256,11 +269,53 @@ fn subsampled_event(
             }),
         }),
         count: steps,
+    }
+}
+
+/// The `phases = [{rate, sigma, steps}, …]` of an entry: their Poisson runs, composed.
+fn phases_event(list: &Node, label: &str) -> Result<Event> {
+    let name = format!("mechanism {label}: field `phases`");
+    let Node::Array(items) = list else {
+        return Err(Error::arg(&name, "must be a list of {rate, sigma, steps} tables"));
     };
-    Ok(if shuffled {
-        Event::ShuffledAccountedAsPoisson(Box::new(run))
-    } else {
-        run
+    if items.is_empty() || items.len() > MAX_MECHANISMS {
+        return Err(Error::arg(&name, format!("must hold 1 to {MAX_MECHANISMS} phases, got {}", items.len())));
+    }
+    let mut runs = Vec::new();
+    for (i, p) in items.iter().enumerate() {
+        let at = |f: &str| format!("mechanism {label}: field `phases[{i}].{f}`");
+        if !matches!(p, Node::Table(_)) {
+            return Err(Error::arg(&format!("{name}[{i}]"), "must be a table {rate, sigma, steps}"));
+        }
+        if let Some(k) = p.keys().into_iter().find(|k| !["rate", "sigma", "steps"].contains(k)) {
+            return Err(Error::arg(&at(&clip(k)), "is not a field of a phase (expected: rate, sigma, steps)"));
+        }
+        let (sigma, rate, steps) = sgm_fields(p, &at)?;
+        runs.push(poisson_run(sigma, rate, steps));
+    }
+    Ok(Event::Composed(runs))
+}
+
+/// A `subsampled-gaussian` entry: `steps` Poisson-subsampled Gaussian steps (or its `phases`,
+/// composed), wrapped in [`Event::ShuffledAccountedAsPoisson`] when it declares shuffled
+/// batches with Poisson accounting; shuffled batches otherwise are [`Event::ShuffledGaussian`].
+fn subsampled_event(m: &Node, label: &str) -> Result<Event> {
+    let field = |f: &str| format!("mechanism {label}: field `{f}`");
+    let how = batches(m, label)?;
+    if let Some(list) = m.get("phases") {
+        if let Some(k) = ["rate", "sigma", "steps"].into_iter().find(|k| m.get(k).is_some()) {
+            return Err(Error::arg(&field(k), "conflicts with `phases`: give rate, sigma, steps in each phase"));
+        }
+        if how != Batches::Poisson {
+            return Err(Error::arg(&field("phases"), "phases are accounted with Poisson sampling only (sampling = \"poisson\")"));
+        }
+        return phases_event(list, label);
+    }
+    let (sigma, rate, steps) = sgm_fields(m, &field)?;
+    Ok(match how {
+        Batches::Poisson => poisson_run(sigma, rate, steps),
+        Batches::ShuffledAsPoisson => Event::ShuffledAccountedAsPoisson(Box::new(poisson_run(sigma, rate, steps))),
+        Batches::Shuffled => Event::ShuffledGaussian { sigma, rate, steps },
     })
 }
 

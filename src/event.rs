@@ -93,6 +93,19 @@ pub enum Event {
     /// the inner (Poisson-subsampled) event assume Poisson sampling, which was not used; they
     /// are reported with a warning and never refute a claim.
     ShuffledAccountedAsPoisson(Box<Event>),
+    /// DP-SGD with shuffled batches: `steps` steps, each on the next batch (a fraction `rate`)
+    /// of a shuffled dataset, with noise multiplier `sigma` (sensitivity 1, add/remove of one
+    /// example). Accounted without amplification: each pass over the data is one Gaussian
+    /// release per example, ⌈steps/⌊1/rate⌋⌉ passes (`shuffled_dpsgd_epsilon`, as
+    /// `dpcert dpsgd --sampling shuffled`).
+    ShuffledGaussian {
+        /// The noise multiplier σ > 0 (noise standard deviation / clipping norm).
+        sigma: Rational,
+        /// The batch fraction q = B/N ∈ (0, 1].
+        rate: Rational,
+        /// The number of steps (≥ 1).
+        steps: Integer,
+    },
     /// Releases nothing (0-DP).
     NoOp,
 }
@@ -312,6 +325,7 @@ impl Event {
             Event::Composed(_) => "composed",
             Event::Named { .. } => "named",
             Event::ShuffledAccountedAsPoisson(_) => "shuffled_accounted_as_poisson",
+            Event::ShuffledGaussian { .. } => "shuffled_gaussian",
             Event::NoOp => "no_op",
         }
     }
@@ -368,6 +382,11 @@ impl Event {
                 .try_for_each(|(i, e)| e.validate_at(&format!("{path}.composed[{i}]"))),
             Event::Named { event, .. } | Event::ShuffledAccountedAsPoisson(event) => {
                 event.validate_at(&format!("{path}.{}", self.kind()))
+            }
+            Event::ShuffledGaussian { sigma, rate, steps } => {
+                validate::positive(&at("sigma"), sigma)?;
+                rate_in_unit(&at("rate"), rate)?;
+                validate::count(&at("steps"), steps)
             }
             Event::NoOp => Ok(()),
         }

@@ -141,6 +141,8 @@ pub mod event;
 pub mod json;
 pub mod num;
 pub mod plot;
+#[doc(hidden)]
+pub mod progress;
 pub mod reference;
 pub(crate) mod search;
 pub mod theorems;

@@ -108,6 +108,7 @@ fn files_round_trip_through_the_event_tree() {
         "examples/gaussian-survey.json",
         "examples/mixed-release.toml",
         "examples/dpsgd-with-release.toml",
+        "examples/dpsgd-shuffled.toml",
     ] {
         let d = load(f);
         let toml = Deployment::parse(&d.to_toml().unwrap(), false).unwrap();

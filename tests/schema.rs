@@ -126,6 +126,11 @@ fn every_query_command_validates() {
             "--relation", "substitution",
         ],
         vec![
+            "dpsgd", "--batch-size", "10", "--dataset-size", "1000", "--epochs", "2", "--sigma",
+            "1.5", "--delta", "1e-5",
+        ],
+        vec!["dpsgd", "--phase", "1/100,1.5,100", "--phase", "1/50,2,50", "--delta", "1e-5"],
+        vec![
             "subsample",
             "--epsilon",
             "1",
@@ -156,10 +161,18 @@ fn every_query_command_validates() {
         let input = &env["input"];
         for w in args.windows(2).filter(|w| w[0].starts_with("--")) {
             let key = w[0].trim_start_matches("--").replace('-', "_");
-            assert_eq!(input[&key], w[1], "{args:?}: input.{key}");
+            // a repeatable flag is a list of the strings given
+            match &input[&key] {
+                Value::Array(a) => assert!(a.iter().any(|x| x == w[1]), "{args:?}: input.{key}"),
+                x => assert_eq!(x, w[1], "{args:?}: input.{key}"),
+            }
         }
     }
     let bad: Vec<(Vec<&str>, i32)> = vec![
+        (
+            vec!["dpsgd", "--phase", "0.1,1,5", "--rate", "0.1", "--delta", "1e-5"],
+            exit::BAD_INPUT,
+        ),
         (
             vec!["gaussian", "delta", "--sigma", "-1", "--epsilon", "0.5"],
             exit::BAD_INPUT,
@@ -328,6 +341,13 @@ fn file_commands_validate_and_audit_exits_by_verdict() {
     );
     assert_eq!(verified["result"]["verdict"], "verified");
     assert_eq!(refuted["result"]["verdict"], "refuted");
+    // a shuffled DP-SGD run: the shuffled bound is an upper bound only, so the (3, 1e-5)
+    // claim below it is undecided, never refuted
+    let shuffled = envelope(&v, &["audit", &example("dpsgd-shuffled.toml")], exit::UNDECIDED);
+    assert_eq!(shuffled["result"]["verdict"], "undecided");
+    let cal = envelope(&v, &["audit", &example("dpsgd-shuffled.toml"), "--calibrate", "sigma"], exit::OK);
+    assert_eq!(cal["result"]["calibration"]["parameter"], "sigma");
+    assert_eq!(cal["input"]["calibrate"], "sigma");
     let no_claim = temp(
         "noclaim.toml",
         "[budget]\ndelta = \"1e-6\"\n[[mechanism]]\ntype = \"gaussian\"\nsigma = 4\n",

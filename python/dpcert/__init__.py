@@ -36,6 +36,7 @@ __all__ = [
     "Bound",
     "Report",
     "Calibration",
+    "set_progress",
     "calibrate_dpsgd",
     "calibrate_dpsgd_sigma",
     "calibrate_gaussian_sigma",
@@ -334,6 +335,13 @@ def dpsgd_tradeoff_tpr(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber
     of the certified PLD accountant)."""
     return query(["tradeoff", "dpsgd"] + _flags(rate=rate, sigma=sigma, steps=steps, fpr=fpr)
                  + _opt(grid=grid, tail=tail) + _common(precision))
+
+
+def set_progress(enabled: bool) -> None:
+    """Show (default) or hide the progress bar of long calls: ``tqdm.auto`` when installed
+    (a notebook widget or a terminal bar), else one line on stderr, after a call has run 1 s."""
+    from . import _progress
+    _progress.enabled = bool(enabled)
 
 
 # --- calibration ---------------------------------------------------------------------------

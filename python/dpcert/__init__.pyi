@@ -75,6 +75,9 @@ def tradeoff_tpr(sigma: ExactNumber, fpr: ExactNumber, sensitivity: Optional[Exa
     """Best attack's TPR at the FPR against the (composed) Gaussian mechanism: two-sided."""
 def dpsgd_tradeoff_tpr(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber, fpr: ExactNumber, grid: Optional[ExactNumber] = ..., tail: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound:
     """Certified bracket of the best attack's TPR at the FPR against DP-SGD."""
+def set_progress(enabled: bool) -> None:
+    """Show (default) or hide the progress bar of long calls."""
+
 class Calibration:
     parameter: str
     value: str

@@ -37,8 +37,53 @@ fn to_py(e: dpcert::Error) -> PyErr {
     }
 }
 
-/// Run `f` on a worker thread with the GIL released, interruptible with Ctrl-C.
+/// The progress bar (`dpcert/_progress.py`): after a call has run 1 s, each change of the
+/// accountant's progress ([`dpcert::progress`]) is passed to `update(done, total)`, and
+/// `close()` ends the bar. Display only: a failure to draw is ignored.
+struct Bar {
+    started: std::time::Instant,
+    last: (u64, u64),
+    shown: bool,
+}
+
+impl Bar {
+    fn new() -> Bar {
+        dpcert::progress::reset();
+        Bar { started: std::time::Instant::now(), last: (0, 0), shown: false }
+    }
+    fn tick(&mut self, py: Python<'_>) {
+        let now = dpcert::progress::get();
+        if now.1 == 0 || now == self.last || self.started.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        self.last = now;
+        if let Ok(m) = py.import("dpcert._progress") {
+            self.shown |= m.call_method1("update", now).is_ok();
+        }
+    }
+    fn close(&self, py: Python<'_>) {
+        if self.shown {
+            if let Ok(m) = py.import("dpcert._progress") {
+                let _ = m.call_method0("close");
+            }
+        }
+    }
+}
+
+/// Run `f` on a worker thread with the GIL released, interruptible with Ctrl-C, drawing a
+/// progress bar for long calls.
 fn blocking<T, F>(py: Python<'_>, f: F) -> PyResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> dpcert::Result<T> + Send + 'static,
+{
+    let mut bar = Bar::new();
+    let r = wait(py, f, &mut bar);
+    bar.close(py);
+    r
+}
+
+fn wait<T, F>(py: Python<'_>, f: F, bar: &mut Bar) -> PyResult<T>
 where
     T: Send + 'static,
     F: FnOnce() -> dpcert::Result<T> + Send + 'static,
@@ -64,7 +109,10 @@ where
                     "dpcert: internal error (a panic; please report); no number is returned",
                 ))
             }
-            Err(mpsc::RecvTimeoutError::Timeout) => py.check_signals()?,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                py.check_signals()?;
+                bar.tick(py);
+            }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 return Err(PyRuntimeError::new_err("dpcert: the worker thread vanished"))
             }

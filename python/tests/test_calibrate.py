@@ -43,10 +43,10 @@ def test_steps_from_epochs_and_gaussian(cli):
 
 
 @pytest.mark.parametrize("kwargs, name", [
-    (dict(target_epsilon=0, delta="1e-5", rate="0.01", steps=10), "target-epsilon"),
+    (dict(target_epsilon=0, delta="1e-5", rate="0.01", steps=10), "target_epsilon"),
     (dict(target_epsilon=1, delta="2", rate="0.01", steps=10), "delta"),
     (dict(target_epsilon=1, delta="1e-5", rate="0.01", batch_size=10, dataset_size=100, steps=10), "rate"),
-    (dict(target_epsilon=1, delta="1e-5", batch_size=1000, dataset_size=100, steps=10), "batch-size"),
+    (dict(target_epsilon=1, delta="1e-5", batch_size=1000, dataset_size=100, steps=10), "batch_size"),
 ])
 def test_bad_input_raises(kwargs, name):
     with pytest.raises(ValueError, match=name):

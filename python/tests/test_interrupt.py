@@ -50,3 +50,22 @@ def test_long_call_releases_the_gil():
     t.join()
     assert [r["verdict"] for r in result["r"]] == [result["r"][0]["verdict"]] * 3
     assert ticks > 20
+
+
+def _run_long(code):
+    script = "import dpcert\n" + code + "\n" + (
+        "dpcert.dpsgd_epsilon(rate='0.01', sigma='0.8', steps=2**20 - 1, delta='1e-7', method='pld')\n"
+    )
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_long_call_draws_a_progress_bar_and_it_can_be_turned_off():
+    # without tqdm importable, the bar is one rewritten line on stderr: 20 squarings of 20
+    block = "import sys; sys.modules['tqdm'] = None; sys.modules['tqdm.auto'] = None"
+    p = _run_long(block)
+    assert p.returncode == 0, p.stderr
+    assert "/20 squarings" in p.stderr, p.stderr
+    q = _run_long(block + "\ndpcert.set_progress(False)")
+    assert q.returncode == 0, q.stderr
+    assert "squarings" not in q.stderr, q.stderr

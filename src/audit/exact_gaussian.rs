@@ -1,6 +1,6 @@
 //! Exact Gaussian composition: every mechanism Gaussian, merged by Corollary 10 into one
 //! Gaussian PLD N(ρ, 2ρ) with ρ = Σρⱼ, read exactly by Corollary 8. Two-sided.
-use super::ledger::{Ledger, Mechanism};
+use super::ledger::Ledger;
 use super::route::{answer, Outcome, Route, RouteId, Step, WhyNot};
 use crate::num::Precision;
 use crate::theorems::gaussian;
@@ -15,7 +15,9 @@ use rug::Rational;
 /// Two-sided ([`crate::Certified::TwoSided`]): the enclosure contains the exact ε at δ (δ at
 /// ε) of the composed Gaussians — Corollary 10 merges them into N(ρ, 2ρ), Corollary 8 gives
 /// δ(ε), ε is found by certified bisection — all arithmetic in intervals rounded outward. Applies only when every
-/// mechanism is Gaussian.
+/// mechanism is Gaussian or a shuffled DP-SGD run (one Gaussian release per pass); with a
+/// shuffled run the answer is an upper bound only (its lower end holds only when the batch
+/// assignment is revealed, and amplification by shuffling is not claimed, nor excluded).
 pub struct ExactGaussian;
 
 fn composed(l: &Ledger) -> Result<GaussianPld> {
@@ -28,7 +30,8 @@ impl Route for ExactGaussian {
         RouteId::ExactGaussian
     }
     fn applies(&self, l: &Ledger) -> std::result::Result<(), WhyNot> {
-        match l.first_without(|m| matches!(m, Mechanism::Gaussian { .. })) {
+        // Gaussians, and shuffled DP-SGD runs (one Gaussian release per pass)
+        match l.first_without(|m| m.gaussian(&rug::Integer::from(1)).is_some()) {
             None => Ok(()),
             Some(e) => Err(WhyNot(format!(
                 "`{}` is not a Gaussian mechanism ({})",
@@ -61,10 +64,10 @@ impl Route for ExactGaussian {
     }
     fn epsilon_at(&self, l: &Ledger, delta: &Rational) -> Result<Outcome> {
         let e = gaussian::gaussian_epsilon(&composed(l)?, delta, Precision::Auto)?;
-        Ok(Outcome::of(Some(answer(e, true))))
+        Ok(Outcome::of(Some(answer(e, l.lower_bounds_hold()))))
     }
     fn delta_at(&self, l: &Ledger, epsilon: &Rational) -> Result<Outcome> {
         let d = gaussian::gaussian_delta(&composed(l)?, epsilon, Precision::Auto)?;
-        Ok(Outcome::of(Some(answer(d, true))))
+        Ok(Outcome::of(Some(answer(d, l.lower_bounds_hold()))))
     }
 }

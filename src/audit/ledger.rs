@@ -67,6 +67,17 @@ pub enum Mechanism {
         /// Whether the deployment declared shuffled batches (accounted as Poisson).
         shuffled: bool,
     },
+    /// A DP-SGD run with shuffled batches, accounted without amplification: each of its
+    /// [`Mechanism::passes`] passes over the data is one Gaussian release (noise multiplier σ,
+    /// sensitivity 1) per example ([`crate::theorems::shuffle::shuffled_dpsgd_epsilon`]).
+    ShuffledGaussian {
+        /// The noise multiplier σ/Δ > 0.
+        sigma: Rational,
+        /// The batch fraction q ∈ (0, 1].
+        rate: Rational,
+        /// The number of steps (≥ 1).
+        steps: Integer,
+    },
 }
 
 /// A mechanism entry: label, mechanism, repetitions.
@@ -159,6 +170,18 @@ impl Ledger {
         self.entries
             .iter()
             .any(|m| matches!(m.mechanism, Mechanism::SubsampledGaussian { .. }))
+    }
+
+    /// Whether the routes' lower bounds bound this deployment's privacy: not when an entry
+    /// used shuffled batches, whose numbers (the Poisson ones, or the shuffled bound: Gaussian
+    /// releases per pass, exact only when the batch assignment is revealed) are upper bounds only.
+    pub fn lower_bounds_hold(&self) -> bool {
+        !self.entries.iter().any(|m| {
+            matches!(
+                m.mechanism,
+                Mechanism::SubsampledGaussian { shuffled: true, .. } | Mechanism::ShuffledGaussian { .. }
+            )
+        })
     }
 
     /// Whether a subsampled Gaussian declared shuffled batches (its numbers assume Poisson).
@@ -307,6 +330,14 @@ fn flatten(event: &Event, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
             c.shuffled = true;
             flatten(inner, &c, out)?;
         }
+        Event::ShuffledGaussian { sigma, rate, steps } => leaf(
+            Mechanism::ShuffledGaussian {
+                sigma: sigma.clone(),
+                rate: rate.clone(),
+                steps: steps.clone(),
+            },
+            out,
+        ),
         Event::NoOp => {}
     }
     Ok(())
@@ -349,6 +380,19 @@ fn sampled(event: &Event, steps: &Integer, ctx: &Ctx, out: &mut Vec<Flat>) -> Re
 }
 
 impl Mechanism {
+    /// How many Gaussian releases per example a shuffled run is: ⌈steps/⌊1/q⌋⌉ passes
+    /// ([`crate::calibrate::shuffled_participations`]); 1 for every other mechanism.
+    pub fn passes(&self) -> Integer {
+        match self {
+            Mechanism::ShuffledGaussian { sigma, rate, steps } => {
+                let mut run = crate::calibrate::Run::poisson(rate.clone(), sigma.clone(), steps.clone());
+                run.sampling = crate::theorems::sampling::Sampling::Shuffled;
+                // q > 0 is checked when the event is validated
+                crate::calibrate::shuffled_participations(&run).unwrap_or_else(|_| steps.clone())
+            }
+            _ => Integer::from(1),
+        }
+    }
     /// ε if the mechanism is ε-DP (pure), exactly.
     ///
     /// # Guarantee
@@ -382,6 +426,9 @@ impl Mechanism {
                 Rational::from(sensitivity * sensitivity) / Rational::from(sigma * sigma) / 2u32,
             ),
             Mechanism::Zcdp { rho } => Some(rho.clone()),
+            Mechanism::ShuffledGaussian { sigma, .. } => {
+                Some(Rational::from(self.passes()) / Rational::from(sigma * sigma) / 2u32)
+            }
             Mechanism::Approx { .. } => None,
             _ => self.pure_epsilon().map(|e| Rational::from(&e * &e) / 2u32),
         }
@@ -393,6 +440,11 @@ impl Mechanism {
                 sigma: sigma.clone(),
                 sensitivity: sensitivity.clone(),
                 count: repeat.clone(),
+            }),
+            Mechanism::ShuffledGaussian { sigma, .. } => Some(GaussianMechanism {
+                sigma: sigma.clone(),
+                sensitivity: Rational::from(1),
+                count: repeat * self.passes(),
             }),
             _ => None,
         }
@@ -409,7 +461,7 @@ impl Mechanism {
                 },
                 steps.clone(),
             )),
-            Mechanism::Gaussian { .. } | Mechanism::Zcdp { .. } => self
+            Mechanism::Gaussian { .. } | Mechanism::Zcdp { .. } | Mechanism::ShuffledGaussian { .. } => self
                 .zcdp_rho()
                 .map(|rho| (RdpTerm::Zcdp { rho }, Integer::from(1))),
             Mechanism::Approx { .. } => None,
@@ -452,6 +504,12 @@ impl Mechanism {
                 },
                 steps.clone(),
             )),
+            Mechanism::ShuffledGaussian { sigma, .. } => Some((
+                PldMechanism::Gaussian {
+                    rho: Rational::from(sigma * sigma).recip() / 2u32,
+                },
+                self.passes(),
+            )),
             Mechanism::Zcdp { .. } => None,
         }
     }
@@ -464,7 +522,9 @@ impl Mechanism {
             Mechanism::Approx { .. } => "approx",
             Mechanism::Zcdp { .. } => "zcdp",
             Mechanism::RandomizedResponse { .. } => "randomized-response",
-            Mechanism::SubsampledGaussian { .. } => "subsampled-gaussian",
+            Mechanism::SubsampledGaussian { .. } | Mechanism::ShuffledGaussian { .. } => {
+                "subsampled-gaussian"
+            }
         }
     }
     /// The parameters as (field, exact value) pairs, in the deployment file's spelling.
@@ -503,6 +563,12 @@ impl Mechanism {
                 }
                 v
             }
+            Mechanism::ShuffledGaussian { sigma, rate, steps } => vec![
+                ("sigma", x(sigma)),
+                ("rate", x(rate)),
+                ("steps", steps.to_string()),
+                ("sampling", "shuffled".into()),
+            ],
         }
     }
     /// A one-line description.
@@ -530,6 +596,13 @@ impl Mechanism {
                 s(sigma),
                 s(rate),
                 steps
+            ),
+            Mechanism::ShuffledGaussian { sigma, rate, steps } => format!(
+                "subsampled-gaussian σ={} q={} steps={} shuffled ({} passes, each one Gaussian release)",
+                s(sigma),
+                s(rate),
+                steps,
+                self.passes()
             ),
         }
     }
@@ -566,6 +639,9 @@ impl Mechanism {
                 } else {
                     e
                 }
+            }
+            Mechanism::ShuffledGaussian { sigma, rate, steps } => {
+                Event::ShuffledGaussian { sigma, rate, steps }
             }
         }
     }

@@ -41,7 +41,7 @@ use crate::deploy::Deployment;
 use crate::num::Certified;
 use crate::validate::show;
 use crate::{Error, Result};
-use rug::Rational;
+use rug::{Integer, Rational};
 
 /// A route's answer to one budget query: two-sided (exact routes, whose lower end bounds the
 /// mechanisms' exact privacy) or an upper bound only.
@@ -282,9 +282,12 @@ fn notes(r: &Report) -> Vec<String> {
             Mechanism::SubsampledGaussian { shuffled: true, .. }
         ) {
             notes.push(format!(
-                "WARNING: `{}` declares shuffled batches but asks for Poisson accounting: every number above assumes Poisson sampling, which this deployment did not use; no theorem here certifies shuffled batches.",
+                "WARNING: `{}` declares shuffled batches but asks for Poisson accounting: every number above assumes Poisson sampling, which this deployment did not use (without `accounting`, shuffled batches are audited by the shuffled bound: one Gaussian release per pass).",
                 m.name
             ));
+        }
+        if matches!(m.mechanism, Mechanism::ShuffledGaussian { .. }) {
+            notes.push(shuffled_note(m, d.budget_delta.as_ref()));
         }
     }
     if let (Some(dl), Some((i, a))) = (&d.budget_delta, &r.best_epsilon) {
@@ -318,6 +321,32 @@ fn notes(r: &Report) -> Vec<String> {
         }
     }
     notes
+}
+
+/// A shuffled entry: how it was audited, and (a comparison, not a bound for this deployment)
+/// the Poisson figure of the same run alone at the budget δ, from the PLD accountant.
+fn shuffled_note(m: &Entry, delta: Option<&Rational>) -> String {
+    let Mechanism::ShuffledGaussian { sigma, rate, steps } = &m.mechanism else {
+        return String::new();
+    };
+    let steps = Integer::from(steps * &m.repeat);
+    let poisson = delta.and_then(|dl| {
+        let opts = crate::theorems::pld_accountant::PldOptions::default();
+        let r = crate::theorems::pld_accountant::dpsgd_pld_epsilon(rate, sigma, &steps, dl, &opts).ok()?;
+        Some(format!(
+            " For comparison only (not a bound for this deployment): Poisson sampling at the same q, σ and {steps} steps would give ε ∈ [{}, {}] at δ = {} (PLD accountant, this entry alone).",
+            r.enclosure.lower().to_decimal(),
+            r.enclosure.upper().to_decimal(),
+            show(dl)
+        ))
+    });
+    format!(
+        "`{}` used shuffled batches: audited without amplification, each of its {} passes over the data being one Gaussian release per example (σ = {}, sensitivity 1), as `dpcert dpsgd --sampling shuffled`. That is an upper bound for shuffled batches (exact only if the batch assignment were revealed; amplification by shuffling is neither claimed nor excluded), so it may verify a claim but never refutes one.{}",
+        m.name,
+        m.mechanism.passes() * &m.repeat,
+        show(sigma),
+        poisson.unwrap_or_default()
+    )
 }
 
 /// Why no route answered a query.

@@ -19,8 +19,8 @@ use rug::Rational;
 /// Two-sided ([`crate::Certified::TwoSided`]): the certified PLD accountant's bracket of the
 /// exact ε at δ (δ at ε) of the composition (for subsampled Gaussians, the larger of the add
 /// and remove directions: upper = max of the uppers, lower = max of the lowers). When a
-/// deployment declared shuffled batches accounted as Poisson, an upper bound only (it may
-/// verify, with the warning, never refute). The accountant's errors become the query's note.
+/// deployment declared shuffled batches (accounted as Poisson, or by the shuffled bound), an
+/// upper bound only (it may verify, never refute). The accountant's errors become the query's note.
 pub struct Pld;
 
 /// The ledger's PLD terms for one neighbour direction (identical mechanisms merged by adding
@@ -142,7 +142,7 @@ fn query(
     // so they may verify (with the warning) but never refute
     let value = max_over_directions(&reports)
         .ok()
-        .map(|e| answer(e, !l.assumes_poisson()));
+        .map(|e| answer(e, l.lower_bounds_hold()));
     Outcome {
         value,
         steps,

@@ -21,7 +21,10 @@ use rug::{Integer, Rational};
 pub struct GaussianSplit;
 
 fn is_split(m: &Mechanism) -> bool {
-    matches!(m, Mechanism::Gaussian { .. } | Mechanism::Zcdp { .. })
+    matches!(
+        m,
+        Mechanism::Gaussian { .. } | Mechanism::Zcdp { .. } | Mechanism::ShuffledGaussian { .. }
+    )
 }
 
 /// The split part (Gaussians and zCDP black boxes) and the other classes.

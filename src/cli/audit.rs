@@ -1,8 +1,11 @@
 //! `dpcert audit FILE`: the audit report of a deployment file, with a one-sentence verdict on
 //! its claim; exit 1 when the claim is refuted, 4 when undecided, 0 when verified or absent.
-use super::fail;
+use super::calibrate::{evaluation_json, words};
+use super::{fail, flagged};
 use crate::audit;
-use crate::{json as contract, Error};
+use crate::calibrate::Calibration;
+use crate::deploy::Deployment;
+use crate::{json as contract, validate, Error};
 use clap::Args;
 use serde_json::{json, Value};
 
@@ -22,16 +25,65 @@ pub(super) struct AuditArgs {
     /// Significant digits printed (human output; default 8, outward rounded).
     #[arg(long, value_name = "N", default_value = "8")]
     digits: String,
+    /// sigma: the smallest noise multiplier σ (noise standard deviation / clipping norm) of
+    /// the deployment's one DP-SGD entry (subsampled-gaussian) that meets its [claim] (ε, δ),
+    /// certified feasible, with a certificate that σ·(1 − 10⁻³) is not (as `calibrate
+    /// dpsgd`); the deployment is then audited at that σ.
+    #[arg(long, value_name = "PARAM")]
+    calibrate: Option<String>,
+}
+
+/// `--calibrate sigma`: the calibration and the deployment at the calibrated σ.
+fn calibrated(a: &AuditArgs, d: Deployment) -> Result<(Deployment, Option<Calibration>), Error> {
+    match a.calibrate.as_deref() {
+        None => Ok((d, None)),
+        Some("sigma") => {
+            let (c, d) = flagged(crate::calibrate::deployment_sigma(&d))?;
+            Ok((d, Some(c)))
+        }
+        Some(p) => Err(Error::arg("--calibrate", format!("`{p}` is not a parameter dpcert calibrates in a deployment (sigma)"))),
+    }
+}
+
+/// The calibration as data (as `calibrate dpsgd`'s points).
+fn calibration_json(c: &Calibration) -> Value {
+    json!({
+        "parameter": c.parameter.name(),
+        "value": validate::show(&c.feasible.run.sigma),
+        "target_epsilon": validate::show(&c.target),
+        "delta": validate::show(&c.delta),
+        "feasible": evaluation_json(&c.feasible),
+        "infeasible": c.infeasible.as_ref().map(evaluation_json),
+        "relative_gap": c.relative_gap().as_ref().map(validate::echo),
+        "evaluations": c.evaluations,
+    })
+}
+
+fn calibration_text(c: &Calibration, n: usize) -> String {
+    let mut t = format!(
+        "Calibrated: σ = {} meets the claim's ε ≤ {} at δ = {}: certified {} ({}).\n",
+        validate::show(&c.feasible.run.sigma),
+        validate::show(&c.target),
+        validate::show(&c.delta),
+        words(&c.feasible.epsilon, n),
+        c.feasible.route
+    );
+    match &c.infeasible {
+        Some(i) => t += &format!("  σ = {} does not: certified {}.\n", validate::show(&i.run.sigma), words(&i.epsilon, n)),
+        None => t += "  No infeasibility certificate (shuffled batches: the bound is an upper bound only).\n",
+    }
+    t + "The audit of the deployment at that σ:\n\n"
 }
 
 impl AuditArgs {
     fn input(&self) -> Value {
-        json!({"file": self.file.display().to_string(), "format": self.format})
+        json!({"file": self.file.display().to_string(), "format": self.format,
+               "calibrate": self.calibrate})
     }
 }
 
 pub(super) fn run_audit(a: &AuditArgs) -> i32 {
-    let report = (|| -> Result<(audit::Report, usize), Error> {
+    let report = (|| -> Result<(audit::Report, Option<Calibration>, usize), Error> {
         let n = super::digits_arg(&a.digits)?;
         let d = match a.format.as_str() {
             "deployment" => crate::deploy::Deployment::load(&a.file)?,
@@ -43,18 +95,23 @@ pub(super) fn run_audit(a: &AuditArgs) -> i32 {
                 ))
             }
         };
-        Ok((audit::audit(&d)?, n))
+        let (d, cal) = calibrated(a, d)?;
+        Ok((audit::audit(&d)?, cal, n))
     })();
-    let (r, n) = match report {
+    let (r, cal, n) = match report {
         Ok(r) => r,
         Err(e) => return fail("audit", a.input(), &e, a.json),
     };
     if a.json {
-        println!(
-            "{}",
-            contract::envelope("audit", a.input(), r.result_json())
-        );
+        let mut result = r.result_json();
+        if let Some(c) = &cal {
+            result["calibration"] = calibration_json(c);
+        }
+        println!("{}", contract::envelope("audit", a.input(), result));
     } else {
+        if let Some(c) = &cal {
+            print!("{}", calibration_text(c, n));
+        }
         print!("{}", r.text(n));
     }
     r.verdict().exit_code()

@@ -1,6 +1,7 @@
 //! `dpcert calibrate dpsgd|gaussian`: the noise (or steps, or rate) that meets an ε target,
 //! certified feasible, with a certificate that a value 10⁻³ beyond is infeasible where the
 //! route is two-sided.
+use super::batch::{Batch, BatchArgs};
 use super::{count, digits, fail, flagged, lower_digits, num, upper_digits, Common};
 use crate::calibrate::{self, Calibration, Evaluation, Method, Parameter, Run};
 use crate::num::Certified;
@@ -29,18 +30,8 @@ pub(super) struct DpsgdCal {
     /// δ in (0, 1).
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     delta: String,
-    /// Sampling rate q in (0, 1] (or --batch-size with --dataset-size).
-    #[arg(long, value_name = "Q", allow_hyphen_values = true)]
-    rate: Option<String>,
-    #[arg(long = "batch-size", value_name = "B", allow_hyphen_values = true)]
-    batch: Option<String>,
-    #[arg(long = "dataset-size", value_name = "N", allow_hyphen_values = true)]
-    dataset: Option<String>,
-    /// Number of steps T (or --epochs: T = ⌈epochs·N/B⌉).
-    #[arg(long, value_name = "T", allow_hyphen_values = true)]
-    steps: Option<String>,
-    #[arg(long, value_name = "X", allow_hyphen_values = true)]
-    epochs: Option<String>,
+    #[command(flatten)]
+    batch: BatchArgs,
     /// Noise multiplier σ (alias --noise-multiplier); given, the steps or the rate is solved for.
     #[arg(long, visible_alias = "noise-multiplier", value_name = "S", allow_hyphen_values = true)]
     sigma: Option<String>,
@@ -76,46 +67,10 @@ pub(super) struct GaussianCal {
     common: Common,
 }
 
-fn conflict(a: &str, b: &str) -> Error {
-    Error::arg(a, format!("conflicts with {b}: give one of them"))
-}
-
-/// Rate (and N) from --rate or --batch-size/--dataset-size; None when neither is given.
-fn rate_of(c: &DpsgdCal) -> Result<(Option<Rational>, Option<Integer>, Option<Integer>), Error> {
-    let n = c.dataset.as_deref().map(|t| count("--dataset-size", t)).transpose()?;
-    let b = c.batch.as_deref().map(|t| count("--batch-size", t)).transpose()?;
-    match (&c.rate, &b, &n) {
-        (Some(_), Some(_), _) => Err(conflict("--rate", "--batch-size")),
-        (Some(r), None, _) => Ok((Some(num("--rate", r)?), None, n)),
-        (None, Some(b), Some(n)) => {
-            if b > n {
-                return Err(Error::arg("--batch-size", format!("must be at most --dataset-size {n}, got {b}")));
-            }
-            Ok((Some(Rational::from((b.clone(), n.clone()))), Some(b.clone()), Some(n.clone())))
-        }
-        (None, Some(_), None) => Err(Error::arg("--dataset-size", "is needed with --batch-size")),
-        (None, None, n) => Ok((None, None, n.clone())),
-    }
-}
-
 /// The run and the parameter to solve for, from the flags.
 fn run_of(c: &DpsgdCal) -> Result<(Run, Parameter), Error> {
-    let (rate, batch, dataset) = rate_of(c)?;
+    let Batch { rate, steps, epochs, dataset, .. } = c.batch.resolve()?;
     let sigma = c.sigma.as_deref().map(|s| num("--sigma", s)).transpose()?;
-    if c.steps.is_some() && c.epochs.is_some() {
-        return Err(conflict("--steps", "--epochs"));
-    }
-    let epochs = c.epochs.as_deref().map(|e| num("--epochs", e)).transpose()?;
-    let steps = match (&c.steps, &epochs) {
-        (Some(t), _) => Some(count("--steps", t)?),
-        (None, Some(e)) => {
-            let (Some(b), Some(n)) = (&batch, &dataset) else {
-                return Err(Error::arg("--epochs", "needs --batch-size and --dataset-size"));
-            };
-            Some(flagged(calibrate::steps_from_epochs(e, b, n))?.1)
-        }
-        (None, None) => None,
-    };
     let parameter = match (&sigma, &steps, &rate) {
         (None, Some(_), Some(_)) => Parameter::Sigma,
         (Some(_), None, Some(_)) => Parameter::Steps,
@@ -144,14 +99,17 @@ fn run_of(c: &DpsgdCal) -> Result<(Run, Parameter), Error> {
 }
 
 fn input(c: &DpsgdCal) -> Value {
-    json!({"target_epsilon": c.target, "delta": c.delta, "rate": c.rate, "batch_size": c.batch,
-           "dataset_size": c.dataset, "steps": c.steps, "epochs": c.epochs, "sigma": c.sigma,
+    let mut v = json!({"target_epsilon": c.target, "delta": c.delta, "sigma": c.sigma,
            "sampling": c.sampling, "relation": c.relation, "method": c.method,
-           "group_size": c.group})
+           "group_size": c.group});
+    for (k, x) in c.batch.input() {
+        v[k] = x;
+    }
+    v
 }
 
 /// One evaluation as data: the run's parameters (exact), the certified ε, route and grid.
-fn evaluation_json(e: &Evaluation) -> Value {
+pub(super) fn evaluation_json(e: &Evaluation) -> Value {
     json!({
         "rate": validate::show(&e.run.rate),
         "sigma": validate::show(&e.run.sigma),
@@ -180,7 +138,7 @@ fn result_json(c: &Calibration, comparison: Option<&Evaluation>) -> Value {
     })
 }
 
-fn words(e: &Certified, n: usize) -> String {
+pub(super) fn words(e: &Certified, n: usize) -> String {
     match e.lower() {
         Some(l) => format!("ε ∈ [{}, {}]", lower_digits(l, n), upper_digits(e.upper(), n)),
         None => format!("ε ≤ {}", upper_digits(e.upper(), n)),

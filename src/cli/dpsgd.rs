@@ -1,20 +1,33 @@
 //! `dpcert dpsgd`: ε at δ of DP-SGD (Poisson-subsampled Gaussian steps), by the PLD accountant
-//! or the RDP route.
-use super::rdp::SgmArgs;
-use super::{count, num, Common, QueryCmd};
+//! or the RDP route; the run given as q/σ/T, in the ML vocabulary (batch size, dataset size,
+//! epochs), or as a schedule of phases.
+use super::batch::{conflict, Batch, BatchArgs};
+use super::{num, Common, QueryCmd};
 use crate::calibrate::{self, Run};
 use crate::reference::query::{Answer, Dpsgd, DpsgdMethod, GaussianShape, Query};
 use crate::theorems::sampling::{Relation, Sampling};
+use crate::theorems::schedule::Phase;
+use crate::validate::echo;
 use crate::Error;
-use rug::Rational;
 use clap::Args;
+use rug::{Integer, Rational};
 use serde_json::{json, Value};
 
 #[derive(Args)]
 #[command(after_help = super::EXIT_CODES)]
 pub(super) struct DpsgdArgs {
     #[command(flatten)]
-    sgm: SgmArgs,
+    batch: BatchArgs,
+    /// Noise multiplier σ = noise standard deviation / clipping norm (per-example gradient
+    /// L2 bound), > 0.
+    #[arg(long, visible_alias = "noise-multiplier", value_name = "S", allow_hyphen_values = true)]
+    sigma: Option<String>,
+    /// One phase of a training schedule as Q,S,T: sampling rate q (e.g. 256/60000), noise
+    /// multiplier σ, steps T. Repeat the flag for each phase (e.g. a warm-up at another batch
+    /// size or noise); the phases are composed by the PLD accountant (Poisson sampling,
+    /// add/remove). Instead of --rate/--batch-size/--dataset-size/--steps/--epochs/--sigma.
+    #[arg(long = "phase", value_name = "Q,S,T", allow_hyphen_values = true)]
+    phase: Vec<String>,
     /// Target δ in (0, 1), per example (the privacy unit is one example), e.g. 1e-5; usually
     /// below 1 / dataset size.
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
@@ -32,8 +45,9 @@ pub(super) struct DpsgdArgs {
     #[arg(long, value_name = "TAU", allow_hyphen_values = true)]
     tail: Option<String>,
     /// poisson (default) | shuffled: each example once per epoch, accounted without
-    /// amplification as ⌈T/⌊1/q⌋⌉ Gaussian releases (the Poisson figure printed beside it)
-    /// | fixed-size (refused: no certified route yet).
+    /// amplification as one Gaussian release per pass over the data (⌈epochs⌉ passes, or
+    /// ⌈T/⌊1/q⌋⌉ when given as steps; the Poisson figure printed beside it) | fixed-size
+    /// (refused: no certified route yet).
     #[arg(long, value_name = "KIND", default_value = "poisson")]
     sampling: String,
     /// Neighbouring datasets: add-remove (default: one example added or removed) |
@@ -46,24 +60,89 @@ pub(super) struct DpsgdArgs {
     pub(super) common: Common,
 }
 
+/// The run the flags describe.
+enum Spec {
+    /// One (q, σ, T), with the ML quantities it was stated in.
+    Single { sigma: Rational, batch: Batch },
+    /// A schedule of phases.
+    Phases(Vec<Phase>),
+}
+
+/// One `--phase Q,S,T`, checked: q ∈ (0, 1], σ > 0, T an integer ≥ 1.
+fn parse_phase(text: &str) -> Result<Phase, Error> {
+    let bad = |why: String| Error::arg("--phase", format!("`{text}`: {why}"));
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    let [q, s, t] = parts[..] else {
+        return Err(bad("expected Q,S,T (rate, noise multiplier, steps), e.g. 256/60000,1.1,2000".into()));
+    };
+    let rate = crate::num::parse_exact(q).map_err(|e| bad(format!("rate Q: {e}")))?;
+    if rate <= 0 || rate > 1 {
+        return Err(bad(format!("rate Q must be in (0, 1], got {q}")));
+    }
+    let sigma = crate::num::parse_exact(s).map_err(|e| bad(format!("noise multiplier S: {e}")))?;
+    if sigma <= 0 {
+        return Err(bad(format!("noise multiplier S must be > 0, got {s}")));
+    }
+    let steps = crate::num::parse_positive_integer(t).map_err(|e| bad(format!("steps T: {e}")))?;
+    Ok(Phase { rate, sigma, steps })
+}
+
 impl DpsgdArgs {
+    /// The run: --phase, or q/T from either vocabulary and σ; conflicts and gaps name the flags.
+    fn spec(&self) -> Result<Spec, Error> {
+        if !self.phase.is_empty() {
+            if let Some(f) = self.batch.any() {
+                return Err(conflict("--phase", f));
+            }
+            if self.sigma.is_some() {
+                return Err(conflict("--phase", "--sigma"));
+            }
+            let phases = self.phase.iter().map(|p| parse_phase(p)).collect::<Result<_, _>>()?;
+            return Ok(Spec::Phases(phases));
+        }
+        let batch = self.batch.resolve()?;
+        if batch.rate.is_none() {
+            return Err(Error::arg("--rate", "is missing: give --rate, or --batch-size with --dataset-size, or --phase"));
+        }
+        if batch.steps.is_none() {
+            return Err(Error::arg("--steps", "is missing: give --steps, or --epochs with --batch-size and --dataset-size, or --phase"));
+        }
+        let sigma = match &self.sigma {
+            Some(s) => num("--sigma", s)?,
+            None => return Err(Error::arg("--sigma", "is missing (the noise multiplier; alias --noise-multiplier)")),
+        };
+        Ok(Spec::Single { sigma, batch })
+    }
+
+    /// (q, T, σ) of a single run (after `spec` succeeded).
+    fn single(&self) -> Option<(Rational, Integer, Rational, Batch)> {
+        match self.spec().ok()? {
+            Spec::Single { sigma, batch } => Some((batch.rate.clone()?, batch.steps.clone()?, sigma, batch)),
+            Spec::Phases(_) => None,
+        }
+    }
+
+    /// The passes one example takes part in, for a shuffled run.
+    fn passes(&self, d: &Dpsgd, epochs: Option<Rational>) -> Result<Integer, Error> {
+        let mut run = Run::poisson(d.rate.clone(), d.sigma.clone(), d.steps.clone());
+        run.sampling = Sampling::Shuffled;
+        run.epochs = epochs;
+        calibrate::shuffled_participations(&run)
+    }
+
     /// Shuffled runs: the exact Gaussian composition of the passes (`shuffled_dpsgd_epsilon`'s
     /// quantity), as the Gaussian ε query; other non-default samplers are refused.
-    fn sampler_query(&self, d: &Dpsgd) -> Result<Option<Query>, Error> {
-        let sampling = Sampling::parse(&self.sampling).map_err(|e| relabel(e, "--sampling"))?;
-        let relation = Relation::parse(&self.relation).map_err(|e| relabel(e, "--relation"))?;
+    fn sampler_query(&self, d: &Dpsgd, epochs: Option<Rational>) -> Result<Option<Query>, Error> {
+        let (sampling, relation) = self.sampler()?;
         match (sampling, relation) {
             (Sampling::Poisson, Relation::AddRemove) => Ok(None),
             (Sampling::Shuffled, rel) => {
-                let mut run = Run::poisson(d.rate.clone(), d.sigma.clone(), d.steps.clone());
-                run.sampling = Sampling::Shuffled;
-                let k = calibrate::shuffled_participations(&run)?;
                 let c = if rel == Relation::Substitution { 2 } else { 1 };
                 Ok(Some(Query::GaussianEpsilon {
                     shape: GaussianShape {
                         sigma: d.sigma.clone(),
                         sensitivity: Rational::from(c),
-                        compositions: k,
+                        compositions: self.passes(d, epochs)?,
                     },
                     delta: d.delta.clone(),
                 }))
@@ -77,6 +156,25 @@ impl DpsgdArgs {
             )),
         }
     }
+
+    fn sampler(&self) -> Result<(Sampling, Relation), Error> {
+        let sampling = Sampling::parse(&self.sampling).map_err(|e| relabel(e, "--sampling"))?;
+        let relation = Relation::parse(&self.relation).map_err(|e| relabel(e, "--relation"))?;
+        Ok((sampling, relation))
+    }
+
+    /// A schedule runs on the PLD accountant, Poisson sampling, add/remove neighbours.
+    fn phases_query(&self, phases: Vec<Phase>, d: Dpsgd) -> Result<Query, Error> {
+        match self.sampler()? {
+            (Sampling::Poisson, Relation::AddRemove) => {}
+            (Sampling::Poisson, _) => return Err(Error::arg("--relation", "--phase schedules are accounted for add/remove neighbours only")),
+            _ => return Err(Error::arg("--sampling", "--phase schedules are accounted with Poisson sampling only")),
+        }
+        if d.method == DpsgdMethod::Rdp {
+            return Err(Error::arg("--method", "--phase schedules run on the PLD accountant only (pld or best)"));
+        }
+        Ok(Query::DpsgdPhases { phases, delta: d.delta, grid: d.grid, tail: d.tail })
+    }
 }
 
 fn relabel(e: Error, flag: &str) -> Error {
@@ -84,6 +182,13 @@ fn relabel(e: Error, flag: &str) -> Error {
         Error::InvalidArgument { reason, .. } => Error::arg(flag, reason),
         other => other,
     }
+}
+
+fn phases_json(phases: &[Phase]) -> Value {
+    phases
+        .iter()
+        .map(|p| json!({"rate": echo(&p.rate), "sigma": echo(&p.sigma), "steps": p.steps.to_string()}))
+        .collect()
 }
 
 impl QueryCmd for DpsgdArgs {
@@ -94,28 +199,67 @@ impl QueryCmd for DpsgdArgs {
         &self.common
     }
     fn input(&self) -> Value {
-        json!({"rate": self.sgm.rate, "sigma": self.sgm.sigma, "steps": self.sgm.steps,
+        let mut v = json!({"sigma": self.sigma, "phase": self.phase,
                "delta": self.delta, "method": self.method, "grid": self.grid, "tail": self.tail,
                "sampling": self.sampling, "relation": self.relation,
-               "precision": self.common.precision})
+               "precision": self.common.precision});
+        for (k, x) in self.batch.input() {
+            v[k] = x;
+        }
+        v
     }
     fn to_query(&self) -> Result<Query, Error> {
-        let d = Dpsgd {
-            rate: num("--rate", &self.sgm.rate)?,
-            sigma: num("--sigma", &self.sgm.sigma)?,
-            steps: count("--steps", &self.sgm.steps)?,
+        let spec = self.spec()?;
+        let zero = || Rational::from(0);
+        let mut d = Dpsgd {
+            rate: zero(),
+            sigma: zero(),
+            steps: Integer::from(0),
             delta: num("--delta", &self.delta)?,
             method: DpsgdMethod::parse(&self.method)?,
             grid: self.grid.as_deref().map(|g| num("--grid", g)).transpose()?,
             tail: self.tail.as_deref().map(|t| num("--tail", t)).transpose()?,
         };
-        Ok(self.sampler_query(&d)?.unwrap_or(Query::Dpsgd(d)))
+        match spec {
+            Spec::Phases(phases) => self.phases_query(phases, d),
+            Spec::Single { sigma, batch } => {
+                (d.rate, d.steps, d.sigma) = (batch.rate.unwrap_or_else(zero), batch.steps.unwrap_or_default(), sigma);
+                Ok(self.sampler_query(&d, batch.epochs)?.unwrap_or(Query::Dpsgd(d)))
+            }
+        }
     }
     fn asked(&self) -> String {
-        format!(
-            "The ε at δ = {} of DP-SGD with q = {}, σ = {}, {} steps",
-            self.delta, self.sgm.rate, self.sgm.sigma, self.sgm.steps
-        )
+        let Some((q, t, s, b)) = self.single() else {
+            let list: Vec<String> = self.phase.iter().map(|p| format!("({p})")).collect();
+            return format!(
+                "The ε at δ = {} of DP-SGD in {} phases (q, σ, T) = {}",
+                self.delta,
+                self.phase.len(),
+                list.join(", ")
+            );
+        };
+        let rate = match (&b.batch, &b.dataset) {
+            (Some(bs), Some(n)) => format!("q = B/N = {bs}/{n}"),
+            _ => format!("q = {}", echo(&q)),
+        };
+        let steps = match (&b.epochs, &b.steps) {
+            (Some(_), _) if self.batch.steps.is_none() => format!(
+                "{} epochs (T = ⌈epochs·N/B⌉ = {t} steps)",
+                self.batch.epochs.as_deref().unwrap_or_default()
+            ),
+            _ => format!("{t} steps"),
+        };
+        let sigma = self.sigma.clone().unwrap_or_else(|| echo(&s));
+        format!("The ε at δ = {} of DP-SGD with {rate}, σ = {sigma}, {steps}", self.delta)
+    }
+    fn details(&self) -> Vec<(&'static str, Value)> {
+        if let Some((q, t, _, _)) = self.single() {
+            return vec![("rate", json!(echo(&q))), ("steps", json!(t.to_string()))];
+        }
+        match self.spec() {
+            Ok(Spec::Phases(p)) => vec![("phases", phases_json(&p))],
+            _ => vec![],
+        }
     }
     fn note(&self, a: &Answer) -> String {
         if self.sampling != "poisson" {
@@ -145,13 +289,15 @@ impl DpsgdArgs {
     /// The shuffled answer's note: what was counted, and the Poisson figure beside it (a
     /// labelled comparison, from the PLD accountant).
     fn shuffled_note(&self) -> String {
-        let poisson = (|| {
-            let (q, s, t, d) = (
-                num("--rate", &self.sgm.rate).ok()?,
-                num("--sigma", &self.sgm.sigma).ok()?,
-                count("--steps", &self.sgm.steps).ok()?,
-                num("--delta", &self.delta).ok()?,
-            );
+        let Some((q, t, s, b)) = self.single() else {
+            return String::new();
+        };
+        let d = num("--delta", &self.delta).ok();
+        let passes = self
+            .passes(&Dpsgd { rate: q.clone(), sigma: s.clone(), steps: t.clone(), delta: Rational::new(), method: DpsgdMethod::Pld, grid: None, tail: None }, b.epochs.clone())
+            .map(|k| k.to_string())
+            .unwrap_or_default();
+        let poisson = d.and_then(|d| {
             let opts = crate::theorems::pld_accountant::PldOptions::default();
             let r = crate::theorems::pld_accountant::dpsgd_pld_epsilon(&q, &s, &t, &d, &opts).ok()?;
             Some(format!(
@@ -159,9 +305,9 @@ impl DpsgdArgs {
                 super::lower_digits(r.enclosure.lower(), 8),
                 super::upper_digits(r.enclosure.upper(), 8)
             ))
-        })();
+        });
         format!(
-            " (shuffled epochs without amplification, {} relation: each pass over the data is one Gaussian release per example, ⌈T/⌊1/q⌋⌉ passes{})",
+            " (shuffled epochs without amplification, {} relation: each pass over the data is one Gaussian release per example, {passes} passes; the lower end holds for the run with its batch assignment revealed, the upper end also for shuffled batches{})",
             self.relation,
             poisson.unwrap_or_default()
         )

@@ -4,6 +4,7 @@
 //! default, outward rounded) or, with `--json`, one `dpcert/1` envelope ([`crate::json`]).
 //! Exit codes follow [`crate::exit`].
 mod audit;
+mod batch;
 mod calibrate;
 mod check;
 mod compose;
@@ -117,6 +118,11 @@ trait QueryCmd {
     /// A note on how the answer was computed, for the human sentence (may be empty).
     fn note(&self, _a: &Answer) -> String {
         String::new()
+    }
+    /// Facts worked out from the flags (e.g. q and T from batch size and epochs), added to
+    /// the result's `details`.
+    fn details(&self) -> Vec<(&'static str, Value)> {
+        Vec::new()
     }
 }
 
@@ -322,7 +328,8 @@ pub fn query_envelope(args: &[String]) -> Result<Value, Error> {
     })?;
     let (q, a) = flagged((|| {
         let q = c.to_query()?;
-        let a = q.evaluate(precision(c.common())?, std::io::stderr().is_terminal())?;
+        let mut a = q.evaluate(precision(c.common())?, std::io::stderr().is_terminal())?;
+        a.details.extend(c.details());
         Ok((q, a))
     })())?;
     Ok(contract::envelope(
@@ -369,7 +376,8 @@ fn run_query(c: &dyn QueryCmd) -> i32 {
     let evaluated = flagged((|| {
         let n = digits(c.common())?;
         let q = c.to_query()?;
-        let a = q.evaluate(precision(c.common())?, std::io::stderr().is_terminal())?;
+        let mut a = q.evaluate(precision(c.common())?, std::io::stderr().is_terminal())?;
+        a.details.extend(c.details());
         Ok((q, a, n))
     })());
     let (q, a, n) = match evaluated {

@@ -133,7 +133,7 @@ pub fn judge(query: &Query, precision: Precision, value: &Claimed) -> Judged {
             by_higher_precision(query, &v, &mut b)?
         }
         // the PLD bracket does not depend on the precision: nothing more to try
-        Query::DpsgdTpr { .. } | Query::DpsgdSubstitution(_) => None,
+        Query::DpsgdTpr { .. } | Query::DpsgdSubstitution(_) | Query::DpsgdPhases { .. } => None,
     };
     match decided {
         Some(j) => Ok(j),

@@ -5,6 +5,7 @@
 //! its flags to a `Query`; `check` ([`super::judge`]) and `vectors` evaluate the same values.
 use crate::num::{Certified, Enclosure, Precision, UpperBound, DEFAULT_PREC};
 use crate::reference::check::{Kind, Quantity};
+use crate::theorems::schedule::Phase;
 use crate::theorems::{approx, basic, gaussian, optimal, pld, pld_accountant, rdp, zcdp};
 use crate::{validate, Error, Result};
 use rug::{Integer, Rational};
@@ -111,6 +112,14 @@ pub enum Query {
     GaussianTpr { shape: GaussianShape, fpr: Rational },
     /// The exact μ of μ-GDP of the Gaussian composition.
     GaussianGdp { shape: GaussianShape },
+    /// ε at δ of DP-SGD in phases (each its own q, σ, T; Poisson, add/remove), by the PLD
+    /// accountant.
+    DpsgdPhases {
+        phases: Vec<Phase>,
+        delta: Rational,
+        grid: Option<Rational>,
+        tail: Option<Rational>,
+    },
     /// The best membership-inference attack's TPR at FPR `fpr` against DP-SGD (certified PLD).
     DpsgdTpr {
         rate: Rational,
@@ -189,10 +198,11 @@ impl Query {
             Query::Compose { .. } => "compose approx",
             Query::RdpSubsampledGaussian { .. } => "rdp subsampled-gaussian",
             Query::Dpsgd(_) => "dpsgd",
-            Query::DpsgdSubstitution(_) => "dpsgd substitution",
+            Query::DpsgdSubstitution(_) => "dpsgd",
             Query::GaussianTpr { .. } => "tradeoff gaussian",
             Query::GaussianGdp { .. } => "gdp gaussian",
             Query::DpsgdTpr { .. } => "tradeoff dpsgd",
+            Query::DpsgdPhases { .. } => "dpsgd",
         }
     }
 
@@ -212,6 +222,7 @@ impl Query {
             Query::GaussianTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
             Query::GaussianGdp { .. } => (Quantity::Mu, Kind::TwoSided),
             Query::DpsgdTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
+            Query::DpsgdPhases { .. } => (Quantity::Epsilon, Kind::TwoSided),
         }
     }
 
@@ -285,6 +296,13 @@ impl Query {
                 validate_sgm(rate, sigma, steps)?;
                 crate::theorems::tradeoff::check_rate("fpr", fpr)
             }
+            Query::DpsgdPhases { phases, delta, .. } => {
+                validate::nonempty("phases", phases)?;
+                for p in phases {
+                    validate_sgm(&p.rate, &p.sigma, &p.steps)?;
+                }
+                validate::open_unit("delta", delta)
+            }
         }
     }
 
@@ -347,6 +365,21 @@ impl Query {
                 grid,
                 tail,
             } => dpsgd_tpr(rate, sigma, steps, fpr, (grid, tail), progress)?,
+            Query::DpsgdPhases {
+                phases,
+                delta,
+                grid,
+                tail,
+            } => {
+                let opts = pld_accountant::PldOptions {
+                    grid: grid.clone(),
+                    tail: tail.clone(),
+                    progress,
+                    ..Default::default()
+                };
+                let r = crate::theorems::schedule::dpsgd_phases_pld_epsilon(phases, delta, &opts)?;
+                pld_answer(&r)
+            }
         };
         require_finite_upper(a.value.upper(), self.command())?;
         Ok(a)

@@ -1,6 +1,6 @@
 //! DP-SGD in phases: each phase its own Poisson rate, noise multiplier and number of steps,
 //! composed in the PLD accountant (Theorem 9), add/remove neighbours.
-use super::pld_accountant::{pld_epsilon, Direction, PldMechanism, PldOptions, PldReport, PldTerm};
+use super::pld_accountant::{dpsgd_pld_epsilon, pld_epsilon, Direction, PldMechanism, PldOptions, PldReport, PldTerm};
 use crate::num::{Arithmetic, Enclosure};
 use crate::validate;
 use crate::{Error, Result};
@@ -52,7 +52,8 @@ fn terms(phases: &[Phase], direction: Direction) -> Vec<PldTerm> {
 /// # Guarantee
 /// `lower ≤ ε ≤ upper` for the exact add/remove privacy curve of the run (each phase's steps
 /// as in `dpsgd_pld_epsilon`); upper is the larger of the directions' upper bounds, lower the
-/// larger of their lower bounds. Errors on an empty schedule, an invalid phase, or δ ∉ (0, 1).
+/// larger of their lower bounds. When every phase has the same (q, σ), this is
+/// `dpsgd_pld_epsilon` of the merged run (same guarantee). Errors on an empty schedule, an invalid phase, or δ ∉ (0, 1).
 /// Note: `proofs-notes/dpsgd_phases_pld_epsilon.md`.
 pub fn dpsgd_phases_pld_epsilon(
     phases: &[Phase],
@@ -70,6 +71,11 @@ pub fn dpsgd_phases_pld_epsilon(
         validate::count("steps", &p.steps)?;
     }
     let merged = merge_equal(phases);
+    // one (q, σ) after merging: the run is dpsgd_pld_epsilon's (with its refinement), so a
+    // schedule of one phase, or of equal phases, prints the same bracket as the whole run
+    if let [one] = &merged[..] {
+        return dpsgd_pld_epsilon(&one.rate, &one.sigma, &one.steps, delta, opts);
+    }
     let rem = pld_epsilon(&terms(&merged, Direction::Remove), delta, opts)?;
     let add = pld_epsilon(&terms(&merged, Direction::Add), delta, opts)?;
     let lo = rem.enclosure.lower().to_float().max(add.enclosure.lower().as_float());

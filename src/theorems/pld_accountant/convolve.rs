@@ -166,6 +166,9 @@ pub(super) fn self_compose(
     let mut acc: Option<GridPld> = None;
     let mut sq = base;
     for i in 0..bits {
+        if ctx.side == Side::Upper {
+            crate::progress::note(u64::from(i), u64::from(bits));
+        }
         if ctx.progress {
             eprint!("\r[pld] {label}: {}/{bits} squarings", i + 1);
             let _ = std::io::stderr().flush();
@@ -179,6 +182,9 @@ pub(super) fn self_compose(
         if i + 1 < bits {
             sq = compose_pair(&sq, &sq, ctx)?;
         }
+    }
+    if ctx.side == Side::Upper {
+        crate::progress::note(u64::from(bits), u64::from(bits));
     }
     if ctx.progress {
         eprintln!();

@@ -1,0 +1,42 @@
+//! Display-only progress of the longest computation in flight (the PLD accountant's repeated
+//! squarings), for front ends that draw their own bar (the Python package polls it while a
+//! call runs). It carries no number that is reported: process-wide, last writer wins, so two
+//! concurrent long computations share one indicator.
+use std::sync::atomic::{AtomicU64, Ordering};
+
+static STATE: AtomicU64 = AtomicU64::new(0);
+
+/// Record that `done` of `total` steps are finished (each saturated to 32 bits).
+pub(crate) fn note(done: u64, total: u64) {
+    STATE.store(pack(done, total), Ordering::Relaxed);
+}
+
+fn pack(done: u64, total: u64) -> u64 {
+    (done.min(u32::MAX as u64) << 32) | total.min(u32::MAX as u64)
+}
+
+fn unpack(s: u64) -> (u64, u64) {
+    (s >> 32, s & 0xffff_ffff)
+}
+
+/// Forget the last computation's progress (a front end calls this before starting one).
+pub fn reset() {
+    STATE.store(0, Ordering::Relaxed);
+}
+
+/// `(done, total)` of the computation in flight; `total = 0` when none has reported.
+pub fn get() -> (u64, u64) {
+    unpack(STATE.load(Ordering::Relaxed))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn round_trips_and_saturates() {
+        // (the global itself is shared with concurrently running accountant tests)
+        use super::{pack, unpack};
+        assert_eq!(unpack(pack(3, 24)), (3, 24));
+        assert_eq!(unpack(pack(u64::MAX, 5)), (u32::MAX as u64, 5));
+        assert_eq!(unpack(pack(7, u64::MAX)), (7, u32::MAX as u64));
+    }
+}
