@@ -133,7 +133,7 @@ fn group_of_two_upper(
 /// lower end of an interval enclosure (so δ_first(ε₁) + e^{ε₁}·δ_second(ε₂) ≤ δ).
 fn chain(first: &Curve, second: &Curve, delta: &Rational, theta: &Rational) -> Result<Rational> {
     let e1 = epsilon_side(first, &Rational::from(delta * theta))?;
-    let rest = Rational::from(delta * (1 - theta.clone()));
+    let rest: Rational = delta * (1 - theta.clone());
     let d2 = (fi_rat(&rest) * (-fi_rat(&e1)).exp()).inf();
     let d2 = Rational::from_f64(d2)
         .filter(|v| *v > 0)
