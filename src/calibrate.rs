@@ -15,7 +15,7 @@
 //! evaluation at an exact rational point.
 use crate::num::{normal_cdf_f64, Certified, Enclosure, Precision, UpperBound};
 use crate::theorems::gaussian::gaussian_sigma;
-use crate::theorems::pld_accountant::{dpsgd_pld_epsilon, PldOptions};
+use crate::theorems::pld_accountant::{dpsgd_pld_epsilon, dpsgd_substitution_pld_epsilon, PldOptions};
 use crate::theorems::rdp::dpsgd_rdp_epsilon;
 use crate::theorems::sampling::{Relation, Sampling};
 use crate::theorems::shuffle::shuffled_dpsgd_epsilon;
@@ -129,6 +129,7 @@ pub struct Evaluation {
 
 /// Route names (the theorem each evaluation rests on).
 pub const ROUTE_PLD: &str = "PLD accountant (Theorem 9 on a certified grid), Poisson, add/remove";
+pub const ROUTE_PLD_SUBSTITUTION: &str = "Poisson, substitution: lower = PLD accountant on the pair ((1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²)); upper = group privacy (2 add/remove steps) on the add/remove PLD accountant";
 pub const ROUTE_RDP: &str = "RDP (Mironov–Talwar–Zhang 2019) → (ε, δ), Poisson, add/remove";
 pub const ROUTE_SHUFFLED: &str =
     "shuffled epochs without amplification: an upper bound by exact Gaussian composition (Corollaries 8 and 10)";
@@ -159,10 +160,7 @@ pub fn dpsgd_epsilon(run: &Run, delta: &Rational, grid: Option<&Rational>) -> Re
             done(Certified::UpperBound(UpperBound::new(e)), None, ROUTE_SHUFFLED)
         }
         (Sampling::Poisson, Relation::AddRemove) => poisson_add_remove(run, delta, grid, done),
-        (Sampling::Poisson, Relation::Substitution) => Err(Error::arg(
-            "relation",
-            "substitution with Poisson sampling is not certified yet; use add-remove, or --sampling shuffled",
-        )),
+        (Sampling::Poisson, Relation::Substitution) => poisson_substitution(run, delta, grid, done),
         (Sampling::FixedSize, _) => Err(Error::arg(
             "sampling",
             "fixed-size batches have no certified route in dpcert yet (no dominating pair implemented); use poisson or shuffled",
@@ -194,6 +192,29 @@ fn poisson_add_remove(
             done(Certified::UpperBound(b), None, ROUTE_RDP)
         }
     }
+}
+
+/// The Poisson substitution route (PLD only): `dpsgd_substitution_pld_epsilon`, users as in
+/// [`poisson_add_remove`] (σ/k). Always on the automatic grid: the bracket's width is that of
+/// group privacy (≈ ε_remove + ε_add), which a finer grid does not shrink, so a refinement the search
+/// asks for would only cost time.
+fn poisson_substitution(
+    run: &Run,
+    delta: &Rational,
+    _grid: Option<&Rational>,
+    done: impl Fn(Certified, Option<Rational>, &'static str) -> Result<Evaluation>,
+) -> Result<Evaluation> {
+    validate::positive("sigma", &run.sigma)?;
+    if run.method != Method::Pld {
+        return Err(Error::arg(
+            "method",
+            "substitution with Poisson sampling is certified by the PLD route only; use --method pld",
+        ));
+    }
+    let sigma = Rational::from(&run.sigma / &run.group);
+    let opts = PldOptions::default();
+    let r = dpsgd_substitution_pld_epsilon(&run.rate, &sigma, &run.steps, delta, &opts)?;
+    done(Certified::TwoSided(r.enclosure), Some(r.grid), ROUTE_PLD_SUBSTITUTION)
 }
 
 /// The parameter a calibration solves for.

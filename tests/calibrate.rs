@@ -251,11 +251,24 @@ fn command_line_calibrate_and_shuffled_dpsgd() {
     let hi = f(&q(e["upper"].as_str().unwrap()));
     assert!(b <= hi, "{b} above {hi}");
     assert!(Float::with_val(REF, &hi - &b) <= Float::with_val(REF, &b * 1e-12));
+    // Poisson + substitution: answered (two-sided, the pair and adjacency named); RDP refused
+    let (code, out, err) = common::run(&[
+        "dpsgd", "--rate", "0.01", "--sigma", "1", "--steps", "9", "--delta", "1e-5", "--relation", "substitution",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    valid(&v);
+    assert_eq!(v["result"]["details"]["relation"], "substitution");
+    assert!(v["result"]["details"]["pair"].as_str().unwrap().contains("N(−1,σ²)"));
+    let (lo, hi) = (q(v["result"]["value"]["lower"].as_str().unwrap()), q(v["result"]["value"]["upper"].as_str().unwrap()));
+    assert!(lo > 0 && lo < hi, "[{lo}, {hi}]");
     let (code, _, err) = common::run(&[
         "dpsgd", "--rate", "0.01", "--sigma", "1", "--steps", "9", "--delta", "1e-5", "--relation", "substitution",
+        "--method", "rdp",
     ]);
     assert_eq!(code, 2);
-    assert!(err.contains("--relation"));
+    assert!(err.contains("method"), "{err}");
 }
 
 /// The shipped schema accepts the envelope.

@@ -122,6 +122,10 @@ fn every_query_command_validates() {
             "--method", "rdp",
         ],
         vec![
+            "dpsgd", "--rate", "0.01", "--sigma", "1.5", "--steps", "300", "--delta", "1e-5",
+            "--relation", "substitution",
+        ],
+        vec![
             "dpsgd", "--batch-size", "10", "--dataset-size", "1000", "--epochs", "2", "--sigma",
             "1.5", "--delta", "1e-5",
         ],

@@ -38,7 +38,9 @@ pub(super) struct DpsgdCal {
     /// poisson (default) | shuffled (each example once per epoch; no amplification claimed).
     #[arg(long, value_name = "KIND", default_value = "poisson")]
     sampling: String,
-    /// add-remove (default) | substitution.
+    /// Neighbouring datasets: add-remove (default: one example added or removed) | substitution
+    /// (one example replaced). Poisson + substitution calibrates on a two-sided but loose
+    /// bracket (upper end by group privacy over add/remove; `dpcert dpsgd --help`); PLD only.
     #[arg(long, value_name = "REL", default_value = "add-remove")]
     relation: String,
     /// pld (two-sided, default) | rdp (an upper bound only).

@@ -50,7 +50,10 @@ pub(super) struct DpsgdArgs {
     /// (refused: no certified route yet).
     #[arg(long, value_name = "KIND", default_value = "poisson")]
     sampling: String,
-    /// add-remove (default) | substitution (shuffled only: sensitivity 2).
+    /// Neighbouring datasets: add-remove (default: one example added or removed) |
+    /// substitution (one example replaced by another; clipped gradients may then differ by 2).
+    /// Poisson + substitution: two-sided, lower from the pair gradient +1 vs −1, upper by
+    /// group privacy over add/remove (a remove then an add step); PLD only.
     #[arg(long, value_name = "REL", default_value = "add-remove")]
     relation: String,
     #[command(flatten)]
@@ -139,10 +142,9 @@ impl DpsgdArgs {
                 relation,
                 delta: d.delta.clone(),
             })),
-            (Sampling::Poisson, Relation::Substitution) => Err(Error::arg(
-                "--relation",
-                "substitution with Poisson sampling has no certified route in dpcert yet; use add-remove, or --sampling shuffled",
-            )),
+            (Sampling::Poisson, Relation::Substitution) => {
+                Ok(Some(Query::DpsgdSubstitution(d.clone())))
+            }
             (Sampling::FixedSize, _) => Err(Error::arg(
                 "--sampling",
                 "fixed-size batches have no certified route in dpcert yet; use poisson or shuffled",
@@ -257,6 +259,9 @@ impl QueryCmd for DpsgdArgs {
     fn note(&self, a: &Answer) -> String {
         if self.sampling != "poisson" {
             return self.shuffled_note();
+        }
+        if self.relation == "substitution" {
+            return " (Poisson, substitution neighbours: lower bound from the certified PLD of the pair (1−q)N(0,σ²)+qN(1,σ²) vs (1−q)N(0,σ²)+qN(−1,σ²); upper bound by group privacy over the certified add/remove accountant)".to_string();
         }
         let detail = |k: &str| {
             a.details

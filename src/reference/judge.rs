@@ -134,7 +134,10 @@ pub fn judge(query: &Query, precision: Precision, value: &Claimed) -> Judged {
         }
         // the PLD bracket does not depend on the precision: nothing more to try
         // (shuffled: an upper bound only, so a value below it cannot be called unsound)
-        Query::DpsgdTpr { .. } | Query::DpsgdPhases { .. } | Query::DpsgdShuffled { .. } => None,
+        Query::DpsgdTpr { .. }
+        | Query::DpsgdSubstitution(_)
+        | Query::DpsgdPhases { .. }
+        | Query::DpsgdShuffled { .. } => None,
     };
     match decided {
         Some(j) => Ok(j),

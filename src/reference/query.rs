@@ -106,6 +106,8 @@ pub enum Query {
     },
     /// ε at δ of DP-SGD.
     Dpsgd(Dpsgd),
+    /// ε at δ of DP-SGD under substitution (replace-one) neighbours, Poisson sampling (PLD only).
+    DpsgdSubstitution(Dpsgd),
     /// The best membership-inference attack's TPR at FPR `fpr` (f-DP, Gaussian tradeoff).
     GaussianTpr { shape: GaussianShape, fpr: Rational },
     /// The exact μ of μ-GDP of the Gaussian composition.
@@ -215,6 +217,7 @@ impl Query {
             Query::Compose { .. } => "compose approx",
             Query::RdpSubsampledGaussian { .. } => "rdp subsampled-gaussian",
             Query::Dpsgd(_) => "dpsgd",
+            Query::DpsgdSubstitution(_) => "dpsgd",
             Query::GaussianTpr { .. } => "tradeoff gaussian",
             Query::GaussianGdp { .. } => "gdp gaussian",
             Query::DpsgdTpr { .. } => "tradeoff dpsgd",
@@ -235,6 +238,7 @@ impl Query {
             Query::RdpSubsampledGaussian { .. } => (Quantity::RdpEpsilon, Kind::TwoSided),
             // an upper bound (RDP) until a two-sided PLD bracket is met
             Query::Dpsgd(_) => (Quantity::Epsilon, Kind::UpperBound),
+            Query::DpsgdSubstitution(_) => (Quantity::Epsilon, Kind::TwoSided),
             Query::GaussianTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
             Query::GaussianGdp { .. } => (Quantity::Mu, Kind::TwoSided),
             Query::DpsgdTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
@@ -286,6 +290,17 @@ impl Query {
             Query::Dpsgd(d) => {
                 validate_sgm(&d.rate, &d.sigma, &d.steps)?;
                 validate::open_unit("delta", &d.delta)
+            }
+            Query::DpsgdSubstitution(d) => {
+                validate_sgm(&d.rate, &d.sigma, &d.steps)?;
+                validate::open_unit("delta", &d.delta)?;
+                if d.method == DpsgdMethod::Rdp {
+                    return Err(Error::arg(
+                        "method",
+                        "substitution with Poisson sampling is certified by the PLD accountant only; use --method pld or best",
+                    ));
+                }
+                Ok(())
             }
             Query::GaussianTpr { shape, fpr } => {
                 shape.validate()?;
@@ -353,6 +368,7 @@ impl Query {
                 order,
             } => rdp_point(rate, sigma, steps, order, p)?,
             Query::Dpsgd(d) => dpsgd(d, p, progress)?,
+            Query::DpsgdSubstitution(d) => dpsgd_substitution(d, progress)?,
             Query::GaussianTpr { shape, fpr } => answer(
                 Certified::TwoSided(crate::theorems::tradeoff::gaussian_tradeoff_tpr(
                     &shape.pld()?,
@@ -694,6 +710,24 @@ fn dpsgd_tpr(
     let r = pld_accountant::dpsgd_tradeoff_tpr(rate, sigma, steps, fprs, &opts)?;
     let mut a = pld_answer(&r[0]);
     a.theorem = "Neyman–Pearson duality TPR = inf_ε e^ε·FPR + δ(ε) on the certified PLD (both sides, both neighbour directions)";
+    Ok(a)
+}
+
+/// The substitution route's theorem, as printed.
+pub const PLD_SUBSTITUTION_THEOREM: &str = "Poisson sampling, substitution neighbours: lower = certified PLD of the realisable pair ((1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²)) (gradient +1 replaced by −1); upper = group privacy through the dataset without (or with both) examples: δ_sub(ε₁+ε₂) ≤ δ_remove(ε₁) + e^{ε₁}·δ_add(ε₂) (or add, remove) on the certified add/remove PLD";
+
+fn dpsgd_substitution(d: &Dpsgd, progress: bool) -> Result<Answer> {
+    let opts = pld_options(d, progress);
+    let r = pld_accountant::dpsgd_substitution_pld_epsilon(
+        &d.rate, &d.sigma, &d.steps, &d.delta, &opts,
+    )?;
+    let mut a = pld_answer(&r);
+    a.theorem = PLD_SUBSTITUTION_THEOREM;
+    a.details.push(("relation", json!("substitution")));
+    a.details.push((
+        "pair",
+        json!("(1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²) (lower side); upper by group privacy over add/remove"),
+    ));
     Ok(a)
 }
 

@@ -59,7 +59,9 @@ mod fixed;
 mod grid;
 mod mechanisms;
 mod query;
+mod substitution;
 mod tradeoff;
+pub use substitution::dpsgd_substitution_pld_epsilon;
 pub use tradeoff::dpsgd_tradeoff_tpr;
 #[cfg(test)]
 mod test_util;
@@ -112,6 +114,15 @@ pub enum PldMechanism {
         rate: Rational,
         /// Which neighbouring pair (add or remove one record).
         direction: Direction,
+    },
+    /// Poisson-subsampled Gaussian (noise σ, rate q, clipping norm 1), the substitution pair
+    /// ((1−q)N(0,σ²) + qN(1,σ²) ‖ (1−q)N(0,σ²) + qN(−1,σ²)): one record's gradient +1
+    /// replaced by −1. Symmetric, so one direction covers both orders.
+    SubsampledGaussianSubstitution {
+        /// Noise multiplier σ > 0.
+        sigma: Rational,
+        /// Sampling rate q ∈ (0, 1].
+        rate: Rational,
     },
 }
 

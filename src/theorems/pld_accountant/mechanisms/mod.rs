@@ -10,11 +10,13 @@ mod gaussian;
 mod laplace;
 mod randomized_response;
 mod subsampled_gaussian;
+mod substitution_gaussian;
 
 use gaussian::gaussian_profile;
 use laplace::laplace_profile;
 use randomized_response::approx_atoms;
 use subsampled_gaussian::subsampled_gaussian_profile;
+use substitution_gaussian::substitution_gaussian_profile;
 
 /// P[Z > a], Q[Z > a] of the continuous part, and P[Z ≤ a], Q[Z ≤ a] (each computed
 /// without cancellation against 1).
@@ -64,6 +66,9 @@ pub(super) fn profile(m: &PldMechanism) -> Profile {
             rate,
             direction,
         } => subsampled_gaussian_profile(sigma, rate, *direction),
+        PldMechanism::SubsampledGaussianSubstitution { sigma, rate } => {
+            substitution_gaussian_profile(sigma, rate)
+        }
     }
 }
 
@@ -74,7 +79,9 @@ pub(super) fn atom_unit(m: &PldMechanism) -> Option<&Rational> {
         PldMechanism::Laplace { eps }
         | PldMechanism::RandomizedResponse { eps }
         | PldMechanism::ApproxDp { eps, .. } => Some(eps),
-        PldMechanism::Gaussian { .. } | PldMechanism::SubsampledGaussian { .. } => None,
+        PldMechanism::Gaussian { .. }
+        | PldMechanism::SubsampledGaussian { .. }
+        | PldMechanism::SubsampledGaussianSubstitution { .. } => None,
     }
 }
 
@@ -89,7 +96,8 @@ pub(super) fn validate_term(t: &PldTerm) -> Result<()> {
             validate::nonnegative("epsilon", eps)?;
             validate::unit_from_zero("delta", delta)
         }
-        PldMechanism::SubsampledGaussian { sigma, rate, .. } => {
+        PldMechanism::SubsampledGaussian { sigma, rate, .. }
+        | PldMechanism::SubsampledGaussianSubstitution { sigma, rate } => {
             validate::positive("sigma", sigma)?;
             validate::positive("rate", rate)?;
             if *rate > 1 {
@@ -216,6 +224,45 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    // the threshold from the plain root (k·m + √(k²m² + 4c²e^a))/(2c), m = e^a − 1, in MPFR at
+    // 256 bits (the code switches to 2c·e^a/(r − km) for a < 0); tails as Φ mixtures via erfc
+    #[test]
+    fn substitution_tails_match_the_plain_root() {
+        for (sigma, q) in [(r("0.8"), r("1/100")), (r("2"), r("1/2")), (r("1.5"), r("1"))] {
+            let (sg, qf) = (fl(&sigma), fl(&q));
+            let k = f(1u32 - &qf);
+            let c = f(&qf * f(f(-1i32) / f(f(&sg * &sg) * 2u32)).exp());
+            let x_of = |a: f64| {
+                let ea = f(Float::with_val(P, a).exp());
+                let m = f(&ea - 1u32);
+                let km = f(&k * &m);
+                let root = f(f(&km * &km) + f(f(&c * &c) * 4u32) * &ea).sqrt();
+                let y = f(f(&km + root) / f(&c * 2u32));
+                f(f(&sg * &sg) * y.ln())
+            };
+            let pr = profile(&PldMechanism::SubsampledGaussianSubstitution {
+                sigma: sigma.clone(),
+                rate: q.clone(),
+            });
+            for a in [-3.0, -0.3, -0.004, 0.0, 0.003, 0.02, 0.3, 1.5, 6.0] {
+                let t = tails(&pr, a);
+                let x = x_of(a);
+                // (mass above x, mass below x) of (1 − q)N(0) + qN(±1)
+                let mix = |sh: i32, above: bool| {
+                    let sgn = if above { -1 } else { 1 };
+                    let n0 = phi(f(&x * sgn) / &sg);
+                    let n1 = phi(f(f(&x - sh) * sgn) / &sg);
+                    f(f(&k * n0) + f(&qf * n1))
+                };
+                let what = format!("σ = {sigma}, q = {q}, a = {a}");
+                encloses(t.p_gt, &mix(1, true), 1e-11, &what);
+                encloses(t.q_gt, &mix(-1, true), 1e-11, &what);
+                encloses(t.p_le, &mix(1, false), 1e-11, &what);
+                encloses(t.q_le, &mix(-1, false), 1e-11, &what);
             }
         }
     }

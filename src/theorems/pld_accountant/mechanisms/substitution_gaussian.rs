@@ -1,0 +1,80 @@
+//! The Poisson-subsampled Gaussian's substitution pair (noise σ, rate q, clipping norm 1):
+//! P = (1−q)N(0,σ²) + qN(1,σ²) against Q = (1−q)N(0,σ²) + qN(−1,σ²) (Koskela, Jälkö &
+//! Honkela 2020, §5.2: one record's clipped gradient +1 replaced by −1). No atoms; the pair is
+//! symmetric (x ↦ −x swaps P and Q), so one direction describes both orders of the neighbours.
+use super::super::fixed::{fi_rat, pt};
+use super::super::Interval;
+use super::{phi2, Profile, Tails};
+use crate::num::{Fi, Real};
+use rug::Rational;
+
+/// With y = e^{x/σ²}, c = q·e^{−1/(2σ²)} and k = 1 − q the loss is
+/// L(x) = ln((k + c·y)/(k + c/y)), increasing in x, so each tail is a mixture of Φ at the
+/// threshold x(a) = σ² ln y(a), y(a) the positive root of c·y² + k(1 − e^a)·y − c·e^a = 0
+/// (`proofs-notes/dpsgd_substitution_pld_epsilon.md`).
+pub(super) fn substitution_gaussian_profile(sigma: &Rational, rate: &Rational) -> Profile {
+    let (s, q) = (fi_rat(sigma), fi_rat(rate));
+    let (sf, qf) = (sigma.to_f64(), rate.to_f64());
+    // loss ≈ 2c·sinh(x/σ²) for small q: its standard deviation under N(0, σ²), and 2/σ at q = 1
+    let v = 1.0 / (sf * sf);
+    let small_q = qf * (2.0 * (2.0 * v).exp_m1()).max(0.0).sqrt() * (-0.5 * v).exp();
+    let spread = if small_q.is_finite() {
+        small_q.max(1e-300)
+    } else {
+        2.0 / sf
+    };
+    Profile {
+        tails: Some(Box::new(move |a| substitution_tails(s, q, a))),
+        atoms: vec![],
+        support: (f64::NEG_INFINITY, f64::INFINITY),
+        spread,
+        detail: spread,
+    }
+}
+
+/// e^b − 1, enclosed (MPFR's expm1 near 0, the plain form elsewhere).
+fn em1(b: Interval) -> Interval {
+    if b.mag() > 0.5 {
+        b.exp() - pt(1.0)
+    } else {
+        Fi(b).expm1().0
+    }
+}
+
+/// The output threshold x(a) with L(x) > a ⟺ x > x(a), enclosed. With m = e^a − 1 and
+/// r = √(k²m² + 4c²e^a) the positive root is y = (km + r)/(2c) = 2c·e^a/(r − km): the first
+/// form for m ≥ 0, the second for m < 0, so neither subtracts nearly equal numbers.
+fn threshold(s: Interval, q: Interval, a: Interval) -> Interval {
+    let (one, two) = (pt(1.0), pt(2.0));
+    let k = one - q;
+    let c = q * (-(one / (two * s.sqr()))).exp();
+    let (m, ea) = (em1(a), a.exp());
+    let km = k * m;
+    let r = (km.sqr() + pt(4.0) * c.sqr() * ea).sqrt();
+    let y = if m.inf() >= 0.0 {
+        (km + r) / (two * c)
+    } else if m.sup() < 0.0 {
+        two * c * ea / (r - km)
+    } else {
+        // m straddles 0: both forms are enclosures; take their intersection
+        ((km + r) / (two * c)).intersection(two * c * ea / (r - km))
+    };
+    s.sqr() * y.ln()
+}
+
+/// Tails at loss a: Z > a ⟺ x > x(a); P = (1−q)N(0,σ²) + qN(1,σ²), Q = (1−q)N(0,σ²) + qN(−1,σ²).
+fn substitution_tails(s: Interval, q: Interval, a: Interval) -> Tails {
+    let one = pt(1.0);
+    let keep = one - q;
+    let x = threshold(s, q, a);
+    // (Φ(u), Φ(−u)) at u = x/σ, (x − 1)/σ, (x + 1)/σ: mass below and above x of N(0), N(1), N(−1)
+    let (l0, g0) = phi2(x / s);
+    let (lp, gp) = phi2((x - one) / s);
+    let (lm, gm) = phi2((x + one) / s);
+    Tails {
+        p_gt: keep * g0 + q * gp,
+        q_gt: keep * g0 + q * gm,
+        p_le: keep * l0 + q * lp,
+        q_le: keep * l0 + q * lm,
+    }
+}

@@ -1,0 +1,435 @@
+//! DP-SGD under substitution neighbours (Poisson sampling): the pair
+//! P = (1−q)N(0,σ²) + qN(1,σ²), Q = (1−q)N(0,σ²) + qN(−1,σ²) in the PLD accountant, and
+//! `dpsgd_substitution_pld_epsilon`, against references computed without the crate: one step's
+//! δ(ε) in closed form with the loss threshold found by MPFR bisection on the density ratio (not
+//! the quadratic root the code uses), itself checked against a 192-bit tanh-sinh quadrature of
+//! ∫(p − e^ε q)₊; two steps by quadrature of ∫ p(x)·δ₁(ε − L(x)) dx; q = 1 against Corollary 8
+//! (the Gaussian with sensitivity 2); and the group-privacy upper end against the add/remove
+//! accountant it is built on.
+mod common;
+use common::{f, q, REF};
+use dpcert::theorems::pld_accountant::*;
+use rug::{Float, Integer, Rational};
+
+const QP: u32 = 256;
+
+fn pair(qs: &str, ss: &str) -> PldMechanism {
+    PldMechanism::SubsampledGaussianSubstitution {
+        sigma: q(ss),
+        rate: q(qs),
+    }
+}
+fn term(m: PldMechanism, k: u32) -> PldTerm {
+    PldTerm {
+        mechanism: m,
+        count: Integer::from(k),
+    }
+}
+fn lo(r: &PldReport) -> Float {
+    r.enclosure.lower().to_float()
+}
+fn hi(r: &PldReport) -> Float {
+    r.enclosure.upper().to_float()
+}
+fn show(x: &Float) -> String {
+    x.to_string_radix(10, Some(12))
+}
+fn fl(x: &Rational) -> Float {
+    Float::with_val(QP, x)
+}
+/// Φ̄(x) = erfc(x/√2)/2.
+fn phibar(x: &Float) -> Float {
+    let r2 = Float::with_val(x.prec(), 2u32).sqrt();
+    Float::with_val(x.prec(), x / &r2).erfc() / 2u32
+}
+/// Normal density N(m, σ²) at x (m = −1, 0, 1).
+fn npdf(x: &Float, m: i32, s: &Float) -> Float {
+    let p = x.prec();
+    let z = Float::with_val(p, (x.clone() - m) / s);
+    let two_pi = Float::with_val(p, rug::float::Constant::Pi) * 2u32;
+    Float::with_val(p, -(z.square()) / 2u32).exp() / (two_pi.sqrt() * s)
+}
+/// (p(x), q(x)) of the pair.
+fn dens(qr: &Float, s: &Float, x: &Float) -> (Float, Float) {
+    let p = x.prec();
+    let keep = Float::with_val(p, 1 - qr.clone());
+    let n0 = Float::with_val(p, &keep * npdf(x, 0, s));
+    let pp = Float::with_val(p, &n0 + Float::with_val(p, qr * npdf(x, 1, s)));
+    let qq = Float::with_val(p, &n0 + Float::with_val(p, qr * npdf(x, -1, s)));
+    (pp, qq)
+}
+/// ln(p/q) from the densities themselves.
+fn loss(qr: &Float, s: &Float, x: &Float) -> Float {
+    let (pp, qq) = dens(qr, s, x);
+    Float::with_val(x.prec(), pp / qq).ln()
+}
+/// The x with ln(p(x)/q(x)) = ε′ (the ratio is increasing), by bisection on the densities.
+fn crossing(qr: &Float, s: &Float, eps: &Float) -> Float {
+    let p = eps.prec();
+    let (mut a, mut b) = (Float::with_val(p, -1), Float::with_val(p, 1));
+    while loss(qr, s, &a) > *eps {
+        a *= 2u32;
+    }
+    while loss(qr, s, &b) < *eps {
+        b *= 2u32;
+    }
+    for _ in 0..(p + 20) {
+        let m = Float::with_val(p, &a + &b) / 2u32;
+        if loss(qr, s, &m) < *eps {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    b
+}
+/// One step: δ(ε′) = P(X > x*) − e^{ε′}·Q(X > x*) at the crossing x*.
+fn delta1(qr: &Float, s: &Float, eps: &Float) -> Float {
+    let p = eps.prec();
+    let x = crossing(qr, s, eps);
+    let keep = Float::with_val(p, 1 - qr.clone());
+    let g0 = Float::with_val(p, &keep * phibar(&Float::with_val(p, &x / s)));
+    let gp = Float::with_val(p, qr * phibar(&Float::with_val(p, (x.clone() - 1u32) / s)));
+    let gm = Float::with_val(p, qr * phibar(&Float::with_val(p, (x.clone() + 1u32) / s)));
+    let e = Float::with_val(p, eps.exp_ref());
+    Float::with_val(p, &g0 + &gp) - e * (g0 + gm)
+}
+
+/// ∫_a^b g by tanh-sinh at step 2^−level.
+fn tanh_sinh(g: &dyn Fn(&Float) -> Float, a: &Float, b: &Float, level: u32) -> Float {
+    let p = a.prec();
+    let h = Float::with_val(p, 1u32) >> level;
+    let r = Float::with_val(p, b - a) / 2u32;
+    let c = Float::with_val(p, a + b) / 2u32;
+    let hp = Float::with_val(p, rug::float::Constant::Pi) / 2u32;
+    let tiny = Float::with_val(p, 1u32) >> (p + 16);
+    let mut sum = Float::with_val(p, &hp * g(&c));
+    for k in 1u32.. {
+        let t = Float::with_val(p, &h * k);
+        let u = Float::with_val(p, &hp * t.clone().sinh());
+        let w = Float::with_val(p, &hp * t.cosh()) / Float::with_val(p, u.clone().cosh()).square();
+        if w < tiny {
+            break;
+        }
+        let d = Float::with_val(p, 2u32) / (Float::with_val(p, u * 2u32).exp() + 1u32);
+        let rd = Float::with_val(p, &r * &d);
+        sum += w * (g(&Float::with_val(p, a + &rd)) + g(&Float::with_val(p, b - &rd)));
+    }
+    sum * h * r
+}
+/// ∫ over [breaks₀, breaks_last], pieces no wider than `width`, at levels 5 and 6; asserts they
+/// agree to `tol` and returns the finer.
+fn quad(g: &dyn Fn(&Float) -> Float, breaks: &[Float], width: f64, tol: f64) -> Float {
+    let run = |level| {
+        let p = breaks[0].prec();
+        let mut total = Float::with_val(p, 0);
+        for w in breaks.windows(2) {
+            let parts = (Float::with_val(p, &w[1] - &w[0]).to_f64() / width)
+                .ceil()
+                .max(1.0) as u32;
+            for i in 0..parts {
+                let len = Float::with_val(p, &w[1] - &w[0]);
+                let a = Float::with_val(p, &w[0] + Float::with_val(p, &len * i) / parts);
+                let b = Float::with_val(p, &w[0] + Float::with_val(p, &len * (i + 1)) / parts);
+                total += tanh_sinh(g, &a, &b, level);
+            }
+        }
+        total
+    };
+    let (a, b) = (run(5), run(6));
+    let diff = Float::with_val(a.prec(), &a - &b).abs();
+    assert!(diff < tol, "quadrature not converged: {}", show(&diff));
+    b
+}
+/// Integration range [−K, K], K = 16σ + 1: the P-mass outside is < 2Φ̄(15) < 10⁻⁵⁰.
+fn range(s: &Float) -> Float {
+    Float::with_val(s.prec(), s * 16u32) + 1u32
+}
+
+/// lower ≤ reference ≤ upper and upper − lower ≤ rel·reference + abs.
+fn contains(r: &PldReport, reference: &Float, rel: f64, abs: f64, what: &str) {
+    let (l, h) = (lo(r), hi(r));
+    eprintln!(
+        "{what}: [{}, {}] reference {} rel.width {:.3e}",
+        show(&l),
+        show(&h),
+        show(reference),
+        Float::with_val(64, &h - &l).to_f64() / reference.to_f64()
+    );
+    assert!(
+        l <= *reference && *reference <= h,
+        "{what}: reference {} outside [{}, {}]",
+        show(reference),
+        show(&l),
+        show(&h)
+    );
+    let w = Float::with_val(REF, &h - &l);
+    assert!(
+        w <= Float::with_val(REF, reference * rel) + abs,
+        "{what}: [{}, {}] wider than {rel:e}·reference + {abs:e}",
+        show(&l),
+        show(&h)
+    );
+}
+
+/// The closed form (bisection threshold) agrees with a direct quadrature of ∫(p − e^ε′ q)₊,
+/// ε′ of both signs: checks the reference itself.
+#[test]
+fn one_step_reference_matches_quadrature() {
+    for (qs, ss, es) in [
+        ("0.1", "1", "0.3"),
+        ("0.5", "0.7", "-0.4"),
+        ("1", "1.3", "0.8"),
+    ] {
+        let (qf, s, e) = (fl(&q(qs)), fl(&q(ss)), fl(&q(es)));
+        let closed = delta1(&qf, &s, &e);
+        let ee = Float::with_val(QP, e.exp_ref());
+        let g = |x: &Float| {
+            let (pp, qq) = dens(&qf, &s, x);
+            let v = pp - Float::with_val(QP, &ee * qq);
+            if v > 0 {
+                v
+            } else {
+                Float::with_val(QP, 0)
+            }
+        };
+        let k = range(&s);
+        let breaks = [Float::with_val(QP, -k.clone()), crossing(&qf, &s, &e), k];
+        let num = quad(&g, &breaks, 5.0 * s.to_f64(), 1e-45);
+        let diff = Float::with_val(QP, &num - &closed).abs();
+        assert!(
+            diff < 1e-40,
+            "q={qs} σ={ss} ε′={es}: {} vs {}",
+            show(&closed),
+            show(&num)
+        );
+    }
+}
+
+/// Documented width of the pair's δ(ε) bracket on the automatic grid (note
+/// `dpsgd_substitution_pld_epsilon.md`, Tightness): 5·10⁻⁵ relative + 10⁻⁹.
+const PAIR_REL: f64 = 5e-5;
+
+/// One step of the pair: the accountant's δ(ε) brackets the closed form, within the width the
+/// note documents.
+#[test]
+fn one_step_delta_brackets_the_pair_closed_form() {
+    for (qs, ss, es) in [
+        ("0.01", "1", "0.01"),
+        ("0.1", "0.8", "0.5"),
+        ("0.5", "2", "0.2"),
+        ("1", "1", "1"),
+    ] {
+        let r = pld_delta(&[term(pair(qs, ss), 1)], &q(es), &PldOptions::default()).unwrap();
+        let exact = delta1(&fl(&q(qs)), &fl(&q(ss)), &fl(&q(es)));
+        contains(
+            &r,
+            &exact,
+            PAIR_REL,
+            1e-9,
+            &format!("1 step q={qs} σ={ss} ε={es}"),
+        );
+    }
+}
+
+/// Two steps: δ₂(ε) = ∫ p(x)·δ₁(ε − L(x)) dx (Fubini), by quadrature at 128 bits.
+#[test]
+fn two_step_delta_brackets_the_convolution_quadrature() {
+    for (qs, ss, es) in [("0.05", "1", "0.1"), ("0.3", "1.5", "0.4")] {
+        // 128 bits here (38 digits; the inner bisection dominates the cost)
+        let at = |r: &Rational| Float::with_val(128, r);
+        let (qf, s, e) = (at(&q(qs)), at(&q(ss)), at(&q(es)));
+        let g = |x: &Float| {
+            let (pp, _) = dens(&qf, &s, x);
+            let l = loss(&qf, &s, x);
+            pp * delta1(&qf, &s, &Float::with_val(128, &e - l))
+        };
+        let k = range(&s);
+        // converged to 10⁻¹⁸ (levels 5 and 6 agree), far below the bracket widths (≥ 10⁻⁹)
+        let exact = quad(
+            &g,
+            &[Float::with_val(128, -k.clone()), k],
+            5.0 * s.to_f64(),
+            1e-18,
+        );
+        let r = pld_delta(&[term(pair(qs, ss), 2)], &q(es), &PldOptions::default()).unwrap();
+        contains(
+            &r,
+            &exact,
+            PAIR_REL,
+            1e-9,
+            &format!("2 steps q={qs} σ={ss} ε={es}"),
+        );
+    }
+}
+
+/// Corollary 8 at 1024 bits: δ(ε) = Φ((ρ − ε)/√(2ρ)) − e^ε Φ((−ρ − ε)/√(2ρ)).
+fn gaussian_delta_at(rho: &Rational, eps: &Float) -> Float {
+    let r = f(rho);
+    let s = Float::with_val(REF, &r * 2u32).sqrt();
+    let a = Float::with_val(REF, &r - eps) / &s;
+    let b = Float::with_val(REF, -r.clone() - eps) / &s;
+    common::phi(&a) - Float::with_val(REF, eps.exp_ref()) * common::phi(&b)
+}
+/// ε(δ) of a decreasing curve by bisection.
+fn invert(curve: &dyn Fn(&Float) -> Float, delta: &Rational) -> Float {
+    let d = f(delta);
+    let (mut a, mut b) = (Float::with_val(REF, 0), Float::with_val(REF, 1));
+    while curve(&b) > d {
+        b *= 2u32;
+    }
+    for _ in 0..200 {
+        let m = Float::with_val(REF, &a + &b) / 2u32;
+        if curve(&m) > d {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    b
+}
+
+/// q = 1: the pair is N(1, σ²) vs N(−1, σ²), the Gaussian with sensitivity 2: T steps have PLD
+/// N(ρ, 2ρ) with ρ = T·2²/(2σ²) = 2T/σ². The pair's ε(δ) brackets Corollary 8 inverted (10⁻⁵
+/// relative, as for the add/remove pairs at q = 1), and the substitution DP-SGD bracket contains it.
+#[test]
+fn q_one_is_the_gaussian_with_sensitivity_two() {
+    for (ss, t, ds) in [("2", 1u32, "1e-5"), ("4", 10, "1e-6"), ("10", 100, "1e-8")] {
+        let rho = Rational::from(2 * t) / (q(ss) * q(ss));
+        let exact = invert(&|e| gaussian_delta_at(&rho, e), &q(ds));
+        let r = pld_epsilon(&[term(pair("1", ss), t)], &q(ds), &PldOptions::default()).unwrap();
+        contains(
+            &r,
+            &exact,
+            1e-5,
+            0.0,
+            &format!("pair q=1 σ={ss} T={t} δ={ds}"),
+        );
+        let s = dpsgd_substitution_pld_epsilon(
+            &q("1"),
+            &q(ss),
+            &Integer::from(t),
+            &q(ds),
+            &PldOptions::default(),
+        )
+        .unwrap();
+        // lower end: the pair's lower side, so within 10⁻⁵ of the exact value; upper: group of 2
+        assert!(
+            lo(&s) <= exact && exact <= hi(&s),
+            "σ={ss}: {} ∉ [{}, {}]",
+            show(&exact),
+            show(&lo(&s)),
+            show(&hi(&s))
+        );
+        let gap = Float::with_val(REF, &exact - lo(&s));
+        assert!(
+            gap <= Float::with_val(REF, &exact * 1e-5),
+            "σ={ss}: lower end {} too far below {}",
+            show(&lo(&s)),
+            show(&exact)
+        );
+        // at q = 1 the chain of two sensitivity-1 Gaussians is within 10⁻³ of sensitivity 2
+        let over = Float::with_val(REF, hi(&s) - &exact);
+        eprintln!(
+            "q=1 σ={ss}: upper end {} exceeds the exact value by {:.3e} relative",
+            show(&hi(&s)),
+            over.to_f64() / exact.to_f64()
+        );
+        assert!(
+            over <= Float::with_val(REF, &exact * 1e-3),
+            "σ={ss}: upper end {} far above {}",
+            show(&hi(&s)),
+            show(&exact)
+        );
+    }
+}
+
+/// The upper end is group privacy over add/remove: ε₁ + ε₂ with ε₁, ε₂ certified for the
+/// remove and add curves at budgets ≤ δ, so it is at least the sum of the two directions' lower
+/// ends at δ. The lower end (a realisable substitution pair) lies certainly above the
+/// add/remove upper end: replacing +1 by −1 moves the gradient sum by 2. (The e^{ε₁} factor of
+/// the chain is exercised by `q_one_is_the_gaussian_with_sensitivity_two`: without it the upper
+/// end falls below Corollary 8.)
+#[test]
+fn upper_end_is_group_privacy_over_add_remove_and_lower_end_exceeds_it() {
+    let (rate, sigma, steps, delta) = (q("0.01"), q("1.5"), Integer::from(300), q("1e-5"));
+    let opts = PldOptions::default();
+    let s = dpsgd_substitution_pld_epsilon(&rate, &sigma, &steps, &delta, &opts).unwrap();
+    let ar = dpsgd_pld_epsilon(&rate, &sigma, &steps, &delta, &opts).unwrap();
+    let dir = |d| {
+        let m = PldMechanism::SubsampledGaussian {
+            sigma: sigma.clone(),
+            rate: rate.clone(),
+            direction: d,
+        };
+        pld_epsilon(
+            &[PldTerm {
+                mechanism: m,
+                count: steps.clone(),
+            }],
+            &delta,
+            &opts,
+        )
+        .unwrap()
+    };
+    let (rem, add) = (dir(Direction::Remove), dir(Direction::Add));
+    eprintln!(
+        "substitution [{}, {}], add/remove [{}, {}], remove [{}, {}], add [{}, {}]",
+        show(&lo(&s)),
+        show(&hi(&s)),
+        show(&lo(&ar)),
+        show(&hi(&ar)),
+        show(&lo(&rem)),
+        show(&hi(&rem)),
+        show(&lo(&add)),
+        show(&hi(&add))
+    );
+    assert!(
+        lo(&s) > hi(&ar),
+        "substitution lower end not above add/remove"
+    );
+    let sum = Float::with_val(REF, lo(&rem) + lo(&add));
+    assert!(hi(&s) >= sum, "upper end below ε_remove(δ) + ε_add(δ)");
+}
+
+/// Monotone in σ (both ends) and invalid input names its argument.
+#[test]
+fn monotone_in_sigma_and_bad_input_is_named() {
+    let (rate, steps, delta) = (q("0.02"), Integer::from(50), q("1e-6"));
+    let opts = PldOptions::default();
+    let a = dpsgd_substitution_pld_epsilon(&rate, &q("1"), &steps, &delta, &opts).unwrap();
+    let b = dpsgd_substitution_pld_epsilon(&rate, &q("2"), &steps, &delta, &opts).unwrap();
+    assert!(hi(&b) < lo(&a), "more noise did not lower ε");
+    for (r, s, d, name) in [
+        ("0", "1", "1e-5", "rate"),
+        ("3/2", "1", "1e-5", "rate"),
+        ("0.1", "0", "1e-5", "sigma"),
+        ("0.1", "1", "1", "delta"),
+    ] {
+        match dpsgd_substitution_pld_epsilon(&q(r), &q(s), &steps, &q(d), &opts) {
+            Err(dpcert::Error::InvalidArgument { name: n, .. }) => assert_eq!(n, name),
+            other => panic!("{r} {s} {d}: {other:?}"),
+        }
+    }
+}
+
+/// The README's MNIST numbers (q = 256/60000, σ = 1.1, T = 14063, δ = 10⁻⁵): add/remove, the
+/// substitution bracket, and the two-sided ε of the pair itself (what accounting with the pair
+/// as if it dominated would report; not claimed for DP-SGD). `--ignored --nocapture` to print.
+#[test]
+#[ignore]
+fn mnist_numbers_for_the_readme() {
+    let (rate, sigma, steps, delta) = (q("256/60000"), q("1.1"), Integer::from(14063), q("1e-5"));
+    let opts = PldOptions::default();
+    let ar = dpsgd_pld_epsilon(&rate, &sigma, &steps, &delta, &opts).unwrap();
+    let sub = dpsgd_substitution_pld_epsilon(&rate, &sigma, &steps, &delta, &opts).unwrap();
+    let t = [PldTerm {
+        mechanism: pair("256/60000", "1.1"),
+        count: steps.clone(),
+    }];
+    let p = pld_epsilon(&t, &delta, &opts).unwrap();
+    eprintln!("add/remove   {}", ar);
+    eprintln!("substitution {}", sub);
+    eprintln!("pair itself  {}", p);
+    assert!(lo(&sub) >= lo(&p) && lo(&sub) <= hi(&p));
+}
