@@ -300,17 +300,31 @@ def rdp(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber, order: ExactN
                  order=order) + _common(precision))
 
 
-def dpsgd_epsilon(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber,
-                  delta: ExactNumber, method: str = "best", grid: ExactNumber = None,
-                  tail: ExactNumber = None, precision: Optional[int] = None) -> Bound:
+def dpsgd_epsilon(rate: ExactNumber = None, sigma: ExactNumber = None, steps: ExactNumber = None,
+                  delta: ExactNumber = None, method: str = "best", grid: ExactNumber = None,
+                  tail: ExactNumber = None, precision: Optional[int] = None, *,
+                  batch_size: ExactNumber = None, dataset_size: ExactNumber = None,
+                  epochs: ExactNumber = None, phases: Optional[Sequence[Sequence[ExactNumber]]] = None,
+                  sampling: str = "poisson", relation: str = "add-remove") -> Bound:
     """ε at δ of DP-SGD: ``steps`` Poisson-subsampled Gaussian steps, sampling rate
     ``rate`` = batch/N, noise multiplier ``sigma``. ``method``: ``"pld"`` (the certified PLD
     accountant, two-sided), ``"rdp"`` (an upper bound resting on MTZ19's cited add/remove
-    domination) or ``"best"`` (PLD when it can run)."""
+    domination) or ``"best"`` (PLD when it can run). As ``dpcert dpsgd``: ``batch_size`` with
+    ``dataset_size`` instead of ``rate``, ``epochs`` instead of ``steps`` (T = ⌈epochs·N/B⌉),
+    ``phases=[(q, σ, T), ...]`` instead of all three (a schedule, composed by the PLD
+    accountant), ``sampling="shuffled"`` (an upper bound without amplification) and
+    ``relation="substitution"`` (two-sided, Poisson only)."""
     if method not in ("pld", "rdp", "best"):
         raise ValueError(f"invalid method: {method!r} is not 'pld', 'rdp' or 'best'")
-    return query(["dpsgd"] + _flags(rate=rate, sigma=sigma, steps=steps, delta=delta)
-                 + ["--method", method] + _opt(grid=grid, tail=tail) + _common(precision))
+    args = ["dpsgd"] + _flags(delta=delta) + _opt(rate=rate, sigma=sigma, steps=steps,
+                                                   batch_size=batch_size,
+                                                   dataset_size=dataset_size, epochs=epochs)
+    for n, ph in enumerate(phases or []):
+        if isinstance(ph, (str, bytes)) or len(ph) != 3:
+            raise ValueError(f"invalid phases: entry {n} must be (rate, sigma, steps), got {ph!r}")
+        args += ["--phase", ",".join(_exact(f"phases[{n}]", x) for x in ph)]
+    args += ["--method", method, "--sampling", str(sampling), "--relation", str(relation)]
+    return query(args + _opt(grid=grid, tail=tail) + _common(precision))
 
 
 def gdp_mu(sigma: ExactNumber, sensitivity: ExactNumber = None, compositions: ExactNumber = None,

@@ -67,8 +67,8 @@ def compose_approx(epsilon: ExactNumber, delta_each: ExactNumber, count: ExactNu
 def compose(epsilon: ExactNumber, count: ExactNumber, delta: ExactNumber, delta_each: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound: ...
 def rdp(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber, order: ExactNumber, precision: Optional[int] = ...) -> Bound:
     """RDP ε(α) of steps Poisson-subsampled Gaussian steps: two-sided at integer orders."""
-def dpsgd_epsilon(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber, delta: ExactNumber, method: str = ..., grid: Optional[ExactNumber] = ..., tail: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound:
-    """DP-SGD ε at δ: method "pld" (two-sided), "rdp" (upper bound, cited), "best"."""
+def dpsgd_epsilon(rate: Optional[ExactNumber] = ..., sigma: Optional[ExactNumber] = ..., steps: Optional[ExactNumber] = ..., delta: Optional[ExactNumber] = ..., method: str = ..., grid: Optional[ExactNumber] = ..., tail: Optional[ExactNumber] = ..., precision: Optional[int] = ..., *, batch_size: Optional[ExactNumber] = ..., dataset_size: Optional[ExactNumber] = ..., epochs: Optional[ExactNumber] = ..., phases: Optional[Sequence[Sequence[ExactNumber]]] = ..., sampling: str = ..., relation: str = ...) -> Bound:
+    """DP-SGD ε at δ: method "pld" (two-sided), "rdp" (upper bound, cited), "best"; ML vocabulary, phases, samplers as the CLI."""
 def gdp_mu(sigma: ExactNumber, sensitivity: Optional[ExactNumber] = ..., compositions: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound:
     """Exact μ of μ-GDP for the (composed) Gaussian mechanism: two-sided."""
 def tradeoff_tpr(sigma: ExactNumber, fpr: ExactNumber, sensitivity: Optional[ExactNumber] = ..., compositions: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound:

@@ -57,3 +57,29 @@ def test_sigma_is_refused_by_the_sigma_solver():
     with pytest.raises(ValueError, match="sigma"):
         dpcert.calibrate_dpsgd_sigma(target_epsilon=1, delta="1e-5", rate=Fraction(1, 100),
                                      steps=10, sigma=1)
+
+
+def _same(b, out):
+    v = out["result"]["value"]
+    assert (b.lower_text, b.upper_text, b.kind) == (v["lower"], v["upper"], v["kind"])
+
+
+def test_dpsgd_ml_vocabulary_phases_and_samplers_equal_cli(cli):
+    b = dpcert.dpsgd_epsilon(batch_size=100, dataset_size=10000, epochs=2, sigma=1, delta="1e-5",
+                             method="pld")
+    code, out, err = cli(["dpsgd", "--batch-size", "100", "--dataset-size", "10000", "--epochs", "2",
+                          "--sigma", "1", "--delta", "1e-5", "--method", "pld"])
+    assert code == 0, err
+    _same(b, out)
+    # a run split into two equal phases: the same bracket as the whole run (T = 200)
+    whole = dpcert.dpsgd_epsilon(rate="1/100", sigma=1, steps=200, delta="1e-5", method="pld")
+    split = dpcert.dpsgd_epsilon(phases=[("1/100", 1, 120), ("1/100", 1, 80)], delta="1e-5")
+    assert (split.lower, split.upper) == (whole.lower, whole.upper) == (b.lower, b.upper)
+    # shuffled: an upper bound only, above the Poisson bracket's upper end
+    sh = dpcert.dpsgd_epsilon(rate="1/100", sigma=1, steps=200, delta="1e-5", sampling="shuffled")
+    assert sh.kind == "upper-bound" and sh.lower is None and sh.upper > whole.upper
+    # substitution: two-sided, certainly above add/remove (its lower end above add/remove's upper)
+    sub = dpcert.dpsgd_epsilon(rate="1/100", sigma=1, steps=200, delta="1e-5", relation="substitution")
+    assert sub.kind == "two-sided" and sub.lower > whole.upper
+    with pytest.raises(ValueError, match="phases"):
+        dpcert.dpsgd_epsilon(phases=[("1/100", 1)], delta="1e-5")

@@ -46,7 +46,7 @@ pub(super) struct DpsgdArgs {
     tail: Option<String>,
     /// poisson (default) | shuffled: each example once per epoch, accounted without
     /// amplification as one Gaussian release per pass over the data (⌈epochs⌉ passes, or
-    /// ⌈T/⌊1/q⌋⌉ when given as steps; the Poisson figure printed beside it) | fixed-size
+    /// ⌈T/⌊1/q⌋⌉ when given as steps; an upper bound, the Poisson figure printed beside it) | fixed-size
     /// (refused: no certified route yet).
     #[arg(long, value_name = "KIND", default_value = "poisson")]
     sampling: String,
