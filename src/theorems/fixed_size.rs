@@ -166,6 +166,27 @@ fn best_order(gamma: f64, sigma: f64, steps: f64, ln_delta: f64) -> u32 {
     (lo..=hi).min_by(|&x, &y| f(x).total_cmp(&f(y))).unwrap_or(ladder[i])
 }
 
+/// The upper side alone (for calibration): an enclosure of Proposition 14's ε at the integer
+/// order an f64 search picks, from T·(α − 1)·ε′(α) of [`fixed_size_gaussian_rdp`]'s formula;
+/// its upper end is a valid ε at δ. Returns (that enclosure, α).
+pub(crate) fn fixed_size_rdp_epsilon(
+    gamma: &Rational,
+    sigma: &Rational,
+    steps: &Integer,
+    delta: &Rational,
+    prec: Precision,
+) -> Result<(Enclosure, u32)> {
+    check(gamma, sigma)?;
+    validate::count("steps", steps)?;
+    validate::open_unit("delta", delta)?;
+    let p = prec.fixed_bits()?;
+    let ld = crate::search::ln_f64(delta);
+    let alpha = best_order(gamma.to_f64(), sigma.to_f64(), steps.to_f64(), ld);
+    let k = wor_k::<Iv>(gamma, sigma, alpha, p).mul(&Iv::from_rational(&Rational::from(steps), p));
+    let up = Enclosure::from_real(&eps_from_k::<Iv>(&k, &Rational::from(alpha), delta, p))?;
+    Ok((up, alpha))
+}
+
 /// Two-sided ε(δ) of fixed-size DP-SGD under substitution, with the RDP order used.
 #[derive(Clone, Debug)]
 pub struct FixedSizeReport {
@@ -196,14 +217,8 @@ pub fn dpsgd_fixed_size_epsilon(
     opts: &PldOptions,
     prec: Precision,
 ) -> Result<FixedSizeReport> {
-    check(gamma, sigma)?;
-    validate::count("steps", steps)?;
-    validate::open_unit("delta", delta)?;
+    let (up, alpha) = fixed_size_rdp_epsilon(gamma, sigma, steps, delta, prec)?;
     let p = prec.fixed_bits()?;
-    let ld = crate::search::ln_f64(delta);
-    let alpha = best_order(gamma.to_f64(), sigma.to_f64(), steps.to_f64(), ld);
-    let k = wor_k::<Iv>(gamma, sigma, alpha, p).mul(&Iv::from_rational(&Rational::from(steps), p));
-    let up = Enclosure::from_real(&eps_from_k::<Iv>(&k, &Rational::from(alpha), delta, p))?;
     let lo = substitution_pair_epsilon_lower(gamma, sigma, steps, delta, opts)?;
     let lo_f = Float::with_val_round(p, &lo, Round::Down).0;
     if lo_f > *up.upper().as_float() {
