@@ -156,3 +156,55 @@ fn bracket_consistent_and_monotone() {
         last = Some((lo, hi));
     }
 }
+
+/// (d) bad input on the CLI: exit 2, the message names the flag, no number printed.
+#[test]
+fn cli_bad_input_names_the_flag() {
+    let base = ["--sigma", "1.1", "--steps", "10", "--delta", "1e-5", "--sampling", "fixed-size"];
+    let cases: [(Vec<&str>, &str); 5] = [
+        (vec!["--batch-size", "300", "--dataset-size", "200", "--relation", "substitution"], "--batch-size"),
+        (vec!["--batch-size", "0", "--dataset-size", "200", "--relation", "substitution"], "--batch-size"),
+        (vec!["--batch-size", "10", "--dataset-size", "200", "--relation", "add-remove"], "--relation"),
+        (vec!["--batch-size", "10", "--dataset-size", "200"], "--relation"),
+        (vec!["--rate", "3/2", "--relation", "substitution"], "rate"),
+    ];
+    for (extra, flag) in cases {
+        let mut args = vec!["dpsgd"];
+        args.extend(base);
+        args.extend(extra.iter());
+        let (code, out, err) = common::run(&args);
+        assert_eq!(code, 2, "{args:?}: {out} {err}");
+        assert!(err.contains(flag), "{args:?}: stderr does not name {flag}: {err}");
+        assert!(out.trim().is_empty(), "{args:?}: printed {out}");
+    }
+    let mut cal = vec!["calibrate", "dpsgd", "--target-epsilon", "3", "--delta", "1e-5"];
+    cal.extend(["--batch-size", "10", "--dataset-size", "200", "--steps", "10"]);
+    cal.extend(["--sampling", "fixed-size", "--relation", "add-remove"]);
+    let (code, _, err) = common::run(&cal);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("relation"), "{err}");
+}
+
+/// The CLI prints the same bracket the library certifies (fixed-size, substitution).
+#[test]
+fn cli_matches_library() {
+    let (code, out, err) = common::run(&[
+        "dpsgd", "--batch-size", "100", "--dataset-size", "10000", "--sigma", "1.5", "--steps",
+        "100", "--delta", "1e-5", "--sampling", "fixed-size", "--relation", "substitution",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let (lo, hi) = bracket("1/100", "1.5", 100, "1e-5");
+    let r = &v["result"];
+    assert_eq!(r["value"]["kind"], "two-sided", "{r}");
+    assert_eq!(r["details"]["sampling"], "fixed-size", "{r}");
+    let parse = |k: &str| {
+        let s = r["value"][k].as_str().unwrap();
+        Float::with_val(REF, Float::parse(s).unwrap())
+    };
+    let (plo, phi) = (parse("lower"), parse("upper"));
+    // printed outward: lower rounded down, upper rounded up, and close to the library's
+    assert!(plo <= lo && phi >= hi, "printed [{plo}, {phi}] vs [{lo}, {hi}]");
+    assert!(Float::with_val(REF, &lo - &plo) < 1e-15 && Float::with_val(REF, &phi - &hi) < 1e-15);
+}
