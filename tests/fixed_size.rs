@@ -8,6 +8,7 @@ use common::{f, q, REF};
 use dpcert::num::Precision;
 use dpcert::theorems::fixed_size::*;
 use dpcert::theorems::pld_accountant::{dpsgd_substitution_pld_epsilon, PldOptions};
+use proptest::prelude::*;
 use rug::{Float, Integer, Rational};
 
 /// Theorem 9 for the Gaussian with sensitivity 2 (ε(j) = 2j/σ², ε(∞) = ∞), one step, at
@@ -207,4 +208,52 @@ fn cli_matches_library() {
     // printed outward: lower rounded down, upper rounded up, and close to the library's
     assert!(plo <= lo && phi >= hi, "printed [{plo}, {phi}] vs [{lo}, {hi}]");
     assert!(Float::with_val(REF, &lo - &plo) < 1e-15 && Float::with_val(REF, &phi - &hi) < 1e-15);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    /// (a) at random exact points: B of N with B ≤ N ≤ 10⁵, σ ∈ [0.3, 30], α ∈ [2, 48],
+    /// T ∈ [1, 10⁴]: the 1024-bit sum lies in the enclosure, upper within 10⁻¹⁰ relative.
+    #[test]
+    fn rdp_contains_reference_at_random_points(
+        n in 1u32..100_000, b_frac in 0.0f64..1.0, sigma in common::rational(0.3, 30.0),
+        alpha in 2u32..=48, t in 1u32..10_000,
+    ) {
+        prop_assume!(sigma > 0);
+        let b = ((f64::from(n) * b_frac).ceil() as u32).clamp(1, n);
+        let gamma = Rational::from((b, n));
+        let e = fixed_size_gaussian_rdp(&gamma, &sigma, &Integer::from(t), alpha, Precision::Auto).unwrap();
+        let r = theorem9(&gamma, &sigma, alpha, t);
+        let (lo, hi) = (e.lower().to_float(), e.upper().to_float());
+        prop_assert!(lo <= r && r <= hi, "γ={} σ={} α={alpha}: {} ∉ [{}, {}]", gamma, sigma, r, lo, hi);
+        let rel = Float::with_val(REF, &hi - &r) / &r;
+        prop_assert!(rel < 1e-10, "rel {}", rel);
+    }
+}
+
+/// Proposition 14's general form at order α, 1024 bits, from a (composed) RDP value ε(α):
+/// ε = ε(α) + (ln(1/δ) + (α−1)ln(1 − 1/α) − ln α)/(α − 1).
+fn prop14(rdp: &Float, alpha: u32, delta: &Rational) -> Float {
+    let a = Float::with_val(REF, alpha);
+    let a1 = Float::with_val(REF, alpha - 1);
+    let inv = Float::with_val(REF, 1u32) / &a;
+    let tail = -f(delta).ln() + Float::with_val(REF, -inv).ln_1p() * &a1 - a.ln();
+    Float::with_val(REF, rdp + tail / a1)
+}
+
+/// The upper end is Proposition 14 at the reported order applied to the reference RDP (so the
+/// conversion is checked too), and the float search's order is within 10⁻³ relative of the best
+/// integer order in [2, 256] by the reference (the search costs tightness, never soundness).
+#[test]
+fn upper_end_is_conversion_at_a_near_best_order() {
+    for (gs, ss, t, ds) in [("256/60000", "1.1", 14063u32, "1e-5"), ("1/100", "2", 1000, "1e-6"), ("1/10", "5", 50, "1e-5")] {
+        let (g, s, d) = (q(gs), q(ss), q(ds));
+        let r = dpsgd_fixed_size_epsilon(&g, &s, &Integer::from(t), &d, &PldOptions::default(), Precision::Auto).unwrap();
+        let at = prop14(&theorem9(&g, &s, r.order, t), r.order, &d);
+        let hi = r.enclosure.upper().to_float();
+        let rel = Float::with_val(REF, &hi - &at) / &at;
+        assert!(hi >= at && rel < 1e-10, "{gs} σ={ss}: upper {hi} vs reference {at} at α={}", r.order);
+        let best = (2..=256u32).map(|a| prop14(&theorem9(&g, &s, a, t), a, &d)).min_by(|x, y| x.partial_cmp(y).unwrap()).unwrap();
+        assert!(hi <= Float::with_val(REF, &best * (1.0 + 1e-3f64)), "{gs} σ={ss}: {hi} vs best {best}");
+    }
 }
