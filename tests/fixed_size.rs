@@ -23,7 +23,11 @@ fn theorem9(gamma: &Rational, sigma: &Rational, alpha: u32, steps: u32) -> Float
     let m2 = {
         let a = Float::with_val(REF, e2.exp_m1_ref()) * 4u32;
         let b = Float::with_val(REF, e2.exp_ref()) * 2u32;
-        if a < b { a } else { b }
+        if a < b {
+            a
+        } else {
+            b
+        }
     };
     let mut sum = Float::with_val(REF, 1);
     let binom = |j: u32| Float::with_val(REF, &Integer::from(Integer::binomial_u(alpha, j)));
@@ -53,19 +57,19 @@ fn rdp_matches_theorem_nine_sum() {
         ("1", "1.5", 6, 3),
     ];
     for (gs, ss, alpha, t) in cases {
-        let e = fixed_size_gaussian_rdp(
-            &q(gs),
-            &q(ss),
-            &Integer::from(t),
-            alpha,
-            Precision::Auto,
-        )
-        .unwrap();
+        let e = fixed_size_gaussian_rdp(&q(gs), &q(ss), &Integer::from(t), alpha, Precision::Auto)
+            .unwrap();
         let r = theorem9(&q(gs), &q(ss), alpha, t);
         let (lo, hi) = (e.lower().to_float(), e.upper().to_float());
-        assert!(lo <= r && r <= hi, "γ={gs} σ={ss} α={alpha}: {r} ∉ [{lo}, {hi}]");
+        assert!(
+            lo <= r && r <= hi,
+            "γ={gs} σ={ss} α={alpha}: {r} ∉ [{lo}, {hi}]"
+        );
         let rel = Float::with_val(REF, &hi - &r) / &r;
-        assert!(rel < 1e-10, "γ={gs} σ={ss} α={alpha}: upper {hi} vs ref {r}, rel {rel}");
+        assert!(
+            rel < 1e-10,
+            "γ={gs} σ={ss} α={alpha}: upper {hi} vs ref {r}, rel {rel}"
+        );
     }
 }
 
@@ -114,7 +118,10 @@ fn bracket(gs: &str, ss: &str, t: u32, ds: &str) -> (Float, Float) {
         Precision::Auto,
     )
     .unwrap();
-    (r.enclosure.lower().to_float(), r.enclosure.upper().to_float())
+    (
+        r.enclosure.lower().to_float(),
+        r.enclosure.upper().to_float(),
+    )
 }
 
 /// (b) γ = 1 (B = N): every step is the Gaussian with sensitivity 2, so T steps are exactly
@@ -126,8 +133,14 @@ fn full_batch_is_the_gaussian_with_sensitivity_two() {
         let rho = Rational::from(2 * t) / (q(ss) * q(ss));
         let exact = cor8_epsilon(&rho, &q(ds));
         let (lo, hi) = bracket("1", ss, t, ds);
-        assert!(lo <= exact && exact <= hi, "σ={ss} T={t}: ε*={exact} ∉ [{lo}, {hi}]");
-        assert!(hi < Float::with_val(REF, &exact * 1.1f64), "σ={ss}: upper {hi} vs ε* {exact}");
+        assert!(
+            lo <= exact && exact <= hi,
+            "σ={ss} T={t}: ε*={exact} ∉ [{lo}, {hi}]"
+        );
+        assert!(
+            hi < Float::with_val(REF, &exact * 1.1f64),
+            "σ={ss}: upper {hi} vs ε* {exact}"
+        );
     }
 }
 
@@ -150,7 +163,10 @@ fn bracket_consistent_and_monotone() {
         )
         .unwrap();
         let plo = p.enclosure.lower().to_float();
-        assert!(hi >= plo, "σ={ss}: fixed upper {hi} below Poisson substitution lower {plo}");
+        assert!(
+            hi >= plo,
+            "σ={ss}: fixed upper {hi} below Poisson substitution lower {plo}"
+        );
         if let Some((l0, h0)) = &last {
             assert!(hi < *h0 && lo < *l0, "not decreasing in σ at σ={ss}");
         }
@@ -161,12 +177,54 @@ fn bracket_consistent_and_monotone() {
 /// (d) bad input on the CLI: exit 2, the message names the flag, no number printed.
 #[test]
 fn cli_bad_input_names_the_flag() {
-    let base = ["--sigma", "1.1", "--steps", "10", "--delta", "1e-5", "--sampling", "fixed-size"];
+    let base = [
+        "--sigma",
+        "1.1",
+        "--steps",
+        "10",
+        "--delta",
+        "1e-5",
+        "--sampling",
+        "fixed-size",
+    ];
     let cases: [(Vec<&str>, &str); 5] = [
-        (vec!["--batch-size", "300", "--dataset-size", "200", "--relation", "substitution"], "--batch-size"),
-        (vec!["--batch-size", "0", "--dataset-size", "200", "--relation", "substitution"], "--batch-size"),
-        (vec!["--batch-size", "10", "--dataset-size", "200", "--relation", "add-remove"], "--relation"),
-        (vec!["--batch-size", "10", "--dataset-size", "200"], "--relation"),
+        (
+            vec![
+                "--batch-size",
+                "300",
+                "--dataset-size",
+                "200",
+                "--relation",
+                "substitution",
+            ],
+            "--batch-size",
+        ),
+        (
+            vec![
+                "--batch-size",
+                "0",
+                "--dataset-size",
+                "200",
+                "--relation",
+                "substitution",
+            ],
+            "--batch-size",
+        ),
+        (
+            vec![
+                "--batch-size",
+                "10",
+                "--dataset-size",
+                "200",
+                "--relation",
+                "add-remove",
+            ],
+            "--relation",
+        ),
+        (
+            vec!["--batch-size", "10", "--dataset-size", "200"],
+            "--relation",
+        ),
         (vec!["--rate", "3/2", "--relation", "substitution"], "rate"),
     ];
     for (extra, flag) in cases {
@@ -175,11 +233,28 @@ fn cli_bad_input_names_the_flag() {
         args.extend(extra.iter());
         let (code, out, err) = common::run(&args);
         assert_eq!(code, 2, "{args:?}: {out} {err}");
-        assert!(err.contains(flag), "{args:?}: stderr does not name {flag}: {err}");
+        assert!(
+            err.contains(flag),
+            "{args:?}: stderr does not name {flag}: {err}"
+        );
         assert!(out.trim().is_empty(), "{args:?}: printed {out}");
     }
-    let mut cal = vec!["calibrate", "dpsgd", "--target-epsilon", "3", "--delta", "1e-5"];
-    cal.extend(["--batch-size", "10", "--dataset-size", "200", "--steps", "10"]);
+    let mut cal = vec![
+        "calibrate",
+        "dpsgd",
+        "--target-epsilon",
+        "3",
+        "--delta",
+        "1e-5",
+    ];
+    cal.extend([
+        "--batch-size",
+        "10",
+        "--dataset-size",
+        "200",
+        "--steps",
+        "10",
+    ]);
     cal.extend(["--sampling", "fixed-size", "--relation", "add-remove"]);
     let (code, _, err) = common::run(&cal);
     assert_eq!(code, 2, "{err}");
@@ -190,8 +265,21 @@ fn cli_bad_input_names_the_flag() {
 #[test]
 fn cli_matches_library() {
     let (code, out, err) = common::run(&[
-        "dpsgd", "--batch-size", "100", "--dataset-size", "10000", "--sigma", "1.5", "--steps",
-        "100", "--delta", "1e-5", "--sampling", "fixed-size", "--relation", "substitution",
+        "dpsgd",
+        "--batch-size",
+        "100",
+        "--dataset-size",
+        "10000",
+        "--sigma",
+        "1.5",
+        "--steps",
+        "100",
+        "--delta",
+        "1e-5",
+        "--sampling",
+        "fixed-size",
+        "--relation",
+        "substitution",
         "--json",
     ]);
     assert_eq!(code, 0, "{err}");
@@ -206,7 +294,10 @@ fn cli_matches_library() {
     };
     let (plo, phi) = (parse("lower"), parse("upper"));
     // printed outward: lower rounded down, upper rounded up, and close to the library's
-    assert!(plo <= lo && phi >= hi, "printed [{plo}, {phi}] vs [{lo}, {hi}]");
+    assert!(
+        plo <= lo && phi >= hi,
+        "printed [{plo}, {phi}] vs [{lo}, {hi}]"
+    );
     assert!(Float::with_val(REF, &lo - &plo) < 1e-15 && Float::with_val(REF, &phi - &hi) < 1e-15);
 }
 
@@ -246,14 +337,36 @@ fn prop14(rdp: &Float, alpha: u32, delta: &Rational) -> Float {
 /// integer order in [2, 256] by the reference (the search costs tightness, never soundness).
 #[test]
 fn upper_end_is_conversion_at_a_near_best_order() {
-    for (gs, ss, t, ds) in [("256/60000", "1.1", 14063u32, "1e-5"), ("1/100", "2", 1000, "1e-6"), ("1/10", "5", 50, "1e-5")] {
+    for (gs, ss, t, ds) in [
+        ("256/60000", "1.1", 14063u32, "1e-5"),
+        ("1/100", "2", 1000, "1e-6"),
+        ("1/10", "5", 50, "1e-5"),
+    ] {
         let (g, s, d) = (q(gs), q(ss), q(ds));
-        let r = dpsgd_fixed_size_epsilon(&g, &s, &Integer::from(t), &d, &PldOptions::default(), Precision::Auto).unwrap();
+        let r = dpsgd_fixed_size_epsilon(
+            &g,
+            &s,
+            &Integer::from(t),
+            &d,
+            &PldOptions::default(),
+            Precision::Auto,
+        )
+        .unwrap();
         let at = prop14(&theorem9(&g, &s, r.order, t), r.order, &d);
         let hi = r.enclosure.upper().to_float();
         let rel = Float::with_val(REF, &hi - &at) / &at;
-        assert!(hi >= at && rel < 1e-10, "{gs} σ={ss}: upper {hi} vs reference {at} at α={}", r.order);
-        let best = (2..=256u32).map(|a| prop14(&theorem9(&g, &s, a, t), a, &d)).min_by(|x, y| x.partial_cmp(y).unwrap()).unwrap();
-        assert!(hi <= Float::with_val(REF, &best * (1.0 + 1e-3f64)), "{gs} σ={ss}: {hi} vs best {best}");
+        assert!(
+            hi >= at && rel < 1e-10,
+            "{gs} σ={ss}: upper {hi} vs reference {at} at α={}",
+            r.order
+        );
+        let best = (2..=256u32)
+            .map(|a| prop14(&theorem9(&g, &s, a, t), a, &d))
+            .min_by(|x, y| x.partial_cmp(y).unwrap())
+            .unwrap();
+        assert!(
+            hi <= Float::with_val(REF, &best * (1.0 + 1e-3f64)),
+            "{gs} σ={ss}: {hi} vs best {best}"
+        );
     }
 }

@@ -42,7 +42,10 @@ pub fn fixed_size_gaussian_rdp(
     let p = prec.fixed_bits()?;
     let k = wor_k::<Iv>(gamma, sigma, alpha, p);
     let a1 = Iv::from_int(i64::from(alpha - 1), p);
-    Enclosure::from_real(&k.div(&a1).mul(&Iv::from_rational(&Rational::from(steps), p)))
+    Enclosure::from_real(
+        &k.div(&a1)
+            .mul(&Iv::from_rational(&Rational::from(steps), p)),
+    )
 }
 
 fn check(gamma: &Rational, sigma: &Rational) -> Result<()> {
@@ -66,7 +69,8 @@ fn wor_k<R: Real>(gamma: &Rational, sigma: &Rational, alpha: u32, p: u32) -> R {
     let s2 = Rational::from(sigma * sigma);
     let sens2 = Rational::from(SENSITIVITY * SENSITIVITY);
     // (j − 1)·ε(j) = (j − 1)·j·Δ²/(2σ²), exact
-    let cgf = |j: u32| Rational::from(Integer::from(j) * (j - 1)) * &sens2 / (Rational::from(&s2 * 2u32));
+    let cgf =
+        |j: u32| Rational::from(Integer::from(j) * (j - 1)) * &sens2 / (Rational::from(&s2 * 2u32));
     let gauss = R::from_rational(&cgf(alpha), p);
     if *gamma == 1 {
         return gauss;
@@ -127,7 +131,11 @@ fn wor_k_f64(gamma: f64, sigma: f64, alpha: u32) -> f64 {
     for j in 2..=alpha {
         lb += f64::from(alpha - j + 1).ln() - f64::from(j).ln();
         let base = lb + f64::from(j) * lg;
-        ells.push(if j == 2 { base + first } else { base + ln2 + cgf(j) });
+        ells.push(if j == 2 {
+            base + first
+        } else {
+            base + ln2 + cgf(j)
+        });
     }
     let m = ells.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let l = m + ells.iter().map(|t| (t - m).exp()).sum::<f64>().ln();
@@ -162,8 +170,13 @@ fn best_order(gamma: f64, sigma: f64, steps: f64, ln_delta: f64) -> u32 {
     let i = (0..ladder.len())
         .min_by(|&x, &y| vals[x].total_cmp(&vals[y]))
         .unwrap_or(0);
-    let (lo, hi) = (ladder[i.saturating_sub(1)], ladder[(i + 1).min(ladder.len() - 1)]);
-    (lo..=hi).min_by(|&x, &y| f(x).total_cmp(&f(y))).unwrap_or(ladder[i])
+    let (lo, hi) = (
+        ladder[i.saturating_sub(1)],
+        ladder[(i + 1).min(ladder.len() - 1)],
+    );
+    (lo..=hi)
+        .min_by(|&x, &y| f(x).total_cmp(&f(y)))
+        .unwrap_or(ladder[i])
 }
 
 /// The upper side alone (for calibration): an enclosure of Proposition 14's ε at the integer
@@ -227,5 +240,8 @@ pub fn dpsgd_fixed_size_epsilon(
         ));
     }
     let enclosure = Enclosure::new(lo_f, up.upper().to_float(), Arithmetic::Mpfr(p))?;
-    Ok(FixedSizeReport { enclosure, order: alpha })
+    Ok(FixedSizeReport {
+        enclosure,
+        order: alpha,
+    })
 }
