@@ -150,7 +150,7 @@ fn wor_k_f64(gamma: f64, sigma: f64, alpha: u32) -> f64 {
 /// The integer order an f64 search picks (any α ≥ 2 gives a valid bound): every order up to
 /// 64, then a geometric ladder (ratio 1.05) to [`MAX_ORDER`], then every integer between the
 /// best rung's neighbours.
-fn best_order(gamma: f64, sigma: f64, steps: f64, ln_delta: f64) -> u32 {
+fn best_wor_order(gamma: f64, sigma: f64, steps: f64, ln_delta: f64) -> u32 {
     let f = |a: u32| {
         let v = eps_from_k_f64(steps * wor_k_f64(gamma, sigma, a), f64::from(a), ln_delta);
         if v.is_nan() {
@@ -194,7 +194,7 @@ pub(crate) fn fixed_size_rdp_epsilon(
     validate::open_unit("delta", delta)?;
     let p = prec.fixed_bits()?;
     let ld = crate::search::ln_f64(delta);
-    let alpha = best_order(gamma.to_f64(), sigma.to_f64(), steps.to_f64(), ld);
+    let alpha = best_wor_order(gamma.to_f64(), sigma.to_f64(), steps.to_f64(), ld);
     let k = wor_k::<Iv>(gamma, sigma, alpha, p).mul(&Iv::from_rational(&Rational::from(steps), p));
     let up = Enclosure::from_real(&eps_from_k::<Iv>(&k, &Rational::from(alpha), delta, p))?;
     Ok((up, alpha))
