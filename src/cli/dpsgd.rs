@@ -34,7 +34,8 @@ pub(super) struct DpsgdArgs {
     delta: String,
     /// pld = the certified PLD accountant (two-sided bracket, both neighbour directions);
     /// rdp = Rényi DP (an upper bound resting on a cited result); best = pld, or rdp where
-    /// pld cannot run on automatic settings.
+    /// pld cannot run on automatic settings. --sampling fixed-size: best only (it uses RDP for
+    /// the upper end and the PLD accountant for the lower end).
     #[arg(long, value_name = "METHOD", default_value = "best")]
     method: String,
     /// PLD grid width h (privacy losses on the grid i·h; smaller = tighter and slower).
