@@ -131,6 +131,7 @@ pub struct Evaluation {
 pub const ROUTE_PLD: &str = "PLD accountant (Theorem 9 on a certified grid), Poisson, add/remove";
 pub const ROUTE_PLD_SUBSTITUTION: &str = "Poisson, substitution: lower = PLD accountant on the pair ((1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²)); upper = group privacy (2 add/remove steps) on the add/remove PLD accountant";
 pub const ROUTE_RDP: &str = "RDP (Mironov–Talwar–Zhang 2019) → (ε, δ), Poisson, add/remove";
+pub const ROUTE_FIXED_SIZE: &str = "fixed-size batches, substitution: RDP upper bound (Wang–Balle–Kasiviswanathan 2019 Theorem 9, sensitivity 2) → (ε, δ)";
 pub const ROUTE_SHUFFLED: &str =
     "shuffled epochs without amplification: an upper bound by exact Gaussian composition (Corollaries 8 and 10)";
 
@@ -161,11 +162,36 @@ pub fn dpsgd_epsilon(run: &Run, delta: &Rational, grid: Option<&Rational>) -> Re
         }
         (Sampling::Poisson, Relation::AddRemove) => poisson_add_remove(run, delta, grid, done),
         (Sampling::Poisson, Relation::Substitution) => poisson_substitution(run, delta, grid, done),
-        (Sampling::FixedSize, _) => Err(Error::arg(
-            "sampling",
-            "fixed-size batches have no certified route in dpcert yet (no dominating pair implemented); use poisson or shuffled",
+        (Sampling::FixedSize, Relation::Substitution) => fixed_size(run, delta, done),
+        (Sampling::FixedSize, Relation::AddRemove) => Err(Error::arg(
+            "relation",
+            "fixed-size batches are certified for substitution only (under add/remove the dataset size N, hence B/N, changes); use --relation substitution, or --sampling poisson",
         )),
     }
+}
+
+/// Fixed-size batches, substitution: the RDP upper end of `dpsgd_fixed_size_epsilon` (WBK19
+/// Theorem 9), an upper bound only (one-sided calibration, like `--method rdp`), whatever
+/// `method`. Example level only (a user's examples could share a batch).
+fn fixed_size(
+    run: &Run,
+    delta: &Rational,
+    done: impl Fn(Certified, Option<Rational>, &'static str) -> Result<Evaluation>,
+) -> Result<Evaluation> {
+    if run.group != 1 {
+        return Err(Error::arg(
+            "group-size",
+            "fixed-size batches are accounted at example level only (group size 1)",
+        ));
+    }
+    let (e, _) = crate::theorems::fixed_size::fixed_size_rdp_epsilon(
+        &run.rate,
+        &run.sigma,
+        &run.steps,
+        delta,
+        Precision::Auto,
+    )?;
+    done(Certified::UpperBound(UpperBound::new(e)), None, ROUTE_FIXED_SIZE)
 }
 
 /// The Poisson add/remove routes; user-level privacy with Poisson sampling of *users* (all of a

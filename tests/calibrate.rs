@@ -186,7 +186,9 @@ fn bad_input_is_refused_naming_the_argument() {
     assert!(matches!(e(10, 200, "0"), Err(dpcert::Error::InvalidArgument { ref name, .. }) if name == "epochs"));
     let mut fixed = run.clone();
     fixed.sampling = Sampling::FixedSize;
-    assert_eq!(name(calibrate(&fixed, Parameter::Sigma, &q("1"), &q("1e-5"))), "sampling");
+    // fixed-size with add/remove stays refused, naming the relation (N changes)
+    assert_eq!(fixed.relation, Relation::AddRemove);
+    assert_eq!(name(calibrate(&fixed, Parameter::Sigma, &q("1"), &q("1e-5"))), "relation");
     assert!(dpsgd_epsilon(&fixed, &q("1e-5"), None).is_err());
 }
 
@@ -207,7 +209,7 @@ fn command_line_calibrate_and_shuffled_dpsgd() {
         (&["--rate", "0.01", "--steps", "9", "--epochs", "1"][..], "--steps"),
         (&["--batch-size", "300", "--dataset-size", "200", "--steps", "9"][..], "--batch-size"),
         (&["--batch-size", "3", "--dataset-size", "200", "--epochs", "0"][..], "--epochs"),
-        (&["--rate", "0.01", "--steps", "9", "--sampling", "fixed-size"][..], "--sampling"),
+        (&["--rate", "0.01", "--steps", "9", "--sampling", "fixed-size"][..], "--relation"),
         (&["--rate", "0.01", "--steps", "9", "--sigma", "1"][..], "--sigma"),
     ] {
         let (code, out, err) = with(extra);

@@ -131,6 +131,16 @@ fn every_query_command_validates() {
         ],
         vec!["dpsgd", "--phase", "1/100,1.5,100", "--phase", "1/50,2,50", "--delta", "1e-5"],
         vec![
+            "dpsgd", "--batch-size", "100", "--dataset-size", "10000", "--sigma", "1.5",
+            "--steps", "100", "--delta", "1e-5", "--sampling", "fixed-size", "--relation",
+            "substitution",
+        ],
+        vec![
+            "calibrate", "dpsgd", "--target-epsilon", "3", "--delta", "1e-5", "--batch-size",
+            "100", "--dataset-size", "10000", "--steps", "100", "--sampling", "fixed-size",
+            "--relation", "substitution",
+        ],
+        vec![
             "subsample",
             "--epsilon",
             "1",

@@ -313,7 +313,9 @@ def dpsgd_epsilon(rate: ExactNumber = None, sigma: ExactNumber = None, steps: Ex
     ``dataset_size`` instead of ``rate``, ``epochs`` instead of ``steps`` (T = ⌈epochs·N/B⌉),
     ``phases=[(q, σ, T), ...]`` instead of all three (a schedule, composed by the PLD
     accountant), ``sampling="shuffled"`` (an upper bound without amplification) and
-    ``relation="substitution"`` (two-sided, Poisson only)."""
+    ``relation="substitution"`` (two-sided; with ``sampling="fixed-size"`` — B of N drawn
+    without replacement each step — the upper end is Wang–Balle–Kasiviswanathan 2019
+    Theorem 9 in RDP and ``method`` must stay ``"best"``)."""
     if method not in ("pld", "rdp", "best"):
         raise ValueError(f"invalid method: {method!r} is not 'pld', 'rdp' or 'best'")
     args = ["dpsgd"] + _flags(delta=delta) + _opt(rate=rate, sigma=sigma, steps=steps,

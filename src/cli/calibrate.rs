@@ -35,7 +35,10 @@ pub(super) struct DpsgdCal {
     /// Noise multiplier σ (alias --noise-multiplier); given, the steps or the rate is solved for.
     #[arg(long, visible_alias = "noise-multiplier", value_name = "S", allow_hyphen_values = true)]
     sigma: Option<String>,
-    /// poisson (default) | shuffled (each example once per epoch; no amplification claimed).
+    /// poisson (default) | shuffled (each example once per epoch; no amplification claimed) |
+    /// fixed-size (each step draws exactly B of N without replacement; needs --relation
+    /// substitution; calibrated on the Rényi DP upper bound of Wang–Balle–Kasiviswanathan 2019
+    /// Theorem 9, one-sided, whatever --method).
     #[arg(long, value_name = "KIND", default_value = "poisson")]
     sampling: String,
     /// Neighbouring datasets: add-remove (default: one example added or removed) | substitution

@@ -34,7 +34,8 @@ pub(super) struct DpsgdArgs {
     delta: String,
     /// pld = the certified PLD accountant (two-sided bracket, both neighbour directions);
     /// rdp = Rényi DP (an upper bound resting on a cited result); best = pld, or rdp where
-    /// pld cannot run on automatic settings.
+    /// pld cannot run on automatic settings. --sampling fixed-size: best only (it uses RDP for
+    /// the upper end and the PLD accountant for the lower end).
     #[arg(long, value_name = "METHOD", default_value = "best")]
     method: String,
     /// PLD grid width h (privacy losses on the grid i·h; smaller = tighter and slower).
@@ -46,14 +47,18 @@ pub(super) struct DpsgdArgs {
     tail: Option<String>,
     /// poisson (default) | shuffled: each example once per epoch, accounted without
     /// amplification as one Gaussian release per pass over the data (⌈epochs⌉ passes, or
-    /// ⌈T/⌊1/q⌋⌉ when given as steps; an upper bound, the Poisson figure printed beside it) | fixed-size
-    /// (refused: no certified route yet).
+    /// ⌈T/⌊1/q⌋⌉ when given as steps; an upper bound, the Poisson figure printed beside it) |
+    /// fixed-size: each step draws exactly B of the N examples without replacement (the rate
+    /// q = B/N, from --batch-size/--dataset-size or --rate); --relation substitution only;
+    /// two-sided: upper by Rényi DP (Wang–Balle–Kasiviswanathan 2019 Theorem 9, sensitivity 2),
+    /// lower from the certified PLD of the pair gradient +1 vs −1 (--grid/--tail apply to it).
     #[arg(long, value_name = "KIND", default_value = "poisson")]
     sampling: String,
     /// Neighbouring datasets: add-remove (default: one example added or removed) |
     /// substitution (one example replaced by another; clipped gradients may then differ by 2).
     /// Poisson + substitution: two-sided, lower from the pair gradient +1 vs −1, upper by
-    /// group privacy over add/remove (a remove then an add step); PLD only.
+    /// group privacy over add/remove (a remove then an add step); PLD only. --sampling
+    /// fixed-size requires substitution (N is fixed).
     #[arg(long, value_name = "REL", default_value = "add-remove")]
     relation: String,
     #[command(flatten)]
@@ -145,9 +150,12 @@ impl DpsgdArgs {
             (Sampling::Poisson, Relation::Substitution) => {
                 Ok(Some(Query::DpsgdSubstitution(d.clone())))
             }
-            (Sampling::FixedSize, _) => Err(Error::arg(
-                "--sampling",
-                "fixed-size batches have no certified route in dpcert yet; use poisson or shuffled",
+            (Sampling::FixedSize, Relation::Substitution) => {
+                Ok(Some(Query::DpsgdFixedSize(d.clone())))
+            }
+            (Sampling::FixedSize, Relation::AddRemove) => Err(Error::arg(
+                "--relation",
+                "fixed-size batches are certified for --relation substitution only (under add/remove the dataset size N, hence B/N, changes between neighbours and no certified route exists in dpcert); use --relation substitution, or --sampling poisson",
             )),
         }
     }
@@ -257,6 +265,10 @@ impl QueryCmd for DpsgdArgs {
         }
     }
     fn note(&self, a: &Answer) -> String {
+        if self.sampling == "fixed-size" {
+            let order = a.details.iter().find(|(n, _)| *n == "order").and_then(|(_, v)| v.as_str().map(str::to_string)).unwrap_or_default();
+            return format!(" (fixed-size batches, substitution neighbours: upper by Rényi DP at order {order}, Wang–Balle–Kasiviswanathan 2019 Theorem 9 with sensitivity 2; lower from the certified PLD of the pair (1−q)N(0,σ²)+qN(1,σ²) vs (1−q)N(0,σ²)+qN(−1,σ²))");
+        }
         if self.sampling != "poisson" {
             return self.shuffled_note();
         }

@@ -108,6 +108,9 @@ pub enum Query {
     Dpsgd(Dpsgd),
     /// ε at δ of DP-SGD under substitution (replace-one) neighbours, Poisson sampling (PLD only).
     DpsgdSubstitution(Dpsgd),
+    /// ε at δ of DP-SGD with fixed-size batches (B of N without replacement, `rate` = B/N)
+    /// under substitution neighbours: RDP upper (WBK19 Theorem 9), PLD pair lower.
+    DpsgdFixedSize(Dpsgd),
     /// The best membership-inference attack's TPR at FPR `fpr` (f-DP, Gaussian tradeoff).
     GaussianTpr { shape: GaussianShape, fpr: Rational },
     /// The exact μ of μ-GDP of the Gaussian composition.
@@ -218,6 +221,7 @@ impl Query {
             Query::RdpSubsampledGaussian { .. } => "rdp subsampled-gaussian",
             Query::Dpsgd(_) => "dpsgd",
             Query::DpsgdSubstitution(_) => "dpsgd",
+            Query::DpsgdFixedSize(_) => "dpsgd",
             Query::GaussianTpr { .. } => "tradeoff gaussian",
             Query::GaussianGdp { .. } => "gdp gaussian",
             Query::DpsgdTpr { .. } => "tradeoff dpsgd",
@@ -239,6 +243,7 @@ impl Query {
             // an upper bound (RDP) until a two-sided PLD bracket is met
             Query::Dpsgd(_) => (Quantity::Epsilon, Kind::UpperBound),
             Query::DpsgdSubstitution(_) => (Quantity::Epsilon, Kind::TwoSided),
+            Query::DpsgdFixedSize(_) => (Quantity::Epsilon, Kind::TwoSided),
             Query::GaussianTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
             Query::GaussianGdp { .. } => (Quantity::Mu, Kind::TwoSided),
             Query::DpsgdTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
@@ -290,6 +295,17 @@ impl Query {
             Query::Dpsgd(d) => {
                 validate_sgm(&d.rate, &d.sigma, &d.steps)?;
                 validate::open_unit("delta", &d.delta)
+            }
+            Query::DpsgdFixedSize(d) => {
+                validate_sgm(&d.rate, &d.sigma, &d.steps)?;
+                validate::open_unit("delta", &d.delta)?;
+                if d.method != DpsgdMethod::Best {
+                    return Err(Error::arg(
+                        "method",
+                        "fixed-size batches use both routes (RDP upper end, PLD lower end); leave --method at best",
+                    ));
+                }
+                Ok(())
             }
             Query::DpsgdSubstitution(d) => {
                 validate_sgm(&d.rate, &d.sigma, &d.steps)?;
@@ -369,6 +385,7 @@ impl Query {
             } => rdp_point(rate, sigma, steps, order, p)?,
             Query::Dpsgd(d) => dpsgd(d, p, progress)?,
             Query::DpsgdSubstitution(d) => dpsgd_substitution(d, progress)?,
+            Query::DpsgdFixedSize(d) => dpsgd_fixed_size(d, p, progress)?,
             Query::GaussianTpr { shape, fpr } => answer(
                 Certified::TwoSided(crate::theorems::tradeoff::gaussian_tradeoff_tpr(
                     &shape.pld()?,
@@ -729,6 +746,26 @@ fn dpsgd_substitution(d: &Dpsgd, progress: bool) -> Result<Answer> {
         json!("(1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²) (lower side); upper by group privacy over add/remove"),
     ));
     Ok(a)
+}
+
+/// The theorem chain behind `dpsgd --sampling fixed-size --relation substitution`.
+pub const FIXED_SIZE_THEOREM: &str = "fixed-size batches (B of N without replacement, γ = B/N), substitution neighbours: upper = Wang–Balle–Kasiviswanathan 2019 Theorem 9 (subsampled RDP without replacement) for the Gaussian with replace-one sensitivity 2 (ε(j) = 2j/σ²; cf. google/differential-privacy issue #378), composed over T steps and converted to (ε, δ) (Canonne–Kamath–Steinke 2020 Prop 12) at one integer order; lower = certified PLD of the realisable pair ((1−γ)N(0,σ²)+γN(1,σ²) ‖ (1−γ)N(0,σ²)+γN(−1,σ²))";
+
+fn dpsgd_fixed_size(d: &Dpsgd, p: Precision, progress: bool) -> Result<Answer> {
+    let opts = pld_options(d, progress);
+    let r = crate::theorems::fixed_size::dpsgd_fixed_size_epsilon(
+        &d.rate, &d.sigma, &d.steps, &d.delta, &opts, p,
+    )?;
+    Ok(answer(
+        Certified::TwoSided(r.enclosure),
+        FIXED_SIZE_THEOREM,
+        vec![
+            ("method", json!("rdp+pld")),
+            ("order", json!(r.order.to_string())),
+            ("relation", json!("substitution")),
+            ("sampling", json!("fixed-size")),
+        ],
+    ))
 }
 
 fn dpsgd(d: &Dpsgd, p: Precision, progress: bool) -> Result<Answer> {

@@ -42,7 +42,7 @@ pub const MAX_ORDER: u32 = 20_000;
 
 /// ln(e^x − 1) for an exact rational x > 0, enclosed: ln(expm1 x) for x ≤ 1, else
 /// x + ln(−expm1(−x)) (no overflow for huge x, no cancellation for tiny x).
-fn ln_expm1<R: Real>(x: &Rational, p: u32) -> R {
+pub(crate) fn ln_expm1<R: Real>(x: &Rational, p: u32) -> R {
     let xr = R::from_rational(x, p);
     if *x <= 1 {
         xr.expm1().ln()
@@ -67,7 +67,7 @@ fn ln_expm1_f64(ln_x: f64) -> f64 {
 
 /// ln(1 + e^L) written so that neither e^L nor e^{−L} overflows: ln1p(e^L) for L ≤ 0,
 /// L + ln1p(e^{−L}) otherwise (`positive` is a search choice: both forms are identities).
-fn ln1p_exp<R: Real>(l: &R, positive: bool) -> R {
+pub(crate) fn ln1p_exp<R: Real>(l: &R, positive: bool) -> R {
     if positive {
         l.add(&l.neg().exp().ln1p())
     } else {
@@ -614,7 +614,7 @@ impl RdpCurve {
 
 /// ε from RDP at order α (Proposition 14's general form with t = α − 1; CKS20 Prop 12):
 /// ε = (K(α) + ln(1/δ) + (α−1)·ln(1 − 1/α) − ln α)/(α − 1), clamped at 0.
-fn eps_from_k<R: Real>(k: &R, alpha: &Rational, delta: &Rational, p: u32) -> R {
+pub(crate) fn eps_from_k<R: Real>(k: &R, alpha: &Rational, delta: &Rational, p: u32) -> R {
     let a = R::from_rational(alpha, p);
     let a1 = R::from_rational(&Rational::from(alpha - 1u32), p);
     let l = R::from_rational(delta, p).ln().neg();
@@ -622,7 +622,7 @@ fn eps_from_k<R: Real>(k: &R, alpha: &Rational, delta: &Rational, p: u32) -> R {
     k.add(&l).add(&a1.mul(&inv)).sub(&a.ln()).div(&a1).max0()
 }
 
-fn eps_from_k_f64(k: f64, alpha: f64, ln_delta: f64) -> f64 {
+pub(crate) fn eps_from_k_f64(k: f64, alpha: f64, ln_delta: f64) -> f64 {
     ((k - ln_delta + (alpha - 1.0) * (-1.0 / alpha).ln_1p() - alpha.ln()) / (alpha - 1.0)).max(0.0)
 }
 

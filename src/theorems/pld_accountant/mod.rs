@@ -62,6 +62,7 @@ mod query;
 mod substitution;
 mod tradeoff;
 pub use substitution::dpsgd_substitution_pld_epsilon;
+pub(crate) use substitution::substitution_pair_epsilon_lower;
 pub use tradeoff::dpsgd_tradeoff_tpr;
 #[cfg(test)]
 mod test_util;

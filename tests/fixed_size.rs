@@ -1,0 +1,372 @@
+//! Fixed-size (without replacement) DP-SGD under substitution: `fixed_size_gaussian_rdp` against
+//! a direct 1024-bit evaluation of Wang–Balle–Kasiviswanathan 2019 Theorem 9's sum (plain
+//! terms, no log-sum-exp, no crate code); `dpsgd_fixed_size_epsilon` at γ = 1 against
+//! Corollary 8 (the Gaussian with sensitivity 2) inverted by bisection; bracket consistency
+//! with the Poisson substitution route and monotonicity in σ; bad input on the CLI.
+mod common;
+use common::{f, q, REF};
+use dpcert::num::Precision;
+use dpcert::theorems::fixed_size::*;
+use dpcert::theorems::pld_accountant::{dpsgd_substitution_pld_epsilon, PldOptions};
+use proptest::prelude::*;
+use rug::{Float, Integer, Rational};
+
+/// Theorem 9 for the Gaussian with sensitivity 2 (ε(j) = 2j/σ², ε(∞) = ∞), one step, at
+/// integer α, straight from the statement:
+/// ln(1 + γ²C(α,2)·min{4(e^{ε(2)}−1), e^{ε(2)}·2} + Σ_{j≥3} γ^j C(α,j) e^{(j−1)ε(j)}·2)/(α−1),
+/// then min with the unsampled Gaussian's 2α/σ², times T.
+fn theorem9(gamma: &Rational, sigma: &Rational, alpha: u32, steps: u32) -> Float {
+    let g = f(gamma);
+    let s2 = f(&Rational::from(sigma * sigma));
+    let eps = |j: u32| Float::with_val(REF, 2 * j) / &s2;
+    let e2 = eps(2);
+    let m2 = {
+        let a = Float::with_val(REF, e2.exp_m1_ref()) * 4u32;
+        let b = Float::with_val(REF, e2.exp_ref()) * 2u32;
+        if a < b {
+            a
+        } else {
+            b
+        }
+    };
+    let mut sum = Float::with_val(REF, 1);
+    let binom = |j: u32| Float::with_val(REF, &Integer::from(Integer::binomial_u(alpha, j)));
+    sum += Float::with_val(REF, g.clone().square_ref()) * binom(2) * &m2;
+    for j in 3..=alpha {
+        let pow = Float::with_val(REF, rug::ops::Pow::pow(&g, j));
+        let ex = Float::with_val(REF, &eps(j) * (j - 1)).exp();
+        sum += pow * binom(j) * ex * 2u32;
+    }
+    let thm = sum.ln() / (alpha - 1);
+    let gauss = eps(alpha);
+    let one = if thm < gauss { thm } else { gauss };
+    one * steps
+}
+
+/// (a) containment: the reference lies in our enclosure, and the enclosure is within 1e-10
+/// relative of it (so +∞ or a bound on the wrong side fails).
+#[test]
+fn rdp_matches_theorem_nine_sum() {
+    let cases = [
+        ("256/60000", "1.1", 2u32, 1u32),
+        ("256/60000", "1.1", 8, 14063),
+        ("1/100", "2", 32, 1000),
+        ("1/2", "3", 5, 1),
+        ("3/4", "0.7", 12, 7),
+        ("1/1000", "0.5", 64, 1),
+        ("1", "1.5", 6, 3),
+    ];
+    for (gs, ss, alpha, t) in cases {
+        let e = fixed_size_gaussian_rdp(&q(gs), &q(ss), &Integer::from(t), alpha, Precision::Auto)
+            .unwrap();
+        let r = theorem9(&q(gs), &q(ss), alpha, t);
+        let (lo, hi) = (e.lower().to_float(), e.upper().to_float());
+        assert!(
+            lo <= r && r <= hi,
+            "γ={gs} σ={ss} α={alpha}: {r} ∉ [{lo}, {hi}]"
+        );
+        let rel = Float::with_val(REF, &hi - &r) / &r;
+        assert!(
+            rel < 1e-10,
+            "γ={gs} σ={ss} α={alpha}: upper {hi} vs ref {r}, rel {rel}"
+        );
+    }
+}
+
+#[test]
+fn rdp_rejects_bad_orders_and_rates() {
+    let one = Integer::from(1);
+    for (g, a) in [("0", 2u32), ("5/4", 2), ("1/2", 1), ("1/2", 20001)] {
+        assert!(fixed_size_gaussian_rdp(&q(g), &q("1"), &one, a, Precision::Auto).is_err());
+    }
+}
+
+/// Corollary 8 at 1024 bits, δ(ε) for the Gaussian of zCDP parameter ρ.
+fn gaussian_delta_at(rho: &Rational, eps: &Float) -> Float {
+    let r = f(rho);
+    let s = Float::with_val(REF, &r * 2u32).sqrt();
+    let a = Float::with_val(REF, &r - eps) / &s;
+    let b = Float::with_val(REF, -r.clone() - eps) / &s;
+    common::phi(&a) - Float::with_val(REF, eps.exp_ref()) * common::phi(&b)
+}
+
+/// ε*(δ) by bisection on Corollary 8 (decreasing in ε).
+fn cor8_epsilon(rho: &Rational, delta: &Rational) -> Float {
+    let d = f(delta);
+    let (mut a, mut b) = (Float::with_val(REF, 0), Float::with_val(REF, 1));
+    while gaussian_delta_at(rho, &b) > d {
+        b *= 2u32;
+    }
+    for _ in 0..200 {
+        let m = Float::with_val(REF, &a + &b) / 2u32;
+        if gaussian_delta_at(rho, &m) > d {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    b
+}
+
+fn bracket(gs: &str, ss: &str, t: u32, ds: &str) -> (Float, Float) {
+    let r = dpsgd_fixed_size_epsilon(
+        &q(gs),
+        &q(ss),
+        &Integer::from(t),
+        &q(ds),
+        &PldOptions::default(),
+        Precision::Auto,
+    )
+    .unwrap();
+    (
+        r.enclosure.lower().to_float(),
+        r.enclosure.upper().to_float(),
+    )
+}
+
+/// (b) γ = 1 (B = N): every step is the Gaussian with sensitivity 2, so T steps are exactly
+/// Corollary 8 with ρ = 2T/σ²; ε* must lie in the bracket, and the RDP upper end is the
+/// Gaussian's own RDP conversion, within 10% of ε* here (measured 1.05–1.09×).
+#[test]
+fn full_batch_is_the_gaussian_with_sensitivity_two() {
+    for (ss, t, ds) in [("2", 1u32, "1e-5"), ("4", 10, "1e-6"), ("10", 100, "1e-8")] {
+        let rho = Rational::from(2 * t) / (q(ss) * q(ss));
+        let exact = cor8_epsilon(&rho, &q(ds));
+        let (lo, hi) = bracket("1", ss, t, ds);
+        assert!(
+            lo <= exact && exact <= hi,
+            "σ={ss} T={t}: ε*={exact} ∉ [{lo}, {hi}]"
+        );
+        assert!(
+            hi < Float::with_val(REF, &exact * 1.1f64),
+            "σ={ss}: upper {hi} vs ε* {exact}"
+        );
+    }
+}
+
+/// (c) the bracket is consistent with the Poisson substitution route (the fixed-size upper end
+/// is not below the Poisson pair's lower end: both runs contain the same pair), and both ends
+/// move the right way with σ.
+#[test]
+fn bracket_consistent_and_monotone() {
+    let (gs, t, ds) = ("1/100", 200u32, "1e-5");
+    let mut last: Option<(Float, Float)> = None;
+    for ss in ["0.8", "1.1", "2"] {
+        let (lo, hi) = bracket(gs, ss, t, ds);
+        assert!(lo <= hi && lo > 0, "σ={ss}: [{lo}, {hi}]");
+        let p = dpsgd_substitution_pld_epsilon(
+            &q(gs),
+            &q(ss),
+            &Integer::from(t),
+            &q(ds),
+            &PldOptions::default(),
+        )
+        .unwrap();
+        let plo = p.enclosure.lower().to_float();
+        assert!(
+            hi >= plo,
+            "σ={ss}: fixed upper {hi} below Poisson substitution lower {plo}"
+        );
+        if let Some((l0, h0)) = &last {
+            assert!(hi < *h0 && lo < *l0, "not decreasing in σ at σ={ss}");
+        }
+        last = Some((lo, hi));
+    }
+}
+
+/// (d) bad input on the CLI: exit 2, the message names the flag, no number printed.
+#[test]
+fn cli_bad_input_names_the_flag() {
+    let base = [
+        "--sigma",
+        "1.1",
+        "--steps",
+        "10",
+        "--delta",
+        "1e-5",
+        "--sampling",
+        "fixed-size",
+    ];
+    let cases: [(Vec<&str>, &str); 5] = [
+        (
+            vec![
+                "--batch-size",
+                "300",
+                "--dataset-size",
+                "200",
+                "--relation",
+                "substitution",
+            ],
+            "--batch-size",
+        ),
+        (
+            vec![
+                "--batch-size",
+                "0",
+                "--dataset-size",
+                "200",
+                "--relation",
+                "substitution",
+            ],
+            "--batch-size",
+        ),
+        (
+            vec![
+                "--batch-size",
+                "10",
+                "--dataset-size",
+                "200",
+                "--relation",
+                "add-remove",
+            ],
+            "--relation",
+        ),
+        (
+            vec!["--batch-size", "10", "--dataset-size", "200"],
+            "--relation",
+        ),
+        (vec!["--rate", "3/2", "--relation", "substitution"], "rate"),
+    ];
+    for (extra, flag) in cases {
+        let mut args = vec!["dpsgd"];
+        args.extend(base);
+        args.extend(extra.iter());
+        let (code, out, err) = common::run(&args);
+        assert_eq!(code, 2, "{args:?}: {out} {err}");
+        assert!(
+            err.contains(flag),
+            "{args:?}: stderr does not name {flag}: {err}"
+        );
+        assert!(out.trim().is_empty(), "{args:?}: printed {out}");
+    }
+    let mut cal = vec![
+        "calibrate",
+        "dpsgd",
+        "--target-epsilon",
+        "3",
+        "--delta",
+        "1e-5",
+    ];
+    cal.extend([
+        "--batch-size",
+        "10",
+        "--dataset-size",
+        "200",
+        "--steps",
+        "10",
+    ]);
+    cal.extend(["--sampling", "fixed-size", "--relation", "add-remove"]);
+    let (code, _, err) = common::run(&cal);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("relation"), "{err}");
+}
+
+/// The CLI prints the same bracket the library certifies (fixed-size, substitution).
+#[test]
+fn cli_matches_library() {
+    let (code, out, err) = common::run(&[
+        "dpsgd",
+        "--batch-size",
+        "100",
+        "--dataset-size",
+        "10000",
+        "--sigma",
+        "1.5",
+        "--steps",
+        "100",
+        "--delta",
+        "1e-5",
+        "--sampling",
+        "fixed-size",
+        "--relation",
+        "substitution",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let (lo, hi) = bracket("1/100", "1.5", 100, "1e-5");
+    let r = &v["result"];
+    assert_eq!(r["value"]["kind"], "two-sided", "{r}");
+    assert_eq!(r["details"]["sampling"], "fixed-size", "{r}");
+    let parse = |k: &str| {
+        let s = r["value"][k].as_str().unwrap();
+        Float::with_val(REF, Float::parse(s).unwrap())
+    };
+    let (plo, phi) = (parse("lower"), parse("upper"));
+    // printed outward: lower rounded down, upper rounded up, and close to the library's
+    assert!(
+        plo <= lo && phi >= hi,
+        "printed [{plo}, {phi}] vs [{lo}, {hi}]"
+    );
+    assert!(Float::with_val(REF, &lo - &plo) < 1e-15 && Float::with_val(REF, &phi - &hi) < 1e-15);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    /// (a) at random exact points: B of N with B ≤ N ≤ 10⁵, σ ∈ [0.3, 30], α ∈ [2, 48],
+    /// T ∈ [1, 10⁴]: the 1024-bit sum lies in the enclosure, upper within 10⁻¹⁰ relative.
+    #[test]
+    fn rdp_contains_reference_at_random_points(
+        n in 1u32..100_000, b_frac in 0.0f64..1.0, sigma in common::rational(0.3, 30.0),
+        alpha in 2u32..=48, t in 1u32..10_000,
+    ) {
+        prop_assume!(sigma > 0);
+        let b = ((f64::from(n) * b_frac).ceil() as u32).clamp(1, n);
+        let gamma = Rational::from((b, n));
+        let e = fixed_size_gaussian_rdp(&gamma, &sigma, &Integer::from(t), alpha, Precision::Auto).unwrap();
+        let r = theorem9(&gamma, &sigma, alpha, t);
+        let (lo, hi) = (e.lower().to_float(), e.upper().to_float());
+        prop_assert!(lo <= r && r <= hi, "γ={} σ={} α={alpha}: {} ∉ [{}, {}]", gamma, sigma, r, lo, hi);
+        let rel = Float::with_val(REF, &hi - &r) / &r;
+        prop_assert!(rel < 1e-10, "rel {}", rel);
+    }
+}
+
+/// Proposition 14's general form at order α, 1024 bits, from a (composed) RDP value ε(α):
+/// ε = ε(α) + (ln(1/δ) + (α−1)ln(1 − 1/α) − ln α)/(α − 1).
+fn prop14(rdp: &Float, alpha: u32, delta: &Rational) -> Float {
+    let a = Float::with_val(REF, alpha);
+    let a1 = Float::with_val(REF, alpha - 1);
+    let inv = Float::with_val(REF, 1u32) / &a;
+    let tail = -f(delta).ln() + Float::with_val(REF, -inv).ln_1p() * &a1 - a.ln();
+    Float::with_val(REF, rdp + tail / a1)
+}
+
+/// The upper end is Proposition 14 at the reported order applied to the reference RDP (so the
+/// conversion is checked too), and the float search's order is within 10⁻³ relative of the best
+/// integer order in [2, 256] by the reference (the search costs tightness, never soundness).
+#[test]
+fn upper_end_is_conversion_at_a_near_best_order() {
+    for (gs, ss, t, ds) in [
+        ("256/60000", "1.1", 14063u32, "1e-5"),
+        ("1/100", "2", 1000, "1e-6"),
+        ("1/10", "5", 50, "1e-5"),
+    ] {
+        let (g, s, d) = (q(gs), q(ss), q(ds));
+        let r = dpsgd_fixed_size_epsilon(
+            &g,
+            &s,
+            &Integer::from(t),
+            &d,
+            &PldOptions::default(),
+            Precision::Auto,
+        )
+        .unwrap();
+        let at = prop14(&theorem9(&g, &s, r.order, t), r.order, &d);
+        let hi = r.enclosure.upper().to_float();
+        let rel = Float::with_val(REF, &hi - &at) / &at;
+        assert!(
+            hi >= at && rel < 1e-10,
+            "{gs} σ={ss}: upper {hi} vs reference {at} at α={}",
+            r.order
+        );
+        let best = (2..=256u32)
+            .map(|a| prop14(&theorem9(&g, &s, a, t), a, &d))
+            .min_by(|x, y| x.partial_cmp(y).unwrap())
+            .unwrap();
+        assert!(
+            hi <= Float::with_val(REF, &best * (1.0 + 1e-3f64)),
+            "{gs} σ={ss}: {hi} vs best {best}"
+        );
+    }
+}
