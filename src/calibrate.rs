@@ -389,6 +389,9 @@ pub fn deployment_sigma(d: &crate::deploy::Deployment) -> Result<(Calibration, c
         Mechanism::ShuffledGaussian { .. } => {
             return Err(Error::arg(flag, "a shuffled run with `repeat` > 1: state it as one run of repeat·steps steps"))
         }
+        Mechanism::SubstitutionGaussian { .. } => {
+            return Err(Error::arg(flag, "calibrating σ of a substitution entry (relation = \"substitution\") is not implemented for audit files; use `dpcert calibrate --relation substitution`"))
+        }
         Mechanism::SubsampledGaussian { shuffled: true, .. } => {
             return Err(Error::arg(flag, "shuffled batches accounted as Poisson: drop `accounting` to calibrate the shuffled run, or declare Poisson sampling"))
         }

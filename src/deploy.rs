@@ -10,6 +10,7 @@
 //! [`TYPES`] and `entry_event`, a variant of [`Mechanism`] and its arms in the capability
 //! methods the audit routes ask for.
 use crate::event::{Event, Exact};
+use crate::theorems::sampling::Sampling;
 use crate::num::{parse_exact, parse_positive_integer};
 use crate::{validate, Error, Result};
 use rug::{Integer, Rational};
@@ -131,7 +132,7 @@ fn fields_of(ty: &str) -> Option<&'static [&'static str]> {
         "pure" | "randomized-response" => &["epsilon"],
         "approx" => &["epsilon", "delta"],
         "zcdp" => &["rho"],
-        "subsampled-gaussian" => &["sigma", "rate", "steps", "sampling", "accounting", "phases"],
+        "subsampled-gaussian" => &["sigma", "rate", "steps", "sampling", "accounting", "relation", "phases"],
         _ => return None,
     })
 }
@@ -216,25 +217,42 @@ enum Batches {
     Shuffled,
     /// Shuffled, but the deployment asks for the Poisson numbers (with a warning).
     ShuffledAsPoisson,
+    /// B of the N examples without replacement each step (substitution neighbours only).
+    FixedSize,
 }
 
-/// The entry's `sampling` and `accounting` fields.
-fn batches(m: &Node, label: &str) -> Result<Batches> {
+const SAMPLINGS: &str = "\"poisson\", \"shuffled\" or \"fixed-size\"";
+
+/// The entry's `sampling`, `accounting` and `relation` fields (whether it is a substitution
+/// entry).
+fn batches(m: &Node, label: &str) -> Result<(Batches, bool)> {
     let field = |f: &str| format!("mechanism {label}: field `{f}`");
-    let text = |f: &str| match m.get(f) {
+    let text = |f: &str, what: &str| match m.get(f) {
         None => Ok(None),
         Some(Node::Str(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(Error::arg(&field(f), "must be a string (\"poisson\" or \"shuffled\")")),
+        Some(_) => Err(Error::arg(&field(f), format!("must be a string ({what})"))),
     };
-    let sampling = text("sampling")?.unwrap_or_else(|| "poisson".into());
-    let accounting = text("accounting")?;
-    match (sampling.as_str(), accounting.as_deref()) {
-        ("poisson", None | Some("poisson")) => Ok(Batches::Poisson),
-        ("shuffled", None | Some("shuffled")) => Ok(Batches::Shuffled),
-        ("shuffled", Some("poisson")) => Ok(Batches::ShuffledAsPoisson),
-        ("poisson", Some("shuffled")) => Err(Error::arg(&field("accounting"), "\"shuffled\" accounting needs sampling = \"shuffled\"")),
-        ("poisson" | "shuffled", Some(a)) => Err(Error::arg(&field("accounting"), format!("`{}` is not \"poisson\" or \"shuffled\"", clip(a)))),
-        (s, _) => Err(Error::arg(&field("sampling"), format!("`{}` is not \"poisson\" or \"shuffled\"", clip(s)))),
+    let sampling = text("sampling", SAMPLINGS)?.unwrap_or_else(|| "poisson".into());
+    let accounting = text("accounting", "\"poisson\" or \"shuffled\"")?;
+    let substitution = match text("relation", "\"add-remove\" or \"substitution\"")?.as_deref() {
+        None | Some("add-remove") => false,
+        Some("substitution") => true,
+        Some(r) => return Err(Error::arg(&field("relation"), format!("`{}` is not \"add-remove\" or \"substitution\"", clip(r)))),
+    };
+    let how = match (sampling.as_str(), accounting.as_deref()) {
+        ("poisson", None | Some("poisson")) => Batches::Poisson,
+        ("shuffled", None | Some("shuffled")) => Batches::Shuffled,
+        ("shuffled", Some("poisson")) => Batches::ShuffledAsPoisson,
+        ("fixed-size", None) => Batches::FixedSize,
+        ("fixed-size", Some(_)) => return Err(Error::arg(&field("accounting"), "applies to shuffled batches only (leave it out for sampling = \"fixed-size\")")),
+        ("poisson", Some("shuffled")) => return Err(Error::arg(&field("accounting"), "\"shuffled\" accounting needs sampling = \"shuffled\"")),
+        ("poisson" | "shuffled", Some(a)) => return Err(Error::arg(&field("accounting"), format!("`{}` is not \"poisson\" or \"shuffled\"", clip(a)))),
+        (s, _) => return Err(Error::arg(&field("sampling"), format!("`{}` is not {SAMPLINGS}", clip(s)))),
+    };
+    match (how, substitution) {
+        (Batches::FixedSize, false) => Err(Error::arg(&field("relation"), "sampling = \"fixed-size\" is certified for relation = \"substitution\" only (under add/remove the dataset size N, hence B/N, changes between neighbours and no certified route exists in dpcert); set relation = \"substitution\", or sampling = \"poisson\"")),
+        (Batches::ShuffledAsPoisson, true) => Err(Error::arg(&field("accounting"), "Poisson accounting of shuffled batches is for relation = \"add-remove\" only")),
+        _ => Ok((how, substitution)),
     }
 }
 
@@ -297,12 +315,16 @@ fn phases_event(list: &Node, label: &str) -> Result<Event> {
 }
 
 /// A `subsampled-gaussian` entry: `steps` Poisson-subsampled Gaussian steps (or its `phases`,
-/// composed), wrapped in [`Event::ShuffledAccountedAsPoisson`] when it declares shuffled
+/// composed); with `relation = "substitution"` an [`Event::SubstitutionGaussian`] of its
+/// sampling (poisson, fixed-size or shuffled); otherwise wrapped in [`Event::ShuffledAccountedAsPoisson`] when it declares shuffled
 /// batches with Poisson accounting; shuffled batches otherwise are [`Event::ShuffledGaussian`].
 fn subsampled_event(m: &Node, label: &str) -> Result<Event> {
     let field = |f: &str| format!("mechanism {label}: field `{f}`");
-    let how = batches(m, label)?;
+    let (how, substitution) = batches(m, label)?;
     if let Some(list) = m.get("phases") {
+        if substitution {
+            return Err(Error::arg(&field("relation"), "phases are accounted for add/remove neighbours only (relation = \"add-remove\")"));
+        }
         if let Some(k) = ["rate", "sigma", "steps"].into_iter().find(|k| m.get(k).is_some()) {
             return Err(Error::arg(&field(k), "conflicts with `phases`: give rate, sigma, steps in each phase"));
         }
@@ -312,10 +334,20 @@ fn subsampled_event(m: &Node, label: &str) -> Result<Event> {
         return phases_event(list, label);
     }
     let (sigma, rate, steps) = sgm_fields(m, &field)?;
+    if substitution {
+        let sampling = match how {
+            Batches::FixedSize => Sampling::FixedSize,
+            Batches::Shuffled | Batches::ShuffledAsPoisson => Sampling::Shuffled,
+            Batches::Poisson => Sampling::Poisson,
+        };
+        return Ok(Event::SubstitutionGaussian { sigma, rate, steps, sampling });
+    }
     Ok(match how {
         Batches::Poisson => poisson_run(sigma, rate, steps),
         Batches::ShuffledAsPoisson => Event::ShuffledAccountedAsPoisson(Box::new(poisson_run(sigma, rate, steps))),
         Batches::Shuffled => Event::ShuffledGaussian { sigma, rate, steps },
+        // refused by `batches` (fixed-size batches need substitution neighbours)
+        Batches::FixedSize => return Err(Error::arg(&field("relation"), "sampling = \"fixed-size\" needs relation = \"substitution\"")),
     })
 }
 

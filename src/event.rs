@@ -106,6 +106,21 @@ pub enum Event {
         /// The number of steps (≥ 1).
         steps: Integer,
     },
+    /// DP-SGD under substitution neighbours (one example replaced by another; clipped
+    /// gradients may then differ by 2): `steps` steps with noise multiplier `sigma`, batches
+    /// drawn by `sampling` at rate (batch fraction) `rate`. The neighbouring relation is a
+    /// property of the whole privacy claim, so the audit accepts this event only alone (see
+    /// `dpcert dpsgd --relation substitution`).
+    SubstitutionGaussian {
+        /// The noise multiplier σ > 0 (noise standard deviation / clipping norm).
+        sigma: Rational,
+        /// The sampling rate (Poisson) or batch fraction B/N (fixed-size, shuffled) ∈ (0, 1].
+        rate: Rational,
+        /// The number of steps (≥ 1).
+        steps: Integer,
+        /// How batches were drawn.
+        sampling: crate::theorems::sampling::Sampling,
+    },
     /// Releases nothing (0-DP).
     NoOp,
 }
@@ -326,6 +341,7 @@ impl Event {
             Event::Named { .. } => "named",
             Event::ShuffledAccountedAsPoisson(_) => "shuffled_accounted_as_poisson",
             Event::ShuffledGaussian { .. } => "shuffled_gaussian",
+            Event::SubstitutionGaussian { .. } => "substitution_gaussian",
             Event::NoOp => "no_op",
         }
     }
@@ -383,7 +399,8 @@ impl Event {
             Event::Named { event, .. } | Event::ShuffledAccountedAsPoisson(event) => {
                 event.validate_at(&format!("{path}.{}", self.kind()))
             }
-            Event::ShuffledGaussian { sigma, rate, steps } => {
+            Event::ShuffledGaussian { sigma, rate, steps }
+            | Event::SubstitutionGaussian { sigma, rate, steps, .. } => {
                 validate::positive(&at("sigma"), sigma)?;
                 rate_in_unit(&at("rate"), rate)?;
                 validate::count(&at("steps"), steps)

@@ -66,6 +66,7 @@ impl Route for Basic {
         RouteId::Basic
     }
     fn applies(&self, l: &Ledger) -> std::result::Result<(), WhyNot> {
+        l.add_remove_only()?;
         all_approx(l)
     }
     fn steps(&self, l: &Ledger) -> Result<Vec<Step>> {
@@ -98,6 +99,7 @@ impl Route for Advanced {
         RouteId::Advanced
     }
     fn applies(&self, l: &Ledger) -> std::result::Result<(), WhyNot> {
+        l.add_remove_only()?;
         all_approx(l)?;
         if totals(l).2 > 0 {
             Ok(())

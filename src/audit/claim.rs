@@ -162,3 +162,47 @@ pub(crate) fn check_claim(
         explanation,
     }
 }
+
+/// Decide the claim (ε_c, δ_c) from a route's certified ε at δ_c (for routes without δ(ε)):
+/// verified when its upper end is at most ε_c (the run is (upper, δ_c)-DP, hence (ε_c, δ_c)),
+/// refuted when it is two-sided and its lower end exceeds ε_c (the exact ε(δ_c) > ε_c, so
+/// δ(ε_c) > δ_c), else undecided. `delta_at_claim` is `None`: the evidence is in ε.
+pub(crate) fn check_claim_by_epsilon(
+    eps: Option<Certified>,
+    id: RouteId,
+    ce: &Rational,
+    cd: &Rational,
+) -> ClaimCheck {
+    let (verdict, route, explanation) = match &eps {
+        Some(a) if a.upper().0 <= *ce => (
+            Verdict::Verified,
+            Some(id),
+            format!("certified ε(δ={}) ≤ {} ≤ claimed ε = {}", show(cd), a.upper().to_decimal(), show(ce)),
+        ),
+        Some(a) if a.is_two_sided() && a.formula().lower().0 > *ce => (
+            Verdict::Refuted,
+            Some(id),
+            format!("the exact ε(δ={}) is at least {} > claimed ε = {}", show(cd), a.formula().lower().to_decimal(), show(ce)),
+        ),
+        Some(a) => (
+            Verdict::Undecided,
+            Some(id),
+            format!(
+                "certified ε(δ={}) ∈ [{}, {}] does not separate from claimed ε = {}",
+                show(cd),
+                a.lower().map_or_else(|| "unknown".into(), |l| l.to_decimal()),
+                a.upper().to_decimal(),
+                show(ce)
+            ),
+        ),
+        None => (Verdict::Undecided, None, format!("no route certifies a finite ε at the claimed δ = {}", show(cd))),
+    };
+    ClaimCheck {
+        epsilon: ce.clone(),
+        delta: cd.clone(),
+        verdict,
+        delta_at_claim: None,
+        route,
+        explanation,
+    }
+}

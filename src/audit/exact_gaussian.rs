@@ -30,6 +30,7 @@ impl Route for ExactGaussian {
         RouteId::ExactGaussian
     }
     fn applies(&self, l: &Ledger) -> std::result::Result<(), WhyNot> {
+        l.add_remove_only()?;
         // Gaussians, and shuffled DP-SGD runs (one Gaussian release per pass)
         match l.first_without(|m| m.gaussian(&rug::Integer::from(1)).is_some()) {
             None => Ok(()),

@@ -5,6 +5,8 @@ use crate::event::Event;
 use crate::theorems::gaussian::GaussianMechanism;
 use crate::theorems::pld_accountant::{Direction, PldMechanism};
 use crate::theorems::rdp::RdpTerm;
+use crate::theorems::sampling::Sampling;
+use super::route::WhyNot;
 use crate::validate::show;
 use crate::{Error, Result};
 use rug::{Integer, Rational};
@@ -78,6 +80,19 @@ pub enum Mechanism {
         /// The number of steps (≥ 1).
         steps: Integer,
     },
+    /// A DP-SGD run under substitution neighbours (one example replaced), batches drawn by
+    /// `sampling`: audited only alone, by the substitution route
+    /// ([`crate::audit::substitution::Substitution`]), which every other route refuses.
+    SubstitutionGaussian {
+        /// The noise multiplier σ/Δ > 0 (Δ = the clipping norm).
+        sigma: Rational,
+        /// The sampling rate (Poisson) or batch fraction B/N (fixed-size, shuffled) ∈ (0, 1].
+        rate: Rational,
+        /// The number of steps (≥ 1).
+        steps: Integer,
+        /// How batches were drawn.
+        sampling: Sampling,
+    },
 }
 
 /// A mechanism entry: label, mechanism, repetitions.
@@ -144,6 +159,7 @@ impl Ledger {
                 Integer::from(1),
             ));
         }
+        refuse_mixed_substitution(&out)?;
         if out.len() > MAX_MECHANISMS {
             return Err(Error::arg(
                 "event",
@@ -163,6 +179,25 @@ impl Ledger {
             })
             .collect();
         Ok(Ledger { entries })
+    }
+
+    /// The entry audited under substitution neighbours, if any (then it is the only entry).
+    pub fn substitution(&self) -> Option<&Entry> {
+        self.entries
+            .iter()
+            .find(|e| matches!(e.mechanism, Mechanism::SubstitutionGaussian { .. }))
+    }
+
+    /// `Ok` unless an entry is audited under substitution neighbours: every route but the
+    /// substitution route accounts add/remove neighbours and says so here.
+    pub fn add_remove_only(&self) -> std::result::Result<(), WhyNot> {
+        match self.substitution() {
+            None => Ok(()),
+            Some(e) => Err(WhyNot(format!(
+                "`{}` is accounted under substitution neighbours (one example replaced); this route accounts add/remove neighbours only",
+                e.name
+            ))),
+        }
     }
 
     /// Whether any entry is a (Poisson-)subsampled Gaussian.
@@ -258,6 +293,59 @@ impl Ctx {
 
 type Flat = (Option<String>, Mechanism, Integer);
 
+/// The neighbouring relation is a property of the whole claim: a substitution entry is
+/// audited only alone (composing it with add/remove mechanisms is not supported yet).
+fn refuse_mixed_substitution(out: &[Flat]) -> Result<()> {
+    if out.len() < 2 {
+        return Ok(());
+    }
+    let Some(i) = out
+        .iter()
+        .position(|f| matches!(f.1, Mechanism::SubstitutionGaussian { .. }))
+    else {
+        return Ok(());
+    };
+    let label = out[i].0.clone().unwrap_or_else(|| format!("#{}", i + 1));
+    Err(Error::arg(
+        &format!("mechanism `{label}`"),
+        format!(
+            "is audited under substitution neighbours (relation = \"substitution\", or fixed-size sampling) and cannot be composed with the deployment's {} other mechanism(s), which are accounted under add/remove neighbours: composing a substitution run with add/remove mechanisms is not supported yet; audit it in a deployment of its own",
+            out.len() - 1
+        ),
+    ))
+}
+
+/// A fixed-size-subsampled Gaussian run `steps` times, as a substitution entry (fixed-size
+/// sampling keeps N fixed: dp_accounting's `SampledWithoutReplacementDpEvent` is accounted for
+/// replace-one neighbours); anything else is refused by name.
+fn fixed_size(event: &Event, steps: &Integer, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
+    let Event::FixedSizeSampled { sample_size, population_size, event: inner } = event else {
+        return Err(Error::Numerical("fixed_size called on another event".into()));
+    };
+    match inner.as_ref() {
+        Event::Gaussian { sigma, sensitivity } => {
+            out.push((
+                ctx.name.clone(),
+                Mechanism::SubstitutionGaussian {
+                    sigma: Rational::from(sigma / sensitivity),
+                    rate: Rational::from((sample_size.clone(), population_size.clone())),
+                    steps: steps.clone(),
+                    sampling: Sampling::FixedSize,
+                },
+                ctx.mult.clone(),
+            ));
+            Ok(())
+        }
+        other => Err(Error::arg(
+            &format!("{}.fixed_size_sampled", ctx.path),
+            format!(
+                "fixed-size subsampling of a {} event is not certified by any route here; only fixed-size subsampling of a Gaussian is (under substitution neighbours)",
+                other.kind()
+            ),
+        )),
+    }
+}
+
 fn flatten(event: &Event, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
     let leaf =
         |m: Mechanism, out: &mut Vec<Flat>| out.push((ctx.name.clone(), m, ctx.mult.clone()));
@@ -297,18 +385,12 @@ fn flatten(event: &Event, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
         ),
         Event::Zcdp { rho } => leaf(Mechanism::Zcdp { rho: rho.clone() }, out),
         Event::PoissonSampled { .. } => sampled(event, &Integer::from(1), ctx, out)?,
-        Event::FixedSizeSampled { event: inner, .. } => {
-            return Err(Error::arg(
-                &format!("{}.fixed_size_sampled", ctx.path),
-                format!(
-                    "fixed-size subsampling (of a {} event) is not certified by any route here; only Poisson subsampling of a Gaussian is",
-                    inner.kind()
-                ),
-            ))
-        }
+        Event::FixedSizeSampled { .. } => fixed_size(event, &Integer::from(1), ctx, out)?,
         Event::SelfComposed { event: inner, count } => {
             if let Event::PoissonSampled { .. } = inner.as_ref() {
                 sampled(inner, count, &ctx.below("self_composed"), out)?;
+            } else if let Event::FixedSizeSampled { .. } = inner.as_ref() {
+                fixed_size(inner, count, &ctx.below("self_composed"), out)?;
             } else {
                 let mut c = ctx.below("self_composed");
                 c.mult *= count;
@@ -335,6 +417,15 @@ fn flatten(event: &Event, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
                 sigma: sigma.clone(),
                 rate: rate.clone(),
                 steps: steps.clone(),
+            },
+            out,
+        ),
+        Event::SubstitutionGaussian { sigma, rate, steps, sampling } => leaf(
+            Mechanism::SubstitutionGaussian {
+                sigma: sigma.clone(),
+                rate: rate.clone(),
+                steps: steps.clone(),
+                sampling: *sampling,
             },
             out,
         ),
@@ -384,7 +475,8 @@ impl Mechanism {
     /// ([`crate::calibrate::shuffled_participations`]); 1 for every other mechanism.
     pub fn passes(&self) -> Integer {
         match self {
-            Mechanism::ShuffledGaussian { sigma, rate, steps } => {
+            Mechanism::ShuffledGaussian { sigma, rate, steps }
+            | Mechanism::SubstitutionGaussian { sigma, rate, steps, sampling: Sampling::Shuffled } => {
                 let mut run = crate::calibrate::Run::poisson(rate.clone(), sigma.clone(), steps.clone());
                 run.sampling = crate::theorems::sampling::Sampling::Shuffled;
                 // q > 0 is checked when the event is validated
@@ -510,7 +602,7 @@ impl Mechanism {
                 },
                 self.passes(),
             )),
-            Mechanism::Zcdp { .. } => None,
+            Mechanism::Zcdp { .. } | Mechanism::SubstitutionGaussian { .. } => None,
         }
     }
     /// The deployment file's `type` of this mechanism.
@@ -522,9 +614,9 @@ impl Mechanism {
             Mechanism::Approx { .. } => "approx",
             Mechanism::Zcdp { .. } => "zcdp",
             Mechanism::RandomizedResponse { .. } => "randomized-response",
-            Mechanism::SubsampledGaussian { .. } | Mechanism::ShuffledGaussian { .. } => {
-                "subsampled-gaussian"
-            }
+            Mechanism::SubsampledGaussian { .. }
+            | Mechanism::ShuffledGaussian { .. }
+            | Mechanism::SubstitutionGaussian { .. } => "subsampled-gaussian",
         }
     }
     /// The parameters as (field, exact value) pairs, in the deployment file's spelling.
@@ -569,6 +661,13 @@ impl Mechanism {
                 ("steps", steps.to_string()),
                 ("sampling", "shuffled".into()),
             ],
+            Mechanism::SubstitutionGaussian { sigma, rate, steps, sampling } => vec![
+                ("sigma", x(sigma)),
+                ("rate", x(rate)),
+                ("steps", steps.to_string()),
+                ("sampling", sampling.name().into()),
+                ("relation", "substitution".into()),
+            ],
         }
     }
     /// A one-line description.
@@ -603,6 +702,13 @@ impl Mechanism {
                 s(rate),
                 steps,
                 self.passes()
+            ),
+            Mechanism::SubstitutionGaussian { sigma, rate, steps, sampling } => format!(
+                "subsampled-gaussian σ={} q={} steps={} {} sampling, substitution neighbours",
+                s(sigma),
+                s(rate),
+                steps,
+                sampling.name()
             ),
         }
     }
@@ -642,6 +748,9 @@ impl Mechanism {
             }
             Mechanism::ShuffledGaussian { sigma, rate, steps } => {
                 Event::ShuffledGaussian { sigma, rate, steps }
+            }
+            Mechanism::SubstitutionGaussian { sigma, rate, steps, sampling } => {
+                Event::SubstitutionGaussian { sigma, rate, steps, sampling }
             }
         }
     }

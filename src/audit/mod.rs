@@ -31,6 +31,7 @@ pub mod rdp;
 mod report;
 pub mod route;
 pub mod split;
+pub mod substitution;
 pub mod zcdp;
 
 pub use claim::{ClaimCheck, Verdict};
@@ -48,7 +49,7 @@ use rug::{Integer, Rational};
 pub type Answer = Certified;
 
 /// Every route, in the order reports list them (ties in the best answer go to the first).
-pub static ROUTES: [&dyn Route; 8] = [
+pub static ROUTES: [&dyn Route; 9] = [
     &exact_gaussian::ExactGaussian,
     &zcdp::Zcdp,
     &optimal::Optimal,
@@ -57,6 +58,7 @@ pub static ROUTES: [&dyn Route; 8] = [
     &rdp::Rdp,
     &basic::Basic,
     &basic::Advanced,
+    &substitution::Substitution,
 ];
 
 /// What one applicable route certified for the deployment's queries.
@@ -190,10 +192,17 @@ pub fn audit_with_options(d: &Deployment, options: &Options) -> Result<Report> {
     }
     let best_epsilon = best(routes.iter().map(|r| r.epsilon.as_ref()));
     let best_delta = best(routes.iter().map(|r| r.delta.as_ref()));
-    let claim = d.claim.as_ref().map(|(ce, cd)| {
-        let best_at_claim = best(at_claim.iter().map(|(_, a)| a.as_ref()));
-        claim::check_claim(&at_claim, best_at_claim, ce, cd)
-    });
+    let claim = match &d.claim {
+        None => None,
+        // a substitution run: no route gives δ(ε), so the claim is decided from ε at δ_c
+        Some((ce, cd)) if ledger.substitution().is_some() => {
+            Some(substitution_claim(&ledger, &routes, d, ce, cd)?)
+        }
+        Some((ce, cd)) => {
+            let best_at_claim = best(at_claim.iter().map(|(_, a)| a.as_ref()));
+            Some(claim::check_claim(&at_claim, best_at_claim, ce, cd))
+        }
+    };
     let mut report = Report {
         deployment: d.clone(),
         ledger,
@@ -255,6 +264,25 @@ fn run_route(
         note: (!notes.is_empty()).then(|| notes.join("; ")),
     };
     Ok((result, claim_delta))
+}
+
+/// The claim (ε_c, δ_c) on a substitution run, from the substitution route's ε at δ_c (its
+/// budget answer when the budget δ is δ_c).
+fn substitution_claim(
+    l: &Ledger,
+    routes: &[RouteResult],
+    d: &Deployment,
+    ce: &Rational,
+    cd: &Rational,
+) -> Result<ClaimCheck> {
+    let route = routes.iter().find(|r| r.id == RouteId::Substitution);
+    let eps = match route {
+        None => None,
+        Some(r) if d.budget_delta.as_ref() == Some(cd) => r.epsilon.clone(),
+        Some(_) if *cd > 0 => substitution::Substitution.epsilon_at(l, cd)?.value,
+        Some(_) => None,
+    };
+    Ok(claim::check_claim_by_epsilon(eps, RouteId::Substitution, ce, cd))
 }
 
 /// The smallest upper bound among answers that rest on no cited result; the cited ones only

@@ -54,6 +54,7 @@ impl Route for Optimal {
         RouteId::Optimal
     }
     fn applies(&self, l: &Ledger) -> std::result::Result<(), WhyNot> {
+        l.add_remove_only()?;
         match l.first_without(|m| m.approx().is_some()) {
             None => Ok(()),
             Some(e) => Err(WhyNot(format!(

@@ -155,6 +155,7 @@ impl Route for Pld {
         RouteId::Pld
     }
     fn applies(&self, l: &Ledger) -> std::result::Result<(), WhyNot> {
+        l.add_remove_only()?;
         match l.first_without(|m| m.pld_term(Direction::Remove).is_some()) {
             None => Ok(()),
             Some(e) => Err(WhyNot(format!(

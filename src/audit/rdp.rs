@@ -36,6 +36,7 @@ impl Route for Rdp {
         RouteId::Rdp
     }
     fn applies(&self, l: &Ledger) -> std::result::Result<(), WhyNot> {
+        l.add_remove_only()?;
         if !l.has_subsampled() {
             return Err(WhyNot(
                 "no subsampled Gaussian (the other routes are tighter without one)".into(),

@@ -26,6 +26,8 @@ pub enum RouteId {
     Basic,
     /// Advanced composition, Theorem 18 / Theorem 22.
     Advanced,
+    /// One DP-SGD run under substitution neighbours (`dpcert dpsgd --relation substitution`).
+    Substitution,
 }
 
 impl RouteId {
@@ -40,6 +42,7 @@ impl RouteId {
             RouteId::Rdp => "Rényi DP",
             RouteId::Basic => "basic composition",
             RouteId::Advanced => "advanced composition",
+            RouteId::Substitution => "substitution DP-SGD",
         }
     }
     /// A stable machine identifier (JSON).
@@ -53,6 +56,7 @@ impl RouteId {
             RouteId::Rdp => "rdp",
             RouteId::Basic => "basic",
             RouteId::Advanced => "advanced",
+            RouteId::Substitution => "substitution",
         }
     }
 }

@@ -127,6 +127,7 @@ impl Route for GaussianSplit {
         RouteId::GaussianSplit
     }
     fn applies(&self, l: &Ledger) -> std::result::Result<(), WhyNot> {
+        l.add_remove_only()?;
         if !l.entries.iter().any(|m| is_split(&m.mechanism)) {
             return Err(WhyNot("no Gaussian or zCDP mechanism to split off".into()));
         }

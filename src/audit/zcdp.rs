@@ -26,6 +26,7 @@ impl Route for Zcdp {
         RouteId::Zcdp
     }
     fn applies(&self, l: &Ledger) -> std::result::Result<(), WhyNot> {
+        l.add_remove_only()?;
         if let Some(e) = l.first_without(|m| m.zcdp_rho().is_some()) {
             return Err(WhyNot(format!(
                 "`{}` ({}) has no zCDP guarantee",

@@ -1,0 +1,116 @@
+//! The substitution route: a deployment that is one DP-SGD run under substitution neighbours
+//! (one example replaced by another), audited by the theorem function `dpcert dpsgd
+//! --relation substitution` uses for its sampling — two-sided for Poisson
+//! (`dpsgd_substitution_pld_epsilon`: realisable pair lower, group-of-two chain upper) and
+//! fixed-size batches (`dpsgd_fixed_size_epsilon`: pair lower, WBK19 RDP upper), an upper
+//! bound for shuffled batches (one Gaussian release of sensitivity 2 per pass). Only ε at δ:
+//! dpcert has no δ(ε) function for these, so the route says it cannot answer δ(ε).
+use super::ledger::{Entry, Ledger, Mechanism};
+use super::route::{Outcome, Route, RouteId, Step, WhyNot};
+use crate::num::Precision;
+use crate::reference::query::{Dpsgd, DpsgdMethod, Query};
+use crate::theorems::sampling::{Relation, Sampling};
+use crate::validate::show;
+use crate::Result;
+use rug::{Integer, Rational};
+
+/// The substitution route.
+///
+/// # Guarantee
+/// Exactly the answer of the equivalent `dpcert dpsgd --relation substitution [--sampling …]`
+/// query (the same theorem function, default grid and precision): two-sided for Poisson and
+/// fixed-size batches, an upper bound for shuffled batches. Applies only when the ledger is
+/// one substitution entry; its steps are `steps × repeat`.
+pub struct Substitution;
+
+/// The one substitution entry's (σ, q, steps·repeat, sampling), or why the route does not apply.
+fn run(l: &Ledger) -> std::result::Result<(&Entry, Rational, Rational, Integer, Sampling), WhyNot> {
+    match &l.entries[..] {
+        [e] => match &e.mechanism {
+            Mechanism::SubstitutionGaussian { sigma, rate, steps, sampling } => Ok((
+                e,
+                sigma.clone(),
+                rate.clone(),
+                Integer::from(steps * &e.repeat),
+                *sampling,
+            )),
+            _ => Err(WhyNot("no entry is accounted under substitution neighbours (relation = \"substitution\"); the other routes account add/remove neighbours".into())),
+        },
+        _ => Err(WhyNot("it audits a deployment of exactly one substitution entry".into())),
+    }
+}
+
+/// The `dpcert dpsgd` query of the run at δ.
+fn query(l: &Ledger, delta: &Rational) -> std::result::Result<Query, WhyNot> {
+    let (e, sigma, rate, steps, sampling) = run(l)?;
+    let d = Dpsgd {
+        rate,
+        sigma: sigma.clone(),
+        steps,
+        delta: delta.clone(),
+        method: DpsgdMethod::Best,
+        grid: None,
+        tail: None,
+    };
+    Ok(match sampling {
+        Sampling::Poisson => Query::DpsgdSubstitution(d),
+        Sampling::FixedSize => Query::DpsgdFixedSize(d),
+        Sampling::Shuffled => Query::DpsgdShuffled {
+            sigma,
+            passes: e.mechanism.passes() * &e.repeat,
+            relation: Relation::Substitution,
+            delta: delta.clone(),
+        },
+    })
+}
+
+/// The theorem chain for a sampling, as the route's first step names it.
+fn theorem(sampling: Sampling) -> &'static str {
+    match sampling {
+        Sampling::Poisson => "Poisson sampling, substitution neighbours (`dpsgd_substitution_pld_epsilon`): lower = certified PLD of the realisable pair (1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²); upper = group privacy of two add/remove steps over the certified PLD accountant",
+        Sampling::FixedSize => crate::reference::query::FIXED_SIZE_THEOREM,
+        Sampling::Shuffled => "shuffled batches, substitution neighbours (`shuffled_dpsgd_epsilon`): each pass over the data is one Gaussian release of sensitivity 2 per example, composed exactly (Corollary 10); an upper bound (amplification by shuffling neither claimed nor excluded)",
+    }
+}
+
+impl Route for Substitution {
+    fn id(&self) -> RouteId {
+        RouteId::Substitution
+    }
+    fn applies(&self, l: &Ledger) -> std::result::Result<(), WhyNot> {
+        run(l).map(|_| ())
+    }
+    fn steps(&self, l: &Ledger) -> Result<Vec<Step>> {
+        let Ok((e, sigma, rate, steps, sampling)) = run(l) else {
+            return Ok(vec![]);
+        };
+        Ok(vec![Step::new(
+            theorem(sampling),
+            format!(
+                "`{}`: σ = {}, q = {}, {} steps, {} sampling",
+                e.name,
+                show(&sigma),
+                show(&rate),
+                steps,
+                sampling.name()
+            ),
+        )])
+    }
+    fn epsilon_at(&self, l: &Ledger, delta: &Rational) -> Result<Outcome> {
+        let q = match query(l, delta) {
+            Ok(q) => q,
+            Err(why) => return Ok(Outcome::none(why.0)),
+        };
+        let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        Ok(match q.evaluate(Precision::Auto, progress) {
+            Ok(a) => Outcome::of(Some(a.value)),
+            Err(e) => Outcome::none(format!("failed: ε at δ = {}: {e}", show(delta))),
+        })
+    }
+    fn delta_at(&self, _: &Ledger, epsilon: &Rational) -> Result<Outcome> {
+        Ok(Outcome::none(format!(
+            "this route cannot answer δ at ε = {}: dpcert has no δ(ε) function for DP-SGD under substitution neighbours (ask for ε at a budget δ)",
+            show(epsilon)
+        )))
+    }
+}
