@@ -12,7 +12,7 @@
 //! | `EpsilonDeltaDpEvent(epsilon, delta)` | `EpsilonDelta` black box (δ = 0: pure) |
 //! | `ZCDpEvent(rho, xi=0)` | `Zcdp` black box |
 //! | `PoissonSampledDpEvent(q, event)` | `PoissonSampled` (the audit certifies it for a Gaussian) |
-//! | `SampledWithoutReplacementDpEvent(n, m, event)` | `FixedSizeSampled` (the audit refuses it by name) |
+//! | `SampledWithoutReplacementDpEvent(n, m, event)` | `FixedSizeSampled`: of a Gaussian (alone, under `SelfComposed`), the fixed-size substitution run audited by the substitution route (replace-one, as dp_accounting accounts it); of anything else refused by name |
 //! | `SelfComposedDpEvent(event, count)` | `SelfComposed` (count 0: `NoOp`) |
 //! | `ComposedDpEvent(events)` | `Composed`, identical events merged into `SelfComposed` |
 //! | `NoOpDpEvent` | `NoOp` |
@@ -20,8 +20,8 @@
 //! Refused here by name with the reason, never skipped: `NonPrivateDpEvent` (no finite
 //! guarantee), `RandomizedResponseDpEvent` (its ε = ln(1 + k(1−p)/p) is irrational, and
 //! dpcert's randomized response takes an exact ε), `ZCDpEvent` with ξ ≠ 0, and classes dpcert
-//! does not know. The audit then refuses, by name, what no route certifies (Poisson sampling
-//! of anything but a Gaussian, fixed-size sampling).
+//! does not know. The audit then refuses, by name, what no route certifies (Poisson or
+//! fixed-size sampling of anything but a Gaussian, a fixed-size run composed with others).
 //!
 //! A `dp-event` file (`dpcert audit FILE --format dp-event`) is one JSON object
 //! `{"budget": {...}, "claim": {...}, "event": DpEvent}` with `budget` / `claim` as in a

@@ -151,8 +151,8 @@ fn events_dpcert_cannot_certify_are_refused_by_name() {
         ),
         (
             json!({"class_name": "SampledWithoutReplacementDpEvent", "source_dataset_size": 100,
-                "sample_size": 10, "event": gaussian(json!(1))}),
-            "fixed-size",
+                "sample_size": 10, "event": {"class_name": "LaplaceDpEvent", "noise_multiplier": 1}}),
+            "fixed-size subsampling of a laplace",
         ),
     ] {
         let file = json!({"budget": {"delta": "1e-6"}, "event": dp}).to_string();
