@@ -71,6 +71,21 @@ fn every_refusal_names_its_reason() {
     refuses(Basic, &ledger(vec![lap(), z()]), &["`z`", "(ε, δ)"]);
     refuses(Advanced, &ledger(vec![sgd()]), &["`sgd`", "(ε, δ)"]);
     refuses(Advanced, &ledger(vec![zero()]), &["Σεⱼ² = 0"]);
+    // a substitution run (one example replaced): only the substitution route applies
+    let sub = || {
+        Event::gaussian(1)
+            .unwrap()
+            .fixed_size_sampled(1, 100)
+            .unwrap()
+            .self_composed(10)
+            .unwrap()
+            .named("sub")
+    };
+    for id in [ExactGaussian, Zcdp, Optimal, GaussianSplit, Pld, Rdp, Basic, Advanced] {
+        refuses(id, &ledger(vec![sub()]), &["`sub`", "substitution neighbours"]);
+    }
+    refuses(Substitution, &ledger(vec![g()]), &["substitution"]);
+    refuses(Substitution, &ledger(vec![sgd()]), &["substitution"]);
     // and each applies where it should
     for (id, l) in [
         (ExactGaussian, ledger(vec![g(), g()])),
@@ -81,6 +96,7 @@ fn every_refusal_names_its_reason() {
         (Rdp, ledger(vec![sgd(), z(), lap()])),
         (Basic, ledger(vec![bx(), zero()])),
         (Advanced, ledger(vec![bx(), lap()])),
+        (Substitution, ledger(vec![sub()])),
     ] {
         assert_eq!(route(id).applies(&l), Ok(()), "{}", id.name());
     }
@@ -99,7 +115,8 @@ fn every_refusal_names_its_reason() {
             Pld,
             Rdp,
             Basic,
-            Advanced
+            Advanced,
+            Substitution
         ]
     );
     assert_eq!(r.routes.len(), 1);

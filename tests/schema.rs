@@ -355,6 +355,11 @@ fn file_commands_validate_and_audit_exits_by_verdict() {
     // claim below it is undecided, never refuted
     let shuffled = envelope(&v, &["audit", &example("dpsgd-shuffled.toml")], exit::UNDECIDED);
     assert_eq!(shuffled["result"]["verdict"], "undecided");
+    // a substitution run: one route, a two-sided ε, the claim decided from ε at δ_c
+    let sub = envelope(&v, &["audit", &example("dpsgd-substitution.toml")], exit::OK);
+    assert_eq!(sub["result"]["epsilon_route"], "substitution");
+    assert_eq!(sub["result"]["mechanisms"][0]["relation"], "substitution");
+    assert!(sub["result"]["claim"]["delta_at_claimed_epsilon"].is_null());
     let cal = envelope(&v, &["audit", &example("dpsgd-shuffled.toml"), "--calibrate", "sigma"], exit::OK);
     assert_eq!(cal["result"]["calibration"]["parameter"], "sigma");
     assert_eq!(cal["input"]["calibrate"], "sigma");
