@@ -4,7 +4,7 @@
 //! Every number may be a TOML/JSON number or a string holding an exact decimal or fraction;
 //! numbers are read from their source text (never through `f64`). Each `[[mechanism]]` entry
 //! is one event: its mechanism (a leaf; `subsampled-gaussian` is a Poisson-subsampled Gaussian
-//! run `steps` times), [`Event::SelfComposed`] `repeat` times, [`Event::Named`] by its `name`;
+//! run `steps` times, or with `relation = "substitution"` an [`Event::SubstitutionGaussian`]), [`Event::SelfComposed`] `repeat` times, [`Event::Named`] by its `name`;
 //! the file is their [`Event::Composed`]. [`Deployment::to_toml`] and [`Deployment::to_json`]
 //! write a deployment back. Adding a mechanism type is one local change: its `type` in
 //! [`TYPES`] and `entry_event`, a variant of [`Mechanism`] and its arms in the capability

@@ -64,7 +64,10 @@ pub enum Event {
         event: Box<Event>,
     },
     /// `event` run on a uniformly random subset of `sample_size` of the `population_size`
-    /// records (the audit certifies no route for it and refuses it by name).
+    /// records. The audit reads a Gaussian here (run once, or `SelfComposed`) as
+    /// [`Event::SubstitutionGaussian`] with fixed-size sampling (fixed-size sampling keeps N, so
+    /// it is accounted for substitution neighbours, as dp_accounting does), which must be the
+    /// whole deployment; anything else under it is refused by name.
     FixedSizeSampled {
         /// Records in the subset (1 ≤ `sample_size` ≤ `population_size`).
         sample_size: Integer,
