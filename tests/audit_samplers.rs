@@ -72,6 +72,12 @@ fn poisson_substitution_entry_is_the_dpsgd_bracket() {
         assert_eq!(r["result"]["verdict"], verdict, "claim ε = {eps}: {}", r["result"]["claim"]);
         assert_eq!(r["result"]["claim"]["route"], "substitution");
     }
+    // a budget δ other than the claimed δ: the claim is still decided from ε at δ_c
+    let t = format!("[budget]\ndelta = \"1e-6\"\n[claim]\nepsilon = \"{above}\"\ndelta = \"1e-5\"\n{RUN}");
+    let r = json_out(&["audit", &temp("claim-other", "toml", &t)], 0);
+    assert_eq!(r["result"]["verdict"], "verified");
+    let summary = r["result"]["summary"].as_str().unwrap();
+    assert!(summary.contains("ε(δ=0.00001) ≤") && summary.ends_with("verified"), "{summary}");
 }
 
 /// A fixed-size substitution entry audits to exactly `dpsgd --sampling fixed-size

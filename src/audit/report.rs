@@ -214,6 +214,10 @@ impl Report {
             )
         } else {
             match &c.delta_at_claim {
+                // decided from ε at the claimed δ (a route without δ(ε)): its explanation
+                None if c.route == Some(super::RouteId::Substitution) => {
+                    format!("{} — {verdict}", c.explanation)
+                }
                 Some(a) => format!(
                     "δ at ε = {} is within {}, against the claimed {} — {verdict}",
                     show(&c.epsilon),
