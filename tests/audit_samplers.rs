@@ -140,6 +140,11 @@ fn refusals_name_the_entry_or_field() {
     bad("rel", &format!("{BUDGET}{RUN}").replace("\"substitution\"", "\"swap\""), &["field `relation`", "swap"]);
     let phases = "[[mechanism]]\ntype = \"subsampled-gaussian\"\nrelation = \"substitution\"\nphases = [{ rate = \"0.1\", sigma = 1, steps = 3 }]\n";
     bad("ph", &format!("{BUDGET}{phases}"), &["field `relation`", "add/remove"]);
+    // no δ(ε) curve to plot for a substitution run: bad input, not an empty chart
+    let svg = std::env::temp_dir().join(format!("dpcert-samplers-{}.svg", std::process::id()));
+    let (code, _, err) = run(&["plot", &temp("plot", "toml", &format!("{BUDGET}{RUN}")), "-o", svg.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("substitution") && err.contains("δ(ε)"), "{err}");
     bad("acc", &format!("{BUDGET}{RUN}sampling = \"shuffled\"\naccounting = \"poisson\"\n"), &["field `accounting`"]);
 }
 
