@@ -13,7 +13,10 @@ use serde_json::{json, Value};
 #[command(after_help = super::EXIT_CODES)]
 pub(super) struct AuditArgs {
     /// The deployment file (`.toml`, or `.json`): mechanisms, counts, and optionally a
-    /// budget δ and a claimed (ε, δ) to verify.
+    /// budget δ and a claimed (ε, δ) to verify. A DP-SGD run (`subsampled-gaussian`) takes
+    /// sampling = poisson | shuffled | fixed-size (how batches are drawn) and relation =
+    /// add-remove (one example added or removed; default) | substitution (one example
+    /// replaced; audited alone, ε at δ only; fixed-size needs it).
     file: std::path::PathBuf,
     /// The file's format: `deployment` (TOML, or JSON by the `.json` extension) or
     /// `dp-event` (JSON {"budget", "claim", "event"} with a dp_accounting DpEvent tree).
