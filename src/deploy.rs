@@ -247,6 +247,14 @@ fn batches(m: &Node, label: &str) -> Result<(Batches, bool)> {
         ("fixed-size", Some(_)) => return Err(Error::arg(&field("accounting"), "applies to shuffled batches only (leave it out for sampling = \"fixed-size\")")),
         ("poisson", Some("shuffled")) => return Err(Error::arg(&field("accounting"), "\"shuffled\" accounting needs sampling = \"shuffled\"")),
         ("poisson" | "shuffled", Some(a)) => return Err(Error::arg(&field("accounting"), format!("`{}` is not \"poisson\" or \"shuffled\"", clip(a)))),
+        // samplers without a certified route: the reason `Sampling::parse` gives
+        (s @ ("truncated-poisson" | "truncated" | "random-allocation" | "balls-and-bins"), _) => {
+            let why = match Sampling::parse(s) {
+                Err(Error::InvalidArgument { reason, .. }) => reason,
+                _ => format!("`{s}` is not {SAMPLINGS}"),
+            };
+            return Err(Error::arg(&field("sampling"), why));
+        }
         (s, _) => return Err(Error::arg(&field("sampling"), format!("`{}` is not {SAMPLINGS}", clip(s)))),
     };
     match (how, substitution) {

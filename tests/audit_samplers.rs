@@ -145,6 +145,8 @@ fn refusals_name_the_entry_or_field() {
     let (code, _, err) = run(&["plot", &temp("plot", "toml", &format!("{BUDGET}{RUN}")), "-o", svg.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("substitution") && err.contains("δ(ε)"), "{err}");
+    bad("trunc", &format!("{BUDGET}{RUN}sampling = \"truncated-poisson\"\n"), &["field `sampling`", "not a post-processing"]);
+    bad("alloc", &format!("{BUDGET}{RUN}sampling = \"random-allocation\"\n"), &["field `sampling`", "no certified route"]);
     bad("acc", &format!("{BUDGET}{RUN}sampling = \"shuffled\"\naccounting = \"poisson\"\n"), &["field `accounting`"]);
 }
 
