@@ -174,4 +174,5 @@ fn round_trip_and_delta_query() {
     assert!(r.best_delta.is_none());
     assert_eq!(r.routes[0].id, RouteId::Substitution);
     assert!(r.routes[0].note.as_deref().unwrap_or("").contains("cannot answer δ"), "{:?}", r.routes[0].note);
+    assert!(r.notes.iter().any(|n| n.contains("no δ(ε) for `sgd`")), "{:?}", r.notes);
 }

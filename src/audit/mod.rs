@@ -380,6 +380,13 @@ fn shuffled_note(m: &Entry, delta: Option<&Rational>) -> String {
 /// Why no route answered a query.
 fn no_route_reason(l: &Ledger, d: &Deployment, eps_query: bool) -> String {
     let has = |f: fn(&Mechanism) -> bool| l.entries.iter().any(|m| f(&m.mechanism));
+    if let Some(e) = l.substitution() {
+        return if eps_query {
+            format!("ε = ∞: the substitution route certified no finite ε for `{}` at this δ (see its note).", e.name)
+        } else {
+            format!("no δ(ε) for `{}`: it is audited under substitution neighbours, where dpcert certifies ε at a budget δ only (set [budget] delta).", e.name)
+        };
+    }
     let has_sgm = l.has_subsampled();
     let has_approx = has(|m| matches!(m, Mechanism::Approx { delta, .. } if *delta > 0));
     let has_zcdp = has(|m| matches!(m, Mechanism::Zcdp { .. }));
