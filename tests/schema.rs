@@ -126,6 +126,14 @@ fn every_query_command_validates() {
             "--relation", "substitution",
         ],
         vec![
+            "dpsgd", "--rate", "0.01", "--sigma", "1.5", "--steps", "30", "--delta", "1e-5",
+            "--group-size", "2", "--user-sampling", "examples",
+        ],
+        vec![
+            "dpsgd", "--rate", "0.01", "--sigma", "1.5", "--steps", "30", "--delta", "1e-5",
+            "--group-size", "2", "--method", "rdp",
+        ],
+        vec![
             "dpsgd", "--batch-size", "10", "--dataset-size", "1000", "--epochs", "2", "--sigma",
             "1.5", "--delta", "1e-5",
         ],
