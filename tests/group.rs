@@ -102,3 +102,59 @@ fn bad_group_size_is_an_error() {
         assert!(e.to_string().contains("group_size"), "{e}");
     }
 }
+
+fn dpcert(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_dpcert")).args(args).output().unwrap()
+}
+
+const RUN: [&str; 8] = ["dpsgd", "--rate", "1", "--sigma", "4", "--steps", "10", "--delta"];
+
+/// (lower, upper) of a `dpsgd --json` answer.
+fn bracket(args: &[&str]) -> (f64, f64, serde_json::Value) {
+    let out = dpcert(args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let val = &v["result"]["value"];
+    let f = |k: &str| val[k].as_str().unwrap().parse::<f64>().unwrap();
+    (f("lower"), f("upper"), v["result"]["details"].clone())
+}
+
+#[test]
+fn cli_both_user_samplings_at_full_batch_against_corollary_8() {
+    // q = 1: both samplings put all K examples in every batch: ε* of sensitivity K, T-fold
+    let rho = Rational::from((10u32 * 9, 2u32)) / 16u32;
+    let exact = cor8_epsilon(&rho, &q("1e-5")).to_f64();
+    let mut args: Vec<&str> = RUN.to_vec();
+    args.extend(["1e-5", "--group-size", "3", "--json"]);
+    let (ul, uh, d) = bracket(&args);
+    println!("users: [{ul}, {uh}], ε* = {exact}");
+    assert_eq!(d["user_sampling"], "users");
+    // users: exact route, a PLD bracket around ε* (printed decimals: 1e-9 slack)
+    assert!(ul <= exact + 1e-9 && exact <= uh + 1e-9 && uh <= exact * 1.001);
+    args.extend(["--user-sampling", "examples"]);
+    let (el, eh, d) = bracket(&args);
+    println!("examples: [{el}, {eh}]");
+    assert_eq!(d["user_sampling"], "examples");
+    assert!(d["group_route"].as_str().unwrap().contains("group privacy"));
+    assert!(el <= exact && exact <= eh + 1e-9 && eh <= 3.0 * exact);
+}
+
+#[test]
+fn cli_bad_group_input_exits_2_naming_the_flag() {
+    let cases: [(&[&str], &str); 4] = [
+        (&["--group-size", "0"], "--group-size"),
+        (&["--group-size", "two"], "--group-size"),
+        (&["--group-size", "2", "--user-sampling", "bogus"], "--user-sampling"),
+        (&["--group-size", "2", "--relation", "substitution"], "--group-size"),
+    ];
+    for (extra, flag) in cases {
+        let mut args: Vec<&str> = RUN.to_vec();
+        args.push("1e-5");
+        args.extend(extra);
+        let out = dpcert(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains(flag), "{extra:?}: {err}");
+        assert!(out.stdout.is_empty(), "{extra:?}: a number was printed");
+    }
+}
