@@ -144,6 +144,10 @@ fn every_query_command_validates() {
             "substitution",
         ],
         vec![
+            "calibrate", "dpsgd", "--target-epsilon", "3", "--delta", "1e-5", "--rate", "0.01",
+            "--steps", "30", "--group-size", "2", "--user-sampling", "examples",
+        ],
+        vec![
             "calibrate", "dpsgd", "--target-epsilon", "3", "--delta", "1e-5", "--batch-size",
             "100", "--dataset-size", "10000", "--steps", "100", "--sampling", "fixed-size",
             "--relation", "substitution",
