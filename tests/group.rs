@@ -158,3 +158,32 @@ fn cli_bad_group_input_exits_2_naming_the_flag() {
         assert!(out.stdout.is_empty(), "{extra:?}: a number was printed");
     }
 }
+
+#[test]
+fn cli_calibrate_examples_is_one_sided_and_above_the_exact_sigma() {
+    // q = 1, T = 3, K = 2: exact ε(σ) is Corollary 8 at ρ = T·K²/(2σ²); σ* solves ε(σ*) = 8
+    let (t, k, target, d) = (3u32, 2u32, 8.0f64, q("1e-5"));
+    let eps_at = |s: &Rational| cor8_epsilon(&(Rational::from(t * k * k) / (Rational::from(s * s) * 2u32)), &d).to_f64();
+    let (mut a, mut b) = (Rational::from(1), Rational::from(4));
+    for _ in 0..40 {
+        let m = Rational::from(&a + &b) / 2u32;
+        if eps_at(&m) > target {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    let star = b.to_f64();
+    let out = dpcert(&["calibrate", "dpsgd", "--target-epsilon", "8", "--delta", "1e-5", "--rate", "1", "--steps", "3", "--group-size", "2", "--user-sampling", "examples", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v["result"];
+    let sigma: f64 = r["value"].as_str().unwrap().parse().unwrap();
+    println!("calibrated σ = {sigma}, exact σ* = {star}, ratio {}", sigma / star);
+    assert_eq!(r["user_sampling"], "examples");
+    assert!(r["infeasible"].is_null(), "one-sided route claimed infeasibility");
+    assert!(!r["bound_exceeds"].is_null());
+    // feasible: exact ε at σ ≤ target ⇔ σ ≥ σ* (a σ below σ* would be unsound)
+    assert!(sigma >= star * (1.0 - 1e-12), "σ below the exact optimum");
+    assert!(sigma <= star * 1.05, "σ more than 5% above the exact optimum");
+}

@@ -144,8 +144,8 @@ fn every_query_command_validates() {
             "substitution",
         ],
         vec![
-            "calibrate", "dpsgd", "--target-epsilon", "3", "--delta", "1e-5", "--rate", "0.01",
-            "--steps", "30", "--group-size", "2", "--user-sampling", "examples",
+            "calibrate", "dpsgd", "--target-epsilon", "8", "--delta", "1e-5", "--rate", "1",
+            "--steps", "3", "--group-size", "2", "--user-sampling", "examples",
         ],
         vec![
             "calibrate", "dpsgd", "--target-epsilon", "3", "--delta", "1e-5", "--batch-size",
