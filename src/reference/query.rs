@@ -330,18 +330,7 @@ impl Query {
                 }
                 Ok(())
             }
-            Query::DpsgdGroup { run, group_size, user_sampling } => {
-                validate_sgm(&run.rate, &run.sigma, &run.steps)?;
-                validate::open_unit("delta", &run.delta)?;
-                let max = pld_accountant::MAX_GROUP;
-                if *group_size == 0 || *group_size > max {
-                    return Err(Error::arg("--group-size", format!("must be an integer in [1, {max}] (examples per user), got {group_size}")));
-                }
-                if *user_sampling == UserSampling::Examples && run.method == DpsgdMethod::Rdp {
-                    return Err(Error::arg("method", "--user-sampling examples is certified by the PLD accountant only; use --method pld or best"));
-                }
-                Ok(())
-            }
+            Query::DpsgdGroup { run, group_size, user_sampling } => validate_group(run, *group_size, *user_sampling),
             Query::GaussianTpr { shape, fpr } => {
                 shape.validate()?;
                 crate::theorems::tradeoff::check_rate("fpr", fpr)
@@ -494,6 +483,20 @@ impl Query {
         };
         Ok((vec![class], delta.clone()))
     }
+}
+
+/// A user-level DP-SGD query: the run, 1 ≤ K ≤ MAX_GROUP, and PLD for `examples`.
+fn validate_group(run: &Dpsgd, group_size: u32, user_sampling: UserSampling) -> Result<()> {
+    validate_sgm(&run.rate, &run.sigma, &run.steps)?;
+    validate::open_unit("delta", &run.delta)?;
+    let max = pld_accountant::MAX_GROUP;
+    if group_size == 0 || group_size > max {
+        return Err(Error::arg("--group-size", format!("must be an integer in [1, {max}] (examples per user), got {group_size}")));
+    }
+    if user_sampling == UserSampling::Examples && run.method == DpsgdMethod::Rdp {
+        return Err(Error::arg("method", "--user-sampling examples is certified by the PLD accountant only; use --method pld or best"));
+    }
+    Ok(())
 }
 
 /// The Rényi order α must lie in (1, MAX_ORDER].
