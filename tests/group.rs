@@ -87,7 +87,6 @@ fn monotone_in_k() {
         println!("K = {k}: [{:.6}, {:.6}]", lo(&g).to_f64(), hi(&g).to_f64());
         if let Some(p) = &prev {
             assert!(hi(&g) >= hi(p), "upper({k}) < upper({})", k - 1);
-            // K hops of a curve whose one-hop ε at the full δ is upper(1)·: at least that
             assert!(lo(&g) <= hi(&g));
         }
         prev = Some(g);
