@@ -17,7 +17,7 @@ use crate::num::{normal_cdf_f64, Certified, Enclosure, Precision, UpperBound};
 use crate::theorems::gaussian::gaussian_sigma;
 use crate::theorems::pld_accountant::{dpsgd_pld_epsilon, dpsgd_substitution_pld_epsilon, PldOptions};
 use crate::theorems::rdp::dpsgd_rdp_epsilon;
-use crate::theorems::sampling::{Relation, Sampling};
+use crate::theorems::sampling::{Relation, Sampling, UserSampling};
 use crate::theorems::shuffle::shuffled_dpsgd_epsilon;
 use crate::validate;
 use crate::{Error, Result};
@@ -57,6 +57,9 @@ pub struct Run {
     pub dataset: Option<Integer>,
     /// Examples per user (1: example-level privacy).
     pub group: Integer,
+    /// With `group` > 1: whether users (all their examples together) or single examples are
+    /// Poisson-sampled.
+    pub user_sampling: UserSampling,
 }
 
 impl Run {
@@ -72,6 +75,7 @@ impl Run {
             epochs: None,
             dataset: None,
             group: Integer::from(1),
+            user_sampling: UserSampling::Users,
         }
     }
 }
@@ -130,6 +134,7 @@ pub struct Evaluation {
 /// Route names (the theorem each evaluation rests on).
 pub const ROUTE_PLD: &str = "PLD accountant (Theorem 9 on a certified grid), Poisson, add/remove";
 pub const ROUTE_PLD_SUBSTITUTION: &str = "Poisson, substitution: lower = PLD accountant on the pair ((1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²)); upper = group privacy (2 add/remove steps) on the add/remove PLD accountant";
+pub const ROUTE_PLD_GROUP_EXAMPLES: &str = "user-level, examples Poisson-sampled: upper bound by group privacy over K add/remove hops on the PLD accountant (dpsgd_group_pld_epsilon); one-sided";
 pub const ROUTE_RDP: &str = "RDP (Mironov–Talwar–Zhang 2019) → (ε, δ), Poisson, add/remove";
 pub const ROUTE_FIXED_SIZE: &str = "fixed-size batches, substitution: RDP upper bound (Wang–Balle–Kasiviswanathan 2019 Theorem 9, sensitivity 2) → (ε, δ)";
 pub const ROUTE_SHUFFLED: &str =
@@ -145,6 +150,12 @@ pub const ROUTE_SHUFFLED: &str =
 pub fn dpsgd_epsilon(run: &Run, delta: &Rational, grid: Option<&Rational>) -> Result<Evaluation> {
     validate::open_unit("delta", delta)?;
     validate::count("group", &run.group)?;
+    if run.group != 1
+        && run.user_sampling == UserSampling::Examples
+        && (run.sampling, run.relation) != (Sampling::Poisson, Relation::AddRemove)
+    {
+        return Err(Error::arg("user-sampling", "examples is available for --sampling poisson --relation add-remove only"));
+    }
     let done = |epsilon, grid, route| {
         Ok(Evaluation {
             run: run.clone(),
@@ -203,6 +214,9 @@ fn poisson_add_remove(
     done: impl Fn(Certified, Option<Rational>, &'static str) -> Result<Evaluation>,
 ) -> Result<Evaluation> {
     validate::positive("sigma", &run.sigma)?;
+    if run.group != 1 && run.user_sampling == UserSampling::Examples {
+        return group_examples(run, delta, grid, done);
+    }
     let sigma = Rational::from(&run.sigma / &run.group);
     match run.method {
         Method::Pld => {
@@ -218,6 +232,29 @@ fn poisson_add_remove(
             done(Certified::UpperBound(b), None, ROUTE_RDP)
         }
     }
+}
+
+/// User-level, examples Poisson-sampled (PLD only): the upper end of
+/// `dpsgd_group_pld_epsilon` as an upper bound (its lower end is one example's, far below: a
+/// one-sided calibration, like RDP).
+fn group_examples(
+    run: &Run,
+    delta: &Rational,
+    grid: Option<&Rational>,
+    done: impl Fn(Certified, Option<Rational>, &'static str) -> Result<Evaluation>,
+) -> Result<Evaluation> {
+    if run.method != Method::Pld {
+        return Err(Error::arg("method", "--user-sampling examples is certified by the PLD route only; use --method pld"));
+    }
+    let max = crate::theorems::pld_accountant::MAX_GROUP;
+    let k = run.group.to_u32().filter(|k| (1..=max).contains(k)).ok_or_else(|| {
+        Error::arg("group-size", format!("must be an integer in [1, {max}] with --user-sampling examples"))
+    })?;
+    // automatic grid, and no grid reported: the search then runs its one-sided certification
+    // (a finer grid does not shrink the group bound's looseness)
+    let _ = grid;
+    let r = crate::theorems::pld_accountant::dpsgd_group_pld_epsilon(&run.rate, &run.sigma, &run.steps, k, delta, &PldOptions::default())?;
+    done(Certified::UpperBound(UpperBound::new(r.enclosure)), None, ROUTE_PLD_GROUP_EXAMPLES)
 }
 
 /// The Poisson substitution route (PLD only): `dpsgd_substitution_pld_epsilon`, users as in

@@ -126,6 +126,14 @@ fn every_query_command_validates() {
             "--relation", "substitution",
         ],
         vec![
+            "dpsgd", "--rate", "0.01", "--sigma", "1.5", "--steps", "30", "--delta", "1e-5",
+            "--group-size", "2", "--user-sampling", "examples",
+        ],
+        vec![
+            "dpsgd", "--rate", "0.01", "--sigma", "1.5", "--steps", "30", "--delta", "1e-5",
+            "--group-size", "2", "--method", "rdp",
+        ],
+        vec![
             "dpsgd", "--batch-size", "10", "--dataset-size", "1000", "--epochs", "2", "--sigma",
             "1.5", "--delta", "1e-5",
         ],
@@ -134,6 +142,10 @@ fn every_query_command_validates() {
             "dpsgd", "--batch-size", "100", "--dataset-size", "10000", "--sigma", "1.5",
             "--steps", "100", "--delta", "1e-5", "--sampling", "fixed-size", "--relation",
             "substitution",
+        ],
+        vec![
+            "calibrate", "dpsgd", "--target-epsilon", "8", "--delta", "1e-5", "--rate", "1",
+            "--steps", "3", "--group-size", "2", "--user-sampling", "examples",
         ],
         vec![
             "calibrate", "dpsgd", "--target-epsilon", "3", "--delta", "1e-5", "--batch-size",

@@ -5,7 +5,7 @@ use super::batch::{Batch, BatchArgs};
 use super::{count, digits, fail, flagged, lower_digits, num, upper_digits, Common};
 use crate::calibrate::{self, Calibration, Evaluation, Method, Parameter, Run};
 use crate::num::Certified;
-use crate::theorems::sampling::{Relation, Sampling};
+use crate::theorems::sampling::{Relation, Sampling, UserSampling};
 use crate::{exit, json as contract, validate, Error};
 use clap::{Args, Subcommand};
 use rug::{Integer, Rational};
@@ -49,9 +49,17 @@ pub(super) struct DpsgdCal {
     /// pld (two-sided, default) | rdp (an upper bound only).
     #[arg(long, value_name = "METHOD", default_value = "pld")]
     method: String,
-    /// Examples per user (user-level privacy; Poisson sampling then samples users).
+    /// User-level privacy: each user contributes up to K examples (K ≥ 1; 1 = example-level).
+    /// See --user-sampling for how batches draw them.
     #[arg(long = "group-size", value_name = "K", default_value = "1")]
     group: String,
+    /// With --group-size K > 1: users (default) = each USER is Poisson-sampled with all of
+    /// their examples (exact: noise multiplier σ/K in the add/remove accountant; two-sided) |
+    /// examples = each EXAMPLE is Poisson-sampled on its own (upper bound by group privacy over
+    /// K add/remove hops of the PLD accountant; one-sided calibration, reported as
+    /// bound_exceeds). --sampling poisson --relation add-remove, --method pld only for examples.
+    #[arg(long = "user-sampling", value_name = "HOW", default_value = "users")]
+    user_sampling: String,
     #[command(flatten)]
     common: Common,
 }
@@ -97,6 +105,7 @@ fn run_of(c: &DpsgdCal) -> Result<(Run, Parameter), Error> {
         epochs,
         dataset,
         group: count("--group-size", &c.group)?,
+        user_sampling: UserSampling::parse(&c.user_sampling)?,
     };
     Ok((run, parameter))
 }
@@ -104,7 +113,7 @@ fn run_of(c: &DpsgdCal) -> Result<(Run, Parameter), Error> {
 fn input(c: &DpsgdCal) -> Value {
     let mut v = json!({"target_epsilon": c.target, "delta": c.delta, "sigma": c.sigma,
            "sampling": c.sampling, "relation": c.relation, "method": c.method,
-           "group_size": c.group});
+           "group_size": c.group, "user_sampling": c.user_sampling});
     for (k, x) in c.batch.input() {
         v[k] = x;
     }
@@ -136,6 +145,7 @@ fn result_json(c: &Calibration, comparison: Option<&Evaluation>) -> Value {
         "sampling": c.feasible.run.sampling.name(),
         "relation": c.feasible.run.relation.name(),
         "group_size": c.feasible.run.group.to_string(),
+        "user_sampling": c.feasible.run.user_sampling.name(),
         "evaluations": c.evaluations,
         "comparison": comparison.map(evaluation_json),
     })

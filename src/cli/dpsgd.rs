@@ -4,7 +4,7 @@
 use super::batch::{conflict, Batch, BatchArgs};
 use super::{num, Common, QueryCmd};
 use crate::calibrate::{self, Run};
-use crate::reference::query::{Answer, Dpsgd, DpsgdMethod, Query};
+use crate::reference::query::{Answer, Dpsgd, DpsgdMethod, Query, UserSampling};
 use crate::theorems::sampling::{Relation, Sampling};
 use crate::theorems::schedule::Phase;
 use crate::validate::echo;
@@ -61,6 +61,20 @@ pub(super) struct DpsgdArgs {
     /// fixed-size requires substitution (N is fixed).
     #[arg(long, value_name = "REL", default_value = "add-remove")]
     relation: String,
+    /// User-level privacy: the privacy unit is a user who contributes up to K examples to the
+    /// training set (K ≥ 1 examples per user, at most 4096; 1 = example-level, the default).
+    /// δ and ε are then per user. See --user-sampling for how batches draw the users' examples.
+    /// Poisson sampling, add/remove neighbours (one user's examples added or removed) only.
+    #[arg(long = "group-size", value_name = "K", default_value = "1")]
+    group: String,
+    /// With --group-size K > 1, how each batch is drawn: users (default) = each USER is
+    /// Poisson-sampled at rate q and brings all of their examples (the user's summed clipped
+    /// gradient has norm ≤ K: exact, the add/remove run at noise multiplier σ/K) | examples =
+    /// each EXAMPLE is Poisson-sampled at rate q on its own, as in ordinary DP-SGD (certified
+    /// upper bound by group privacy over K add/remove hops of the PLD accountant; the lower
+    /// end is one example's, so the bracket is wide). PLD only for examples.
+    #[arg(long = "user-sampling", value_name = "HOW", default_value = "users")]
+    user_sampling: String,
     #[command(flatten)]
     pub(super) common: Common,
 }
@@ -160,6 +174,29 @@ impl DpsgdArgs {
         }
     }
 
+    /// --group-size K (checked: 1 ≤ K ≤ 4096) and --user-sampling (checked even when K = 1).
+    fn group_size(&self) -> Result<u32, Error> {
+        UserSampling::parse(&self.user_sampling)?;
+        let max = crate::theorems::pld_accountant::MAX_GROUP;
+        let k = super::count("--group-size", &self.group)?;
+        k.to_u32().filter(|k| (1..=max).contains(k)).ok_or_else(|| {
+            Error::arg("--group-size", format!("must be an integer in [1, {max}] (examples per user), got {}", self.group))
+        })
+    }
+
+    /// K > 1: the user-level query (Poisson sampling, add/remove only); K = 1: none.
+    fn group_query(&self, d: &Dpsgd) -> Result<Option<Query>, Error> {
+        let k = self.group_size()?;
+        if k == 1 {
+            return Ok(None);
+        }
+        if self.sampler()? != (Sampling::Poisson, Relation::AddRemove) {
+            return Err(Error::arg("--group-size", "user-level accounting (K > 1) is available for --sampling poisson --relation add-remove only"));
+        }
+        let user_sampling = UserSampling::parse(&self.user_sampling)?;
+        Ok(Some(Query::DpsgdGroup { run: d.clone(), group_size: k, user_sampling }))
+    }
+
     fn sampler(&self) -> Result<(Sampling, Relation), Error> {
         let sampling = Sampling::parse(&self.sampling).map_err(|e| relabel(e, "--sampling"))?;
         let relation = Relation::parse(&self.relation).map_err(|e| relabel(e, "--relation"))?;
@@ -205,6 +242,7 @@ impl QueryCmd for DpsgdArgs {
         let mut v = json!({"sigma": self.sigma, "phase": self.phase,
                "delta": self.delta, "method": self.method, "grid": self.grid, "tail": self.tail,
                "sampling": self.sampling, "relation": self.relation,
+               "group_size": self.group, "user_sampling": self.user_sampling,
                "precision": self.common.precision});
         for (k, x) in self.batch.input() {
             v[k] = x;
@@ -224,9 +262,17 @@ impl QueryCmd for DpsgdArgs {
             tail: self.tail.as_deref().map(|t| num("--tail", t)).transpose()?,
         };
         match spec {
-            Spec::Phases(phases) => self.phases_query(phases, d),
+            Spec::Phases(phases) => {
+                if self.group_size()? > 1 {
+                    return Err(Error::arg("--group-size", "--phase schedules are accounted at example level only (group size 1)"));
+                }
+                self.phases_query(phases, d)
+            }
             Spec::Single { sigma, batch } => {
                 (d.rate, d.steps, d.sigma) = (batch.rate.unwrap_or_else(zero), batch.steps.unwrap_or_default(), sigma);
+                if let Some(q) = self.group_query(&d)? {
+                    return Ok(q);
+                }
                 Ok(self.sampler_query(&d, batch.epochs)?.unwrap_or(Query::Dpsgd(d)))
             }
         }
@@ -265,6 +311,10 @@ impl QueryCmd for DpsgdArgs {
         }
     }
     fn note(&self, a: &Answer) -> String {
+        if self.group.trim() != "1" {
+            let route = a.details.iter().find(|(n, _)| *n == "group_route").and_then(|(_, v)| v.as_str().map(str::to_string)).unwrap_or_default();
+            return format!(" (user-level, each user contributes up to {} examples; {route})", self.group.trim());
+        }
         if self.sampling == "fixed-size" {
             let order = a.details.iter().find(|(n, _)| *n == "order").and_then(|(_, v)| v.as_str().map(str::to_string)).unwrap_or_default();
             return format!(" (fixed-size batches, substitution neighbours: upper by Rényi DP at order {order}, Wang–Balle–Kasiviswanathan 2019 Theorem 9 with sensitivity 2; lower from the certified PLD of the pair (1−q)N(0,σ²)+qN(1,σ²) vs (1−q)N(0,σ²)+qN(−1,σ²))");

@@ -136,6 +136,7 @@ pub fn judge(query: &Query, precision: Precision, value: &Claimed) -> Judged {
         // (shuffled: an upper bound only, so a value below it cannot be called unsound)
         Query::DpsgdTpr { .. }
         | Query::DpsgdSubstitution(_)
+        | Query::DpsgdGroup { .. }
         | Query::DpsgdFixedSize(_)
         | Query::DpsgdPhases { .. }
         | Query::DpsgdShuffled { .. } => None,

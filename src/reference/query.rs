@@ -66,6 +66,8 @@ pub struct Dpsgd {
     pub tail: Option<Rational>,
 }
 
+pub use crate::theorems::sampling::UserSampling;
+
 /// A single-value query. Parameters are exact rationals (as the user wrote them).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Query {
@@ -108,6 +110,13 @@ pub enum Query {
     Dpsgd(Dpsgd),
     /// ε at δ of DP-SGD under substitution (replace-one) neighbours, Poisson sampling (PLD only).
     DpsgdSubstitution(Dpsgd),
+    /// ε at δ of user-level DP-SGD (add/remove one user who contributes up to `group_size`
+    /// examples), users or examples Poisson-sampled.
+    DpsgdGroup {
+        run: Dpsgd,
+        group_size: u32,
+        user_sampling: UserSampling,
+    },
     /// ε at δ of DP-SGD with fixed-size batches (B of N without replacement, `rate` = B/N)
     /// under substitution neighbours: RDP upper (WBK19 Theorem 9), PLD pair lower.
     DpsgdFixedSize(Dpsgd),
@@ -221,6 +230,7 @@ impl Query {
             Query::RdpSubsampledGaussian { .. } => "rdp subsampled-gaussian",
             Query::Dpsgd(_) => "dpsgd",
             Query::DpsgdSubstitution(_) => "dpsgd",
+            Query::DpsgdGroup { .. } => "dpsgd",
             Query::DpsgdFixedSize(_) => "dpsgd",
             Query::GaussianTpr { .. } => "tradeoff gaussian",
             Query::GaussianGdp { .. } => "gdp gaussian",
@@ -243,6 +253,8 @@ impl Query {
             // an upper bound (RDP) until a two-sided PLD bracket is met
             Query::Dpsgd(_) => (Quantity::Epsilon, Kind::UpperBound),
             Query::DpsgdSubstitution(_) => (Quantity::Epsilon, Kind::TwoSided),
+            Query::DpsgdGroup { user_sampling: UserSampling::Users, .. } => (Quantity::Epsilon, Kind::UpperBound),
+            Query::DpsgdGroup { .. } => (Quantity::Epsilon, Kind::TwoSided),
             Query::DpsgdFixedSize(_) => (Quantity::Epsilon, Kind::TwoSided),
             Query::GaussianTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
             Query::GaussianGdp { .. } => (Quantity::Mu, Kind::TwoSided),
@@ -318,6 +330,7 @@ impl Query {
                 }
                 Ok(())
             }
+            Query::DpsgdGroup { run, group_size, user_sampling } => validate_group(run, *group_size, *user_sampling),
             Query::GaussianTpr { shape, fpr } => {
                 shape.validate()?;
                 crate::theorems::tradeoff::check_rate("fpr", fpr)
@@ -385,6 +398,9 @@ impl Query {
             } => rdp_point(rate, sigma, steps, order, p)?,
             Query::Dpsgd(d) => dpsgd(d, p, progress)?,
             Query::DpsgdSubstitution(d) => dpsgd_substitution(d, progress)?,
+            Query::DpsgdGroup { run, group_size, user_sampling } => {
+                dpsgd_group(run, *group_size, *user_sampling, p, progress)?
+            }
             Query::DpsgdFixedSize(d) => dpsgd_fixed_size(d, p, progress)?,
             Query::GaussianTpr { shape, fpr } => answer(
                 Certified::TwoSided(crate::theorems::tradeoff::gaussian_tradeoff_tpr(
@@ -467,6 +483,20 @@ impl Query {
         };
         Ok((vec![class], delta.clone()))
     }
+}
+
+/// A user-level DP-SGD query: the run, 1 ≤ K ≤ MAX_GROUP, and PLD for `examples`.
+fn validate_group(run: &Dpsgd, group_size: u32, user_sampling: UserSampling) -> Result<()> {
+    validate_sgm(&run.rate, &run.sigma, &run.steps)?;
+    validate::open_unit("delta", &run.delta)?;
+    let max = pld_accountant::MAX_GROUP;
+    if group_size == 0 || group_size > max {
+        return Err(Error::arg("--group-size", format!("must be an integer in [1, {max}] (examples per user), got {group_size}")));
+    }
+    if user_sampling == UserSampling::Examples && run.method == DpsgdMethod::Rdp {
+        return Err(Error::arg("method", "--user-sampling examples is certified by the PLD accountant only; use --method pld or best"));
+    }
+    Ok(())
 }
 
 /// The Rényi order α must lie in (1, MAX_ORDER].
@@ -745,6 +775,36 @@ fn dpsgd_substitution(d: &Dpsgd, progress: bool) -> Result<Answer> {
         "pair",
         json!("(1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²) (lower side); upper by group privacy over add/remove"),
     ));
+    Ok(a)
+}
+
+/// The route behind `dpsgd --group-size K --user-sampling examples`.
+pub const GROUP_EXAMPLES_THEOREM: &str = "user-level DP-SGD, examples Poisson-sampled, up to K examples per user: upper = group privacy over K add/remove hops D₀ ⊃ … ⊃ D_K of the whole run, P₀(E) ≤ e^{Σε_j}P_K(E) + Σ_j e^{ε₁+…+ε_{j−1}}δ_j (Dwork–Roth Thm 2.2 in (ε, δ) form), each hop on the certified add/remove PLD (remove curve for (D₀, D_K), add curve for (D_K, D₀)); lower = the one-example add/remove run's certified lower end (loose)";
+/// The route behind `dpsgd --group-size K --user-sampling users`.
+pub const GROUP_USERS_THEOREM: &str = "user-level DP-SGD, users Poisson-sampled with all of their up to K examples: the user's summed clipped gradients have sensitivity K, so the run is the add/remove DP-SGD run at noise multiplier σ/K (exact)";
+
+/// User-level DP-SGD: `users` by the add/remove run at σ/K (any method), `examples` by the
+/// K-hop group chain on the PLD accountant.
+fn dpsgd_group(d: &Dpsgd, k: u32, how: UserSampling, p: Precision, progress: bool) -> Result<Answer> {
+    let mut a = match how {
+        UserSampling::Users => {
+            let scaled = Dpsgd { sigma: Rational::from(&d.sigma / k), ..d.clone() };
+            // the theorem stays the answering route's (PLD or RDP); the reduction is named here
+            let mut a = dpsgd(&scaled, p, progress)?;
+            a.details.push(("group_route", json!(format!("{GROUP_USERS_THEOREM}; σ/K = {}", validate::show(&scaled.sigma)))));
+            a
+        }
+        UserSampling::Examples => {
+            let opts = pld_options(d, progress);
+            let r = pld_accountant::dpsgd_group_pld_epsilon(&d.rate, &d.sigma, &d.steps, k, &d.delta, &opts)?;
+            let mut a = pld_answer(&r);
+            a.theorem = GROUP_EXAMPLES_THEOREM;
+            a.details.push(("group_route", json!(format!("examples: group privacy over {k} add/remove hops (upper); one example's lower end"))));
+            a
+        }
+    };
+    a.details.push(("group_size", json!(k.to_string())));
+    a.details.push(("user_sampling", json!(how.name())));
     Ok(a)
 }
 

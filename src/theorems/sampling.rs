@@ -77,6 +77,33 @@ impl Sampling {
     }
 }
 
+/// How a user-level DP-SGD run draws its batches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UserSampling {
+    /// Each user is Poisson-sampled with all of their examples: sensitivity K, exact.
+    Users,
+    /// Each example is Poisson-sampled on its own: group privacy over K add/remove hops.
+    Examples,
+}
+
+impl UserSampling {
+    /// `users` or `examples`; anything else is an error naming `--user-sampling`.
+    pub fn parse(text: &str) -> crate::Result<Self> {
+        match text.trim() {
+            "users" => Ok(UserSampling::Users),
+            "examples" => Ok(UserSampling::Examples),
+            other => Err(crate::Error::arg("--user-sampling", format!("must be users or examples, got `{other}`"))),
+        }
+    }
+    /// The name in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            UserSampling::Users => "users",
+            UserSampling::Examples => "examples",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,7 @@
 //! add/remove accountant (`proofs-notes/dpsgd_substitution_pld_epsilon.md`).
 use super::convolve::compose_side;
 use super::discretise::tables;
-use super::fixed::{fi_rat, Side};
+use super::fixed::Side;
 use super::grid::setup;
 use super::query::{epsilon_side, Curve};
 use super::{join, report, Direction, PldMechanism, PldOptions, PldReport, PldTerm};
@@ -129,17 +129,10 @@ fn group_of_two_upper(
     Ok((best, s1.max(s2)))
 }
 
-/// One chain: ε₁ + ε₂ with δ̄_first(ε₁) ≤ θ·δ and δ̄_second(ε₂) ≤ d₂ ≤ (1 − θ)·δ·e^{−ε₁}, d₂ the
-/// lower end of an interval enclosure (so δ_first(ε₁) + e^{ε₁}·δ_second(ε₂) ≤ δ).
+/// One two-hop chain ([`super::group::chain`]): ε₁ + ε₂ with δ̄_first(ε₁) ≤ θ·δ and
+/// δ̄_second(ε₂) ≤ (1 − θ)·δ·e^{−ε₁}, so δ_first(ε₁) + e^{ε₁}·δ_second(ε₂) ≤ δ.
 fn chain(first: &Curve, second: &Curve, delta: &Rational, theta: &Rational) -> Result<Rational> {
-    let e1 = epsilon_side(first, &Rational::from(delta * theta))?;
-    let rest: Rational = delta * (1 - theta.clone());
-    let d2 = (fi_rat(&rest) * (-fi_rat(&e1)).exp()).inf();
-    let d2 = Rational::from_f64(d2)
-        .filter(|v| *v > 0)
-        .ok_or_else(|| Error::Numerical("second step's budget underflows".into()))?;
-    let e2 = epsilon_side(second, &d2)?;
-    Ok(e1 + e2)
+    super::group::chain(&[first, second], delta, &[theta.clone(), Rational::from(1 - theta)])
 }
 
 /// The certified lower end of ε(δ) for `steps` copies of the substitution pair
