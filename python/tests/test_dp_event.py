@@ -107,7 +107,7 @@ def test_mixed_tree_maps_to_the_deployment_it_describes(cli, tmp_path):
     [
         (dp_event.NonPrivateDpEvent(), "NonPrivateDpEvent"),
         (dp_event.RandomizedResponseDpEvent(0.5, 2), "RandomizedResponseDpEvent"),
-        (dp_event.SampledWithoutReplacementDpEvent(1000, 10, dp_event.GaussianDpEvent(1.0)),
+        (dp_event.SampledWithoutReplacementDpEvent(1000, 10, dp_event.LaplaceDpEvent(1.0)),
          "fixed-size subsampling"),
         (dp_event.UnsupportedDpEvent(), "UnsupportedDpEvent"),
         (dp_event.DiscreteLaplaceDpEvent(1.0, 1), "DiscreteLaplaceDpEvent"),
