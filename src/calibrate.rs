@@ -33,6 +33,7 @@ pub enum Method {
 }
 
 impl Method {
+    /// The command-line spelling: `pld` or `rdp`.
     pub fn name(self) -> &'static str {
         match self {
             Method::Pld => "pld",
@@ -45,11 +46,17 @@ impl Method {
 /// neighbours, and (for user-level privacy) how many examples one user may contribute.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Run {
+    /// Sampling rate q = B/N in (0, 1], exact.
     pub rate: Rational,
+    /// Noise multiplier σ (noise std / clipping norm), > 0.
     pub sigma: Rational,
+    /// Number of steps T ≥ 1.
     pub steps: Integer,
+    /// How batches are drawn (Poisson, shuffled or fixed-size).
     pub sampling: Sampling,
+    /// The neighbouring relation (add/remove or substitution).
     pub relation: Relation,
+    /// Which accountant certifies Poisson-sampled runs.
     pub method: Method,
     /// Epochs, when the run was stated in epochs (shuffled runs then count ⌈epochs⌉ passes).
     pub epochs: Option<Rational>,
@@ -124,6 +131,7 @@ pub fn shuffled_participations(run: &Run) -> Result<Integer> {
 pub struct Evaluation {
     /// The run evaluated.
     pub run: Run,
+    /// The certified ε at δ: two-sided or an upper bound, as `route` gives.
     pub epsilon: Certified,
     /// The PLD grid width, when the PLD accountant produced it.
     pub grid: Option<Rational>,
@@ -133,10 +141,15 @@ pub struct Evaluation {
 
 /// Route names (the theorem each evaluation rests on).
 pub const ROUTE_PLD: &str = "PLD accountant (Theorem 9 on a certified grid), Poisson, add/remove";
+/// Route of Poisson, substitution runs: PLD pair lower bound, group-privacy upper bound.
 pub const ROUTE_PLD_SUBSTITUTION: &str = "Poisson, substitution: lower = PLD accountant on the pair ((1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²)); upper = group privacy (2 add/remove steps) on the add/remove PLD accountant";
+/// Route of user-level runs with examples Poisson-sampled: a one-sided group-privacy upper bound.
 pub const ROUTE_PLD_GROUP_EXAMPLES: &str = "user-level, examples Poisson-sampled: upper bound by group privacy over K add/remove hops on the PLD accountant (dpsgd_group_pld_epsilon); one-sided";
+/// Route of Poisson, add/remove runs by RDP converted to (ε, δ) (an upper bound).
 pub const ROUTE_RDP: &str = "RDP (Mironov–Talwar–Zhang 2019) → (ε, δ), Poisson, add/remove";
+/// Route of fixed-size, substitution runs: RDP upper bound (WBK19 Theorem 9).
 pub const ROUTE_FIXED_SIZE: &str = "fixed-size batches, substitution: RDP upper bound (Wang–Balle–Kasiviswanathan 2019 Theorem 9, sensitivity 2) → (ε, δ)";
+/// Route of shuffled runs: exact Gaussian composition without amplification (an upper bound).
 pub const ROUTE_SHUFFLED: &str =
     "shuffled epochs without amplification: an upper bound by exact Gaussian composition (Corollaries 8 and 10)";
 
@@ -292,6 +305,7 @@ pub enum Parameter {
 }
 
 impl Parameter {
+    /// The command-line spelling: `sigma`, `steps` or `rate`.
     pub fn name(self) -> &'static str {
         match self {
             Parameter::Sigma => "sigma",
@@ -308,8 +322,11 @@ impl Parameter {
 /// The answer of a calibration.
 #[derive(Clone, Debug)]
 pub struct Calibration {
+    /// The parameter solved for.
     pub parameter: Parameter,
+    /// The target ε > 0.
     pub target: Rational,
+    /// Target δ in (0, 1).
     pub delta: Rational,
     /// The run at the answer: certified ε upper ≤ target.
     pub feasible: Evaluation,

@@ -59,6 +59,7 @@ pub struct Dpsgd {
     pub steps: Integer,
     /// Target δ in (0, 1).
     pub delta: Rational,
+    /// Which accountant computes ε (see [`DpsgdMethod`]).
     pub method: DpsgdMethod,
     /// PLD grid width h (automatic when `None`).
     pub grid: Option<Rational>,
@@ -73,37 +74,63 @@ pub use crate::theorems::sampling::UserSampling;
 pub enum Query {
     /// Exact δ(ε) of the Gaussian mechanism (Corollaries 8, 10).
     GaussianDelta {
+        /// The mechanism: σ, sensitivity Δ and number of compositions K.
         shape: GaussianShape,
+        /// The ε ≥ 0 at which δ(ε) is asked.
         epsilon: Rational,
     },
     /// Exact optimal ε at δ of the Gaussian mechanism.
     GaussianEpsilon {
+        /// The mechanism: σ, sensitivity Δ and number of compositions K.
         shape: GaussianShape,
+        /// Target δ in (0, 1).
         delta: Rational,
     },
     /// Smallest σ giving (ε, δ)-DP.
     GaussianSigma {
+        /// Target ε ≥ 0.
         epsilon: Rational,
+        /// Target δ in (0, 1).
         delta: Rational,
+        /// L2 sensitivity Δ > 0.
         sensitivity: Rational,
+        /// Number of compositions K ≥ 1.
         compositions: Integer,
     },
     /// A valid δ at ε for every ρ-zCDP mechanism.
-    ZcdpDelta { rho: Rational, epsilon: Rational },
+    ZcdpDelta {
+        /// The zCDP parameter ρ > 0.
+        rho: Rational,
+        /// The ε ≥ 0 at which δ is asked.
+        epsilon: Rational,
+    },
     /// A valid ε at δ for every ρ-zCDP mechanism.
-    ZcdpEpsilon { rho: Rational, delta: Rational },
+    ZcdpEpsilon {
+        /// The zCDP parameter ρ > 0.
+        rho: Rational,
+        /// Target δ in (0, 1).
+        delta: Rational,
+    },
     /// ε at δ of `count` mechanisms, each (ε0, δ0)-DP (`delta_each = None`: pure ε0-DP).
     Compose {
+        /// Per-mechanism ε0 ≥ 0.
         epsilon: Rational,
+        /// Per-mechanism δ0 in [0, 1) (`None`: each mechanism is pure ε0-DP, δ0 = 0).
         delta_each: Option<Rational>,
+        /// Number of composed mechanisms (≥ 1).
         count: Integer,
+        /// Target overall δ in (0, 1).
         delta: Rational,
     },
     /// RDP ε(α) of T Poisson-subsampled Gaussian steps.
     RdpSubsampledGaussian {
+        /// Sampling rate q in (0, 1], exact.
         rate: Rational,
+        /// Noise multiplier σ > 0.
         sigma: Rational,
+        /// Number of steps T ≥ 1.
         steps: Integer,
+        /// Rényi order α in (1, `rdp::MAX_ORDER`].
         order: Rational,
     },
     /// ε at δ of DP-SGD.
@@ -113,41 +140,66 @@ pub enum Query {
     /// ε at δ of user-level DP-SGD (add/remove one user who contributes up to `group_size`
     /// examples), users or examples Poisson-sampled.
     DpsgdGroup {
+        /// The DP-SGD run (its `rate` is the user or example sampling rate).
         run: Dpsgd,
+        /// Examples per user K, in [1, `pld_accountant::MAX_GROUP`].
         group_size: u32,
+        /// Whether users or individual examples are Poisson-sampled.
         user_sampling: UserSampling,
     },
     /// ε at δ of DP-SGD with fixed-size batches (B of N without replacement, `rate` = B/N)
     /// under substitution neighbours: RDP upper (WBK19 Theorem 9), PLD pair lower.
     DpsgdFixedSize(Dpsgd),
     /// The best membership-inference attack's TPR at FPR `fpr` (f-DP, Gaussian tradeoff).
-    GaussianTpr { shape: GaussianShape, fpr: Rational },
+    GaussianTpr {
+        /// The mechanism: σ, sensitivity Δ and number of compositions K.
+        shape: GaussianShape,
+        /// The attack's false-positive rate, in [0, 1].
+        fpr: Rational,
+    },
     /// The exact μ of μ-GDP of the Gaussian composition.
-    GaussianGdp { shape: GaussianShape },
+    GaussianGdp {
+        /// The mechanism: σ, sensitivity Δ and number of compositions K.
+        shape: GaussianShape,
+    },
     /// ε at δ of DP-SGD in phases (each its own q, σ, T; Poisson, add/remove), by the PLD
     /// accountant.
     DpsgdPhases {
+        /// The phases, in order (each q in (0, 1], σ > 0, T ≥ 1); at least one.
         phases: Vec<Phase>,
+        /// Target δ in (0, 1).
         delta: Rational,
+        /// PLD grid width h (automatic when `None`).
         grid: Option<Rational>,
+        /// PLD tail mass per truncation (automatic when `None`).
         tail: Option<Rational>,
     },
     /// ε at δ of shuffled DP-SGD (each example once per epoch, `passes` epochs), without
     /// amplification by shuffling: an upper bound (the exact Gaussian composition is exact only
     /// for the run with its batch assignment revealed).
     DpsgdShuffled {
+        /// Noise multiplier σ > 0.
         sigma: Rational,
+        /// Number of epochs (passes over the data), ≥ 1.
         passes: Integer,
+        /// The neighbouring relation (add/remove or substitution).
         relation: crate::theorems::sampling::Relation,
+        /// Target δ in (0, 1).
         delta: Rational,
     },
     /// The best membership-inference attack's TPR at FPR `fpr` against DP-SGD (certified PLD).
     DpsgdTpr {
+        /// Sampling rate q in (0, 1], exact.
         rate: Rational,
+        /// Noise multiplier σ > 0.
         sigma: Rational,
+        /// Number of steps T ≥ 1.
         steps: Integer,
+        /// The attack's false-positive rate, in [0, 1].
         fpr: Rational,
+        /// PLD grid width h (automatic when `None`).
         grid: Option<Rational>,
+        /// PLD tail mass per truncation (automatic when `None`).
         tail: Option<Rational>,
     },
 }
