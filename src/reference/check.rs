@@ -20,9 +20,13 @@ use std::cmp::Ordering;
 /// A value as another library printed it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Claimed {
+    /// A finite value, exactly as printed (decimal or fraction).
     Finite(Rational),
+    /// +∞ (a vacuous bound).
     PosInf,
+    /// −∞.
     NegInf,
+    /// Not a number.
     NaN,
 }
 
@@ -160,13 +164,18 @@ impl Quantity {
 /// The verdict on one record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
+    /// The value is a valid guarantee: `v ≥ t*` (certified).
     Sound,
+    /// The value is not a valid guarantee (`v < t*`, certified) or not a value of the quantity at all.
     Unsound,
+    /// The certified evaluations could not separate the value from `t*`.
     Undecided,
+    /// The record's query or value is malformed.
     Invalid,
 }
 
 impl Verdict {
+    /// The verdict's name: `sound`, `unsound`, `undecided` or `invalid`.
     pub fn name(self) -> &'static str {
         match self {
             Verdict::Sound => "sound",
@@ -182,11 +191,14 @@ impl Verdict {
 /// via RDP). In both cases `lower`, when present, is a certified lower bound of `t*`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
+    /// The bracket encloses the exact optimum `t*`.
     TwoSided,
+    /// dpcert's answer is only an upper bound on `t*` (its lower end, when present, is still a certified lower bound).
     UpperBound,
 }
 
 impl Kind {
+    /// The kind's name: `two-sided` or `upper-bound`.
     pub fn name(self) -> &'static str {
         match self {
             Kind::TwoSided => "two-sided",
@@ -291,9 +303,11 @@ impl Bracket {
             kind,
         }
     }
+    /// Whether the bracket is two-sided or only an upper bound on `t*`.
     pub fn kind(&self) -> Kind {
         self.kind
     }
+    /// Set whether the bracket is two-sided or only an upper bound on `t*`.
     pub fn set_kind(&mut self, kind: Kind) {
         self.kind = kind;
     }
