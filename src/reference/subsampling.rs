@@ -18,7 +18,9 @@ pub enum Scheme {
 /// Which datasets are neighbours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Relation {
+    /// One record added or removed.
     AddRemove,
+    /// One record replaced by another.
     Substitution,
 }
 
@@ -55,6 +57,7 @@ impl Relation {
             )),
         }
     }
+    /// The command-line spelling: `add-remove` or `substitution`.
     pub fn name(self) -> &'static str {
         match self {
             Relation::AddRemove => "add-remove",
@@ -66,19 +69,26 @@ impl Relation {
 /// An (ε, δ)-DP mechanism run on a subsample drawn at rate q.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Subsampling {
+    /// The mechanism's ε ≥ 0.
     pub epsilon: Rational,
+    /// The mechanism's δ in [0, 1).
     pub delta: Rational,
     /// Sampling rate q in (0, 1] (m/n without replacement).
     pub rate: Rational,
+    /// How the subsample is drawn.
     pub scheme: Scheme,
+    /// The neighbouring relation the guarantee is stated for.
     pub relation: Relation,
 }
 
 /// The amplified guarantee: ε and δ of the subsampled mechanism.
 #[derive(Clone, Debug)]
 pub struct Amplification {
+    /// The amplified ε: two-sided, or an upper bound for Poisson under substitution; finite.
     pub epsilon: Certified,
+    /// The amplified δ: two-sided, or an upper bound for Poisson under substitution; finite.
     pub delta: Certified,
+    /// The theorem the amplified guarantee rests on.
     pub theorem: &'static str,
 }
 
