@@ -30,8 +30,11 @@ pub const CHECK_PRECISIONS: [Precision; 4] = [
 /// A verdict with its reason and the bracket of the smallest valid value it was read off.
 #[derive(Clone, Debug)]
 pub struct Judgement {
+    /// The verdict on the record.
     pub verdict: Verdict,
+    /// Why: the certified comparison (or the screening rule) the verdict was read off.
     pub reason: String,
+    /// The bracket of the smallest valid value `t*`; never contradicts the verdict.
     pub bracket: Bracket,
 }
 
@@ -452,9 +455,13 @@ fn read_record(
 /// The verdict counts of a `check` run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
+    /// Number of records judged sound.
     pub sound: usize,
+    /// Number of records judged unsound.
     pub unsound: usize,
+    /// Number of records left undecided.
     pub undecided: usize,
+    /// Number of malformed (invalid) records.
     pub invalid: usize,
 }
 
@@ -478,6 +485,7 @@ impl Summary {
             crate::exit::OK
         }
     }
+    /// The summary as a JSON object: `records` (the given total) and the four verdict counts.
     pub fn to_json(&self, records: usize) -> Value {
         json!({"records": records, "sound": self.sound, "unsound": self.unsound,
                "undecided": self.undecided, "invalid": self.invalid})

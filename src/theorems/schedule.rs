@@ -9,8 +9,11 @@ use rug::{Integer, Rational};
 /// One phase of a schedule: `steps` Poisson-subsampled Gaussian steps at rate q, noise σ.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Phase {
+    /// Poisson sampling rate q in (0, 1], exact.
     pub rate: Rational,
+    /// Noise multiplier σ > 0.
     pub sigma: Rational,
+    /// Number of steps in the phase, ≥ 1.
     pub steps: Integer,
 }
 
