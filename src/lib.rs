@@ -128,6 +128,7 @@
 //! post-processing of the outputs keeps the guarantee (Corollary 21), so it has no entry.
 //! Theorem 9 (composition as convolution of PLDs) and the exact Gaussian composition built on it
 //! are stated for independent mechanisms.
+#![warn(missing_docs)]
 
 extern crate self as dpcert;
 
