@@ -4,10 +4,10 @@
 //! (`shuffled_dpsgd_epsilon`'s Gaussian composition), and, for the shuffled bound, Corollary 8
 //! at 1024 bits for ρ = passes/(2σ²) (tests/common).
 mod common;
-use common::{f, q, run, REF};
+use common::{f, q, run};
 use dpcert::audit::audit;
 use dpcert::deploy::Deployment;
-use rug::{Float, Rational};
+use rug::Rational;
 use serde_json::Value;
 
 fn temp(name: &str, text: &str) -> String {
@@ -52,7 +52,7 @@ fn shuffled_entry_is_the_shuffled_bound() {
     // the reference: 61 = ⌈14063/⌊60000/256⌋⌉ = ⌈14063/234⌉ passes; the bound is the revealed
     // run's exact ε*, rounded up by at most a relative 10⁻⁹
     let rho = Rational::from(61) / (q("1.1") * q("1.1") * Rational::from(2));
-    let star = eps_star(&rho, &q("1e-5"));
+    let star = common::gaussian_epsilon_star(&rho, &q("1e-5"));
     assert!(star <= f(&q(&hi)) && f(&q(&hi)) <= star.clone() * (1.0 + 1e-9), "{star} vs upper {hi}");
     let notes: Vec<&str> = a["result"]["notes"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
     let note = notes.iter().find(|n| n.contains("For comparison only")).expect("Poisson comparison note");
@@ -79,23 +79,6 @@ fn shuffled_entry_is_the_shuffled_bound() {
     assert!(dep.to_toml().unwrap().contains("sampling = \"shuffled\""));
 }
 
-/// ε*(δ) for ρ: bisection on the 1024-bit Corollary 8.
-fn eps_star(rho: &Rational, delta: &Rational) -> Float {
-    let d = f(delta);
-    let (mut a, mut b) = (Float::with_val(REF, 0), Float::with_val(REF, 1));
-    while common::gaussian_delta(rho, &b.to_rational().unwrap()) > d {
-        b *= 2u32;
-    }
-    for _ in 0..160 {
-        let m = Float::with_val(REF, &a + &b) / 2u32;
-        if common::gaussian_delta(rho, &m.to_rational().unwrap()) > d {
-            a = m;
-        } else {
-            b = m;
-        }
-    }
-    b
-}
 
 const PHASES: &str = "[[mechanism]]\nname = \"sgd\"\ntype = \"subsampled-gaussian\"\nphases = [\n  { rate = \"1/100\", sigma = \"1.5\", steps = 300 },\n  { rate = \"1/50\", sigma = 2, steps = 200 },\n]\n";
 

@@ -238,16 +238,7 @@ fn command_line_calibrate_and_shuffled_dpsgd() {
     valid(&v);
     let e = &v["result"]["value"];
     // reference: ε*(δ) of ρ = 61/(2·1.21) by bisection on the 1024-bit Corollary 8
-    let rho = Float::with_val(REF, f(&(Rational::from(61) / q("2.42"))));
-    let (mut a, mut b) = (Float::with_val(REF, 0), Float::with_val(REF, 100));
-    for _ in 0..150 {
-        let m = Float::with_val(REF, &a + &b) / 2u32;
-        if gauss_delta(&rho, &m) > f(&q("1e-5")) {
-            a = m;
-        } else {
-            b = m;
-        }
-    }
+    let b = common::gaussian_epsilon_star(&(Rational::from(61) / q("2.42")), &q("1e-5"));
     // an upper bound for shuffled batches (exact only with the assignment revealed)
     assert!(e["lower"].is_null() && e["kind"] == "upper-bound", "{e}");
     let hi = f(&q(e["upper"].as_str().unwrap()));

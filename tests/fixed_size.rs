@@ -81,33 +81,6 @@ fn rdp_rejects_bad_orders_and_rates() {
     }
 }
 
-/// Corollary 8 at 1024 bits, δ(ε) for the Gaussian of zCDP parameter ρ.
-fn gaussian_delta_at(rho: &Rational, eps: &Float) -> Float {
-    let r = f(rho);
-    let s = Float::with_val(REF, &r * 2u32).sqrt();
-    let a = Float::with_val(REF, &r - eps) / &s;
-    let b = Float::with_val(REF, -r.clone() - eps) / &s;
-    common::phi(&a) - Float::with_val(REF, eps.exp_ref()) * common::phi(&b)
-}
-
-/// ε*(δ) by bisection on Corollary 8 (decreasing in ε).
-fn cor8_epsilon(rho: &Rational, delta: &Rational) -> Float {
-    let d = f(delta);
-    let (mut a, mut b) = (Float::with_val(REF, 0), Float::with_val(REF, 1));
-    while gaussian_delta_at(rho, &b) > d {
-        b *= 2u32;
-    }
-    for _ in 0..200 {
-        let m = Float::with_val(REF, &a + &b) / 2u32;
-        if gaussian_delta_at(rho, &m) > d {
-            a = m;
-        } else {
-            b = m;
-        }
-    }
-    b
-}
-
 fn bracket(gs: &str, ss: &str, t: u32, ds: &str) -> (Float, Float) {
     let r = dpsgd_fixed_size_epsilon(
         &q(gs),
@@ -131,7 +104,7 @@ fn bracket(gs: &str, ss: &str, t: u32, ds: &str) -> (Float, Float) {
 fn full_batch_is_the_gaussian_with_sensitivity_two() {
     for (ss, t, ds) in [("2", 1u32, "1e-5"), ("4", 10, "1e-6"), ("10", 100, "1e-8")] {
         let rho = Rational::from(2 * t) / (q(ss) * q(ss));
-        let exact = cor8_epsilon(&rho, &q(ds));
+        let exact = common::gaussian_epsilon_star(&rho, &q(ds));
         let (lo, hi) = bracket("1", ss, t, ds);
         assert!(
             lo <= exact && exact <= hi,

@@ -1,51 +1,19 @@
 //! User-level DP-SGD, example-level Poisson sampling (`dpsgd_group_pld_epsilon`), against
 //! references independent of the chain: K = 1 is the add/remove accountant's bracket; q = 1
 //! (every example of the user in every batch) is the Gaussian mechanism with sensitivity K
-//! composed T times, whose exact ε(δ) is Corollary 8's at ρ = T·K²/(2σ²), found here by
-//! bisection at 1024 bits; monotonicity in K; bad input.
+//! composed T times, whose exact ε(δ) is Corollary 8's at ρ = T·K²/(2σ²), found by
+//! bisection at 1024 bits (tests/common); monotonicity in K; bad input.
+mod common;
+use common::q;
 use dpcert::theorems::pld_accountant::*;
 use rug::{Float, Integer, Rational};
 
-const P: u32 = 1024;
-
-fn q(s: &str) -> Rational {
-    dpcert::num::parse_exact(s).unwrap()
-}
 fn lo(r: &PldReport) -> Float {
     r.enclosure.lower().to_float()
 }
 fn hi(r: &PldReport) -> Float {
     r.enclosure.upper().to_float()
 }
-/// Φ̄(x) = erfc(x/√2)/2 at 1024 bits.
-fn phibar(x: &Float) -> Float {
-    let r2 = Float::with_val(P, 2u32).sqrt();
-    Float::with_val(P, x / &r2).erfc() / 2u32
-}
-/// Corollary 8: δ(ε) = Φ̄(ε/√(2ρ) − √(ρ/2)) − e^ε Φ̄(ε/√(2ρ) + √(ρ/2)).
-fn cor8_delta(rho: &Float, eps: &Float) -> Float {
-    let s = Float::with_val(P, rho * 2u32).sqrt();
-    let h = Float::with_val(P, rho / 2u32).sqrt();
-    let a = Float::with_val(P, eps / &s);
-    let e = Float::with_val(P, eps.exp_ref());
-    phibar(&Float::with_val(P, &a - &h)) - e * phibar(&Float::with_val(P, &a + &h))
-}
-/// The exact ε(δ) of the Gaussian with zCDP ρ: bisection on the decreasing δ(ε).
-fn cor8_epsilon(rho: &Rational, delta: &Rational) -> Float {
-    let rho = Float::with_val(P, rho);
-    let d = Float::with_val(P, delta);
-    let (mut a, mut b) = (Float::with_val(P, 0), Float::with_val(P, 1000));
-    for _ in 0..200 {
-        let m = Float::with_val(P, &a + &b) / 2u32;
-        if cor8_delta(&rho, &m) > d {
-            a = m;
-        } else {
-            b = m;
-        }
-    }
-    b
-}
-
 fn opts() -> PldOptions {
     PldOptions::default()
 }
@@ -66,14 +34,14 @@ fn full_batch_is_the_sensitivity_k_gaussian() {
     for k in [2u32, 3, 4] {
         let g = dpsgd_group_pld_epsilon(&r, &s, &Integer::from(t), k, &d, &opts()).unwrap();
         let rho = Rational::from((t * k * k, 2u32)) / Rational::from(&s * &s);
-        let exact = cor8_epsilon(&rho, &d);
+        let exact = common::gaussian_epsilon_star(&rho, &d);
         let ratio = Float::with_val(64, &hi(&g) / &exact);
         println!("K = {k}: exact ε* = {:.6}, bracket [{:.6}, {:.6}], upper/ε* = {:.4}", exact.to_f64(), lo(&g).to_f64(), hi(&g).to_f64(), ratio.to_f64());
         assert!(hi(&g) >= exact, "upper end below the exact ε");
         assert!(lo(&g) <= exact, "lower end above the exact ε");
         assert!(ratio <= 3, "upper end more than 3× the exact ε");
         // the lower end is the one-example run: Corollary 8 at ρ = T/(2σ²)
-        let one = cor8_epsilon(&(Rational::from((t, 2u32)) / Rational::from(&s * &s)), &d);
+        let one = common::gaussian_epsilon_star(&(Rational::from((t, 2u32)) / Rational::from(&s * &s)), &d);
         assert!(lo(&g) <= one);
     }
 }
@@ -122,7 +90,7 @@ fn bracket(args: &[&str]) -> (f64, f64, serde_json::Value) {
 fn cli_both_user_samplings_at_full_batch_against_corollary_8() {
     // q = 1: both samplings put all K examples in every batch: ε* of sensitivity K, T-fold
     let rho = Rational::from((10u32 * 9, 2u32)) / 16u32;
-    let exact = cor8_epsilon(&rho, &q("1e-5")).to_f64();
+    let exact = common::gaussian_epsilon_star(&rho, &q("1e-5")).to_f64();
     let mut args: Vec<&str> = RUN.to_vec();
     args.extend(["1e-5", "--group-size", "3", "--json"]);
     let (ul, uh, d) = bracket(&args);
@@ -162,7 +130,7 @@ fn cli_bad_group_input_exits_2_naming_the_flag() {
 fn cli_calibrate_examples_is_one_sided_and_above_the_exact_sigma() {
     // q = 1, T = 3, K = 2: exact ε(σ) is Corollary 8 at ρ = T·K²/(2σ²); σ* solves ε(σ*) = 8
     let (t, k, target, d) = (3u32, 2u32, 8.0f64, q("1e-5"));
-    let eps_at = |s: &Rational| cor8_epsilon(&(Rational::from(t * k * k) / (Rational::from(s * s) * 2u32)), &d).to_f64();
+    let eps_at = |s: &Rational| common::gaussian_epsilon_star(&(Rational::from(t * k * k) / (Rational::from(s * s) * 2u32)), &d).to_f64();
     let (mut a, mut b) = (Rational::from(1), Rational::from(4));
     for _ in 0..40 {
         let m = Rational::from(&a + &b) / 2u32;

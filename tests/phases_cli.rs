@@ -33,23 +33,6 @@ fn refused(args: &[&str], names: &[&str]) {
     assert!(!err.contains("panicked"), "{err}");
 }
 
-/// ε*(δ) of the Gaussian composition with ρ: bisection on the 1024-bit Corollary 8.
-fn eps_star(rho: &Rational, delta: &Rational) -> Float {
-    let d = f(delta);
-    let (mut a, mut b) = (Float::with_val(REF, 0), Float::with_val(REF, 1));
-    while common::gaussian_delta(rho, &b.to_rational().unwrap()) > d {
-        b *= 2u32;
-    }
-    for _ in 0..160 {
-        let m = Float::with_val(REF, &a + &b) / 2u32;
-        if common::gaussian_delta(rho, &m.to_rational().unwrap()) > d {
-            a = m;
-        } else {
-            b = m;
-        }
-    }
-    b
-}
 
 /// Batch 256 of 60 000 examples for 2 epochs is q = 256/60000 = 8/1875 and
 /// T = ⌈2·60000/256⌉ = ⌈468.75⌉ = 469 steps: the identical bracket as --rate/--steps, both
@@ -86,7 +69,7 @@ fn shuffled_epochs_count_passes() {
     let v = &e["result"]["value"];
     assert!(v["lower"].is_null() && v["kind"] == "upper-bound", "{v}");
     let hi = q(v["upper"].as_str().unwrap());
-    let star = eps_star(&Rational::from((3, 8)), &q("1e-5"));
+    let star = common::gaussian_epsilon_star(&Rational::from((3, 8)), &q("1e-5"));
     assert!(star <= f(&hi) && f(&hi) <= star.clone() * (1.0 + 1e-9), "{star} vs upper {hi}");
     assert_eq!(e["result"]["details"]["steps"], "25");
 }
@@ -141,7 +124,7 @@ fn unequal_phases_at_q_one_contain_corollary_10() {
     let e = ok(&["dpsgd", "--delta", "1e-6", "--phase", "1,4,10", "--phase", "1,2,3"]);
     let (lo, hi) = bracket(&e);
     let rho = Rational::from((10, 32)) + Rational::from((3, 8));
-    let star = eps_star(&rho, &q("1e-6"));
+    let star = common::gaussian_epsilon_star(&rho, &q("1e-6"));
     assert!(f(&lo) <= star && star <= f(&hi), "{star} outside [{lo}, {hi}]");
     assert!(f(&Rational::from(&hi - &lo)) <= Float::with_val(REF, &star * 1e-3), "[{lo}, {hi}]");
     // the human sentence lists the phases

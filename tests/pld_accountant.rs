@@ -1,5 +1,5 @@
 //! The certified PLD accountant against independent references (each computed without the
-//! accountant, in plain MPFR): k Gaussians (Corollary 8/10, inverted by bisection here), k-fold
+//! accountant, in plain MPFR): k Gaussians (Corollary 8/10, inverted by bisection in tests/common), k-fold
 //! randomized response and (ε, δ) black boxes (the exact binomial formula), one Laplace mechanism
 //! (closed forms of δ(ε) and ε(δ)), the Poisson-subsampled Gaussian in both neighbour directions —
 //! q = 1 (the plain Gaussian), one step (the mixture's hockey-stick in closed form, itself checked
@@ -80,7 +80,7 @@ fn k_gaussians_bracket_corollary_10() {
 
 #[test]
 fn k_gaussians_epsilon_brackets_the_exact_inverse() {
-    // reference: Corollary 8 at 1024 bits (tests/common), inverted by bisection in this file
+    // reference: Corollary 8 at 1024 bits (tests/common), inverted by bisection (common::gaussian_epsilon_star)
     let (rho, k, d) = ("1/100", 400u32, "1e-6");
     let r = pld_epsilon(
         &[term(PldMechanism::Gaussian { rho: q(rho) }, k)],
@@ -89,7 +89,7 @@ fn k_gaussians_epsilon_brackets_the_exact_inverse() {
     )
     .unwrap();
     let total = Rational::from(q(rho) * k);
-    let exact = invert(&|e| gaussian_delta_at(&total, e), &q(d), REF, 200);
+    let exact = common::gaussian_epsilon_star(&total, &q(d));
     // documented (pld_epsilon.md): ≤ 10⁻⁴ relative; measured 3.6·10⁻⁵
     brackets(&r, &exact, 1e-4, "Gaussian ε(δ)");
 }
@@ -532,36 +532,7 @@ fn sgm_delta2(dir: Direction, qr: &Rational, sr: &Rational, eps: &Rational) -> F
     quad(&f, &breaks, 5.0 * s.to_f64(), 1e-45, "two-step δ")
 }
 
-/// Bisection (independent of the crate) for ε(δ) = inf{ε ≥ 0 : δ(ε) ≤ δ} of a decreasing curve.
-fn invert(curve: &dyn Fn(&Float) -> Float, delta: &Rational, prec: u32, iters: u32) -> Float {
-    let d = Float::with_val(prec, delta);
-    let mut a = Float::with_val(prec, 0);
-    if curve(&a) <= d {
-        return a;
-    }
-    let mut b = Float::with_val(prec, 1);
-    while curve(&b) > d {
-        b *= 2u32;
-    }
-    for _ in 0..iters {
-        let m = Float::with_val(prec, &a + &b) / 2u32;
-        if curve(&m) > d {
-            a = m;
-        } else {
-            b = m;
-        }
-    }
-    b
-}
 
-/// Corollary 8 at a Float ε (1024 bits): Φ((ρ − ε)/√(2ρ)) − e^ε Φ((−ρ − ε)/√(2ρ)).
-fn gaussian_delta_at(rho: &Rational, eps: &Float) -> Float {
-    let r = f(rho);
-    let s = Float::with_val(REF, &r * 2u32).sqrt();
-    let a = Float::with_val(REF, &r - eps) / &s;
-    let b = Float::with_val(REF, -r.clone() - eps) / &s;
-    common::phi(&a) - Float::with_val(REF, eps.exp_ref()) * common::phi(&b)
-}
 
 /// lower ≤ reference ≤ upper and upper − lower ≤ rel·reference + abs, in one place.
 fn contains(r: &PldReport, reference: &Float, rel: f64, abs: f64, what: &str) {
@@ -705,7 +676,7 @@ fn two_step_quadrature_at_q_one_is_the_gaussian_composition() {
 }
 
 /// q = 1 is the plain Gaussian: T steps have PLD N(ρ, 2ρ) with ρ = T/(2σ²) in either direction, so
-/// ε(δ) is Corollary 8 inverted (1024-bit formula, bisection here); both directions through
+/// ε(δ) is Corollary 8 inverted (1024-bit formula, bisection in tests/common); both directions through
 /// `pld_epsilon`, and `dpsgd_pld_epsilon`, within the width documented in dpsgd_pld_epsilon.md.
 #[test]
 fn q_one_brackets_the_gaussian_composition() {
@@ -716,7 +687,7 @@ fn q_one_brackets_the_gaussian_composition() {
         ("5", 100, "1e-8"),
     ] {
         let rho = Rational::from((t, 2u32)) / (q(ss) * q(ss));
-        let exact = invert(&|e| gaussian_delta_at(&rho, e), &q(ds), REF, 200);
+        let exact = common::gaussian_epsilon_star(&rho, &q(ds));
         for dir in [Direction::Remove, Direction::Add] {
             let r = pld_epsilon(&[term(sgm("1", ss, dir), t)], &q(ds), &grid(None)).unwrap();
             eprintln!(
@@ -760,7 +731,7 @@ fn q_one_brackets_the_gaussian_composition() {
 fn a_cheap_wide_dpsgd_bracket_is_refined_and_still_contains_corollary_8() {
     let (ss, t, ds) = ("2", 1000u32, "1e-5");
     let rho = Rational::from((t, 2u32)) / (q(ss) * q(ss));
-    let exact = invert(&|e| gaussian_delta_at(&rho, e), &q(ds), REF, 200);
+    let exact = common::gaussian_epsilon_star(&rho, &q(ds));
     let r = dpsgd_pld_epsilon(
         &q("1"),
         &q(ss),

@@ -7,7 +7,7 @@
 //! (the Gaussian with sensitivity 2); and the group-privacy upper end against the add/remove
 //! accountant it is built on.
 mod common;
-use common::{f, q, REF};
+use common::{q, REF};
 use dpcert::theorems::pld_accountant::*;
 use rug::{Float, Integer, Rational};
 
@@ -263,31 +263,6 @@ fn two_step_delta_brackets_the_convolution_quadrature() {
     }
 }
 
-/// Corollary 8 at 1024 bits: δ(ε) = Φ((ρ − ε)/√(2ρ)) − e^ε Φ((−ρ − ε)/√(2ρ)).
-fn gaussian_delta_at(rho: &Rational, eps: &Float) -> Float {
-    let r = f(rho);
-    let s = Float::with_val(REF, &r * 2u32).sqrt();
-    let a = Float::with_val(REF, &r - eps) / &s;
-    let b = Float::with_val(REF, -r.clone() - eps) / &s;
-    common::phi(&a) - Float::with_val(REF, eps.exp_ref()) * common::phi(&b)
-}
-/// ε(δ) of a decreasing curve by bisection.
-fn invert(curve: &dyn Fn(&Float) -> Float, delta: &Rational) -> Float {
-    let d = f(delta);
-    let (mut a, mut b) = (Float::with_val(REF, 0), Float::with_val(REF, 1));
-    while curve(&b) > d {
-        b *= 2u32;
-    }
-    for _ in 0..200 {
-        let m = Float::with_val(REF, &a + &b) / 2u32;
-        if curve(&m) > d {
-            a = m;
-        } else {
-            b = m;
-        }
-    }
-    b
-}
 
 /// q = 1: the pair is N(1, σ²) vs N(−1, σ²), the Gaussian with sensitivity 2: T steps have PLD
 /// N(ρ, 2ρ) with ρ = T·2²/(2σ²) = 2T/σ². The pair's ε(δ) brackets Corollary 8 inverted (10⁻⁵
@@ -296,7 +271,7 @@ fn invert(curve: &dyn Fn(&Float) -> Float, delta: &Rational) -> Float {
 fn q_one_is_the_gaussian_with_sensitivity_two() {
     for (ss, t, ds) in [("2", 1u32, "1e-5"), ("4", 10, "1e-6"), ("10", 100, "1e-8")] {
         let rho = Rational::from(2 * t) / (q(ss) * q(ss));
-        let exact = invert(&|e| gaussian_delta_at(&rho, e), &q(ds));
+        let exact = common::gaussian_epsilon_star(&rho, &q(ds));
         let r = pld_epsilon(&[term(pair("1", ss), t)], &q(ds), &PldOptions::default()).unwrap();
         contains(
             &r,

@@ -3,7 +3,7 @@
 //! at 1024 bits (tests/common) inverted by bisection, for the exact Gaussian compositions these
 //! reduce to.
 mod common;
-use common::{f, q, REF};
+use common::{q, REF};
 use dpcert::theorems::pld_accountant::{dpsgd_pld_epsilon, PldOptions, PldReport};
 use dpcert::theorems::sampling::Relation;
 use dpcert::theorems::schedule::{dpsgd_phases_pld_epsilon, Phase};
@@ -11,23 +11,6 @@ use dpcert::theorems::shuffle::shuffled_dpsgd_epsilon;
 use dpcert::Precision;
 use rug::{Float, Integer, Rational};
 
-/// ε*(δ) of the Gaussian composition with ρ, by bisection on the 1024-bit Corollary 8.
-fn eps_star(rho: &Rational, delta: &Rational) -> Float {
-    let d = f(delta);
-    let (mut a, mut b) = (Float::with_val(REF, 0), Float::with_val(REF, 1));
-    while common::gaussian_delta(rho, &b.to_rational().unwrap()) > d {
-        b *= 2u32;
-    }
-    for _ in 0..160 {
-        let m = Float::with_val(REF, &a + &b) / 2u32;
-        if common::gaussian_delta(rho, &m.to_rational().unwrap()) > d {
-            a = m;
-        } else {
-            b = m;
-        }
-    }
-    b
-}
 
 /// Shuffled epochs: ε encloses Corollary 10's ε* for ρ = k·(g·c)²/(2σ²), c = 1 (add/remove) or
 /// 2 (substitution), relative width ≤ 10⁻¹²; substitution is strictly worse than add/remove.
@@ -40,7 +23,7 @@ fn shuffled_epochs_are_the_exact_gaussian_composition() {
                 .unwrap();
             let s = q(sigma);
             let rho = Rational::from(k * (g * c) * (g * c)) / (Rational::from(&s * &s) * 2u32);
-            common::check(&e, &eps_star(&rho, &q(delta)), 1e-12, &format!("σ = {sigma}, k = {k}, {rel:?}"));
+            common::check(&e, &common::gaussian_epsilon_star(&rho, &q(delta)), 1e-12, &format!("σ = {sigma}, k = {k}, {rel:?}"));
             if let Some(p) = &prev {
                 assert!(e.lower().as_float() > p);
             }
@@ -87,7 +70,7 @@ fn unequal_phases_at_q_one_bracket_corollary_10() {
     let ph = [phase("1", "4", 10), phase("1", "2", 3)];
     let r = dpsgd_phases_pld_epsilon(&ph, &d, &o).unwrap();
     let rho = Rational::from(10) / Rational::from(32) + Rational::from(3) / Rational::from(8);
-    let star = eps_star(&rho, &d);
+    let star = common::gaussian_epsilon_star(&rho, &d);
     let (lo, hi) = bracket(&r);
     assert!(lo <= star && star <= hi, "ε* = {star} outside [{lo}, {hi}]");
     assert!(Float::with_val(REF, &hi - &lo) <= Float::with_val(REF, &star * 1e-4));

@@ -22,11 +22,37 @@ pub fn phi(x: &Float) -> Float {
 }
 /// Corollary 8: Φ(ρ−ε)/√(2ρ)) − e^ε Φ((−ρ−ε)/√(2ρ)).
 pub fn gaussian_delta(rho: &Rational, eps: &Rational) -> Float {
-    let (r, e) = (f(rho), f(eps));
+    gaussian_delta_at(rho, &f(eps))
+}
+/// Corollary 8 at a real ε (a 1024-bit `Float`).
+pub fn gaussian_delta_at(rho: &Rational, eps: &Float) -> Float {
+    let r = f(rho);
     let s = Float::with_val(REF, &r * 2u32).sqrt();
-    let a = Float::with_val(REF, &r - &e) / &s;
-    let b = Float::with_val(REF, -r.clone() - &e) / &s;
-    phi(&a) - e.exp() * phi(&b)
+    let a = Float::with_val(REF, &r - eps) / &s;
+    let b = Float::with_val(REF, -r.clone() - eps) / &s;
+    phi(&a) - Float::with_val(REF, eps.exp_ref()) * phi(&b)
+}
+/// ε*(δ) of the Gaussian with zCDP parameter ρ: Corollary 8's δ(ε) is decreasing in ε, so
+/// bisection at 1024 bits (0 when δ(0) ≤ δ; else the upper end doubled until δ(b) ≤ δ); returns
+/// the upper end, within 2⁻²⁰⁰·b of ε*.
+pub fn gaussian_epsilon_star(rho: &Rational, delta: &Rational) -> Float {
+    let d = f(delta);
+    let (mut a, mut b) = (Float::with_val(REF, 0), Float::with_val(REF, 1));
+    if gaussian_delta_at(rho, &a) <= d {
+        return a;
+    }
+    while gaussian_delta_at(rho, &b) > d {
+        b *= 2u32;
+    }
+    for _ in 0..200 {
+        let m = Float::with_val(REF, &a + &b) / 2u32;
+        if gaussian_delta_at(rho, &m) > d {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    b
 }
 /// Proposition 14 at t: exp(t(t+1)ρ − εt)·tᵗ/(t+1)^{t+1}.
 pub fn zcdp_delta_at(rho: &Rational, eps: &Rational, t: &Rational) -> Float {
