@@ -15,7 +15,9 @@
 //! evaluation at an exact rational point.
 use crate::num::{normal_cdf_f64, Certified, Enclosure, Precision, UpperBound};
 use crate::theorems::gaussian::gaussian_sigma;
-use crate::theorems::pld_accountant::{dpsgd_pld_epsilon, dpsgd_substitution_pld_epsilon, PldOptions};
+use crate::theorems::pld_accountant::{
+    dpsgd_pld_epsilon, dpsgd_substitution_pld_epsilon, PldOptions,
+};
 use crate::theorems::rdp::dpsgd_rdp_epsilon;
 use crate::theorems::sampling::{Relation, Sampling, UserSampling};
 use crate::theorems::shuffle::shuffled_dpsgd_epsilon;
@@ -167,7 +169,10 @@ pub fn dpsgd_epsilon(run: &Run, delta: &Rational, grid: Option<&Rational>) -> Re
         && run.user_sampling == UserSampling::Examples
         && (run.sampling, run.relation) != (Sampling::Poisson, Relation::AddRemove)
     {
-        return Err(Error::arg("user-sampling", "examples is available for --sampling poisson --relation add-remove only"));
+        return Err(Error::arg(
+            "user-sampling",
+            "examples is available for --sampling poisson --relation add-remove only",
+        ));
     }
     let done = |epsilon, grid, route| {
         Ok(Evaluation {
@@ -215,7 +220,11 @@ fn fixed_size(
         delta,
         Precision::Auto,
     )?;
-    done(Certified::UpperBound(UpperBound::new(e)), None, ROUTE_FIXED_SIZE)
+    done(
+        Certified::UpperBound(UpperBound::new(e)),
+        None,
+        ROUTE_FIXED_SIZE,
+    )
 }
 
 /// The Poisson add/remove routes; user-level privacy with Poisson sampling of *users* (all of a
@@ -257,17 +266,38 @@ fn group_examples(
     done: impl Fn(Certified, Option<Rational>, &'static str) -> Result<Evaluation>,
 ) -> Result<Evaluation> {
     if run.method != Method::Pld {
-        return Err(Error::arg("method", "--user-sampling examples is certified by the PLD route only; use --method pld"));
+        return Err(Error::arg(
+            "method",
+            "--user-sampling examples is certified by the PLD route only; use --method pld",
+        ));
     }
     let max = crate::theorems::pld_accountant::MAX_GROUP;
-    let k = run.group.to_u32().filter(|k| (1..=max).contains(k)).ok_or_else(|| {
-        Error::arg("group-size", format!("must be an integer in [1, {max}] with --user-sampling examples"))
-    })?;
+    let k = run
+        .group
+        .to_u32()
+        .filter(|k| (1..=max).contains(k))
+        .ok_or_else(|| {
+            Error::arg(
+                "group-size",
+                format!("must be an integer in [1, {max}] with --user-sampling examples"),
+            )
+        })?;
     // automatic grid, and no grid reported: the search then runs its one-sided certification
     // (a finer grid does not shrink the group bound's looseness)
     let _ = grid;
-    let r = crate::theorems::pld_accountant::dpsgd_group_pld_epsilon(&run.rate, &run.sigma, &run.steps, k, delta, &PldOptions::default())?;
-    done(Certified::UpperBound(UpperBound::new(r.enclosure)), None, ROUTE_PLD_GROUP_EXAMPLES)
+    let r = crate::theorems::pld_accountant::dpsgd_group_pld_epsilon(
+        &run.rate,
+        &run.sigma,
+        &run.steps,
+        k,
+        delta,
+        &PldOptions::default(),
+    )?;
+    done(
+        Certified::UpperBound(UpperBound::new(r.enclosure)),
+        None,
+        ROUTE_PLD_GROUP_EXAMPLES,
+    )
 }
 
 /// The Poisson substitution route (PLD only): `dpsgd_substitution_pld_epsilon`, users as in
@@ -290,7 +320,11 @@ fn poisson_substitution(
     let sigma = Rational::from(&run.sigma / &run.group);
     let opts = PldOptions::default();
     let r = dpsgd_substitution_pld_epsilon(&run.rate, &sigma, &run.steps, delta, &opts)?;
-    done(Certified::TwoSided(r.enclosure), Some(r.grid), ROUTE_PLD_SUBSTITUTION)
+    done(
+        Certified::TwoSided(r.enclosure),
+        Some(r.grid),
+        ROUTE_PLD_SUBSTITUTION,
+    )
 }
 
 /// The parameter a calibration solves for.
@@ -416,7 +450,9 @@ pub fn gaussian(
 /// shuffled runs, whose bound is an upper bound only). Errors name
 /// `--calibrate` when the deployment has no claim with δ > 0, or is not exactly one DP-SGD
 /// entry (other mechanisms would need a joint calibration, not implemented).
-pub fn deployment_sigma(d: &crate::deploy::Deployment) -> Result<(Calibration, crate::deploy::Deployment)> {
+pub fn deployment_sigma(
+    d: &crate::deploy::Deployment,
+) -> Result<(Calibration, crate::deploy::Deployment)> {
     use crate::audit::ledger::{Ledger, Mechanism};
     use crate::event::Event;
     let flag = "--calibrate";
@@ -463,15 +499,28 @@ pub fn deployment_sigma(d: &crate::deploy::Deployment) -> Result<(Calibration, c
     }
     let sigma = cal.feasible.run.sigma.clone();
     let mechanism = match entry.mechanism.clone() {
-        Mechanism::SubsampledGaussian { rate, steps, shuffled, .. } => {
-            Mechanism::SubsampledGaussian { sigma, rate, steps, shuffled }
+        Mechanism::SubsampledGaussian {
+            rate,
+            steps,
+            shuffled,
+            ..
+        } => Mechanism::SubsampledGaussian {
+            sigma,
+            rate,
+            steps,
+            shuffled,
+        },
+        Mechanism::ShuffledGaussian { rate, steps, .. } => {
+            Mechanism::ShuffledGaussian { sigma, rate, steps }
         }
-        Mechanism::ShuffledGaussian { rate, steps, .. } => Mechanism::ShuffledGaussian { sigma, rate, steps },
         other => other,
     };
     let mut event = mechanism.to_event();
     if entry.repeat != 1 {
-        event = Event::SelfComposed { event: Box::new(event), count: entry.repeat.clone() };
+        event = Event::SelfComposed {
+            event: Box::new(event),
+            count: entry.repeat.clone(),
+        };
     }
     let mut out = d.clone();
     out.event = Event::Composed(vec![event.named(entry.name.clone())]);
@@ -481,7 +530,9 @@ pub fn deployment_sigma(d: &crate::deploy::Deployment) -> Result<(Calibration, c
 /// μ of the Gaussian (μ-GDP) curve with ε at δ, in plain `f64` (bisection on Corollary 8 in
 /// μ form): a search starting point only.
 fn gdp_mu(eps: f64, delta: f64) -> f64 {
-    let d = |mu: f64| normal_cdf_f64(-eps / mu + mu / 2.0) - eps.exp() * normal_cdf_f64(-eps / mu - mu / 2.0);
+    let d = |mu: f64| {
+        normal_cdf_f64(-eps / mu + mu / 2.0) - eps.exp() * normal_cdf_f64(-eps / mu - mu / 2.0)
+    };
     let (mut lo, mut hi) = (1e-6f64, 1e3f64);
     for _ in 0..200 {
         let mid = (lo * hi).sqrt();

@@ -10,8 +10,8 @@
 //! [`TYPES`] and `entry_event`, a variant of [`Mechanism`] and its arms in the capability
 //! methods the audit routes ask for.
 use crate::event::{Event, Exact};
-use crate::theorems::sampling::Sampling;
 use crate::num::{parse_exact, parse_positive_integer};
+use crate::theorems::sampling::Sampling;
 use crate::{validate, Error, Result};
 use rug::{Integer, Rational};
 use std::path::Path;
@@ -132,7 +132,15 @@ fn fields_of(ty: &str) -> Option<&'static [&'static str]> {
         "pure" | "randomized-response" => &["epsilon"],
         "approx" => &["epsilon", "delta"],
         "zcdp" => &["rho"],
-        "subsampled-gaussian" => &["sigma", "rate", "steps", "sampling", "accounting", "relation", "phases"],
+        "subsampled-gaussian" => &[
+            "sigma",
+            "rate",
+            "steps",
+            "sampling",
+            "accounting",
+            "relation",
+            "phases",
+        ],
         _ => return None,
     })
 }
@@ -237,16 +245,36 @@ fn batches(m: &Node, label: &str) -> Result<(Batches, bool)> {
     let substitution = match text("relation", "\"add-remove\" or \"substitution\"")?.as_deref() {
         None | Some("add-remove") => false,
         Some("substitution") => true,
-        Some(r) => return Err(Error::arg(&field("relation"), format!("`{}` is not \"add-remove\" or \"substitution\"", clip(r)))),
+        Some(r) => {
+            return Err(Error::arg(
+                &field("relation"),
+                format!("`{}` is not \"add-remove\" or \"substitution\"", clip(r)),
+            ))
+        }
     };
     let how = match (sampling.as_str(), accounting.as_deref()) {
         ("poisson", None | Some("poisson")) => Batches::Poisson,
         ("shuffled", None | Some("shuffled")) => Batches::Shuffled,
         ("shuffled", Some("poisson")) => Batches::ShuffledAsPoisson,
         ("fixed-size", None) => Batches::FixedSize,
-        ("fixed-size", Some(_)) => return Err(Error::arg(&field("accounting"), "applies to shuffled batches only (leave it out for sampling = \"fixed-size\")")),
-        ("poisson", Some("shuffled")) => return Err(Error::arg(&field("accounting"), "\"shuffled\" accounting needs sampling = \"shuffled\"")),
-        ("poisson" | "shuffled", Some(a)) => return Err(Error::arg(&field("accounting"), format!("`{}` is not \"poisson\" or \"shuffled\"", clip(a)))),
+        ("fixed-size", Some(_)) => {
+            return Err(Error::arg(
+                &field("accounting"),
+                "applies to shuffled batches only (leave it out for sampling = \"fixed-size\")",
+            ))
+        }
+        ("poisson", Some("shuffled")) => {
+            return Err(Error::arg(
+                &field("accounting"),
+                "\"shuffled\" accounting needs sampling = \"shuffled\"",
+            ))
+        }
+        ("poisson" | "shuffled", Some(a)) => {
+            return Err(Error::arg(
+                &field("accounting"),
+                format!("`{}` is not \"poisson\" or \"shuffled\"", clip(a)),
+            ))
+        }
         // samplers without a certified route: the reason `Sampling::parse` gives
         (s @ ("truncated-poisson" | "truncated" | "random-allocation" | "balls-and-bins"), _) => {
             let why = match Sampling::parse(s) {
@@ -255,7 +283,12 @@ fn batches(m: &Node, label: &str) -> Result<(Batches, bool)> {
             };
             return Err(Error::arg(&field("sampling"), why));
         }
-        (s, _) => return Err(Error::arg(&field("sampling"), format!("`{}` is not {SAMPLINGS}", clip(s)))),
+        (s, _) => {
+            return Err(Error::arg(
+                &field("sampling"),
+                format!("`{}` is not {SAMPLINGS}", clip(s)),
+            ))
+        }
     };
     match (how, substitution) {
         (Batches::FixedSize, false) => Err(Error::arg(&field("relation"), "sampling = \"fixed-size\" is certified for relation = \"substitution\" only (under add/remove the dataset size N, hence B/N, changes between neighbours and no certified route exists in dpcert); set relation = \"substitution\", or sampling = \"poisson\"")),
@@ -269,15 +302,27 @@ fn sgm_fields(t: &Node, at: &dyn Fn(&str) -> String) -> Result<(Rational, Ration
     let num = |f: &str| -> Result<Rational> {
         match t.get(f) {
             None => Err(Error::arg(&at(f), "is missing")),
-            Some(Node::Num(s)) | Some(Node::Str(s)) => parse_exact(s).map_err(|e| Error::arg(&at(f), e)),
-            Some(_) => Err(Error::arg(&at(f), "must be a number or a string holding one")),
+            Some(Node::Num(s)) | Some(Node::Str(s)) => {
+                parse_exact(s).map_err(|e| Error::arg(&at(f), e))
+            }
+            Some(_) => Err(Error::arg(
+                &at(f),
+                "must be a number or a string holding one",
+            )),
         }
     };
     let rate = num("rate")?;
     crate::event::rate_in_unit(&at("rate"), &rate)?;
     let steps = match t.get("steps") {
-        Some(Node::Num(s)) | Some(Node::Str(s)) => parse_positive_integer(s).map_err(|e| Error::arg(&at("steps"), e))?,
-        _ => return Err(Error::arg(&at("steps"), "is missing or not a positive integer")),
+        Some(Node::Num(s)) | Some(Node::Str(s)) => {
+            parse_positive_integer(s).map_err(|e| Error::arg(&at("steps"), e))?
+        }
+        _ => {
+            return Err(Error::arg(
+                &at("steps"),
+                "is missing or not a positive integer",
+            ))
+        }
     };
     let sigma = num("sigma")?;
     validate::positive(&at("sigma"), &sigma)?;
@@ -302,19 +347,38 @@ fn poisson_run(sigma: Rational, rate: Rational, steps: Integer) -> Event {
 fn phases_event(list: &Node, label: &str) -> Result<Event> {
     let name = format!("mechanism {label}: field `phases`");
     let Node::Array(items) = list else {
-        return Err(Error::arg(&name, "must be a list of {rate, sigma, steps} tables"));
+        return Err(Error::arg(
+            &name,
+            "must be a list of {rate, sigma, steps} tables",
+        ));
     };
     if items.is_empty() || items.len() > MAX_MECHANISMS {
-        return Err(Error::arg(&name, format!("must hold 1 to {MAX_MECHANISMS} phases, got {}", items.len())));
+        return Err(Error::arg(
+            &name,
+            format!(
+                "must hold 1 to {MAX_MECHANISMS} phases, got {}",
+                items.len()
+            ),
+        ));
     }
     let mut runs = Vec::new();
     for (i, p) in items.iter().enumerate() {
         let at = |f: &str| format!("mechanism {label}: field `phases[{i}].{f}`");
         if !matches!(p, Node::Table(_)) {
-            return Err(Error::arg(&format!("{name}[{i}]"), "must be a table {rate, sigma, steps}"));
+            return Err(Error::arg(
+                &format!("{name}[{i}]"),
+                "must be a table {rate, sigma, steps}",
+            ));
         }
-        if let Some(k) = p.keys().into_iter().find(|k| !["rate", "sigma", "steps"].contains(k)) {
-            return Err(Error::arg(&at(&clip(k)), "is not a field of a phase (expected: rate, sigma, steps)"));
+        if let Some(k) = p
+            .keys()
+            .into_iter()
+            .find(|k| !["rate", "sigma", "steps"].contains(k))
+        {
+            return Err(Error::arg(
+                &at(&clip(k)),
+                "is not a field of a phase (expected: rate, sigma, steps)",
+            ));
         }
         let (sigma, rate, steps) = sgm_fields(p, &at)?;
         runs.push(poisson_run(sigma, rate, steps));
@@ -331,13 +395,25 @@ fn subsampled_event(m: &Node, label: &str) -> Result<Event> {
     let (how, substitution) = batches(m, label)?;
     if let Some(list) = m.get("phases") {
         if substitution {
-            return Err(Error::arg(&field("relation"), "phases are accounted for add/remove neighbours only (relation = \"add-remove\")"));
+            return Err(Error::arg(
+                &field("relation"),
+                "phases are accounted for add/remove neighbours only (relation = \"add-remove\")",
+            ));
         }
-        if let Some(k) = ["rate", "sigma", "steps"].into_iter().find(|k| m.get(k).is_some()) {
-            return Err(Error::arg(&field(k), "conflicts with `phases`: give rate, sigma, steps in each phase"));
+        if let Some(k) = ["rate", "sigma", "steps"]
+            .into_iter()
+            .find(|k| m.get(k).is_some())
+        {
+            return Err(Error::arg(
+                &field(k),
+                "conflicts with `phases`: give rate, sigma, steps in each phase",
+            ));
         }
         if how != Batches::Poisson {
-            return Err(Error::arg(&field("phases"), "phases are accounted with Poisson sampling only (sampling = \"poisson\")"));
+            return Err(Error::arg(
+                &field("phases"),
+                "phases are accounted with Poisson sampling only (sampling = \"poisson\")",
+            ));
         }
         return phases_event(list, label);
     }
@@ -348,14 +424,26 @@ fn subsampled_event(m: &Node, label: &str) -> Result<Event> {
             Batches::Shuffled | Batches::ShuffledAsPoisson => Sampling::Shuffled,
             Batches::Poisson => Sampling::Poisson,
         };
-        return Ok(Event::SubstitutionGaussian { sigma, rate, steps, sampling });
+        return Ok(Event::SubstitutionGaussian {
+            sigma,
+            rate,
+            steps,
+            sampling,
+        });
     }
     Ok(match how {
         Batches::Poisson => poisson_run(sigma, rate, steps),
-        Batches::ShuffledAsPoisson => Event::ShuffledAccountedAsPoisson(Box::new(poisson_run(sigma, rate, steps))),
+        Batches::ShuffledAsPoisson => {
+            Event::ShuffledAccountedAsPoisson(Box::new(poisson_run(sigma, rate, steps)))
+        }
         Batches::Shuffled => Event::ShuffledGaussian { sigma, rate, steps },
         // refused by `batches` (fixed-size batches need substitution neighbours)
-        Batches::FixedSize => return Err(Error::arg(&field("relation"), "sampling = \"fixed-size\" needs relation = \"substitution\"")),
+        Batches::FixedSize => {
+            return Err(Error::arg(
+                &field("relation"),
+                "sampling = \"fixed-size\" needs relation = \"substitution\"",
+            ))
+        }
     })
 }
 

@@ -403,7 +403,9 @@ impl Event {
                 event.validate_at(&format!("{path}.{}", self.kind()))
             }
             Event::ShuffledGaussian { sigma, rate, steps }
-            | Event::SubstitutionGaussian { sigma, rate, steps, .. } => {
+            | Event::SubstitutionGaussian {
+                sigma, rate, steps, ..
+            } => {
                 validate::positive(&at("sigma"), sigma)?;
                 rate_in_unit(&at("rate"), rate)?;
                 validate::count(&at("steps"), steps)

@@ -116,7 +116,10 @@ fn sample(d: &Deployment, top: f64, progress: bool) -> Result<Samples> {
 /// # Guarantee
 /// As [`profile_svg`].
 pub fn profile_svg_with(d: &Deployment, progress: bool) -> Result<String> {
-    if crate::audit::Ledger::from_event(&d.event)?.substitution().is_some() {
+    if crate::audit::Ledger::from_event(&d.event)?
+        .substitution()
+        .is_some()
+    {
         return Err(crate::Error::arg(
             "FILE",
             "the deployment is a substitution run (relation = \"substitution\"), for which dpcert certifies ε at a δ but no δ(ε) curve; nothing to draw (use `dpcert audit`)",

@@ -40,7 +40,11 @@ fn examples_have_the_expected_verdicts() {
             "exact Gaussian composition",
         ),
         ("examples/mixed-release.toml", Verdict::Verified, "PLD"),
-        ("examples/dpsgd-substitution.toml", Verdict::Verified, "substitution DP-SGD"),
+        (
+            "examples/dpsgd-substitution.toml",
+            Verdict::Verified,
+            "substitution DP-SGD",
+        ),
     ] {
         let r = audit(&load(file)).unwrap();
         assert_eq!(r.claim.as_ref().unwrap().verdict, verdict, "{file}");

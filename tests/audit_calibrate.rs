@@ -53,7 +53,10 @@ fn poisson_entry_sigma_brackets_the_exact_sigma() {
     assert!(fe <= Float::with_val(REF, &star * 1.002), "{fe} vs {star}");
     assert_eq!(e["result"]["verdict"], "verified");
     assert_eq!(c["value"], c["feasible"]["sigma"]);
-    assert_eq!(e["result"]["mechanisms"][0]["sigma"], c["feasible"]["sigma"]);
+    assert_eq!(
+        e["result"]["mechanisms"][0]["sigma"],
+        c["feasible"]["sigma"]
+    );
 }
 
 /// A shuffled entry (1000 steps at q = 1/100: 10 passes): σ* ≤ feasible σ ≤ σ*·(1 + 2·10⁻³),
@@ -65,7 +68,10 @@ fn shuffled_entry_sigma_is_feasible_only() {
     let c = &e["result"]["calibration"];
     let star = sigma_star(10, "2", "1e-5");
     let fe = sig(&c["feasible"]);
-    assert!(star <= fe && fe <= Float::with_val(REF, &star * 1.002), "{star} ≤ {fe}");
+    assert!(
+        star <= fe && fe <= Float::with_val(REF, &star * 1.002),
+        "{star} ≤ {fe}"
+    );
     assert!(c["infeasible"].is_null());
     assert_eq!(c["feasible"]["epsilon"]["kind"], "upper-bound");
     assert_eq!(e["result"]["verdict"], "verified");
@@ -74,17 +80,33 @@ fn shuffled_entry_sigma_is_feasible_only() {
 /// What cannot be calibrated exits 2 naming --calibrate.
 #[test]
 fn refusals_name_the_flag() {
-    let sgd = "[[mechanism]]\ntype = \"subsampled-gaussian\"\nrate = \"0.01\"\nsigma = 1\nsteps = 10\n";
+    let sgd =
+        "[[mechanism]]\ntype = \"subsampled-gaussian\"\nrate = \"0.01\"\nsigma = 1\nsteps = 10\n";
     let claim = "[claim]\nepsilon = 1\ndelta = \"1e-5\"\n";
     for (name, text, param) in [
-        ("noclaim", format!("[budget]\ndelta = \"1e-5\"\n{sgd}"), "sigma"),
-        ("two", format!("{claim}{sgd}[[mechanism]]\ntype = \"gaussian\"\nsigma = 3\n"), "sigma"),
-        ("gauss", format!("{claim}[[mechanism]]\ntype = \"gaussian\"\nsigma = 3\n"), "sigma"),
+        (
+            "noclaim",
+            format!("[budget]\ndelta = \"1e-5\"\n{sgd}"),
+            "sigma",
+        ),
+        (
+            "two",
+            format!("{claim}{sgd}[[mechanism]]\ntype = \"gaussian\"\nsigma = 3\n"),
+            "sigma",
+        ),
+        (
+            "gauss",
+            format!("{claim}[[mechanism]]\ntype = \"gaussian\"\nsigma = 3\n"),
+            "sigma",
+        ),
         ("param", format!("{claim}{sgd}"), "steps"),
     ] {
         let f = temp(name, &text);
         let (code, _, err) = run(&["audit", &f, "--calibrate", param]);
         assert_eq!(code, 2, "{name}: {err}");
-        assert!(err.contains("--calibrate") && !err.contains("panicked"), "{name}: {err}");
+        assert!(
+            err.contains("--calibrate") && !err.contains("panicked"),
+            "{name}: {err}"
+        );
     }
 }

@@ -81,8 +81,21 @@ fn every_refusal_names_its_reason() {
             .unwrap()
             .named("sub")
     };
-    for id in [ExactGaussian, Zcdp, Optimal, GaussianSplit, Pld, Rdp, Basic, Advanced] {
-        refuses(id, &ledger(vec![sub()]), &["`sub`", "substitution neighbours"]);
+    for id in [
+        ExactGaussian,
+        Zcdp,
+        Optimal,
+        GaussianSplit,
+        Pld,
+        Rdp,
+        Basic,
+        Advanced,
+    ] {
+        refuses(
+            id,
+            &ledger(vec![sub()]),
+            &["`sub`", "substitution neighbours"],
+        );
     }
     refuses(Substitution, &ledger(vec![g()]), &["substitution"]);
     refuses(Substitution, &ledger(vec![sgd()]), &["substitution"]);

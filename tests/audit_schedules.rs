@@ -27,7 +27,10 @@ fn json(args: &[&str], code: i32) -> Value {
 
 /// (lower, upper) as printed.
 fn printed(v: &Value) -> (String, String) {
-    (v["lower"].as_str().expect("two-sided").to_string(), v["upper"].as_str().unwrap().to_string())
+    (
+        v["lower"].as_str().expect("two-sided").to_string(),
+        v["upper"].as_str().unwrap().to_string(),
+    )
 }
 
 const BUDGET: &str = "[budget]\ndelta = \"1e-5\"\n";
@@ -40,37 +43,89 @@ fn shuffled_entry_is_the_shuffled_bound() {
     let entry = "[[mechanism]]\nname = \"sgd\"\ntype = \"subsampled-gaussian\"\nsigma = \"1.1\"\nrate = \"256/60000\"\nsteps = 14063\nsampling = \"shuffled\"\n";
     let file = temp("shuffled", &format!("{BUDGET}{entry}"));
     let a = json(&["audit", &file], 0);
-    let d = json(&["dpsgd", "--rate", "256/60000", "--sigma", "1.1", "--steps", "14063", "--delta", "1e-5", "--sampling", "shuffled"], 0);
+    let d = json(
+        &[
+            "dpsgd",
+            "--rate",
+            "256/60000",
+            "--sigma",
+            "1.1",
+            "--steps",
+            "14063",
+            "--delta",
+            "1e-5",
+            "--sampling",
+            "shuffled",
+        ],
+        0,
+    );
     // the same upper end; the lower end is the Gaussian composition's, which bounds the run
     // only when the batch assignment is revealed, so the audit withholds it
-    assert_eq!(a["result"]["epsilon"]["upper"], d["result"]["value"]["upper"]);
-    assert!(a["result"]["epsilon"]["lower"].is_null(), "{}", a["result"]["epsilon"]);
+    assert_eq!(
+        a["result"]["epsilon"]["upper"],
+        d["result"]["value"]["upper"]
+    );
+    assert!(
+        a["result"]["epsilon"]["lower"].is_null(),
+        "{}",
+        a["result"]["epsilon"]
+    );
     assert_eq!(a["result"]["epsilon"]["kind"], "upper-bound");
     assert_eq!(a["result"]["epsilon_route"], "exact_gaussian");
-    assert!(d["result"]["value"]["lower"].is_null(), "dpsgd --sampling shuffled is an upper bound too");
+    assert!(
+        d["result"]["value"]["lower"].is_null(),
+        "dpsgd --sampling shuffled is an upper bound too"
+    );
     let hi = d["result"]["value"]["upper"].as_str().unwrap().to_string();
     // the reference: 61 = ⌈14063/⌊60000/256⌋⌉ = ⌈14063/234⌉ passes; the bound is the revealed
     // run's exact ε*, rounded up by at most a relative 10⁻⁹
     let rho = Rational::from(61) / (q("1.1") * q("1.1") * Rational::from(2));
     let star = common::gaussian_epsilon_star(&rho, &q("1e-5"));
-    assert!(star <= f(&q(&hi)) && f(&q(&hi)) <= star.clone() * (1.0 + 1e-9), "{star} vs upper {hi}");
-    let notes: Vec<&str> = a["result"]["notes"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
-    let note = notes.iter().find(|n| n.contains("For comparison only")).expect("Poisson comparison note");
-    assert!(note.contains("61 passes") && note.contains("not a bound"), "{note}");
+    assert!(
+        star <= f(&q(&hi)) && f(&q(&hi)) <= star.clone() * (1.0 + 1e-9),
+        "{star} vs upper {hi}"
+    );
+    let notes: Vec<&str> = a["result"]["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let note = notes
+        .iter()
+        .find(|n| n.contains("For comparison only"))
+        .expect("Poisson comparison note");
+    assert!(
+        note.contains("61 passes") && note.contains("not a bound"),
+        "{note}"
+    );
     assert!(!notes.iter().any(|n| n.contains("WARNING")), "{notes:?}");
     // it verifies a claim above it, and never refutes one below it
     let verdict = |eps: &str| {
         let t = format!("{BUDGET}[claim]\nepsilon = \"{eps}\"\ndelta = \"1e-5\"\n{entry}");
-        json(&["audit", &temp(&format!("claim-{eps}"), &t)], if eps == "3" { 4 } else { 0 })["result"]["verdict"].clone()
+        json(
+            &["audit", &temp(&format!("claim-{eps}"), &t)],
+            if eps == "3" { 4 } else { 0 },
+        )["result"]["verdict"]
+            .clone()
     };
     assert_eq!(verdict("55"), "verified");
     assert_eq!(verdict("3"), "undecided");
     // accounting = "poisson" keeps the old meaning: Poisson numbers with the warning
-    let old = temp("as-poisson", &format!("{BUDGET}{entry}accounting = \"poisson\"\n"));
+    let old = temp(
+        "as-poisson",
+        &format!("{BUDGET}{entry}accounting = \"poisson\"\n"),
+    );
     let p = json(&["audit", &old], 0);
     // (an upper bound only: the Poisson numbers bound nothing from below for shuffled batches)
-    let poisson_hi = p["result"]["epsilon"]["upper"].as_str().unwrap().to_string();
-    assert!(f(&q(&poisson_hi)) < star, "the Poisson figure {poisson_hi} is not below the revealed run's ε* {star}");
+    let poisson_hi = p["result"]["epsilon"]["upper"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        f(&q(&poisson_hi)) < star,
+        "the Poisson figure {poisson_hi} is not below the revealed run's ε* {star}"
+    );
     assert!(p["result"]["notes"].to_string().contains("WARNING"));
     // the mechanism is written back as it was read
     let dep = Deployment::load(std::path::Path::new(&file)).unwrap();
@@ -78,7 +133,6 @@ fn shuffled_entry_is_the_shuffled_bound() {
     assert_eq!(back, dep);
     assert!(dep.to_toml().unwrap().contains("sampling = \"shuffled\""));
 }
-
 
 const PHASES: &str = "[[mechanism]]\nname = \"sgd\"\ntype = \"subsampled-gaussian\"\nphases = [\n  { rate = \"1/100\", sigma = \"1.5\", steps = 300 },\n  { rate = \"1/50\", sigma = 2, steps = 200 },\n]\n";
 
@@ -89,12 +143,27 @@ const PHASES: &str = "[[mechanism]]\nname = \"sgd\"\ntype = \"subsampled-gaussia
 fn phases_entry_is_the_schedule() {
     let file = temp("phases", &format!("{BUDGET}{PHASES}"));
     let a = json(&["audit", &file], 0);
-    let d = json(&["dpsgd", "--delta", "1e-5", "--phase", "1/100,1.5,300", "--phase", "1/50,2,200"], 0);
-    assert_eq!(printed(&a["result"]["epsilon"]), printed(&d["result"]["value"]));
+    let d = json(
+        &[
+            "dpsgd",
+            "--delta",
+            "1e-5",
+            "--phase",
+            "1/100,1.5,300",
+            "--phase",
+            "1/50,2,200",
+        ],
+        0,
+    );
+    assert_eq!(
+        printed(&a["result"]["epsilon"]),
+        printed(&d["result"]["value"])
+    );
     assert_eq!(a["result"]["epsilon_route"], "pld");
     // equal phases: the same audit as the merged run
     let split = "[[mechanism]]\ntype = \"subsampled-gaussian\"\nphases = [{ rate = \"1/100\", sigma = 1, steps = 100 }, { rate = \"1/100\", sigma = 1, steps = 150 }]\n";
-    let whole = "[[mechanism]]\ntype = \"subsampled-gaussian\"\nrate = \"1/100\"\nsigma = 1\nsteps = 250\n";
+    let whole =
+        "[[mechanism]]\ntype = \"subsampled-gaussian\"\nrate = \"1/100\"\nsigma = 1\nsteps = 250\n";
     let eps = |t: &str| {
         let r = audit(&Deployment::parse(&format!("{BUDGET}{t}"), false).unwrap()).unwrap();
         let e = r.best_epsilon.unwrap().1;
@@ -115,17 +184,48 @@ fn phases_entry_is_the_schedule() {
 #[test]
 fn bad_entries_name_the_field() {
     let bad = |name: &str, entry: &str, needle: &str| {
-        let file = temp(name, &format!("{BUDGET}[[mechanism]]\ntype = \"subsampled-gaussian\"\n{entry}"));
+        let file = temp(
+            name,
+            &format!("{BUDGET}[[mechanism]]\ntype = \"subsampled-gaussian\"\n{entry}"),
+        );
         let (code, _, err) = run(&["audit", &file]);
         assert_eq!(code, 2, "{entry}: {err}");
         assert!(err.contains(needle), "{entry}: {err}");
     };
-    bad("both", "rate = \"0.1\"\nphases = [{ rate = \"0.1\", sigma = 1, steps = 3 }]\n", "field `rate`: conflicts with `phases`");
+    bad(
+        "both",
+        "rate = \"0.1\"\nphases = [{ rate = \"0.1\", sigma = 1, steps = 3 }]\n",
+        "field `rate`: conflicts with `phases`",
+    );
     bad("empty", "phases = []\n", "field `phases`");
-    bad("key", "phases = [{ rate = \"0.1\", sigma = 1, steps = 3, epochs = 2 }]\n", "phases[0].epochs");
-    bad("rate", "phases = [{ rate = 2, sigma = 1, steps = 3 }]\n", "phases[0].rate");
-    bad("steps", "phases = [{ rate = \"0.1\", sigma = 1 }]\n", "phases[0].steps");
-    bad("shuf", "sampling = \"shuffled\"\nphases = [{ rate = \"0.1\", sigma = 1, steps = 3 }]\n", "field `phases`");
-    bad("acct", "rate = \"0.1\"\nsigma = 1\nsteps = 3\nsampling = \"shuffled\"\naccounting = \"magic\"\n", "field `accounting`");
-    bad("samp", "rate = \"0.1\"\nsigma = 1\nsteps = 3\nsampling = \"fixed\"\n", "field `sampling`");
+    bad(
+        "key",
+        "phases = [{ rate = \"0.1\", sigma = 1, steps = 3, epochs = 2 }]\n",
+        "phases[0].epochs",
+    );
+    bad(
+        "rate",
+        "phases = [{ rate = 2, sigma = 1, steps = 3 }]\n",
+        "phases[0].rate",
+    );
+    bad(
+        "steps",
+        "phases = [{ rate = \"0.1\", sigma = 1 }]\n",
+        "phases[0].steps",
+    );
+    bad(
+        "shuf",
+        "sampling = \"shuffled\"\nphases = [{ rate = \"0.1\", sigma = 1, steps = 3 }]\n",
+        "field `phases`",
+    );
+    bad(
+        "acct",
+        "rate = \"0.1\"\nsigma = 1\nsteps = 3\nsampling = \"shuffled\"\naccounting = \"magic\"\n",
+        "field `accounting`",
+    );
+    bad(
+        "samp",
+        "rate = \"0.1\"\nsigma = 1\nsteps = 3\nsampling = \"fixed\"\n",
+        "field `sampling`",
+    );
 }

@@ -47,7 +47,13 @@ fn sigma_of(c: &Calibration) -> Rational {
 }
 
 fn infeasible_sigma(c: &Calibration) -> Rational {
-    value(&c.infeasible.as_ref().expect("a two-sided route certifies infeasibility").run, Parameter::Sigma)
+    value(
+        &c.infeasible
+            .as_ref()
+            .expect("a two-sided route certifies infeasibility")
+            .run,
+        Parameter::Sigma,
+    )
 }
 
 /// The shape every two-sided calibration must have: certified feasible upper ≤ target,
@@ -65,8 +71,12 @@ fn check_sigma_certificates(c: &Calibration, target: &Rational) {
 /// PLD lower bound at either point.
 #[test]
 fn mnist_sigma_is_certified_within_a_thousandth() {
-    let (rate, steps) = steps_from_epochs(&q("60"), &Integer::from(256), &Integer::from(60000)).unwrap();
-    assert_eq!((rate.clone(), steps.clone()), (q("256/60000"), Integer::from(14063)));
+    let (rate, steps) =
+        steps_from_epochs(&q("60"), &Integer::from(256), &Integer::from(60000)).unwrap();
+    assert_eq!(
+        (rate.clone(), steps.clone()),
+        (q("256/60000"), Integer::from(14063))
+    );
     let (target, delta) = (q("3"), q("1e-5"));
     let run = Run::poisson(rate.clone(), q("1"), steps.clone());
     let c = calibrate(&run, Parameter::Sigma, &target, &delta).unwrap();
@@ -77,9 +87,17 @@ fn mnist_sigma_is_certified_within_a_thousandth() {
     };
     let (sf, si) = (sigma_of(&c), infeasible_sigma(&c));
     let at_f = dpsgd_pld_epsilon(&rate, &sf, &steps, &delta, &opts).unwrap();
-    assert!(*at_f.enclosure.upper().as_float() <= target, "direct PLD at σ_f: {}", at_f.enclosure);
+    assert!(
+        *at_f.enclosure.upper().as_float() <= target,
+        "direct PLD at σ_f: {}",
+        at_f.enclosure
+    );
     let at_i = dpsgd_pld_epsilon(&rate, &si, &steps, &delta, &opts).unwrap();
-    assert!(*at_i.enclosure.lower().as_float() > target, "direct PLD at σ_i: {}", at_i.enclosure);
+    assert!(
+        *at_i.enclosure.lower().as_float() > target,
+        "direct PLD at σ_i: {}",
+        at_i.enclosure
+    );
     for (s, pld) in [(&sf, &at_f), (&si, &at_i)] {
         let (rdp, _) = dpsgd_rdp_epsilon(&rate, s, &steps, &delta, Precision::Auto).unwrap();
         assert!(rdp.upper().as_float() >= pld.enclosure.lower().as_float());
@@ -118,10 +136,15 @@ fn q_one_steps_bracket_corollary_10() {
     let ti = c.infeasible.as_ref().unwrap().run.steps.clone();
     assert!(ti > tf);
     let rho = |t: &Integer| f(&(Rational::from(t) / (Rational::from(&sigma * &sigma) * 2u32)));
-    assert!(gauss_ok(&rho(&tf), &eps, &delta), "T_f = {tf} is not feasible");
+    assert!(
+        gauss_ok(&rho(&tf), &eps, &delta),
+        "T_f = {tf} is not feasible"
+    );
     assert!(!gauss_ok(&rho(&ti), &eps, &delta), "T_i = {ti} is feasible");
     // within the gap: T_i ≤ max(T_f + 1, T_f·(1 + 10⁻³))
-    assert!(Rational::from(&ti) <= Rational::from(&tf + 1u32).max(Rational::from(&tf) * (1 + gap())));
+    assert!(
+        Rational::from(&ti) <= Rational::from(&tf + 1u32).max(Rational::from(&tf) * (1 + gap()))
+    );
 }
 
 /// Shuffled epochs: σ from the exact inversion; the bracket contains the 1024-bit σ* for
@@ -139,9 +162,16 @@ fn shuffled_sigma_brackets_corollary_10() {
         // point where the bound exceeds the target
         assert!(c.infeasible.is_none(), "{relation:?}");
         let star = sigma_star(&Rational::from(60 * sens * sens / 2), &q("3"), &q("1e-5"));
-        let over = c.bound_exceeds.as_ref().expect("the bound exceeds the target below");
+        let over = c
+            .bound_exceeds
+            .as_ref()
+            .expect("the bound exceeds the target below");
         let (si, sf) = (value(&over.run, Parameter::Sigma), sigma_of(&c));
-        assert!(f(&si) < star && star <= f(&sf), "{relation:?}: σ* = {}", star.to_f64());
+        assert!(
+            f(&si) < star && star <= f(&sf),
+            "{relation:?}: σ* = {}",
+            star.to_f64()
+        );
         assert!(Rational::from(&sf - &si) <= Rational::from(&sf * q("2e-5")));
     }
 }
@@ -157,7 +187,10 @@ fn rdp_calibration_is_one_sided_and_above_the_pld_bracket() {
     let c = calibrate(&run, Parameter::Sigma, &target, &delta).unwrap();
     assert!(c.infeasible.is_none());
     assert!(*c.feasible.epsilon.upper().as_float() <= target);
-    let over = c.bound_exceeds.as_ref().expect("the RDP bound exceeds the target a gap below");
+    let over = c
+        .bound_exceeds
+        .as_ref()
+        .expect("the RDP bound exceeds the target a gap below");
     assert!(*over.epsilon.upper().as_float() > target);
     run.method = Method::Pld;
     let p = calibrate(&run, Parameter::Sigma, &target, &delta).unwrap();
@@ -172,23 +205,48 @@ fn bad_input_is_refused_naming_the_argument() {
         Err(dpcert::Error::InvalidArgument { name, .. }) => name,
         other => panic!("expected a refusal, got {other:?}"),
     };
-    assert_eq!(name(calibrate(&run, Parameter::Sigma, &q("0"), &q("1e-5"))), "target-epsilon");
-    assert_eq!(name(calibrate(&run, Parameter::Sigma, &q("-1"), &q("1e-5"))), "target-epsilon");
-    assert_eq!(name(calibrate(&run, Parameter::Sigma, &q("1"), &q("1"))), "delta");
-    assert_eq!(name(calibrate(&run, Parameter::Sigma, &q("1"), &q("0"))), "delta");
+    assert_eq!(
+        name(calibrate(&run, Parameter::Sigma, &q("0"), &q("1e-5"))),
+        "target-epsilon"
+    );
+    assert_eq!(
+        name(calibrate(&run, Parameter::Sigma, &q("-1"), &q("1e-5"))),
+        "target-epsilon"
+    );
+    assert_eq!(
+        name(calibrate(&run, Parameter::Sigma, &q("1"), &q("1"))),
+        "delta"
+    );
+    assert_eq!(
+        name(calibrate(&run, Parameter::Sigma, &q("1"), &q("0"))),
+        "delta"
+    );
     // ε ≤ 10⁻³ over 100 steps at q = 0.01, δ = 10⁻¹⁰ needs σ far beyond 10⁶? no: out of reach
     // is tested where it is certain: one step of q = 1, σ = 1 already exceeds ε = 10⁻³
     let one = Run::poisson(q("1"), q("1"), Integer::from(1));
-    assert_eq!(name(calibrate(&one, Parameter::Steps, &q("1e-3"), &q("1e-5"))), "target-epsilon");
-    let e = |b: u32, n: u32, ep: &str| steps_from_epochs(&q(ep), &Integer::from(b), &Integer::from(n));
-    assert!(matches!(e(300, 200, "1"), Err(dpcert::Error::InvalidArgument { ref name, .. }) if name == "batch-size"));
-    assert!(matches!(e(0, 200, "1"), Err(dpcert::Error::InvalidArgument { ref name, .. }) if name == "batch-size"));
-    assert!(matches!(e(10, 200, "0"), Err(dpcert::Error::InvalidArgument { ref name, .. }) if name == "epochs"));
+    assert_eq!(
+        name(calibrate(&one, Parameter::Steps, &q("1e-3"), &q("1e-5"))),
+        "target-epsilon"
+    );
+    let e =
+        |b: u32, n: u32, ep: &str| steps_from_epochs(&q(ep), &Integer::from(b), &Integer::from(n));
+    assert!(
+        matches!(e(300, 200, "1"), Err(dpcert::Error::InvalidArgument { ref name, .. }) if name == "batch-size")
+    );
+    assert!(
+        matches!(e(0, 200, "1"), Err(dpcert::Error::InvalidArgument { ref name, .. }) if name == "batch-size")
+    );
+    assert!(
+        matches!(e(10, 200, "0"), Err(dpcert::Error::InvalidArgument { ref name, .. }) if name == "epochs")
+    );
     let mut fixed = run.clone();
     fixed.sampling = Sampling::FixedSize;
     // fixed-size with add/remove stays refused, naming the relation (N changes)
     assert_eq!(fixed.relation, Relation::AddRemove);
-    assert_eq!(name(calibrate(&fixed, Parameter::Sigma, &q("1"), &q("1e-5"))), "relation");
+    assert_eq!(
+        name(calibrate(&fixed, Parameter::Sigma, &q("1"), &q("1e-5"))),
+        "relation"
+    );
     assert!(dpsgd_epsilon(&fixed, &q("1e-5"), None).is_err());
 }
 
@@ -198,25 +256,83 @@ fn bad_input_is_refused_naming_the_argument() {
 /// reference ε of ⌈T/⌊1/q⌋⌉ = 61 Gaussian releases.
 #[test]
 fn command_line_calibrate_and_shuffled_dpsgd() {
-    let base = ["calibrate", "dpsgd", "--target-epsilon", "3", "--delta", "1e-5"];
+    let base = [
+        "calibrate",
+        "dpsgd",
+        "--target-epsilon",
+        "3",
+        "--delta",
+        "1e-5",
+    ];
     let with = |extra: &[&str]| {
         let mut a: Vec<&str> = base.to_vec();
         a.extend_from_slice(extra);
         common::run(&a)
     };
     for (extra, flag) in [
-        (&["--rate", "0.01", "--batch-size", "3", "--dataset-size", "10", "--steps", "9"][..], "--rate"),
-        (&["--rate", "0.01", "--steps", "9", "--epochs", "1"][..], "--steps"),
-        (&["--batch-size", "300", "--dataset-size", "200", "--steps", "9"][..], "--batch-size"),
-        (&["--batch-size", "3", "--dataset-size", "200", "--epochs", "0"][..], "--epochs"),
-        (&["--rate", "0.01", "--steps", "9", "--sampling", "fixed-size"][..], "--relation"),
-        (&["--rate", "0.01", "--steps", "9", "--sigma", "1"][..], "--sigma"),
+        (
+            &[
+                "--rate",
+                "0.01",
+                "--batch-size",
+                "3",
+                "--dataset-size",
+                "10",
+                "--steps",
+                "9",
+            ][..],
+            "--rate",
+        ),
+        (
+            &["--rate", "0.01", "--steps", "9", "--epochs", "1"][..],
+            "--steps",
+        ),
+        (
+            &[
+                "--batch-size",
+                "300",
+                "--dataset-size",
+                "200",
+                "--steps",
+                "9",
+            ][..],
+            "--batch-size",
+        ),
+        (
+            &[
+                "--batch-size",
+                "3",
+                "--dataset-size",
+                "200",
+                "--epochs",
+                "0",
+            ][..],
+            "--epochs",
+        ),
+        (
+            &["--rate", "0.01", "--steps", "9", "--sampling", "fixed-size"][..],
+            "--relation",
+        ),
+        (
+            &["--rate", "0.01", "--steps", "9", "--sigma", "1"][..],
+            "--sigma",
+        ),
     ] {
         let (code, out, err) = with(extra);
         assert_eq!(code, 2, "{extra:?}: {out} {err}");
         assert!(err.contains(flag), "{extra:?}: {err}");
     }
-    let (code, out, _) = with(&["--batch-size", "256", "--dataset-size", "60000", "--epochs", "60", "--sampling", "shuffled", "--json"]);
+    let (code, out, _) = with(&[
+        "--batch-size",
+        "256",
+        "--dataset-size",
+        "60000",
+        "--epochs",
+        "60",
+        "--sampling",
+        "shuffled",
+        "--json",
+    ]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["schema"], "dpcert/1");
@@ -225,13 +341,31 @@ fn command_line_calibrate_and_shuffled_dpsgd() {
     assert_eq!(r["parameter"], "sigma");
     let sig = |s: &serde_json::Value| q(s.as_str().unwrap());
     let rho = |s: &Rational| f(&(Rational::from(30) / Rational::from(s * s)));
-    assert!(gauss_ok(&rho(&sig(&r["feasible"]["sigma"])), &q("3"), &q("1e-5")));
+    assert!(gauss_ok(
+        &rho(&sig(&r["feasible"]["sigma"])),
+        &q("3"),
+        &q("1e-5")
+    ));
     assert!(r["infeasible"].is_null());
-    assert!(!gauss_ok(&rho(&sig(&r["bound_exceeds"]["sigma"])), &q("3"), &q("1e-5")));
+    assert!(!gauss_ok(
+        &rho(&sig(&r["bound_exceeds"]["sigma"])),
+        &q("3"),
+        &q("1e-5")
+    ));
     assert!(r["comparison"]["epsilon"]["upper"].is_string());
     let (code, out, _) = common::run(&[
-        "dpsgd", "--rate", "256/60000", "--noise-multiplier", "1.1", "--steps", "14063", "--delta", "1e-5",
-        "--sampling", "shuffled", "--json",
+        "dpsgd",
+        "--rate",
+        "256/60000",
+        "--noise-multiplier",
+        "1.1",
+        "--steps",
+        "14063",
+        "--delta",
+        "1e-5",
+        "--sampling",
+        "shuffled",
+        "--json",
     ]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -246,19 +380,46 @@ fn command_line_calibrate_and_shuffled_dpsgd() {
     assert!(Float::with_val(REF, &hi - &b) <= Float::with_val(REF, &b * 1e-12));
     // Poisson + substitution: answered (two-sided, the pair and adjacency named); RDP refused
     let (code, out, err) = common::run(&[
-        "dpsgd", "--rate", "0.01", "--sigma", "1", "--steps", "9", "--delta", "1e-5", "--relation", "substitution",
+        "dpsgd",
+        "--rate",
+        "0.01",
+        "--sigma",
+        "1",
+        "--steps",
+        "9",
+        "--delta",
+        "1e-5",
+        "--relation",
+        "substitution",
         "--json",
     ]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     valid(&v);
     assert_eq!(v["result"]["details"]["relation"], "substitution");
-    assert!(v["result"]["details"]["pair"].as_str().unwrap().contains("N(−1,σ²)"));
-    let (lo, hi) = (q(v["result"]["value"]["lower"].as_str().unwrap()), q(v["result"]["value"]["upper"].as_str().unwrap()));
+    assert!(v["result"]["details"]["pair"]
+        .as_str()
+        .unwrap()
+        .contains("N(−1,σ²)"));
+    let (lo, hi) = (
+        q(v["result"]["value"]["lower"].as_str().unwrap()),
+        q(v["result"]["value"]["upper"].as_str().unwrap()),
+    );
     assert!(lo > 0 && lo < hi, "[{lo}, {hi}]");
     let (code, _, err) = common::run(&[
-        "dpsgd", "--rate", "0.01", "--sigma", "1", "--steps", "9", "--delta", "1e-5", "--relation", "substitution",
-        "--method", "rdp",
+        "dpsgd",
+        "--rate",
+        "0.01",
+        "--sigma",
+        "1",
+        "--steps",
+        "9",
+        "--delta",
+        "1e-5",
+        "--relation",
+        "substitution",
+        "--method",
+        "rdp",
     ]);
     assert_eq!(code, 2);
     assert!(err.contains("method"), "{err}");
@@ -267,8 +428,12 @@ fn command_line_calibrate_and_shuffled_dpsgd() {
 /// The shipped schema accepts the envelope.
 fn valid(v: &serde_json::Value) {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/dpcert-1.schema.json");
-    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let val = jsonschema::draft202012::new(&s).unwrap();
-    let errors: Vec<String> = val.iter_errors(v).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    let errors: Vec<String> = val
+        .iter_errors(v)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
     assert!(errors.is_empty(), "{errors:#?}");
 }

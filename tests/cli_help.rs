@@ -48,7 +48,13 @@ fn every_option_is_described_and_exit_codes_are_shown() {
     }
     // the ML words are there
     let (_, out, _) = run(&["dpsgd", "-h"]);
-    for w in ["batch size / dataset size", "Noise multiplier", "epochs", "Batch size B", "phase of a training schedule"] {
+    for w in [
+        "batch size / dataset size",
+        "Noise multiplier",
+        "epochs",
+        "Batch size B",
+        "phase of a training schedule",
+    ] {
         assert!(out.contains(w), "dpsgd --help lacks `{w}`");
     }
     let (_, out, _) = run(&["-h"]);

@@ -19,8 +19,8 @@ fn gdp_gaussian_is_exact() {
     ] {
         let m = GaussianMechanism::new(q(s), q(d), Integer::from(k)).unwrap();
         let g = gaussian_composition(&[m]).unwrap();
-        let reference =
-            Float::with_val(REF, &q(d)) * Float::with_val(REF, k).sqrt() / Float::with_val(REF, &q(s));
+        let reference = Float::with_val(REF, &q(d)) * Float::with_val(REF, k).sqrt()
+            / Float::with_val(REF, &q(s));
         for (p, w) in [
             (Precision::Auto, 2f64.powi(-43)),
             (Precision::Bits(128), 2f64.powi(-120)),
@@ -53,13 +53,29 @@ fn gdp_bad_rho_is_an_error() {
 #[test]
 fn gdp_cli_json() {
     let (code, out, _) = common::run(&[
-        "gdp", "gaussian", "--sigma", "2", "--compositions", "9", "--sensitivity", "3", "--json",
+        "gdp",
+        "gaussian",
+        "--sigma",
+        "2",
+        "--compositions",
+        "9",
+        "--sensitivity",
+        "3",
+        "--json",
     ]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["result"]["quantity"], "mu");
-    let lo: f64 = v["result"]["value"]["lower"].as_str().unwrap().parse().unwrap();
-    let hi: f64 = v["result"]["value"]["upper"].as_str().unwrap().parse().unwrap();
+    let lo: f64 = v["result"]["value"]["lower"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let hi: f64 = v["result"]["value"]["upper"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!(lo <= 4.5 && 4.5 <= hi && hi - lo < 1e-12, "[{lo}, {hi}]");
     let (code, _, err) = common::run(&["gdp", "gaussian", "--sigma", "0"]);
     assert_eq!(code, 2);

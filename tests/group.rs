@@ -36,12 +36,21 @@ fn full_batch_is_the_sensitivity_k_gaussian() {
         let rho = Rational::from((t * k * k, 2u32)) / Rational::from(&s * &s);
         let exact = common::gaussian_epsilon_star(&rho, &d);
         let ratio = Float::with_val(64, &hi(&g) / &exact);
-        println!("K = {k}: exact ε* = {:.6}, bracket [{:.6}, {:.6}], upper/ε* = {:.4}", exact.to_f64(), lo(&g).to_f64(), hi(&g).to_f64(), ratio.to_f64());
+        println!(
+            "K = {k}: exact ε* = {:.6}, bracket [{:.6}, {:.6}], upper/ε* = {:.4}",
+            exact.to_f64(),
+            lo(&g).to_f64(),
+            hi(&g).to_f64(),
+            ratio.to_f64()
+        );
         assert!(hi(&g) >= exact, "upper end below the exact ε");
         assert!(lo(&g) <= exact, "lower end above the exact ε");
         assert!(ratio <= 3, "upper end more than 3× the exact ε");
         // the lower end is the one-example run: Corollary 8 at ρ = T/(2σ²)
-        let one = common::gaussian_epsilon_star(&(Rational::from((t, 2u32)) / Rational::from(&s * &s)), &d);
+        let one = common::gaussian_epsilon_star(
+            &(Rational::from((t, 2u32)) / Rational::from(&s * &s)),
+            &d,
+        );
         assert!(lo(&g) <= one);
     }
 }
@@ -71,15 +80,24 @@ fn bad_group_size_is_an_error() {
 }
 
 fn dpcert(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_dpcert")).args(args).output().unwrap()
+    std::process::Command::new(env!("CARGO_BIN_EXE_dpcert"))
+        .args(args)
+        .output()
+        .unwrap()
 }
 
-const RUN: [&str; 8] = ["dpsgd", "--rate", "1", "--sigma", "4", "--steps", "10", "--delta"];
+const RUN: [&str; 8] = [
+    "dpsgd", "--rate", "1", "--sigma", "4", "--steps", "10", "--delta",
+];
 
 /// (lower, upper) of a `dpsgd --json` answer.
 fn bracket(args: &[&str]) -> (f64, f64, serde_json::Value) {
     let out = dpcert(args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let val = &v["result"]["value"];
     let f = |k: &str| val[k].as_str().unwrap().parse::<f64>().unwrap();
@@ -111,8 +129,14 @@ fn cli_bad_group_input_exits_2_naming_the_flag() {
     let cases: [(&[&str], &str); 4] = [
         (&["--group-size", "0"], "--group-size"),
         (&["--group-size", "two"], "--group-size"),
-        (&["--group-size", "2", "--user-sampling", "bogus"], "--user-sampling"),
-        (&["--group-size", "2", "--relation", "substitution"], "--group-size"),
+        (
+            &["--group-size", "2", "--user-sampling", "bogus"],
+            "--user-sampling",
+        ),
+        (
+            &["--group-size", "2", "--relation", "substitution"],
+            "--group-size",
+        ),
     ];
     for (extra, flag) in cases {
         let mut args: Vec<&str> = RUN.to_vec();
@@ -130,7 +154,13 @@ fn cli_bad_group_input_exits_2_naming_the_flag() {
 fn cli_calibrate_examples_is_one_sided_and_above_the_exact_sigma() {
     // q = 1, T = 3, K = 2: exact ε(σ) is Corollary 8 at ρ = T·K²/(2σ²); σ* solves ε(σ*) = 8
     let (t, k, target, d) = (3u32, 2u32, 8.0f64, q("1e-5"));
-    let eps_at = |s: &Rational| common::gaussian_epsilon_star(&(Rational::from(t * k * k) / (Rational::from(s * s) * 2u32)), &d).to_f64();
+    let eps_at = |s: &Rational| {
+        common::gaussian_epsilon_star(
+            &(Rational::from(t * k * k) / (Rational::from(s * s) * 2u32)),
+            &d,
+        )
+        .to_f64()
+    };
     let (mut a, mut b) = (Rational::from(1), Rational::from(4));
     for _ in 0..40 {
         let m = Rational::from(&a + &b) / 2u32;
@@ -141,16 +171,45 @@ fn cli_calibrate_examples_is_one_sided_and_above_the_exact_sigma() {
         }
     }
     let star = b.to_f64();
-    let out = dpcert(&["calibrate", "dpsgd", "--target-epsilon", "8", "--delta", "1e-5", "--rate", "1", "--steps", "3", "--group-size", "2", "--user-sampling", "examples", "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = dpcert(&[
+        "calibrate",
+        "dpsgd",
+        "--target-epsilon",
+        "8",
+        "--delta",
+        "1e-5",
+        "--rate",
+        "1",
+        "--steps",
+        "3",
+        "--group-size",
+        "2",
+        "--user-sampling",
+        "examples",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let r = &v["result"];
     let sigma: f64 = r["value"].as_str().unwrap().parse().unwrap();
-    println!("calibrated σ = {sigma}, exact σ* = {star}, ratio {}", sigma / star);
+    println!(
+        "calibrated σ = {sigma}, exact σ* = {star}, ratio {}",
+        sigma / star
+    );
     assert_eq!(r["user_sampling"], "examples");
-    assert!(r["infeasible"].is_null(), "one-sided route claimed infeasibility");
+    assert!(
+        r["infeasible"].is_null(),
+        "one-sided route claimed infeasibility"
+    );
     assert!(!r["bound_exceeds"].is_null());
     // feasible: exact ε at σ ≤ target ⇔ σ ≥ σ* (a σ below σ* would be unsound)
     assert!(sigma >= star * (1.0 - 1e-12), "σ below the exact optimum");
-    assert!(sigma <= star * 1.05, "σ more than 5% above the exact optimum");
+    assert!(
+        sigma <= star * 1.05,
+        "σ more than 5% above the exact optimum"
+    );
 }

@@ -532,8 +532,6 @@ fn sgm_delta2(dir: Direction, qr: &Rational, sr: &Rational, eps: &Rational) -> F
     quad(&f, &breaks, 5.0 * s.to_f64(), 1e-45, "two-step δ")
 }
 
-
-
 /// lower ≤ reference ≤ upper and upper − lower ≤ rel·reference + abs, in one place.
 fn contains(r: &PldReport, reference: &Float, rel: f64, abs: f64, what: &str) {
     assert!(

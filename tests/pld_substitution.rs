@@ -263,7 +263,6 @@ fn two_step_delta_brackets_the_convolution_quadrature() {
     }
 }
 
-
 /// q = 1: the pair is N(1, σ²) vs N(−1, σ²), the Gaussian with sensitivity 2: T steps have PLD
 /// N(ρ, 2ρ) with ρ = T·2²/(2σ²) = 2T/σ². The pair's ε(δ) brackets Corollary 8 inverted (10⁻⁵
 /// relative, as for the add/remove pairs at q = 1), and the substitution DP-SGD bracket contains it.

@@ -11,27 +11,58 @@ use dpcert::theorems::shuffle::shuffled_dpsgd_epsilon;
 use dpcert::Precision;
 use rug::{Float, Integer, Rational};
 
-
 /// Shuffled epochs: ε encloses Corollary 10's ε* for ρ = k·(g·c)²/(2σ²), c = 1 (add/remove) or
 /// 2 (substitution), relative width ≤ 10⁻¹²; substitution is strictly worse than add/remove.
 #[test]
 fn shuffled_epochs_are_the_exact_gaussian_composition() {
-    for (sigma, k, g, delta) in [("1.1", 60u32, 1u32, "1e-5"), ("10.7715", 60, 1, "1e-5"), ("3", 5, 4, "1e-6")] {
+    for (sigma, k, g, delta) in [
+        ("1.1", 60u32, 1u32, "1e-5"),
+        ("10.7715", 60, 1, "1e-5"),
+        ("3", 5, 4, "1e-6"),
+    ] {
         let mut prev: Option<Float> = None;
         for (rel, c) in [(Relation::AddRemove, 1u32), (Relation::Substitution, 2)] {
-            let e = shuffled_dpsgd_epsilon(&q(sigma), &Integer::from(k), rel, &Integer::from(g), &q(delta), Precision::Auto)
-                .unwrap();
+            let e = shuffled_dpsgd_epsilon(
+                &q(sigma),
+                &Integer::from(k),
+                rel,
+                &Integer::from(g),
+                &q(delta),
+                Precision::Auto,
+            )
+            .unwrap();
             let s = q(sigma);
             let rho = Rational::from(k * (g * c) * (g * c)) / (Rational::from(&s * &s) * 2u32);
-            common::check(&e, &common::gaussian_epsilon_star(&rho, &q(delta)), 1e-12, &format!("σ = {sigma}, k = {k}, {rel:?}"));
+            common::check(
+                &e,
+                &common::gaussian_epsilon_star(&rho, &q(delta)),
+                1e-12,
+                &format!("σ = {sigma}, k = {k}, {rel:?}"),
+            );
             if let Some(p) = &prev {
                 assert!(e.lower().as_float() > p);
             }
             prev = Some(e.upper().to_float());
         }
     }
-    assert!(shuffled_dpsgd_epsilon(&q("1"), &Integer::from(0), Relation::AddRemove, &Integer::from(1), &q("1e-5"), Precision::Auto).is_err());
-    assert!(shuffled_dpsgd_epsilon(&q("0"), &Integer::from(1), Relation::AddRemove, &Integer::from(1), &q("1e-5"), Precision::Auto).is_err());
+    assert!(shuffled_dpsgd_epsilon(
+        &q("1"),
+        &Integer::from(0),
+        Relation::AddRemove,
+        &Integer::from(1),
+        &q("1e-5"),
+        Precision::Auto
+    )
+    .is_err());
+    assert!(shuffled_dpsgd_epsilon(
+        &q("0"),
+        &Integer::from(1),
+        Relation::AddRemove,
+        &Integer::from(1),
+        &q("1e-5"),
+        Precision::Auto
+    )
+    .is_err());
 }
 
 fn phase(rate: &str, sigma: &str, steps: u32) -> Phase {
@@ -43,7 +74,10 @@ fn phase(rate: &str, sigma: &str, steps: u32) -> Phase {
 }
 
 fn bracket(r: &PldReport) -> (Float, Float) {
-    (r.enclosure.lower().to_float(), r.enclosure.upper().to_float())
+    (
+        r.enclosure.lower().to_float(),
+        r.enclosure.upper().to_float(),
+    )
 }
 
 /// A run split into phases with equal parameters is the same run: the identical certified
@@ -53,7 +87,11 @@ fn equal_phases_give_the_bracket_of_one_run() {
     let d = q("1e-5");
     let o = PldOptions::default();
     let whole = dpsgd_phases_pld_epsilon(&[phase("0.01", "1.5", 500)], &d, &o).unwrap();
-    let split = [phase("0.01", "1.5", 200), phase("0.01", "1.5", 100), phase("0.01", "1.5", 200)];
+    let split = [
+        phase("0.01", "1.5", 200),
+        phase("0.01", "1.5", 100),
+        phase("0.01", "1.5", 200),
+    ];
     let parts = dpsgd_phases_pld_epsilon(&split, &d, &o).unwrap();
     assert_eq!(bracket(&whole), bracket(&parts));
     let direct = dpsgd_pld_epsilon(&q("0.01"), &q("1.5"), &Integer::from(500), &d, &o).unwrap();

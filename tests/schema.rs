@@ -122,35 +122,120 @@ fn every_query_command_validates() {
             "--method", "rdp",
         ],
         vec![
-            "dpsgd", "--rate", "0.01", "--sigma", "1.5", "--steps", "300", "--delta", "1e-5",
-            "--relation", "substitution",
-        ],
-        vec![
-            "dpsgd", "--rate", "0.01", "--sigma", "1.5", "--steps", "30", "--delta", "1e-5",
-            "--group-size", "2", "--user-sampling", "examples",
-        ],
-        vec![
-            "dpsgd", "--rate", "0.01", "--sigma", "1.5", "--steps", "30", "--delta", "1e-5",
-            "--group-size", "2", "--method", "rdp",
-        ],
-        vec![
-            "dpsgd", "--batch-size", "10", "--dataset-size", "1000", "--epochs", "2", "--sigma",
-            "1.5", "--delta", "1e-5",
-        ],
-        vec!["dpsgd", "--phase", "1/100,1.5,100", "--phase", "1/50,2,50", "--delta", "1e-5"],
-        vec![
-            "dpsgd", "--batch-size", "100", "--dataset-size", "10000", "--sigma", "1.5",
-            "--steps", "100", "--delta", "1e-5", "--sampling", "fixed-size", "--relation",
+            "dpsgd",
+            "--rate",
+            "0.01",
+            "--sigma",
+            "1.5",
+            "--steps",
+            "300",
+            "--delta",
+            "1e-5",
+            "--relation",
             "substitution",
         ],
         vec![
-            "calibrate", "dpsgd", "--target-epsilon", "8", "--delta", "1e-5", "--rate", "1",
-            "--steps", "3", "--group-size", "2", "--user-sampling", "examples",
+            "dpsgd",
+            "--rate",
+            "0.01",
+            "--sigma",
+            "1.5",
+            "--steps",
+            "30",
+            "--delta",
+            "1e-5",
+            "--group-size",
+            "2",
+            "--user-sampling",
+            "examples",
         ],
         vec![
-            "calibrate", "dpsgd", "--target-epsilon", "3", "--delta", "1e-5", "--batch-size",
-            "100", "--dataset-size", "10000", "--steps", "100", "--sampling", "fixed-size",
-            "--relation", "substitution",
+            "dpsgd",
+            "--rate",
+            "0.01",
+            "--sigma",
+            "1.5",
+            "--steps",
+            "30",
+            "--delta",
+            "1e-5",
+            "--group-size",
+            "2",
+            "--method",
+            "rdp",
+        ],
+        vec![
+            "dpsgd",
+            "--batch-size",
+            "10",
+            "--dataset-size",
+            "1000",
+            "--epochs",
+            "2",
+            "--sigma",
+            "1.5",
+            "--delta",
+            "1e-5",
+        ],
+        vec![
+            "dpsgd",
+            "--phase",
+            "1/100,1.5,100",
+            "--phase",
+            "1/50,2,50",
+            "--delta",
+            "1e-5",
+        ],
+        vec![
+            "dpsgd",
+            "--batch-size",
+            "100",
+            "--dataset-size",
+            "10000",
+            "--sigma",
+            "1.5",
+            "--steps",
+            "100",
+            "--delta",
+            "1e-5",
+            "--sampling",
+            "fixed-size",
+            "--relation",
+            "substitution",
+        ],
+        vec![
+            "calibrate",
+            "dpsgd",
+            "--target-epsilon",
+            "8",
+            "--delta",
+            "1e-5",
+            "--rate",
+            "1",
+            "--steps",
+            "3",
+            "--group-size",
+            "2",
+            "--user-sampling",
+            "examples",
+        ],
+        vec![
+            "calibrate",
+            "dpsgd",
+            "--target-epsilon",
+            "3",
+            "--delta",
+            "1e-5",
+            "--batch-size",
+            "100",
+            "--dataset-size",
+            "10000",
+            "--steps",
+            "100",
+            "--sampling",
+            "fixed-size",
+            "--relation",
+            "substitution",
         ],
         vec![
             "subsample",
@@ -192,7 +277,9 @@ fn every_query_command_validates() {
     }
     let bad: Vec<(Vec<&str>, i32)> = vec![
         (
-            vec!["dpsgd", "--phase", "0.1,1,5", "--rate", "0.1", "--delta", "1e-5"],
+            vec![
+                "dpsgd", "--phase", "0.1,1,5", "--rate", "0.1", "--delta", "1e-5",
+            ],
             exit::BAD_INPUT,
         ),
         (
@@ -365,14 +452,31 @@ fn file_commands_validate_and_audit_exits_by_verdict() {
     assert_eq!(refuted["result"]["verdict"], "refuted");
     // a shuffled DP-SGD run: the shuffled bound is an upper bound only, so the (3, 1e-5)
     // claim below it is undecided, never refuted
-    let shuffled = envelope(&v, &["audit", &example("dpsgd-shuffled.toml")], exit::UNDECIDED);
+    let shuffled = envelope(
+        &v,
+        &["audit", &example("dpsgd-shuffled.toml")],
+        exit::UNDECIDED,
+    );
     assert_eq!(shuffled["result"]["verdict"], "undecided");
     // a substitution run: one route, a two-sided ε, the claim decided from ε at δ_c
-    let sub = envelope(&v, &["audit", &example("dpsgd-substitution.toml")], exit::OK);
+    let sub = envelope(
+        &v,
+        &["audit", &example("dpsgd-substitution.toml")],
+        exit::OK,
+    );
     assert_eq!(sub["result"]["epsilon_route"], "substitution");
     assert_eq!(sub["result"]["mechanisms"][0]["relation"], "substitution");
     assert!(sub["result"]["claim"]["delta_at_claimed_epsilon"].is_null());
-    let cal = envelope(&v, &["audit", &example("dpsgd-shuffled.toml"), "--calibrate", "sigma"], exit::OK);
+    let cal = envelope(
+        &v,
+        &[
+            "audit",
+            &example("dpsgd-shuffled.toml"),
+            "--calibrate",
+            "sigma",
+        ],
+        exit::OK,
+    );
     assert_eq!(cal["result"]["calibration"]["parameter"], "sigma");
     assert_eq!(cal["input"]["calibrate"], "sigma");
     let no_claim = temp(

@@ -36,15 +36,27 @@ fn pld(sigma: &str, sens: &str, k: u64) -> dpcert::theorems::pld::GaussianPld {
 /// TPR = Φ(Φ⁻¹(α) + Δ√K/σ) at 1024 bits: containment and the documented width 2⁻⁶⁴.
 #[test]
 fn gaussian_tpr_against_newton_reference() {
-    for (s, d, k) in [("1", "1", 1u64), ("4", "1", 100), ("1.1", "1", 14063), ("50", "2", 1)] {
+    for (s, d, k) in [
+        ("1", "1", 1u64),
+        ("4", "1", 100),
+        ("1.1", "1", 14063),
+        ("50", "2", 1),
+    ] {
         let g = pld(s, d, k);
         let mu = Float::with_val(REF, &q(d)) * Float::with_val(REF, k).sqrt()
             / Float::with_val(REF, &q(s));
-        for a in ["1e-300", "1e-10", "0.001", "0.01", "0.1", "0.5", "0.9", "0.999999"] {
+        for a in [
+            "1e-300", "1e-10", "0.001", "0.01", "0.1", "0.5", "0.9", "0.999999",
+        ] {
             let alpha = q(a);
             let reference = phi(&(quantile_ref(&alpha) + &mu));
             let e = gaussian_tradeoff_tpr(&g, &alpha, Precision::Auto).unwrap();
-            check(&e, &reference, 2f64.powi(-64), &format!("TPR σ={s} K={k} α={a}"));
+            check(
+                &e,
+                &reference,
+                2f64.powi(-64),
+                &format!("TPR σ={s} K={k} α={a}"),
+            );
         }
     }
 }
@@ -76,8 +88,8 @@ fn gaussian_tpr_below_privacy_profile_bounds() {
     for i in 0..=400u32 {
         let eps = Rational::from((i, 100));
         let d = gaussian_delta(&g, &eps, Precision::Auto).unwrap();
-        let bound = Float::with_val(REF, &eps).exp() * Float::with_val(REF, &alpha)
-            + d.upper().to_float();
+        let bound =
+            Float::with_val(REF, &eps).exp() * Float::with_val(REF, &alpha) + d.upper().to_float();
         assert!(tpr.upper().to_float() <= bound, "ε = {eps}");
         if bound < best {
             best = bound;
@@ -88,7 +100,12 @@ fn gaussian_tpr_below_privacy_profile_bounds() {
 }
 
 /// Φ(x) at 1024 bits for an f64-free Float argument (the common `phi`).
-fn bisect_increasing(f: impl Fn(&Float) -> Float, target: &Float, mut lo: Float, mut hi: Float) -> Float {
+fn bisect_increasing(
+    f: impl Fn(&Float) -> Float,
+    target: &Float,
+    mut lo: Float,
+    mut hi: Float,
+) -> Float {
     for _ in 0..1100 {
         let mid = Float::with_val(REF, &lo + &hi) / 2u32;
         if f(&mid) < *target {
@@ -135,7 +152,10 @@ fn one_step_tpr(qr: &Rational, sigma: &Rational, alpha: &Rational) -> Float {
 #[test]
 fn dpsgd_tpr_against_closed_forms() {
     use dpcert::theorems::pld_accountant::{dpsgd_tradeoff_tpr, PldOptions};
-    let alphas: Vec<Rational> = ["0.001", "0.01", "0.1", "0.5"].iter().map(|a| q(a)).collect();
+    let alphas: Vec<Rational> = ["0.001", "0.01", "0.1", "0.5"]
+        .iter()
+        .map(|a| q(a))
+        .collect();
     let opts = PldOptions::default();
     // q = 1, σ = 2, T = 16: μ = 2
     let r = dpsgd_tradeoff_tpr(&q("1"), &q("2"), &Integer::from(16), &alphas, &opts).unwrap();

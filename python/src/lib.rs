@@ -49,7 +49,11 @@ struct Bar {
 impl Bar {
     fn new() -> Bar {
         dpcert::progress::reset();
-        Bar { started: std::time::Instant::now(), last: (0, 0), shown: false }
+        Bar {
+            started: std::time::Instant::now(),
+            last: (0, 0),
+            shown: false,
+        }
     }
     fn tick(&mut self, py: Python<'_>) {
         let now = dpcert::progress::get();
@@ -100,7 +104,8 @@ where
     let mut rx = rx;
     loop {
         // the receiver moves into the GIL-free closure and back (it is Send, not Sync)
-        let (got, back) = py.allow_threads(move || (rx.recv_timeout(Duration::from_millis(50)), rx));
+        let (got, back) =
+            py.allow_threads(move || (rx.recv_timeout(Duration::from_millis(50)), rx));
         rx = back;
         match got {
             Ok(Ok(r)) => return r.map_err(to_py),
@@ -114,7 +119,9 @@ where
                 bar.tick(py);
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return Err(PyRuntimeError::new_err("dpcert: the worker thread vanished"))
+                return Err(PyRuntimeError::new_err(
+                    "dpcert: the worker thread vanished",
+                ))
             }
         }
     }
@@ -135,7 +142,9 @@ fn query(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
 /// The `dpcert/1` envelope `dpcert calibrate ARGS --json` prints (JSON text).
 #[pyfunction]
 fn calibrate(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
-    blocking(py, move || dpcert::cli::calibrate_envelope(&args).map(|v| v.to_string()))
+    blocking(py, move || {
+        dpcert::cli::calibrate_envelope(&args).map(|v| v.to_string())
+    })
 }
 
 /// The audit report (JSON text) of a deployment given as text: `format` is `toml`, `json`

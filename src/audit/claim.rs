@@ -177,12 +177,22 @@ pub(crate) fn check_claim_by_epsilon(
         Some(a) if a.upper().0 <= *ce => (
             Verdict::Verified,
             Some(id),
-            format!("certified ε(δ={}) ≤ {} ≤ claimed ε = {}", show(cd), a.upper().to_decimal(), show(ce)),
+            format!(
+                "certified ε(δ={}) ≤ {} ≤ claimed ε = {}",
+                show(cd),
+                a.upper().to_decimal(),
+                show(ce)
+            ),
         ),
         Some(a) if a.is_two_sided() && a.formula().lower().0 > *ce => (
             Verdict::Refuted,
             Some(id),
-            format!("the exact ε(δ={}) is at least {} > claimed ε = {}", show(cd), a.formula().lower().to_decimal(), show(ce)),
+            format!(
+                "the exact ε(δ={}) is at least {} > claimed ε = {}",
+                show(cd),
+                a.formula().lower().to_decimal(),
+                show(ce)
+            ),
         ),
         Some(a) => (
             Verdict::Undecided,
@@ -190,12 +200,20 @@ pub(crate) fn check_claim_by_epsilon(
             format!(
                 "certified ε(δ={}) ∈ [{}, {}] does not separate from claimed ε = {}",
                 show(cd),
-                a.lower().map_or_else(|| "unknown".into(), |l| l.to_decimal()),
+                a.lower()
+                    .map_or_else(|| "unknown".into(), |l| l.to_decimal()),
                 a.upper().to_decimal(),
                 show(ce)
             ),
         ),
-        None => (Verdict::Undecided, None, format!("no route certifies a finite ε at the claimed δ = {}", show(cd))),
+        None => (
+            Verdict::Undecided,
+            None,
+            format!(
+                "no route certifies a finite ε at the claimed δ = {}",
+                show(cd)
+            ),
+        ),
     };
     ClaimCheck {
         epsilon: ce.clone(),

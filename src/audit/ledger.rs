@@ -1,12 +1,12 @@
 //! The audit's flat view of an [`Event`] tree: a list of entries, each a mechanism the routes
 //! know and how many times it ran. Flattening refuses, by name, every event no route
 //! certifies (it never skips one).
+use super::route::WhyNot;
 use crate::event::Event;
 use crate::theorems::gaussian::GaussianMechanism;
 use crate::theorems::pld_accountant::{Direction, PldMechanism};
 use crate::theorems::rdp::RdpTerm;
 use crate::theorems::sampling::Sampling;
-use super::route::WhyNot;
 use crate::validate::show;
 use crate::{Error, Result};
 use rug::{Integer, Rational};
@@ -214,7 +214,8 @@ impl Ledger {
         !self.entries.iter().any(|m| {
             matches!(
                 m.mechanism,
-                Mechanism::SubsampledGaussian { shuffled: true, .. } | Mechanism::ShuffledGaussian { .. }
+                Mechanism::SubsampledGaussian { shuffled: true, .. }
+                    | Mechanism::ShuffledGaussian { .. }
             )
         })
     }
@@ -319,8 +320,15 @@ fn refuse_mixed_substitution(out: &[Flat]) -> Result<()> {
 /// sampling keeps N fixed: dp_accounting's `SampledWithoutReplacementDpEvent` is accounted for
 /// replace-one neighbours); anything else is refused by name.
 fn fixed_size(event: &Event, steps: &Integer, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
-    let Event::FixedSizeSampled { sample_size, population_size, event: inner } = event else {
-        return Err(Error::Numerical("fixed_size called on another event".into()));
+    let Event::FixedSizeSampled {
+        sample_size,
+        population_size,
+        event: inner,
+    } = event
+    else {
+        return Err(Error::Numerical(
+            "fixed_size called on another event".into(),
+        ));
     };
     match inner.as_ref() {
         Event::Gaussian { sigma, sensitivity } => {
@@ -386,7 +394,10 @@ fn flatten(event: &Event, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
         Event::Zcdp { rho } => leaf(Mechanism::Zcdp { rho: rho.clone() }, out),
         Event::PoissonSampled { .. } => sampled(event, &Integer::from(1), ctx, out)?,
         Event::FixedSizeSampled { .. } => fixed_size(event, &Integer::from(1), ctx, out)?,
-        Event::SelfComposed { event: inner, count } => {
+        Event::SelfComposed {
+            event: inner,
+            count,
+        } => {
             if let Event::PoissonSampled { .. } = inner.as_ref() {
                 sampled(inner, count, &ctx.below("self_composed"), out)?;
             } else if let Event::FixedSizeSampled { .. } = inner.as_ref() {
@@ -420,7 +431,12 @@ fn flatten(event: &Event, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
             },
             out,
         ),
-        Event::SubstitutionGaussian { sigma, rate, steps, sampling } => leaf(
+        Event::SubstitutionGaussian {
+            sigma,
+            rate,
+            steps,
+            sampling,
+        } => leaf(
             Mechanism::SubstitutionGaussian {
                 sigma: sigma.clone(),
                 rate: rate.clone(),
@@ -476,8 +492,14 @@ impl Mechanism {
     pub fn passes(&self) -> Integer {
         match self {
             Mechanism::ShuffledGaussian { sigma, rate, steps }
-            | Mechanism::SubstitutionGaussian { sigma, rate, steps, sampling: Sampling::Shuffled } => {
-                let mut run = crate::calibrate::Run::poisson(rate.clone(), sigma.clone(), steps.clone());
+            | Mechanism::SubstitutionGaussian {
+                sigma,
+                rate,
+                steps,
+                sampling: Sampling::Shuffled,
+            } => {
+                let mut run =
+                    crate::calibrate::Run::poisson(rate.clone(), sigma.clone(), steps.clone());
                 run.sampling = crate::theorems::sampling::Sampling::Shuffled;
                 // q > 0 is checked when the event is validated
                 crate::calibrate::shuffled_participations(&run).unwrap_or_else(|_| steps.clone())
@@ -553,7 +575,9 @@ impl Mechanism {
                 },
                 steps.clone(),
             )),
-            Mechanism::Gaussian { .. } | Mechanism::Zcdp { .. } | Mechanism::ShuffledGaussian { .. } => self
+            Mechanism::Gaussian { .. }
+            | Mechanism::Zcdp { .. }
+            | Mechanism::ShuffledGaussian { .. } => self
                 .zcdp_rho()
                 .map(|rho| (RdpTerm::Zcdp { rho }, Integer::from(1))),
             Mechanism::Approx { .. } => None,
@@ -661,7 +685,12 @@ impl Mechanism {
                 ("steps", steps.to_string()),
                 ("sampling", "shuffled".into()),
             ],
-            Mechanism::SubstitutionGaussian { sigma, rate, steps, sampling } => vec![
+            Mechanism::SubstitutionGaussian {
+                sigma,
+                rate,
+                steps,
+                sampling,
+            } => vec![
                 ("sigma", x(sigma)),
                 ("rate", x(rate)),
                 ("steps", steps.to_string()),
@@ -749,9 +778,17 @@ impl Mechanism {
             Mechanism::ShuffledGaussian { sigma, rate, steps } => {
                 Event::ShuffledGaussian { sigma, rate, steps }
             }
-            Mechanism::SubstitutionGaussian { sigma, rate, steps, sampling } => {
-                Event::SubstitutionGaussian { sigma, rate, steps, sampling }
-            }
+            Mechanism::SubstitutionGaussian {
+                sigma,
+                rate,
+                steps,
+                sampling,
+            } => Event::SubstitutionGaussian {
+                sigma,
+                rate,
+                steps,
+                sampling,
+            },
         }
     }
 }

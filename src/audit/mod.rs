@@ -282,7 +282,12 @@ fn substitution_claim(
         Some(_) if *cd > 0 => substitution::Substitution.epsilon_at(l, cd)?.value,
         Some(_) => None,
     };
-    Ok(claim::check_claim_by_epsilon(eps, RouteId::Substitution, ce, cd))
+    Ok(claim::check_claim_by_epsilon(
+        eps,
+        RouteId::Substitution,
+        ce,
+        cd,
+    ))
 }
 
 /// The smallest upper bound among answers that rest on no cited result; the cited ones only

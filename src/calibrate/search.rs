@@ -106,7 +106,11 @@ impl<'a> Search<'a> {
     /// Is u = ln x at the most private end of the range (`private`), or at the other end?
     fn at_end(&self, u: f64, private: bool) -> bool {
         let (lo, hi) = self.range();
-        let end = if private != self.p.increasing() { hi } else { lo };
+        let end = if private != self.p.increasing() {
+            hi
+        } else {
+            lo
+        };
         (u - end.ln()).abs() < 1e-12
     }
 
@@ -129,7 +133,8 @@ impl<'a> Search<'a> {
     /// A coarse evaluation at u = ln x (automatic grid): F and the grid used. Refusals of a
     /// mechanism too far from private to grid count as F = +∞ (move towards privacy).
     fn coarse_at(&mut self, u: f64) -> Result<(Pt, Option<Rational>, f64)> {
-        let x = Rational::from_f64(u.exp()).ok_or_else(|| Error::Numerical("search left the finite range".into()))?;
+        let x = Rational::from_f64(u.exp())
+            .ok_or_else(|| Error::Numerical("search left the finite range".into()))?;
         let (x, u) = if self.p == Parameter::Steps {
             let t = Rational::from(x.ceil());
             let u = crate::search::ln_f64(&t);
@@ -140,12 +145,31 @@ impl<'a> Search<'a> {
         match self.eval(&x, None) {
             Ok(ev) => {
                 let (m, w) = ln_mid(&ev.epsilon);
-                Ok((Pt { u, f: m - self.ln_target }, ev.grid, w))
+                Ok((
+                    Pt {
+                        u,
+                        f: m - self.ln_target,
+                    },
+                    ev.grid,
+                    w,
+                ))
             }
-            Err(Error::InvalidArgument { name, .. }) if name == "terms" || name == "grid" => {
-                Ok((Pt { u, f: f64::INFINITY }, None, 0.0))
-            }
-            Err(Error::Numerical(_)) => Ok((Pt { u, f: f64::INFINITY }, None, 0.0)),
+            Err(Error::InvalidArgument { name, .. }) if name == "terms" || name == "grid" => Ok((
+                Pt {
+                    u,
+                    f: f64::INFINITY,
+                },
+                None,
+                0.0,
+            )),
+            Err(Error::Numerical(_)) => Ok((
+                Pt {
+                    u,
+                    f: f64::INFINITY,
+                },
+                None,
+                0.0,
+            )),
             Err(e) => Err(e),
         }
     }
@@ -154,7 +178,11 @@ impl<'a> Search<'a> {
     /// μ = q·√(T(e^{1/σ²} − 1)) (Bu–Dong–Long–Su 2020); placement only.
     fn start(&self) -> f64 {
         let mu = gdp_mu(self.target.to_f64(), self.delta.to_f64()).max(1e-9);
-        let (q, s, t) = (self.run.rate.to_f64(), self.run.sigma.to_f64() / self.run.group.to_f64(), self.run.steps.to_f64());
+        let (q, s, t) = (
+            self.run.rate.to_f64(),
+            self.run.sigma.to_f64() / self.run.group.to_f64(),
+            self.run.steps.to_f64(),
+        );
         let g = self.run.group.to_f64();
         let x = match self.p {
             Parameter::Sigma => g / (1.0 + mu * mu / (q * q * t)).ln().sqrt(),
@@ -162,14 +190,21 @@ impl<'a> Search<'a> {
             Parameter::Rate => mu / (t * (1.0 / (s * s)).exp_m1()).sqrt(),
         };
         let (lo, hi) = self.range();
-        if x.is_finite() && x > 0.0 { x.clamp(lo, hi) } else { (lo * hi).sqrt() }
+        if x.is_finite() && x > 0.0 {
+            x.clamp(lo, hi)
+        } else {
+            (lo * hi).sqrt()
+        }
     }
 
     /// The next u: false position with the Illinois rule inside a sign bracket, else a secant
     /// (or the slope guess) step of at most e^{±3}, clamped to the range.
     fn next_u(&self, pts: &[Pt], lo: &mut Option<Pt>, hi: &mut Option<Pt>) -> f64 {
         let last = *pts.last().expect("a point");
-        let (ul, uh) = { let r = self.range(); (r.0.ln(), r.1.ln()) };
+        let (ul, uh) = {
+            let r = self.range();
+            (r.0.ln(), r.1.ln())
+        };
         if let (Some(a), Some(b)) = (*lo, *hi) {
             if a.f.is_finite() && b.f.is_finite() {
                 return a.u - a.f * (b.u - a.u) / (b.f - a.f);
@@ -177,9 +212,17 @@ impl<'a> Search<'a> {
             return 0.5 * (a.u + b.u);
         }
         let slope = match pts.len() {
-            n if n >= 2 && pts[n - 2].f.is_finite() && last.f.is_finite() && pts[n - 2].u != last.u => {
+            n if n >= 2
+                && pts[n - 2].f.is_finite()
+                && last.f.is_finite()
+                && pts[n - 2].u != last.u =>
+            {
                 let s = (last.f - pts[n - 2].f) / (last.u - pts[n - 2].u);
-                if s * self.slope > 0.0 { s } else { self.slope }
+                if s * self.slope > 0.0 {
+                    s
+                } else {
+                    self.slope
+                }
             }
             _ => self.slope,
         };
@@ -225,7 +268,11 @@ impl<'a> Search<'a> {
                 break;
             }
             let next = self.next_u(&pts, &mut lo, &mut hi);
-            if pts.len() >= 2 && pts[pts.len() - 2].f.is_finite() && pt.f.is_finite() && pt.u != pts[pts.len() - 2].u {
+            if pts.len() >= 2
+                && pts[pts.len() - 2].f.is_finite()
+                && pt.f.is_finite()
+                && pt.u != pts[pts.len() - 2].u
+            {
                 let s = (pt.f - pts[pts.len() - 2].f) / (pt.u - pts[pts.len() - 2].u);
                 if s * self.slope > 0.0 {
                     self.slope = s;

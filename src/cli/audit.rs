@@ -44,7 +44,10 @@ fn calibrated(a: &AuditArgs, d: Deployment) -> Result<(Deployment, Option<Calibr
             let (c, d) = flagged(crate::calibrate::deployment_sigma(&d))?;
             Ok((d, Some(c)))
         }
-        Some(p) => Err(Error::arg("--calibrate", format!("`{p}` is not a parameter dpcert calibrates in a deployment (sigma)"))),
+        Some(p) => Err(Error::arg(
+            "--calibrate",
+            format!("`{p}` is not a parameter dpcert calibrates in a deployment (sigma)"),
+        )),
     }
 }
 

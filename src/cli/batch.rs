@@ -75,34 +75,60 @@ impl BatchArgs {
     /// q from --rate or --batch-size/--dataset-size, T from --steps or --epochs (⌈epochs·N/B⌉);
     /// conflicting or incomplete flags are errors naming them.
     pub(super) fn resolve(&self) -> Result<Batch, Error> {
-        let dataset = self.dataset.as_deref().map(|t| count("--dataset-size", t)).transpose()?;
-        let batch = self.batch.as_deref().map(|t| count("--batch-size", t)).transpose()?;
+        let dataset = self
+            .dataset
+            .as_deref()
+            .map(|t| count("--dataset-size", t))
+            .transpose()?;
+        let batch = self
+            .batch
+            .as_deref()
+            .map(|t| count("--batch-size", t))
+            .transpose()?;
         let rate = match (&self.rate, &batch, &dataset) {
             (Some(_), Some(_), _) => return Err(conflict("--rate", "--batch-size")),
             (Some(r), None, _) => Some(num("--rate", r)?),
             (None, Some(b), Some(n)) => {
                 if b > n {
-                    return Err(Error::arg("--batch-size", format!("must be at most --dataset-size {n}, got {b}")));
+                    return Err(Error::arg(
+                        "--batch-size",
+                        format!("must be at most --dataset-size {n}, got {b}"),
+                    ));
                 }
                 Some(Rational::from((b.clone(), n.clone())))
             }
-            (None, Some(_), None) => return Err(Error::arg("--dataset-size", "is needed with --batch-size")),
+            (None, Some(_), None) => {
+                return Err(Error::arg("--dataset-size", "is needed with --batch-size"))
+            }
             (None, None, _) => None,
         };
         if self.steps.is_some() && self.epochs.is_some() {
             return Err(conflict("--steps", "--epochs"));
         }
-        let epochs = self.epochs.as_deref().map(|e| num("--epochs", e)).transpose()?;
+        let epochs = self
+            .epochs
+            .as_deref()
+            .map(|e| num("--epochs", e))
+            .transpose()?;
         let steps = match (&self.steps, &epochs) {
             (Some(t), _) => Some(count("--steps", t)?),
             (None, Some(e)) => {
                 let (Some(b), Some(n)) = (&batch, &dataset) else {
-                    return Err(Error::arg("--epochs", "needs --batch-size and --dataset-size"));
+                    return Err(Error::arg(
+                        "--epochs",
+                        "needs --batch-size and --dataset-size",
+                    ));
                 };
                 Some(flagged(calibrate::steps_from_epochs(e, b, n))?.1)
             }
             (None, None) => None,
         };
-        Ok(Batch { rate, steps, epochs, batch, dataset })
+        Ok(Batch {
+            rate,
+            steps,
+            epochs,
+            batch,
+            dataset,
+        })
     }
 }

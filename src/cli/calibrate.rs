@@ -33,7 +33,12 @@ pub(super) struct DpsgdCal {
     #[command(flatten)]
     batch: BatchArgs,
     /// Noise multiplier σ (alias --noise-multiplier); given, the steps or the rate is solved for.
-    #[arg(long, visible_alias = "noise-multiplier", value_name = "S", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        visible_alias = "noise-multiplier",
+        value_name = "S",
+        allow_hyphen_values = true
+    )]
     sigma: Option<String>,
     /// poisson (default) | shuffled (each example once per epoch; no amplification claimed) |
     /// fixed-size (each step draws exactly B of N without replacement; needs --relation
@@ -70,9 +75,19 @@ pub(super) struct GaussianCal {
     target: String,
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     delta: String,
-    #[arg(long, value_name = "D", default_value = "1", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "D",
+        default_value = "1",
+        allow_hyphen_values = true
+    )]
     sensitivity: String,
-    #[arg(long, value_name = "K", default_value = "1", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "K",
+        default_value = "1",
+        allow_hyphen_values = true
+    )]
     compositions: String,
     #[command(flatten)]
     common: Common,
@@ -80,16 +95,30 @@ pub(super) struct GaussianCal {
 
 /// The run and the parameter to solve for, from the flags.
 fn run_of(c: &DpsgdCal) -> Result<(Run, Parameter), Error> {
-    let Batch { rate, steps, epochs, dataset, .. } = c.batch.resolve()?;
+    let Batch {
+        rate,
+        steps,
+        epochs,
+        dataset,
+        ..
+    } = c.batch.resolve()?;
     let sigma = c.sigma.as_deref().map(|s| num("--sigma", s)).transpose()?;
     let parameter = match (&sigma, &steps, &rate) {
         (None, Some(_), Some(_)) => Parameter::Sigma,
         (Some(_), None, Some(_)) => Parameter::Steps,
         (Some(_), Some(_), None) => Parameter::Rate,
         (Some(_), Some(_), Some(_)) => {
-            return Err(Error::arg("--sigma", "with --steps and --rate there is nothing to calibrate; leave one out"))
+            return Err(Error::arg(
+                "--sigma",
+                "with --steps and --rate there is nothing to calibrate; leave one out",
+            ))
         }
-        _ => return Err(Error::arg("--target-epsilon", "give two of: --sigma, --steps/--epochs, --rate/--batch-size")),
+        _ => {
+            return Err(Error::arg(
+                "--target-epsilon",
+                "give two of: --sigma, --steps/--epochs, --rate/--batch-size",
+            ))
+        }
     };
     let run = Run {
         rate: rate.unwrap_or_else(|| Rational::from(1)),
@@ -100,7 +129,12 @@ fn run_of(c: &DpsgdCal) -> Result<(Run, Parameter), Error> {
         method: match c.method.as_str() {
             "pld" => Method::Pld,
             "rdp" => Method::Rdp,
-            m => return Err(Error::arg("--method", format!("expected pld or rdp, got '{m}'"))),
+            m => {
+                return Err(Error::arg(
+                    "--method",
+                    format!("expected pld or rdp, got '{m}'"),
+                ))
+            }
         },
         epochs,
         dataset,
@@ -153,7 +187,11 @@ fn result_json(c: &Calibration, comparison: Option<&Evaluation>) -> Value {
 
 pub(super) fn words(e: &Certified, n: usize) -> String {
     match e.lower() {
-        Some(l) => format!("ε ∈ [{}, {}]", lower_digits(l, n), upper_digits(e.upper(), n)),
+        Some(l) => format!(
+            "ε ∈ [{}, {}]",
+            lower_digits(l, n),
+            upper_digits(e.upper(), n)
+        ),
         None => format!("ε ≤ {}", upper_digits(e.upper(), n)),
     }
 }
@@ -173,18 +211,33 @@ fn print_human(c: &Calibration, comparison: Option<&Evaluation>, n: usize) {
         validate::show(&f.run.sigma),
         f.run.steps,
         f.route,
-        f.grid.as_ref().map(|g| format!(", grid {}", validate::show(g))).unwrap_or_default()
+        f.grid
+            .as_ref()
+            .map(|g| format!(", grid {}", validate::show(g)))
+            .unwrap_or_default()
     );
     if let Some(i) = &c.infeasible {
-        let g = c.relative_gap().map(|g| validate::show(&g)).unwrap_or_default();
-        println!("  {} = {} does not: certified {} (relative gap {g}).", p.name(), show(i), words(&i.epsilon, n));
+        let g = c
+            .relative_gap()
+            .map(|g| validate::show(&g))
+            .unwrap_or_default();
+        println!(
+            "  {} = {} does not: certified {} (relative gap {g}).",
+            p.name(),
+            show(i),
+            words(&i.epsilon, n)
+        );
     } else if let Some(i) = &c.bound_exceeds {
         println!("  At {} = {} this route's bound exceeds the target ({}); it is an upper bound only, so the exact optimum may lie further.", p.name(), show(i), words(&i.epsilon, n));
     } else {
         println!("  No infeasibility certificate (end of the range, or none reached).");
     }
     if let Some(cmp) = comparison {
-        println!("  For comparison, the same run with Poisson sampling: {} ({}).", words(&cmp.epsilon, n), cmp.route);
+        println!(
+            "  For comparison, the same run with Poisson sampling: {} ({}).",
+            words(&cmp.epsilon, n),
+            cmp.route
+        );
     }
     println!("  [{} accountant evaluations]", c.evaluations);
 }
@@ -230,11 +283,19 @@ pub(super) fn envelope(c: &CalibrateCmd) -> Result<Value, Error> {
     match c {
         CalibrateCmd::Dpsgd(d) => {
             let (cal, cmp) = flagged(solve_dpsgd(d))?;
-            Ok(contract::envelope("calibrate dpsgd", input(d), result_json(&cal, cmp.as_ref())))
+            Ok(contract::envelope(
+                "calibrate dpsgd",
+                input(d),
+                result_json(&cal, cmp.as_ref()),
+            ))
         }
         CalibrateCmd::Gaussian(g) => {
             let e = flagged(solve_gaussian(g))?;
-            Ok(contract::envelope("calibrate gaussian", gaussian_input(g), gaussian_result(&e)))
+            Ok(contract::envelope(
+                "calibrate gaussian",
+                gaussian_input(g),
+                gaussian_result(&e),
+            ))
         }
     }
 }
@@ -244,7 +305,14 @@ fn run_dpsgd(c: &DpsgdCal) -> i32 {
     match flagged(digits(&c.common).and_then(|n| solve_dpsgd(c).map(|r| (r, n)))) {
         Ok(((cal, cmp), n)) => {
             if json_mode {
-                println!("{}", contract::envelope("calibrate dpsgd", input(c), result_json(&cal, cmp.as_ref())));
+                println!(
+                    "{}",
+                    contract::envelope(
+                        "calibrate dpsgd",
+                        input(c),
+                        result_json(&cal, cmp.as_ref())
+                    )
+                );
             } else {
                 print_human(&cal, cmp.as_ref(), n);
             }
@@ -259,7 +327,14 @@ fn run_gaussian(c: &GaussianCal) -> i32 {
     match flagged(digits(&c.common).and_then(|n| solve_gaussian(c).map(|e| (e, n)))) {
         Ok((e, n)) => {
             if json_mode {
-                println!("{}", contract::envelope("calibrate gaussian", gaussian_input(c), gaussian_result(&e)));
+                println!(
+                    "{}",
+                    contract::envelope(
+                        "calibrate gaussian",
+                        gaussian_input(c),
+                        gaussian_result(&e)
+                    )
+                );
             } else {
                 println!(
                     "σ = {} meets (ε, δ) = ({}, {}); σ = {} does not (certified; Corollaries 8 and 10).",

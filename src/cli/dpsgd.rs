@@ -20,7 +20,12 @@ pub(super) struct DpsgdArgs {
     batch: BatchArgs,
     /// Noise multiplier σ = noise standard deviation / clipping norm (per-example gradient
     /// L2 bound), > 0.
-    #[arg(long, visible_alias = "noise-multiplier", value_name = "S", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        visible_alias = "noise-multiplier",
+        value_name = "S",
+        allow_hyphen_values = true
+    )]
     sigma: Option<String>,
     /// One phase of a training schedule as Q,S,T: sampling rate q (e.g. 256/60000), noise
     /// multiplier σ, steps T. Repeat the flag for each phase (e.g. a warm-up at another batch
@@ -92,7 +97,9 @@ fn parse_phase(text: &str) -> Result<Phase, Error> {
     let bad = |why: String| Error::arg("--phase", format!("`{text}`: {why}"));
     let parts: Vec<&str> = text.split(',').map(str::trim).collect();
     let [q, s, t] = parts[..] else {
-        return Err(bad("expected Q,S,T (rate, noise multiplier, steps), e.g. 256/60000,1.1,2000".into()));
+        return Err(bad(
+            "expected Q,S,T (rate, noise multiplier, steps), e.g. 256/60000,1.1,2000".into(),
+        ));
     };
     let rate = crate::num::parse_exact(q).map_err(|e| bad(format!("rate Q: {e}")))?;
     if rate <= 0 || rate > 1 {
@@ -116,19 +123,31 @@ impl DpsgdArgs {
             if self.sigma.is_some() {
                 return Err(conflict("--phase", "--sigma"));
             }
-            let phases = self.phase.iter().map(|p| parse_phase(p)).collect::<Result<_, _>>()?;
+            let phases = self
+                .phase
+                .iter()
+                .map(|p| parse_phase(p))
+                .collect::<Result<_, _>>()?;
             return Ok(Spec::Phases(phases));
         }
         let batch = self.batch.resolve()?;
         if batch.rate.is_none() {
-            return Err(Error::arg("--rate", "is missing: give --rate, or --batch-size with --dataset-size, or --phase"));
+            return Err(Error::arg(
+                "--rate",
+                "is missing: give --rate, or --batch-size with --dataset-size, or --phase",
+            ));
         }
         if batch.steps.is_none() {
             return Err(Error::arg("--steps", "is missing: give --steps, or --epochs with --batch-size and --dataset-size, or --phase"));
         }
         let sigma = match &self.sigma {
             Some(s) => num("--sigma", s)?,
-            None => return Err(Error::arg("--sigma", "is missing (the noise multiplier; alias --noise-multiplier)")),
+            None => {
+                return Err(Error::arg(
+                    "--sigma",
+                    "is missing (the noise multiplier; alias --noise-multiplier)",
+                ))
+            }
         };
         Ok(Spec::Single { sigma, batch })
     }
@@ -136,7 +155,9 @@ impl DpsgdArgs {
     /// (q, T, σ) of a single run (after `spec` succeeded).
     fn single(&self) -> Option<(Rational, Integer, Rational, Batch)> {
         match self.spec().ok()? {
-            Spec::Single { sigma, batch } => Some((batch.rate.clone()?, batch.steps.clone()?, sigma, batch)),
+            Spec::Single { sigma, batch } => {
+                Some((batch.rate.clone()?, batch.steps.clone()?, sigma, batch))
+            }
             Spec::Phases(_) => None,
         }
     }
@@ -180,7 +201,13 @@ impl DpsgdArgs {
         let max = crate::theorems::pld_accountant::MAX_GROUP;
         let k = super::count("--group-size", &self.group)?;
         k.to_u32().filter(|k| (1..=max).contains(k)).ok_or_else(|| {
-            Error::arg("--group-size", format!("must be an integer in [1, {max}] (examples per user), got {}", self.group))
+            Error::arg(
+                "--group-size",
+                format!(
+                    "must be an integer in [1, {max}] (examples per user), got {}",
+                    self.group
+                ),
+            )
         })
     }
 
@@ -194,7 +221,11 @@ impl DpsgdArgs {
             return Err(Error::arg("--group-size", "user-level accounting (K > 1) is available for --sampling poisson --relation add-remove only"));
         }
         let user_sampling = UserSampling::parse(&self.user_sampling)?;
-        Ok(Some(Query::DpsgdGroup { run: d.clone(), group_size: k, user_sampling }))
+        Ok(Some(Query::DpsgdGroup {
+            run: d.clone(),
+            group_size: k,
+            user_sampling,
+        }))
     }
 
     fn sampler(&self) -> Result<(Sampling, Relation), Error> {
@@ -207,13 +238,31 @@ impl DpsgdArgs {
     fn phases_query(&self, phases: Vec<Phase>, d: Dpsgd) -> Result<Query, Error> {
         match self.sampler()? {
             (Sampling::Poisson, Relation::AddRemove) => {}
-            (Sampling::Poisson, _) => return Err(Error::arg("--relation", "--phase schedules are accounted for add/remove neighbours only")),
-            _ => return Err(Error::arg("--sampling", "--phase schedules are accounted with Poisson sampling only")),
+            (Sampling::Poisson, _) => {
+                return Err(Error::arg(
+                    "--relation",
+                    "--phase schedules are accounted for add/remove neighbours only",
+                ))
+            }
+            _ => {
+                return Err(Error::arg(
+                    "--sampling",
+                    "--phase schedules are accounted with Poisson sampling only",
+                ))
+            }
         }
         if d.method == DpsgdMethod::Rdp {
-            return Err(Error::arg("--method", "--phase schedules run on the PLD accountant only (pld or best)"));
+            return Err(Error::arg(
+                "--method",
+                "--phase schedules run on the PLD accountant only (pld or best)",
+            ));
         }
-        Ok(Query::DpsgdPhases { phases, delta: d.delta, grid: d.grid, tail: d.tail })
+        Ok(Query::DpsgdPhases {
+            phases,
+            delta: d.delta,
+            grid: d.grid,
+            tail: d.tail,
+        })
     }
 }
 
@@ -264,16 +313,25 @@ impl QueryCmd for DpsgdArgs {
         match spec {
             Spec::Phases(phases) => {
                 if self.group_size()? > 1 {
-                    return Err(Error::arg("--group-size", "--phase schedules are accounted at example level only (group size 1)"));
+                    return Err(Error::arg(
+                        "--group-size",
+                        "--phase schedules are accounted at example level only (group size 1)",
+                    ));
                 }
                 self.phases_query(phases, d)
             }
             Spec::Single { sigma, batch } => {
-                (d.rate, d.steps, d.sigma) = (batch.rate.unwrap_or_else(zero), batch.steps.unwrap_or_default(), sigma);
+                (d.rate, d.steps, d.sigma) = (
+                    batch.rate.unwrap_or_else(zero),
+                    batch.steps.unwrap_or_default(),
+                    sigma,
+                );
                 if let Some(q) = self.group_query(&d)? {
                     return Ok(q);
                 }
-                Ok(self.sampler_query(&d, batch.epochs)?.unwrap_or(Query::Dpsgd(d)))
+                Ok(self
+                    .sampler_query(&d, batch.epochs)?
+                    .unwrap_or(Query::Dpsgd(d)))
             }
         }
     }
@@ -299,7 +357,10 @@ impl QueryCmd for DpsgdArgs {
             _ => format!("{t} steps"),
         };
         let sigma = self.sigma.clone().unwrap_or_else(|| echo(&s));
-        format!("The ε at δ = {} of DP-SGD with {rate}, σ = {sigma}, {steps}", self.delta)
+        format!(
+            "The ε at δ = {} of DP-SGD with {rate}, σ = {sigma}, {steps}",
+            self.delta
+        )
     }
     fn details(&self) -> Vec<(&'static str, Value)> {
         if let Some((q, t, _, _)) = self.single() {
@@ -312,11 +373,24 @@ impl QueryCmd for DpsgdArgs {
     }
     fn note(&self, a: &Answer) -> String {
         if self.group.trim() != "1" {
-            let route = a.details.iter().find(|(n, _)| *n == "group_route").and_then(|(_, v)| v.as_str().map(str::to_string)).unwrap_or_default();
-            return format!(" (user-level, each user contributes up to {} examples; {route})", self.group.trim());
+            let route = a
+                .details
+                .iter()
+                .find(|(n, _)| *n == "group_route")
+                .and_then(|(_, v)| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            return format!(
+                " (user-level, each user contributes up to {} examples; {route})",
+                self.group.trim()
+            );
         }
         if self.sampling == "fixed-size" {
-            let order = a.details.iter().find(|(n, _)| *n == "order").and_then(|(_, v)| v.as_str().map(str::to_string)).unwrap_or_default();
+            let order = a
+                .details
+                .iter()
+                .find(|(n, _)| *n == "order")
+                .and_then(|(_, v)| v.as_str().map(str::to_string))
+                .unwrap_or_default();
             return format!(" (fixed-size batches, substitution neighbours: upper by Rényi DP at order {order}, Wang–Balle–Kasiviswanathan 2019 Theorem 9 with sensitivity 2; lower from the certified PLD of the pair (1−q)N(0,σ²)+qN(1,σ²) vs (1−q)N(0,σ²)+qN(−1,σ²))");
         }
         if self.sampling != "poisson" {
@@ -351,12 +425,24 @@ impl DpsgdArgs {
         };
         let d = num("--delta", &self.delta).ok();
         let passes = self
-            .passes(&Dpsgd { rate: q.clone(), sigma: s.clone(), steps: t.clone(), delta: Rational::new(), method: DpsgdMethod::Pld, grid: None, tail: None }, b.epochs.clone())
+            .passes(
+                &Dpsgd {
+                    rate: q.clone(),
+                    sigma: s.clone(),
+                    steps: t.clone(),
+                    delta: Rational::new(),
+                    method: DpsgdMethod::Pld,
+                    grid: None,
+                    tail: None,
+                },
+                b.epochs.clone(),
+            )
             .map(|k| k.to_string())
             .unwrap_or_default();
         let poisson = d.and_then(|d| {
             let opts = crate::theorems::pld_accountant::PldOptions::default();
-            let r = crate::theorems::pld_accountant::dpsgd_pld_epsilon(&q, &s, &t, &d, &opts).ok()?;
+            let r =
+                crate::theorems::pld_accountant::dpsgd_pld_epsilon(&q, &s, &t, &d, &opts).ok()?;
             Some(format!(
                 "; for comparison, Poisson sampling (add/remove) would give ε ∈ [{}, {}]",
                 super::lower_digits(r.enclosure.lower(), 8),

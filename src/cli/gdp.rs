@@ -124,7 +124,10 @@ impl GdpCmd {
                         "theorem": "Dong–Roth–Su 2022 Definition 2.6 against the certified PLD's lower tradeoff (μ ≥ Φ⁻¹(TPR) − Φ⁻¹(FPR))",
                         "details": {"upper": "not certified: the discretised upper PLD keeps mass at +∞"},
                     });
-                    println!("{}", crate::json::envelope(self.command(), self.input(), result));
+                    println!(
+                        "{}",
+                        crate::json::envelope(self.command(), self.input(), result)
+                    );
                 } else {
                     println!(
                         "{} is not μ-GDP for any μ < {} (certified).\n  [no μ-GDP upper bound is certified: the discretised upper PLD keeps mass at +∞]",

@@ -343,7 +343,9 @@ pub fn query_envelope(args: &[String]) -> Result<Value, Error> {
 /// --json` prints (`args` start with `dpcert` or `gaussian`), or the error it exits with.
 #[doc(hidden)]
 pub fn calibrate_envelope(args: &[String]) -> Result<Value, Error> {
-    let argv: Vec<String> = std::iter::once("calibrate".to_string()).chain(args.iter().cloned()).collect();
+    let argv: Vec<String> = std::iter::once("calibrate".to_string())
+        .chain(args.iter().cloned())
+        .collect();
     match parse_cmd(&argv)? {
         Cmd::Calibrate(c) => calibrate::envelope(&c),
         _ => Err(Error::arg("query", "not a calibrate command")),

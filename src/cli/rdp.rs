@@ -13,7 +13,12 @@ pub(super) struct SgmArgs {
     #[arg(long, value_name = "Q", allow_hyphen_values = true)]
     pub(super) rate: String,
     /// Noise multiplier σ = noise standard deviation / clipping norm, > 0.
-    #[arg(long, visible_alias = "noise-multiplier", value_name = "S", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        visible_alias = "noise-multiplier",
+        value_name = "S",
+        allow_hyphen_values = true
+    )]
     pub(super) sigma: String,
     /// Number of training steps T = epochs · dataset size / batch size (an integer ≥ 1).
     #[arg(long, value_name = "T", allow_hyphen_values = true)]

@@ -183,7 +183,13 @@ impl TradeoffCmd {
         let pts: Vec<(f64, f64, f64)> = fprs
             .iter()
             .zip(&r)
-            .map(|(a, rep)| (a.to_f64(), rep.enclosure.lower().to_f64(), rep.enclosure.upper().to_f64()))
+            .map(|(a, rep)| {
+                (
+                    a.to_f64(),
+                    rep.enclosure.lower().to_f64(),
+                    rep.enclosure.upper().to_f64(),
+                )
+            })
             .collect();
         let title = format!(
             "Certified tradeoff: DP-SGD, q = {}, σ = {}, {} steps",
@@ -203,7 +209,14 @@ fn svg(pts: &[(f64, f64, f64)], title: &str) -> String {
     let path = |sel: &dyn Fn(&(f64, f64, f64)) -> f64| {
         pts.iter()
             .enumerate()
-            .map(|(i, p)| format!("{}{:.2},{:.2}", if i == 0 { "M" } else { " L" }, x(p.0), y(sel(p))))
+            .map(|(i, p)| {
+                format!(
+                    "{}{:.2},{:.2}",
+                    if i == 0 { "M" } else { " L" },
+                    x(p.0),
+                    y(sel(p))
+                )
+            })
             .collect::<String>()
     };
     format!(

@@ -107,7 +107,12 @@ fn cf_depth(x: f64, n: usize, bits: u32) -> i64 {
 fn moments_cf<R: Real>(x: &R, x_lo: f64, n: usize, bits: u32, prec: u32) -> Vec<R> {
     let k = cf_depth(x_lo, n, bits);
     let four_k1 = R::from_int(4 * (k + 1), prec);
-    let root = x.sqr().add(&four_k1).sqrt().sub(x).div(&R::from_int(2, prec));
+    let root = x
+        .sqr()
+        .add(&four_k1)
+        .sqrt()
+        .sub(x)
+        .div(&R::from_int(2, prec));
     let mut r = R::from_int(0, prec).hull(&root);
     let mut ratios = vec![r.clone(); n + 1];
     for j in (1..=k).rev() {
@@ -191,7 +196,10 @@ pub fn mills_difference<R: Real>(
         let t = power.mul(mj);
         sum = if j % 2 == 1 { sum.add(&t) } else { sum.sub(&t) };
     }
-    let next = power.mul(h).div(&R::from_int(terms as i64 + 1, prec)).mul(&m[terms + 1]);
+    let next = power
+        .mul(h)
+        .div(&R::from_int(terms as i64 + 1, prec))
+        .mul(&m[terms + 1]);
     let rest = R::from_int(0, prec).hull(&next);
     Some(if terms % 2 == 0 {
         sum.add(&rest)

@@ -9,9 +9,9 @@
 //! returned [`Enclosure`] records which path produced it.
 
 mod enclosure;
-pub mod mills;
 mod fast;
 mod interval;
+pub mod mills;
 mod mpfr;
 mod normal;
 mod parse;

@@ -225,7 +225,11 @@ fn answer(value: Certified, theorem: &'static str, details: Vec<(&'static str, V
 
 /// ρ = passes·Δ²/(2σ²) of the shuffled run's Gaussian composition (Δ = 1 add/remove, 2
 /// substitution), exact.
-fn shuffled_rho(sigma: &Rational, passes: &Integer, relation: crate::theorems::sampling::Relation) -> Rational {
+fn shuffled_rho(
+    sigma: &Rational,
+    passes: &Integer,
+    relation: crate::theorems::sampling::Relation,
+) -> Rational {
     let d = match relation {
         crate::theorems::sampling::Relation::AddRemove => 1u32,
         crate::theorems::sampling::Relation::Substitution => 2u32,
@@ -305,7 +309,10 @@ impl Query {
             // an upper bound (RDP) until a two-sided PLD bracket is met
             Query::Dpsgd(_) => (Quantity::Epsilon, Kind::UpperBound),
             Query::DpsgdSubstitution(_) => (Quantity::Epsilon, Kind::TwoSided),
-            Query::DpsgdGroup { user_sampling: UserSampling::Users, .. } => (Quantity::Epsilon, Kind::UpperBound),
+            Query::DpsgdGroup {
+                user_sampling: UserSampling::Users,
+                ..
+            } => (Quantity::Epsilon, Kind::UpperBound),
             Query::DpsgdGroup { .. } => (Quantity::Epsilon, Kind::TwoSided),
             Query::DpsgdFixedSize(_) => (Quantity::Epsilon, Kind::TwoSided),
             Query::GaussianTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
@@ -382,7 +389,11 @@ impl Query {
                 }
                 Ok(())
             }
-            Query::DpsgdGroup { run, group_size, user_sampling } => validate_group(run, *group_size, *user_sampling),
+            Query::DpsgdGroup {
+                run,
+                group_size,
+                user_sampling,
+            } => validate_group(run, *group_size, *user_sampling),
             Query::GaussianTpr { shape, fpr } => {
                 shape.validate()?;
                 crate::theorems::tradeoff::check_rate("fpr", fpr)
@@ -405,7 +416,12 @@ impl Query {
                 }
                 validate::open_unit("delta", delta)
             }
-            Query::DpsgdShuffled { sigma, passes, delta, .. } => {
+            Query::DpsgdShuffled {
+                sigma,
+                passes,
+                delta,
+                ..
+            } => {
                 validate::positive("sigma", sigma)?;
                 validate::count("epochs", passes)?;
                 validate::open_unit("delta", delta)
@@ -450,9 +466,11 @@ impl Query {
             } => rdp_point(rate, sigma, steps, order, p)?,
             Query::Dpsgd(d) => dpsgd(d, p, progress)?,
             Query::DpsgdSubstitution(d) => dpsgd_substitution(d, progress)?,
-            Query::DpsgdGroup { run, group_size, user_sampling } => {
-                dpsgd_group(run, *group_size, *user_sampling, p, progress)?
-            }
+            Query::DpsgdGroup {
+                run,
+                group_size,
+                user_sampling,
+            } => dpsgd_group(run, *group_size, *user_sampling, p, progress)?,
             Query::DpsgdFixedSize(d) => dpsgd_fixed_size(d, p, progress)?,
             Query::GaussianTpr { shape, fpr } => answer(
                 Certified::TwoSided(crate::theorems::tradeoff::gaussian_tradeoff_tpr(
@@ -491,9 +509,19 @@ impl Query {
                 let r = crate::theorems::schedule::dpsgd_phases_pld_epsilon(phases, delta, &opts)?;
                 pld_answer(&r)
             }
-            Query::DpsgdShuffled { sigma, passes, relation, delta } => {
+            Query::DpsgdShuffled {
+                sigma,
+                passes,
+                relation,
+                delta,
+            } => {
                 let e = crate::theorems::shuffle::shuffled_dpsgd_epsilon(
-                    sigma, passes, *relation, &Integer::from(1), delta, p,
+                    sigma,
+                    passes,
+                    *relation,
+                    &Integer::from(1),
+                    delta,
+                    p,
                 )?;
                 // the lower end holds only with the batch assignment revealed: not reported
                 answer(
@@ -543,7 +571,10 @@ fn validate_group(run: &Dpsgd, group_size: u32, user_sampling: UserSampling) -> 
     validate::open_unit("delta", &run.delta)?;
     let max = pld_accountant::MAX_GROUP;
     if group_size == 0 || group_size > max {
-        return Err(Error::arg("--group-size", format!("must be an integer in [1, {max}] (examples per user), got {group_size}")));
+        return Err(Error::arg(
+            "--group-size",
+            format!("must be an integer in [1, {max}] (examples per user), got {group_size}"),
+        ));
     }
     if user_sampling == UserSampling::Examples && run.method == DpsgdMethod::Rdp {
         return Err(Error::arg("method", "--user-sampling examples is certified by the PLD accountant only; use --method pld or best"));
@@ -837,18 +868,35 @@ pub const GROUP_USERS_THEOREM: &str = "user-level DP-SGD, users Poisson-sampled 
 
 /// User-level DP-SGD: `users` by the add/remove run at σ/K (any method), `examples` by the
 /// K-hop group chain on the PLD accountant.
-fn dpsgd_group(d: &Dpsgd, k: u32, how: UserSampling, p: Precision, progress: bool) -> Result<Answer> {
+fn dpsgd_group(
+    d: &Dpsgd,
+    k: u32,
+    how: UserSampling,
+    p: Precision,
+    progress: bool,
+) -> Result<Answer> {
     let mut a = match how {
         UserSampling::Users => {
-            let scaled = Dpsgd { sigma: Rational::from(&d.sigma / k), ..d.clone() };
+            let scaled = Dpsgd {
+                sigma: Rational::from(&d.sigma / k),
+                ..d.clone()
+            };
             // the theorem stays the answering route's (PLD or RDP); the reduction is named here
             let mut a = dpsgd(&scaled, p, progress)?;
-            a.details.push(("group_route", json!(format!("{GROUP_USERS_THEOREM}; σ/K = {}", validate::show(&scaled.sigma)))));
+            a.details.push((
+                "group_route",
+                json!(format!(
+                    "{GROUP_USERS_THEOREM}; σ/K = {}",
+                    validate::show(&scaled.sigma)
+                )),
+            ));
             a
         }
         UserSampling::Examples => {
             let opts = pld_options(d, progress);
-            let r = pld_accountant::dpsgd_group_pld_epsilon(&d.rate, &d.sigma, &d.steps, k, &d.delta, &opts)?;
+            let r = pld_accountant::dpsgd_group_pld_epsilon(
+                &d.rate, &d.sigma, &d.steps, k, &d.delta, &opts,
+            )?;
             let mut a = pld_answer(&r);
             a.theorem = GROUP_EXAMPLES_THEOREM;
             a.details.push(("group_route", json!(format!("examples: group privacy over {k} add/remove hops (upper); one example's lower end"))));

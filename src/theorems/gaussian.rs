@@ -123,7 +123,11 @@ fn gaussian_delta_mills(rho: &Rational, eps: &Rational) -> Option<Enclosure> {
     let iv = |f: &Fi| f.endpoints().map(|(a, b)| Iv::from_endpoints(a, b));
     let (e, t) = (iv(&e)?, iv(&t)?);
     // A to 64 bits beyond its integer part, so e^{−A} keeps ≈ 64 relative bits
-    let pa = 64 + Float::with_val(64, &big_a).get_exp().unwrap_or(0).clamp(0, 1 << 20) as u32;
+    let pa = 64
+        + Float::with_val(64, &big_a)
+            .get_exp()
+            .unwrap_or(0)
+            .clamp(0, 1 << 20) as u32;
     let a_lo = Float::with_val_round(pa, &big_a, Round::Down).0;
     let a_hi = Float::with_val_round(pa, &big_a, Round::Up).0;
     let lo = Float::with_val_round(p, (-a_hi).exp_ref(), Round::Down).0;

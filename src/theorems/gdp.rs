@@ -54,7 +54,10 @@ pub fn dpsgd_gdp_lower(
 ) -> Result<crate::num::LowerBound> {
     use super::tradeoff::normal_quantile;
     let p = 128;
-    let fprs: Vec<Rational> = GDP_PROBES.iter().map(|&(a, b)| Rational::from((a, b))).collect();
+    let fprs: Vec<Rational> = GDP_PROBES
+        .iter()
+        .map(|&(a, b)| Rational::from((a, b)))
+        .collect();
     let reps = super::pld_accountant::dpsgd_tradeoff_tpr(rate, sigma, steps, &fprs, opts)?;
     let mut best = Iv::from_int(0, p);
     for (alpha, rep) in fprs.iter().zip(&reps) {
@@ -72,5 +75,7 @@ pub fn dpsgd_gdp_lower(
             best = gap;
         }
     }
-    Ok(crate::num::LowerBound::new(Enclosure::from_real(&best.max0())?))
+    Ok(crate::num::LowerBound::new(Enclosure::from_real(
+        &best.max0(),
+    )?))
 }

@@ -92,7 +92,10 @@ impl UserSampling {
         match text.trim() {
             "users" => Ok(UserSampling::Users),
             "examples" => Ok(UserSampling::Examples),
-            other => Err(crate::Error::arg("--user-sampling", format!("must be users or examples, got `{other}`"))),
+            other => Err(crate::Error::arg(
+                "--user-sampling",
+                format!("must be users or examples, got `{other}`"),
+            )),
         }
     }
     /// The name in JSON.

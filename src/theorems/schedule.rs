@@ -1,6 +1,8 @@
 //! DP-SGD in phases: each phase its own Poisson rate, noise multiplier and number of steps,
 //! composed in the PLD accountant (Theorem 9), add/remove neighbours.
-use super::pld_accountant::{dpsgd_pld_epsilon, pld_epsilon, Direction, PldMechanism, PldOptions, PldReport, PldTerm};
+use super::pld_accountant::{
+    dpsgd_pld_epsilon, pld_epsilon, Direction, PldMechanism, PldOptions, PldReport, PldTerm,
+};
 use crate::num::{Arithmetic, Enclosure};
 use crate::validate;
 use crate::{Error, Result};
@@ -81,8 +83,16 @@ pub fn dpsgd_phases_pld_epsilon(
     }
     let rem = pld_epsilon(&terms(&merged, Direction::Remove), delta, opts)?;
     let add = pld_epsilon(&terms(&merged, Direction::Add), delta, opts)?;
-    let lo = rem.enclosure.lower().to_float().max(add.enclosure.lower().as_float());
-    let hi = rem.enclosure.upper().to_float().max(add.enclosure.upper().as_float());
+    let lo = rem
+        .enclosure
+        .lower()
+        .to_float()
+        .max(add.enclosure.lower().as_float());
+    let hi = rem
+        .enclosure
+        .upper()
+        .to_float()
+        .max(add.enclosure.upper().as_float());
     let enclosure = Enclosure::new(lo, hi, Arithmetic::F64Interval)?;
     // the report's grid and tail: the remove direction's (the add direction's if it set the
     // upper bound)

@@ -40,7 +40,11 @@ fn quantile_below_half(alpha: &Rational, prec: u32) -> Result<(Float, Float)> {
     }
     for _ in 0..4 * prec {
         let w = Float::with_val(prec, &hi - &lo);
-        let scale = if lo.clone().abs() > 1 { lo.clone().abs() } else { Float::with_val(prec, 1) };
+        let scale = if lo.clone().abs() > 1 {
+            lo.clone().abs()
+        } else {
+            Float::with_val(prec, 1)
+        };
         if w <= (scale >> (prec as i32 - 4)) {
             break;
         }
@@ -81,7 +85,11 @@ pub(crate) fn normal_quantile(alpha: &Rational, prec: u32) -> Result<Iv> {
 /// value ≥ lower (Dong–Roth–Su 2022, Theorem 2.7). Relative width ≤ 2⁻⁶⁴ under `Auto` (128-bit
 /// MPFR) for α ≥ 10⁻³⁰⁰. Errors unless ρ > 0 and α ∈ [0, 1].
 /// Note: `proofs-notes/gaussian_tradeoff_tpr.md`.
-pub fn gaussian_tradeoff_tpr(pld: &GaussianPld, fpr: &Rational, prec: Precision) -> Result<Enclosure> {
+pub fn gaussian_tradeoff_tpr(
+    pld: &GaussianPld,
+    fpr: &Rational,
+    prec: Precision,
+) -> Result<Enclosure> {
     validate::positive("rho", &pld.rho)?;
     check_rate("fpr", fpr)?;
     let p = prec.fixed_bits()?;

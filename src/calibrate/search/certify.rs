@@ -82,7 +82,14 @@ impl<'a> Search<'a> {
         let two_sided = c.grid.is_some() || self.run.sampling == Sampling::Shuffled;
         let mut grid = c.grid.clone().map(|g| g / 2u32);
         let mut refinements = 1u32;
-        let (mut u_star, mut w) = (c.u, if c.grid.is_some() { c.width / 2.0 } else { c.width });
+        let (mut u_star, mut w) = (
+            c.u,
+            if c.grid.is_some() {
+                c.width / 2.0
+            } else {
+                c.width
+            },
+        );
         let sep = self.slope.abs() * gap().to_f64();
         let mut best: Option<Evaluation> = None;
         for _ in 0..ATTEMPTS {
@@ -122,7 +129,13 @@ impl<'a> Search<'a> {
             let ei = self.eval(&xi, grid.as_ref())?;
             let (mi, wi) = ln_mid(&ei.epsilon);
             if std::env::var_os("DPCERT_CAL_DEBUG").is_some() {
-                eprintln!("[calibrate] x_f = {} {}, x_i = {} {}", xf.to_f64(), ef.epsilon, xi.to_f64(), ei.epsilon);
+                eprintln!(
+                    "[calibrate] x_f = {} {}, x_i = {} {}",
+                    xf.to_f64(),
+                    ef.epsilon,
+                    xi.to_f64(),
+                    ei.epsilon
+                );
             }
             self.learn_slope(&xf, mf, &xi, mi);
             let certified = if two_sided {
@@ -140,8 +153,9 @@ impl<'a> Search<'a> {
                 u_star = self.towards(u_star, crate::search::ln_f64(&xi), true);
             }
         }
-        best.map(|b| self.calibration(b, None))
-            .ok_or_else(|| Error::Numerical("calibration could not certify a feasible value".into()))
+        best.map(|b| self.calibration(b, None)).ok_or_else(|| {
+            Error::Numerical("calibration could not certify a feasible value".into())
+        })
     }
 
     /// `u` moved to at least a gap (in ln) beyond `from`: towards less privacy (`outward`:
@@ -197,7 +211,9 @@ impl<'a> Search<'a> {
         // (`bound_exceeds`), which certifies nothing about the shuffled run itself
         let over = |e: &Evaluation| *e.epsilon.upper().as_float() > *self.target;
         if !meets(&ef.epsilon, self.target) || ei.as_ref().is_some_and(|e| !over(e)) {
-            return Err(Error::Numerical("shuffled calibration: the Gaussian bracket did not re-certify".into()));
+            return Err(Error::Numerical(
+                "shuffled calibration: the Gaussian bracket did not re-certify".into(),
+            ));
         }
         Ok(self.calibration(ef, ei))
     }

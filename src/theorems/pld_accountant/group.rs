@@ -8,7 +8,9 @@ use super::discretise::tables;
 use super::fixed::{fi_rat, Side};
 use super::grid::setup;
 use super::query::{epsilon_side, Curve};
-use super::{dpsgd_pld_epsilon, join, report, Direction, PldMechanism, PldOptions, PldReport, PldTerm};
+use super::{
+    dpsgd_pld_epsilon, join, report, Direction, PldMechanism, PldOptions, PldReport, PldTerm,
+};
 use crate::validate;
 use crate::{Error, Result};
 use rug::{Integer, Rational};
@@ -43,7 +45,10 @@ pub fn dpsgd_group_pld_epsilon(
 ) -> Result<PldReport> {
     validate::open_unit("delta", delta)?;
     if k == 0 || k > MAX_GROUP {
-        return Err(Error::arg("group_size", format!("must be an integer in [1, {MAX_GROUP}], got {k}")));
+        return Err(Error::arg(
+            "group_size",
+            format!("must be an integer in [1, {MAX_GROUP}], got {k}"),
+        ));
     }
     if k == 1 {
         return dpsgd_pld_epsilon(rate, sigma, steps, delta, opts);
@@ -75,7 +80,9 @@ pub fn dpsgd_group_pld_epsilon(
     let ((hr, lr, sr), (ha, la, sa)) = (rem?, add?);
     let (lo, hi) = (lr.max(la), hr.max(ha));
     if lo > hi {
-        return Err(Error::Numerical("group bracket is empty (lower above upper)".into()));
+        return Err(Error::Numerical(
+            "group bracket is empty (lower above upper)".into(),
+        ));
     }
     report(lo, hi, &s, sr.max(sa))
 }
@@ -110,7 +117,8 @@ fn splits(k: u32, g: f64) -> Vec<Rational> {
     let w: Vec<Rational> = (0..k)
         .map(|j| {
             let x = ((f64::from(j) - top) * g).exp().max(1e-300);
-            Rational::from_f64(if x.is_finite() { x } else { 1.0 }).unwrap_or_else(|| Rational::from(1))
+            Rational::from_f64(if x.is_finite() { x } else { 1.0 })
+                .unwrap_or_else(|| Rational::from(1))
         })
         .collect();
     let sum: Rational = w.iter().sum::<Rational>();

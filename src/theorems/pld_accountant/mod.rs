@@ -174,7 +174,12 @@ impl std::fmt::Display for PldReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         std::fmt::Display::fmt(&self.enclosure, f)?;
         let grid = crate::num::Enclosure::rational(&self.grid, 64);
-        write!(f, " (PLD grid h ≈ {}, {} points)", grid.upper().to_decimal_digits(6), self.support)
+        write!(
+            f,
+            " (PLD grid h ≈ {}, {} points)",
+            grid.upper().to_decimal_digits(6),
+            self.support
+        )
     }
 }
 

@@ -132,7 +132,11 @@ fn group_of_two_upper(
 /// One two-hop chain ([`super::group::chain`]): ε₁ + ε₂ with δ̄_first(ε₁) ≤ θ·δ and
 /// δ̄_second(ε₂) ≤ (1 − θ)·δ·e^{−ε₁}, so δ_first(ε₁) + e^{ε₁}·δ_second(ε₂) ≤ δ.
 fn chain(first: &Curve, second: &Curve, delta: &Rational, theta: &Rational) -> Result<Rational> {
-    super::group::chain(&[first, second], delta, &[theta.clone(), Rational::from(1 - theta)])
+    super::group::chain(
+        &[first, second],
+        delta,
+        &[theta.clone(), Rational::from(1 - theta)],
+    )
 }
 
 /// The certified lower end of ε(δ) for `steps` copies of the substitution pair

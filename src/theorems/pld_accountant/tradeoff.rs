@@ -7,8 +7,8 @@
 //! remove and add directions of DP-SGD are exactly each other's reverse.
 use super::fixed::{fi_rat, pt, Side};
 use super::query::Curve;
-use super::{compose_side, setup, tables, Direction, PldMechanism, PldOptions, PldReport, PldTerm};
 use super::Interval;
+use super::{compose_side, setup, tables, Direction, PldMechanism, PldOptions, PldReport, PldTerm};
 use crate::num::{Arithmetic, Enclosure};
 use crate::theorems::tradeoff::check_rate;
 use crate::{validate, Error, Result};
@@ -35,7 +35,11 @@ fn points(c: &Curve) -> Result<Vec<(Interval, f64)>> {
 
 /// The TPR bracket of one ordered pair at FPR α: `direct` are the points of δ_{P‖Q}, `reverse`
 /// those of δ_{Q‖P}, each (upper side, lower side).
-fn pair_bracket(direct: &[Vec<(Interval, f64)>; 2], reverse: &[Vec<(Interval, f64)>; 2], a: Interval) -> (f64, f64) {
+fn pair_bracket(
+    direct: &[Vec<(Interval, f64)>; 2],
+    reverse: &[Vec<(Interval, f64)>; 2],
+    a: Interval,
+) -> (f64, f64) {
     let one = pt(1.0);
     let mut up = 1.0f64;
     for (e, d) in &direct[0] {

@@ -232,7 +232,11 @@ mod tests {
     // 256 bits (the code switches to 2c·e^a/(r − km) for a < 0); tails as Φ mixtures via erfc
     #[test]
     fn substitution_tails_match_the_plain_root() {
-        for (sigma, q) in [(r("0.8"), r("1/100")), (r("2"), r("1/2")), (r("1.5"), r("1"))] {
+        for (sigma, q) in [
+            (r("0.8"), r("1/100")),
+            (r("2"), r("1/2")),
+            (r("1.5"), r("1")),
+        ] {
             let (sg, qf) = (fl(&sigma), fl(&q));
             let k = f(1u32 - &qf);
             let c = f(&qf * f(f(-1i32) / f(f(&sg * &sg) * 2u32)).exp());
