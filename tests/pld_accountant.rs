@@ -8,7 +8,7 @@
 //! value. Plus monotonicity in the grid width and bad input. The stages have unit tests next to
 //! them (src/theorems/pld_accountant/*.rs and mechanisms/*.rs, `mod tests` in each).
 mod common;
-use common::{f, gaussian_delta, q, rr_delta, REF};
+use common::{contains, f, gaussian_delta, q, quad, rr_delta, REF};
 use dpcert::num::Precision;
 use dpcert::theorems::{pld_accountant::*, rdp};
 use rug::ops::Pow;
@@ -425,69 +425,6 @@ fn sgm_loss(dir: Direction, qr: &Float, s: &Float, x: &Float) -> Float {
     }
 }
 
-/// ∫_a^b f by the tanh-sinh rule with step 2^−level (Takahasi–Mori), endpoints approached as
-/// b − r(1 − tanh u) with 1 − tanh u = 2/(e^{2u} + 1), so nothing cancels near the ends.
-fn tanh_sinh(f: &dyn Fn(&Float) -> Float, a: &Float, b: &Float, level: u32) -> Float {
-    let p = a.prec();
-    let h = Float::with_val(p, 1u32) >> level;
-    let r = Float::with_val(p, b - a) / 2u32;
-    let c = Float::with_val(p, a + b) / 2u32;
-    let hp = Float::with_val(p, rug::float::Constant::Pi) / 2u32;
-    let tiny = Float::with_val(p, 1u32) >> (p + 16);
-    let mut sum = Float::with_val(p, &hp * f(&c));
-    for k in 1u32.. {
-        let t = Float::with_val(p, &h * k);
-        let u = Float::with_val(p, &hp * t.clone().sinh());
-        let w = Float::with_val(p, &hp * t.cosh()) / Float::with_val(p, u.clone().cosh()).square();
-        if w < tiny {
-            break;
-        }
-        let d = Float::with_val(p, 2u32) / (Float::with_val(p, u * 2u32).exp() + 1u32);
-        let rd = Float::with_val(p, &r * &d);
-        let (xl, xr) = (Float::with_val(p, a + &rd), Float::with_val(p, b - &rd));
-        sum += w * (f(&xl) + f(&xr));
-    }
-    sum * h * r
-}
-/// ∫ over [breaks[0], breaks[last]] in pieces at the breakpoints, each cut into parts no
-/// wider than `width`.
-fn integrate(f: &dyn Fn(&Float) -> Float, breaks: &[Float], width: f64, level: u32) -> Float {
-    let p = breaks[0].prec();
-    let mut total = Float::with_val(p, 0);
-    for w in breaks.windows(2) {
-        let len = Float::with_val(p, &w[1] - &w[0]).to_f64();
-        if len <= 0.0 {
-            continue;
-        }
-        let parts = (len / width).ceil().max(1.0) as u32;
-        for i in 0..parts {
-            let a = Float::with_val(p, &w[0] + Float::with_val(p, &w[1] - &w[0]) * i / parts);
-            let b = Float::with_val(
-                p,
-                &w[0] + Float::with_val(p, &w[1] - &w[0]) * (i + 1) / parts,
-            );
-            total += tanh_sinh(f, &a, &b, level);
-        }
-    }
-    total
-}
-/// The value at step 2⁻⁶ and at 2⁻⁵; asserts they agree to `tol` (the rule converges
-/// double-exponentially: halving the step roughly squares the error, so the difference bounds
-/// the error of the finer one generously).
-fn quad(f: &dyn Fn(&Float) -> Float, breaks: &[Float], width: f64, tol: f64, what: &str) -> Float {
-    let (a, b) = (
-        integrate(f, breaks, width, 5),
-        integrate(f, breaks, width, 6),
-    );
-    let diff = Float::with_val(a.prec(), &a - &b).abs();
-    assert!(
-        diff < tol,
-        "{what}: quadrature not converged, steps 2⁻⁵/2⁻⁶ differ by {}",
-        show(&diff)
-    );
-    b
-}
-
 const QP: u32 = 192;
 /// Half-width K of the integration range [−K, K]: the P-mass outside, which bounds what the
 /// integrands below lose there (both are ≤ p), is ≤ 2Φ̄((K − 1)/σ) = 2Φ̄(16) < 1.3·10⁻⁵⁷.
@@ -530,25 +467,6 @@ fn sgm_delta2(dir: Direction, qr: &Rational, sr: &Rational, eps: &Rational) -> F
         }
     }
     quad(&f, &breaks, 5.0 * s.to_f64(), 1e-45, "two-step δ")
-}
-
-/// lower ≤ reference ≤ upper and upper − lower ≤ rel·reference + abs, in one place.
-fn contains(r: &PldReport, reference: &Float, rel: f64, abs: f64, what: &str) {
-    assert!(
-        lo(r) <= reference && reference <= hi(r),
-        "{what}: reference {} outside [{}, {}]",
-        show(reference),
-        show(lo(r)),
-        show(hi(r))
-    );
-    let w = Float::with_val(REF, hi(r) - lo(r));
-    assert!(
-        w <= Float::with_val(REF, reference * rel) + abs,
-        "{what}: bracket [{}, {}] wider than {rel:e}·{} + {abs:e}",
-        show(lo(r)),
-        show(hi(r)),
-        show(reference)
-    );
 }
 
 /// The one-step closed form agrees with a direct quadrature of ∫ (p − e^ε q)₊ (integrand taken

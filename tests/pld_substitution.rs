@@ -7,7 +7,7 @@
 //! (the Gaussian with sensitivity 2); and the group-privacy upper end against the add/remove
 //! accountant it is built on.
 mod common;
-use common::{q, REF};
+use common::{contains, q, quad, REF};
 use dpcert::theorems::pld_accountant::*;
 use rug::{Float, Integer, Rational};
 
@@ -95,81 +95,9 @@ fn delta1(qr: &Float, s: &Float, eps: &Float) -> Float {
     Float::with_val(p, &g0 + &gp) - e * (g0 + gm)
 }
 
-/// ∫_a^b g by tanh-sinh at step 2^−level.
-fn tanh_sinh(g: &dyn Fn(&Float) -> Float, a: &Float, b: &Float, level: u32) -> Float {
-    let p = a.prec();
-    let h = Float::with_val(p, 1u32) >> level;
-    let r = Float::with_val(p, b - a) / 2u32;
-    let c = Float::with_val(p, a + b) / 2u32;
-    let hp = Float::with_val(p, rug::float::Constant::Pi) / 2u32;
-    let tiny = Float::with_val(p, 1u32) >> (p + 16);
-    let mut sum = Float::with_val(p, &hp * g(&c));
-    for k in 1u32.. {
-        let t = Float::with_val(p, &h * k);
-        let u = Float::with_val(p, &hp * t.clone().sinh());
-        let w = Float::with_val(p, &hp * t.cosh()) / Float::with_val(p, u.clone().cosh()).square();
-        if w < tiny {
-            break;
-        }
-        let d = Float::with_val(p, 2u32) / (Float::with_val(p, u * 2u32).exp() + 1u32);
-        let rd = Float::with_val(p, &r * &d);
-        sum += w * (g(&Float::with_val(p, a + &rd)) + g(&Float::with_val(p, b - &rd)));
-    }
-    sum * h * r
-}
-/// ∫ over [breaks₀, breaks_last], pieces no wider than `width`, at levels 5 and 6; asserts they
-/// agree to `tol` and returns the finer.
-fn quad(g: &dyn Fn(&Float) -> Float, breaks: &[Float], width: f64, tol: f64) -> Float {
-    let run = |level| {
-        let p = breaks[0].prec();
-        let mut total = Float::with_val(p, 0);
-        for w in breaks.windows(2) {
-            let parts = (Float::with_val(p, &w[1] - &w[0]).to_f64() / width)
-                .ceil()
-                .max(1.0) as u32;
-            for i in 0..parts {
-                let len = Float::with_val(p, &w[1] - &w[0]);
-                let a = Float::with_val(p, &w[0] + Float::with_val(p, &len * i) / parts);
-                let b = Float::with_val(p, &w[0] + Float::with_val(p, &len * (i + 1)) / parts);
-                total += tanh_sinh(g, &a, &b, level);
-            }
-        }
-        total
-    };
-    let (a, b) = (run(5), run(6));
-    let diff = Float::with_val(a.prec(), &a - &b).abs();
-    assert!(diff < tol, "quadrature not converged: {}", show(&diff));
-    b
-}
 /// Integration range [−K, K], K = 16σ + 1: the P-mass outside is < 2Φ̄(15) < 10⁻⁵⁰.
 fn range(s: &Float) -> Float {
     Float::with_val(s.prec(), s * 16u32) + 1u32
-}
-
-/// lower ≤ reference ≤ upper and upper − lower ≤ rel·reference + abs.
-fn contains(r: &PldReport, reference: &Float, rel: f64, abs: f64, what: &str) {
-    let (l, h) = (lo(r), hi(r));
-    eprintln!(
-        "{what}: [{}, {}] reference {} rel.width {:.3e}",
-        show(&l),
-        show(&h),
-        show(reference),
-        Float::with_val(64, &h - &l).to_f64() / reference.to_f64()
-    );
-    assert!(
-        l <= *reference && *reference <= h,
-        "{what}: reference {} outside [{}, {}]",
-        show(reference),
-        show(&l),
-        show(&h)
-    );
-    let w = Float::with_val(REF, &h - &l);
-    assert!(
-        w <= Float::with_val(REF, reference * rel) + abs,
-        "{what}: [{}, {}] wider than {rel:e}·reference + {abs:e}",
-        show(&l),
-        show(&h)
-    );
 }
 
 /// The closed form (bisection threshold) agrees with a direct quadrature of ∫(p − e^ε′ q)₊,
@@ -195,7 +123,7 @@ fn one_step_reference_matches_quadrature() {
         };
         let k = range(&s);
         let breaks = [Float::with_val(QP, -k.clone()), crossing(&qf, &s, &e), k];
-        let num = quad(&g, &breaks, 5.0 * s.to_f64(), 1e-45);
+        let num = quad(&g, &breaks, 5.0 * s.to_f64(), 1e-45, "one-step quadrature");
         let diff = Float::with_val(QP, &num - &closed).abs();
         assert!(
             diff < 1e-40,
@@ -251,6 +179,7 @@ fn two_step_delta_brackets_the_convolution_quadrature() {
             &[Float::with_val(128, -k.clone()), k],
             5.0 * s.to_f64(),
             1e-18,
+            "two-step convolution quadrature",
         );
         let r = pld_delta(&[term(pair(qs, ss), 2)], &q(es), &PldOptions::default()).unwrap();
         contains(

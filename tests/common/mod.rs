@@ -1,6 +1,7 @@
 //! Independent high-precision references (plain MPFR at 1024 bits, round-to-nearest, straight
 //! from the formulas — no interval code from the crate) and proptest strategies.
 #![allow(dead_code)]
+use dpcert::theorems::pld_accountant::PldReport;
 use proptest::prelude::*;
 use rug::float::Round;
 use rug::ops::Pow;
@@ -481,4 +482,103 @@ pub fn log_sum_exp(terms: &[Float]) -> Float {
         s += Float::with_val(REF, t - &m).exp();
     }
     m + s.ln()
+}
+
+/// 12 significant digits, for assertion messages.
+pub fn show12(x: &Float) -> String {
+    x.to_string_radix(10, Some(12))
+}
+
+/// ∫_a^b f by the tanh-sinh rule with step 2^−level (Takahasi–Mori), endpoints approached as
+/// b − r(1 − tanh u) with 1 − tanh u = 2/(e^{2u} + 1), so nothing cancels near the ends.
+pub fn tanh_sinh(f: &dyn Fn(&Float) -> Float, a: &Float, b: &Float, level: u32) -> Float {
+    let p = a.prec();
+    let h = Float::with_val(p, 1u32) >> level;
+    let r = Float::with_val(p, b - a) / 2u32;
+    let c = Float::with_val(p, a + b) / 2u32;
+    let hp = Float::with_val(p, rug::float::Constant::Pi) / 2u32;
+    let tiny = Float::with_val(p, 1u32) >> (p + 16);
+    let mut sum = Float::with_val(p, &hp * f(&c));
+    for k in 1u32.. {
+        let t = Float::with_val(p, &h * k);
+        let u = Float::with_val(p, &hp * t.clone().sinh());
+        let w = Float::with_val(p, &hp * t.cosh()) / Float::with_val(p, u.clone().cosh()).square();
+        if w < tiny {
+            break;
+        }
+        let d = Float::with_val(p, 2u32) / (Float::with_val(p, u * 2u32).exp() + 1u32);
+        let rd = Float::with_val(p, &r * &d);
+        let (xl, xr) = (Float::with_val(p, a + &rd), Float::with_val(p, b - &rd));
+        sum += w * (f(&xl) + f(&xr));
+    }
+    sum * h * r
+}
+
+/// ∫ over [breaks[0], breaks[last]] in pieces at the breakpoints, each cut into parts no
+/// wider than `width`.
+pub fn integrate(f: &dyn Fn(&Float) -> Float, breaks: &[Float], width: f64, level: u32) -> Float {
+    let p = breaks[0].prec();
+    let mut total = Float::with_val(p, 0);
+    for w in breaks.windows(2) {
+        let len = Float::with_val(p, &w[1] - &w[0]).to_f64();
+        if len <= 0.0 {
+            continue;
+        }
+        let parts = (len / width).ceil().max(1.0) as u32;
+        for i in 0..parts {
+            let a = Float::with_val(p, &w[0] + Float::with_val(p, &w[1] - &w[0]) * i / parts);
+            let b = Float::with_val(
+                p,
+                &w[0] + Float::with_val(p, &w[1] - &w[0]) * (i + 1) / parts,
+            );
+            total += tanh_sinh(f, &a, &b, level);
+        }
+    }
+    total
+}
+
+/// The value at step 2⁻⁶ and at 2⁻⁵; asserts they agree to `tol` (the rule converges
+/// double-exponentially: halving the step roughly squares the error, so the difference bounds
+/// the error of the finer one generously).
+pub fn quad(
+    f: &dyn Fn(&Float) -> Float,
+    breaks: &[Float],
+    width: f64,
+    tol: f64,
+    what: &str,
+) -> Float {
+    let (a, b) = (
+        integrate(f, breaks, width, 5),
+        integrate(f, breaks, width, 6),
+    );
+    let diff = Float::with_val(a.prec(), &a - &b).abs();
+    assert!(
+        diff < tol,
+        "{what}: quadrature not converged, steps 2⁻⁵/2⁻⁶ differ by {}",
+        show12(&diff)
+    );
+    b
+}
+
+/// lower ≤ reference ≤ upper and upper − lower ≤ rel·reference + abs, in one place.
+pub fn contains(r: &PldReport, reference: &Float, rel: f64, abs: f64, what: &str) {
+    let (l, h) = (
+        r.enclosure.lower().as_float(),
+        r.enclosure.upper().as_float(),
+    );
+    assert!(
+        l <= reference && reference <= h,
+        "{what}: reference {} outside [{}, {}]",
+        show12(reference),
+        show12(l),
+        show12(h)
+    );
+    let w = Float::with_val(REF, h - l);
+    assert!(
+        w <= Float::with_val(REF, reference * rel) + abs,
+        "{what}: bracket [{}, {}] wider than {rel:e}·{} + {abs:e}",
+        show12(l),
+        show12(h),
+        show12(reference)
+    );
 }
