@@ -33,8 +33,8 @@ pub(super) fn subsampled_gaussian_profile(
 }
 
 /// e^b − 1, enclosed: MPFR's expm1 only where it matters; for |b| > ½ the plain form has no
-/// cancellation.
-fn em1(b: Interval) -> Interval {
+/// cancellation. (Shared with the substitution pair.)
+pub(super) fn em1(b: Interval) -> Interval {
     if b.mag() > 0.5 {
         b.exp() - pt(1.0)
     } else {

@@ -4,8 +4,8 @@
 //! symmetric (x ↦ −x swaps P and Q), so one direction describes both orders of the neighbours.
 use super::super::fixed::{fi_rat, pt};
 use super::super::Interval;
+use super::subsampled_gaussian::em1;
 use super::{phi2, Profile, Tails};
-use crate::num::{Fi, Real};
 use rug::Rational;
 
 /// With y = e^{x/σ²}, c = q·e^{−1/(2σ²)} and k = 1 − q the loss is
@@ -29,15 +29,6 @@ pub(super) fn substitution_gaussian_profile(sigma: &Rational, rate: &Rational) -
         support: (f64::NEG_INFINITY, f64::INFINITY),
         spread,
         detail: spread,
-    }
-}
-
-/// e^b − 1, enclosed (MPFR's expm1 near 0, the plain form elsewhere).
-fn em1(b: Interval) -> Interval {
-    if b.mag() > 0.5 {
-        b.exp() - pt(1.0)
-    } else {
-        Fi(b).expm1().0
     }
 }
 
