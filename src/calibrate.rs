@@ -186,8 +186,7 @@ pub fn dpsgd_epsilon(run: &Run, delta: &Rational, grid: Option<&Rational>) -> Re
         (Sampling::Shuffled, relation) => {
             let k = shuffled_participations(run)?;
             let e = shuffled_dpsgd_epsilon(&run.sigma, &k, relation, &run.group, delta, Precision::Auto)?;
-            // an upper bound: its lower end holds only with the batch assignment revealed
-            done(Certified::UpperBound(UpperBound::new(e)), None, ROUTE_SHUFFLED)
+            done(Certified::UpperBound(e), None, ROUTE_SHUFFLED)
         }
         (Sampling::Poisson, Relation::AddRemove) => poisson_add_remove(run, delta, grid, done),
         (Sampling::Poisson, Relation::Substitution) => poisson_substitution(run, delta, grid, done),
@@ -488,15 +487,9 @@ pub fn deployment_sigma(
         _ => return Err(Error::arg(flag, one)),
     };
     run.method = Method::Pld;
-    let mut cal = calibrate(&run, Parameter::Sigma, &eps, &delta)?;
-    if run.sampling == Sampling::Shuffled {
-        // the shuffled bound's lower end bounds only the run with its batch assignment
-        // revealed: no infeasibility certificate for the deployment's shuffled batches
-        cal.infeasible = None;
-        if let Certified::TwoSided(e) = &cal.feasible.epsilon {
-            cal.feasible.epsilon = Certified::UpperBound(crate::num::UpperBound::new(e.clone()));
-        }
-    }
+    // (shuffled runs: `shuffled_dpsgd_epsilon` is an upper bound, so the calibration carries
+    // `bound_exceeds` and no infeasibility certificate)
+    let cal = calibrate(&run, Parameter::Sigma, &eps, &delta)?;
     let sigma = cal.feasible.run.sigma.clone();
     let mechanism = match entry.mechanism.clone() {
         Mechanism::SubsampledGaussian {

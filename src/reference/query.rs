@@ -523,9 +523,8 @@ impl Query {
                     delta,
                     p,
                 )?;
-                // the lower end holds only with the batch assignment revealed: not reported
                 answer(
-                    Certified::UpperBound(UpperBound::new(e)),
+                    Certified::UpperBound(e),
                     "shuffled epochs without amplification: an upper bound by the exact Gaussian composition of the passes (Corollaries 8 and 10), exact only with the batch assignment revealed",
                     vec![
                         ("rho", Value::String(validate::show(&shuffled_rho(sigma, passes, *relation)))),

@@ -2,7 +2,7 @@
 //! `k` epochs is, for one example, `k` Gaussian releases — exact Gaussian composition.
 use super::gaussian::{gaussian_composition, gaussian_epsilon, GaussianMechanism};
 use super::sampling::Relation;
-use crate::num::{Enclosure, Precision};
+use crate::num::{Precision, UpperBound};
 use crate::validate;
 use crate::Result;
 use rug::{Integer, Rational};
@@ -14,9 +14,10 @@ use rug::{Integer, Rational};
 /// ρ = participations·Δ²/(2σ²).
 ///
 /// # Guarantee
-/// Encloses ε*(δ) of that Gaussian composition, two-sided (width as `gaussian_epsilon`). It is
-/// an upper bound on the ε of shuffled DP-SGD for the stated relation, and the exact ε of the
-/// same run when the batch assignment is revealed. σ > 0, participations ≥ 1, group ≥ 1,
+/// An upper bound on the ε of shuffled DP-SGD for the stated relation: [`UpperBound::formula`]
+/// encloses ε*(δ) of that Gaussian composition, two-sided (width as `gaussian_epsilon`), which
+/// is the exact ε of the same run only when the batch assignment is revealed, so its lower end
+/// is not a lower bound for shuffled batches and the type does not offer it as one. σ > 0, participations ≥ 1, group ≥ 1,
 /// δ ∈ (0, 1); errors otherwise. Note: `proofs-notes/shuffled_dpsgd_epsilon.md`.
 pub fn shuffled_dpsgd_epsilon(
     sigma: &Rational,
@@ -25,7 +26,7 @@ pub fn shuffled_dpsgd_epsilon(
     group: &Integer,
     delta: &Rational,
     prec: Precision,
-) -> Result<Enclosure> {
+) -> Result<UpperBound> {
     validate::positive("sigma", sigma)?;
     validate::count("epochs", participations)?;
     validate::count("group", group)?;
@@ -40,5 +41,5 @@ pub fn shuffled_dpsgd_epsilon(
         sensitivity,
         participations.clone(),
     )?])?;
-    gaussian_epsilon(&pld, delta, prec)
+    Ok(UpperBound::new(gaussian_epsilon(&pld, delta, prec)?))
 }
