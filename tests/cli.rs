@@ -843,3 +843,47 @@ fn huge_step_counts_are_answered() {
     let up = dpcert::num::parse_exact(v["result"]["value"]["upper"].as_str().unwrap()).unwrap();
     assert!(lo <= up && up > 0, "[{lo}, {up}]");
 }
+
+#[test]
+fn tight_is_refused_where_it_would_be_ignored() {
+    let base = [
+        "dpsgd", "--rate", "0.01", "--sigma", "1", "--steps", "10", "--delta", "1e-5", "--tight",
+    ];
+    for extra in [
+        &["--grid", "1e-3"][..],
+        &["--method", "rdp"],
+        &["--sampling", "shuffled"],
+        &["--relation", "substitution"],
+        &["--group-size", "2", "--user-sampling", "examples"],
+    ] {
+        let args: Vec<&str> = base.iter().chain(extra).copied().collect();
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty() && err.contains("--tight"), "{args:?}: {err}");
+    }
+    let (code, _, err) = run(&[
+        "dpsgd",
+        "--phase",
+        "0.01,1,10",
+        "--delta",
+        "1e-5",
+        "--tight",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    // accepted where it applies: users sampled with all of their examples is the σ/K run
+    let (code, _, err) = run(&[
+        "dpsgd",
+        "--rate",
+        "0.01",
+        "--sigma",
+        "2",
+        "--steps",
+        "10",
+        "--delta",
+        "1e-5",
+        "--group-size",
+        "2",
+        "--tight",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}

@@ -199,6 +199,38 @@ fn dpsgd_pld_is_inside_the_rdp_bound_and_two_sided() {
 }
 
 #[test]
+fn tight_preset_meets_its_width_where_the_default_does_not() {
+    // q = 1: T steps of N(0, σ²) noise are one Gaussian of zCDP ρ = T/(2σ²) (reference:
+    // Corollary 8 at 1024 bits, inverted by bisection — common::gaussian_epsilon_star)
+    let (qr, s, t, d) = (q("1"), q("20"), Integer::from(1000), q("1e-5"));
+    let rho = Rational::from(&t) / (Rational::from(2) * &s * &s);
+    let exact = common::gaussian_epsilon_star(&rho, &d);
+    let default = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
+    let tight = PldOptions {
+        tight: true,
+        ..PldOptions::default()
+    };
+    let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &tight).unwrap();
+    // documented (PldOptions::tight): ≤ 2·10⁻⁵ relative; measured 1.8·10⁻⁵ (default 6.9·10⁻⁵,
+    // so the first assertion fails if the preset stops refining)
+    contains(
+        &default,
+        &exact,
+        5e-4,
+        0.0,
+        "default q = 1, σ = 20, T = 1000",
+    );
+    assert!(
+        !(Float::with_val(
+            REF,
+            default.enclosure.upper().as_float() - default.enclosure.lower().as_float()
+        ) <= Float::with_val(REF, &exact * 2e-5)),
+        "the default is already within 2e-5: this test no longer exercises the preset"
+    );
+    contains(&r, &exact, 2e-5, 0.0, "tight q = 1, σ = 20, T = 1000");
+}
+
+#[test]
 fn both_directions_are_accounted() {
     // ε_DPSGD = max(ε_add, ε_rem) lies in [max of the lower ends, max of the upper ends] of the
     // two directions computed separately (each on its own grid): the DP-SGD bracket must meet it

@@ -83,3 +83,11 @@ def test_dpsgd_ml_vocabulary_phases_and_samplers_equal_cli(cli):
     assert sub.kind == "two-sided" and sub.lower > whole.upper
     with pytest.raises(ValueError, match="phases"):
         dpcert.dpsgd_epsilon(phases=[("1/100", 1)], delta="1e-5")
+    # tight=: the CLI's --tight, bit for bit, and refused where it would be ignored
+    t = dpcert.dpsgd_epsilon(rate=1, sigma=20, steps=1000, delta="1e-5", tight=True)
+    code, out, err = cli(["dpsgd", "--rate", "1", "--sigma", "20", "--steps", "1000",
+                          "--delta", "1e-5", "--tight"])
+    assert code == 0, err
+    _same(t, out)
+    with pytest.raises(ValueError, match="tight"):
+        dpcert.dpsgd_epsilon(rate="1/100", sigma=1, steps=10, delta="1e-5", grid="1e-3", tight=True)

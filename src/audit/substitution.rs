@@ -51,6 +51,7 @@ fn query(l: &Ledger, delta: &Rational) -> std::result::Result<Query, WhyNot> {
         method: DpsgdMethod::Best,
         grid: None,
         tail: None,
+        tight: false,
     };
     Ok(match sampling {
         Sampling::Poisson => Query::DpsgdSubstitution(d),
