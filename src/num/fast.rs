@@ -3,7 +3,9 @@
 //! correctly — a round-to-nearest result lies within ½ ulp of the exact value, so the exact value
 //! lies strictly between the result's neighbours `next_down`/`next_up`; each endpoint is taken
 //! there (or, where an error-free transformation gives the sign of the error, at the exact
-//! directed rounding). `exp`/`ln` go through MPFR at 53 bits with directed rounding.
+//! directed rounding). `exp` is `interval::exp_point` (this arithmetic, a table and an enclosed
+//! Taylor remainder; MPFR beyond |x| > 700); `ln` goes through MPFR at 53 bits with directed
+//! rounding.
 //!
 //! `expm1`/`ln1p` are evaluated at 53 bits by MPFR with directed rounding, and Φ by
 //! [`super::normal::phi_enclosure`].
