@@ -20,8 +20,9 @@
 //! infinite denominator) are not widened; the convention 0·∞ = 0 on endpoints is the standard
 //! one for hulls of products of reals. `exp` is a table-driven Taylor polynomial in this module's
 //! own directed arithmetic with an explicit remainder (`exp_point`; MPFR beyond |x| > 700);
-//! `ln` is evaluated by MPFR at 53 bits with directed rounding (as inari does). Empty intervals propagate. Nothing here reads or sets the
-//! FPU rounding mode, so the type is correct on every IEEE-754 target.
+//! `ln` is evaluated by MPFR at 53 bits with directed rounding (as inari does). Empty intervals
+//! propagate. Nothing here reads or sets the FPU rounding mode, so the type is correct on every
+//! IEEE-754 target.
 use rug::float::Round;
 use rug::Float;
 use std::ops::{Add, Div, Mul, Neg, Sub};
