@@ -8,9 +8,7 @@ use super::discretise::tables;
 use super::fixed::{fi_rat, Side};
 use super::grid::setup;
 use super::query::{epsilon_side, Curve};
-use super::{
-    dpsgd_pld_epsilon, join, report, Direction, PldMechanism, PldOptions, PldReport, PldTerm,
-};
+use super::{dpsgd_pld_epsilon, join, report, Direction, PldOptions, PldReport};
 use crate::validate;
 use crate::{Error, Result};
 use rug::{Integer, Rational};
@@ -53,14 +51,7 @@ pub fn dpsgd_group_pld_epsilon(
     if k == 1 {
         return dpsgd_pld_epsilon(rate, sigma, steps, delta, opts);
     }
-    let term = |direction| PldTerm {
-        mechanism: PldMechanism::SubsampledGaussian {
-            sigma: sigma.clone(),
-            rate: rate.clone(),
-            direction,
-        },
-        count: steps.clone(),
-    };
+    let term = |direction| super::dpsgd_term(rate, sigma, steps, direction);
     let s = setup(&[term(Direction::Remove)], opts, Some(delta))?;
     // one direction: (upper chain, lower ε at δ, support)
     let run = |d: Direction| -> Result<(Rational, Rational, usize)> {

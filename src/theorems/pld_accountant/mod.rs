@@ -332,6 +332,19 @@ fn rel_width(lo: &Rational, hi: &Rational) -> f64 {
     }
 }
 
+/// `steps` copies of the Poisson-subsampled Gaussian (rate q, noise σ) in one neighbour
+/// direction: the term every DP-SGD entry point composes.
+fn dpsgd_term(rate: &Rational, sigma: &Rational, steps: &Integer, direction: Direction) -> PldTerm {
+    PldTerm {
+        mechanism: PldMechanism::SubsampledGaussian {
+            sigma: sigma.clone(),
+            rate: rate.clone(),
+            direction,
+        },
+        count: steps.clone(),
+    }
+}
+
 /// One run of the DP-SGD accountant on the grid `setup` chooses: (lower, upper, setup, support).
 fn dpsgd_once(
     rate: &Rational,
@@ -340,14 +353,7 @@ fn dpsgd_once(
     delta: &Rational,
     opts: &PldOptions,
 ) -> Result<(Rational, Rational, Setup, usize)> {
-    let term = |direction| PldTerm {
-        mechanism: PldMechanism::SubsampledGaussian {
-            sigma: sigma.clone(),
-            rate: rate.clone(),
-            direction,
-        },
-        count: steps.clone(),
-    };
+    let term = |direction| dpsgd_term(rate, sigma, steps, direction);
     let s = setup(&[term(Direction::Remove)], opts, Some(delta))?;
     // one progress line: the remove direction's upper side (the longest job) reports
     let run = |d: Direction, tabs: &[Table], side: Side| -> Result<(Rational, usize)> {

@@ -92,14 +92,7 @@ fn group_of_two_upper(
     delta: &Rational,
     opts: &PldOptions,
 ) -> Result<(Rational, usize)> {
-    let term = |direction| PldTerm {
-        mechanism: PldMechanism::SubsampledGaussian {
-            sigma: sigma.clone(),
-            rate: rate.clone(),
-            direction,
-        },
-        count: steps.clone(),
-    };
+    let term = |direction| super::dpsgd_term(rate, sigma, steps, direction);
     let s = setup(&[term(Direction::Remove)], opts, Some(delta))?;
     let run = |d: Direction| -> Result<(Curve, usize)> {
         let t = [term(d)];

@@ -8,7 +8,7 @@
 use super::fixed::{fi_rat, pt, Side};
 use super::query::Curve;
 use super::Interval;
-use super::{compose_side, setup, tables, Direction, PldMechanism, PldOptions, PldReport, PldTerm};
+use super::{compose_side, setup, tables, Direction, PldOptions, PldReport, PldTerm};
 use crate::num::{Arithmetic, Enclosure};
 use crate::theorems::tradeoff::check_rate;
 use crate::{validate, Error, Result};
@@ -97,14 +97,7 @@ pub fn dpsgd_tradeoff_tpr(
     for a in fprs {
         check_rate("fpr", a)?;
     }
-    let term = |direction| PldTerm {
-        mechanism: PldMechanism::SubsampledGaussian {
-            sigma: sigma.clone(),
-            rate: rate.clone(),
-            direction,
-        },
-        count: steps.clone(),
-    };
+    let term = |direction| super::dpsgd_term(rate, sigma, steps, direction);
     // tail hint: the smallest positive α (TPR ≥ α, so a 10⁻⁶ fraction of it is negligible)
     let hint = fprs
         .iter()
