@@ -427,13 +427,6 @@ fn command_line_calibrate_and_shuffled_dpsgd() {
 
 /// The shipped schema accepts the envelope.
 fn valid(v: &serde_json::Value) {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/dpcert-1.schema.json");
-    let s: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let val = jsonschema::draft202012::new(&s).unwrap();
-    let errors: Vec<String> = val
-        .iter_errors(v)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect();
+    let errors = common::schema_errors(&common::schema_validator(), v);
     assert!(errors.is_empty(), "{errors:#?}");
 }

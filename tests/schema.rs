@@ -8,20 +8,6 @@ use common::run;
 use dpcert::exit;
 use serde_json::Value;
 
-fn schema() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/dpcert-1.schema.json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-fn validator() -> jsonschema::Validator {
-    let s = schema();
-    assert!(
-        jsonschema::meta::is_valid(&s),
-        "the schema is not a valid draft 2020-12 schema"
-    );
-    jsonschema::draft202012::new(&s).unwrap()
-}
-
 fn example(name: &str) -> String {
     format!("{}/examples/{name}", env!("CARGO_MANIFEST_DIR"))
 }
@@ -41,10 +27,7 @@ fn envelope(v: &jsonschema::Validator, args: &[&str], code: i32) -> Value {
     assert_eq!(got, code, "{args:?}: exit {got}, stderr {err}");
     assert_eq!(out.lines().count(), 1, "{args:?}: {out}");
     let env: Value = serde_json::from_str(&out).unwrap();
-    let errors: Vec<String> = v
-        .iter_errors(&env)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
+    let errors = common::schema_errors(v, &env);
     assert!(errors.is_empty(), "{args:?}: {errors:#?}\n{out}");
     if code == exit::BAD_INPUT || code == exit::NUMERICAL {
         assert_eq!(env["error"]["code"], code, "{out}");
@@ -63,7 +46,7 @@ const GD: [&str; 6] = ["gaussian", "delta", "--sigma", "1", "--epsilon", "0.5"];
 
 #[test]
 fn every_query_command_validates() {
-    let v = validator();
+    let v = common::schema_validator();
     let ok: Vec<Vec<&str>> = vec![
         GD.to_vec(),
         vec![
@@ -440,7 +423,7 @@ fn every_query_command_validates() {
 
 #[test]
 fn file_commands_validate_and_audit_exits_by_verdict() {
-    let v = validator();
+    let v = common::schema_validator();
     // a verified claim exits 0, a refuted one 1
     let verified = envelope(&v, &["audit", &example("laplace-dashboard.toml")], exit::OK);
     let refuted = envelope(
@@ -525,7 +508,7 @@ fn file_commands_validate_and_audit_exits_by_verdict() {
 
 #[test]
 fn vectors_validate() {
-    let v = validator();
+    let v = common::schema_validator();
     let env = envelope(&v, &["vectors"], exit::OK);
     assert!(env["result"]["vectors"].as_array().unwrap().len() >= 200);
 }
@@ -533,7 +516,7 @@ fn vectors_validate() {
 /// The schema is not vacuous: outputs that break the contract are rejected.
 #[test]
 fn schema_rejects_broken_outputs() {
-    let v = validator();
+    let v = common::schema_validator();
     let mut a = GD.to_vec();
     a.push("--json");
     let (_, out, _) = run(&a);

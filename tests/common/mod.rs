@@ -582,3 +582,23 @@ pub fn contains(r: &PldReport, reference: &Float, rel: f64, abs: f64, what: &str
         show12(reference)
     );
 }
+
+/// The shipped JSON schema `schema/dpcert-1.schema.json`, checked to be a valid draft 2020-12
+/// schema, as a validator.
+pub fn schema_validator() -> jsonschema::Validator {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/dpcert-1.schema.json");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert!(
+        jsonschema::meta::is_valid(&s),
+        "the schema is not a valid draft 2020-12 schema"
+    );
+    jsonschema::draft202012::new(&s).unwrap()
+}
+
+/// Every way `x` breaks the schema, with where (empty when it validates).
+pub fn schema_errors(v: &jsonschema::Validator, x: &serde_json::Value) -> Vec<String> {
+    v.iter_errors(x)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect()
+}
