@@ -212,7 +212,7 @@ fn fixed_size(
             "fixed-size batches are accounted at example level only (group size 1)",
         ));
     }
-    let (e, _) = crate::theorems::fixed_size::fixed_size_rdp_epsilon(
+    let (e, _) = crate::theorems::fixed_size::dpsgd_fixed_size_rdp_epsilon(
         &run.rate,
         &run.sigma,
         &run.steps,

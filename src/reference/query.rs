@@ -317,7 +317,7 @@ impl Query {
                 ..
             } => (Quantity::Epsilon, Kind::UpperBound),
             Query::DpsgdGroup { .. } => (Quantity::Epsilon, Kind::TwoSided),
-            Query::DpsgdFixedSize(_) => (Quantity::Epsilon, Kind::TwoSided),
+            Query::DpsgdFixedSize(_) => (Quantity::Epsilon, Kind::UpperBound),
             Query::GaussianTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
             Query::GaussianGdp { .. } => (Quantity::Mu, Kind::TwoSided),
             Query::DpsgdTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
@@ -931,23 +931,53 @@ fn dpsgd_group(
     Ok(a)
 }
 
-/// The theorem chain behind `dpsgd --sampling fixed-size --relation substitution`.
-pub const FIXED_SIZE_THEOREM: &str = "fixed-size batches (B of N without replacement, γ = B/N), substitution neighbours: upper = Wang–Balle–Kasiviswanathan 2019 Theorem 9 (subsampled RDP without replacement) for the Gaussian with replace-one sensitivity 2 (ε(j) = 2j/σ²; cf. google/differential-privacy issue #378), composed over T steps and converted to (ε, δ) (Canonne–Kamath–Steinke 2020 Prop 12) at one integer order; lower = certified PLD of the realisable pair ((1−γ)N(0,σ²)+γN(1,σ²) ‖ (1−γ)N(0,σ²)+γN(−1,σ²))";
+/// The theorem chain behind `dpsgd --sampling fixed-size --relation substitution` (PLD).
+pub const FIXED_SIZE_THEOREM: &str = "fixed-size batches (B of N without replacement, γ = B/N), substitution neighbours: upper = certified PLD of the symmetric dominating pair of one step (losses above 0 those of (γN(2,σ²)+(1−γ)N(0,σ²) ‖ N(0,σ²)): Balle–Barthe–Gaboardi 2018 Theorem 10 with the Gaussian's replace-one sensitivity 2, cf. google/differential-privacy issue #378; mirrored below 0), composed by Dong–Roth–Su 2022 (f-DP composition); lower = certified PLD of that pair and its reverse, which datasets realise (the Poisson add/remove accountant at σ/2)";
 
+/// The theorem chain behind `dpsgd --sampling fixed-size --method rdp` (upper only).
+pub const FIXED_SIZE_RDP_THEOREM: &str = "fixed-size batches (B of N without replacement, γ = B/N), substitution neighbours: Wang–Balle–Kasiviswanathan 2019 Theorem 9 (subsampled RDP without replacement) for the Gaussian with replace-one sensitivity 2 (ε(j) = 2j/σ²; cf. google/differential-privacy issue #378), composed over T steps and converted to (ε, δ) (Canonne–Kamath–Steinke 2020 Prop 12) at one integer order";
+
+/// Fixed-size batches: the PLD route (two-sided) unless `--method rdp`; on automatic settings
+/// a PLD failure (e.g. δ below its resolution) leaves the RDP upper bound, as for Poisson.
 fn dpsgd_fixed_size(d: &Dpsgd, p: Precision, progress: bool) -> Result<Answer> {
     let opts = pld_options(d, progress);
-    let r = crate::theorems::fixed_size::dpsgd_fixed_size_epsilon(
-        &d.rate, &d.sigma, &d.steps, &d.delta, &opts, p,
+    let user_chose = d.method == DpsgdMethod::Pld || d.grid.is_some() || d.tail.is_some();
+    let run = || {
+        crate::theorems::pld_accountant::dpsgd_fixed_size_pld_epsilon(
+            &d.rate, &d.sigma, &d.steps, &d.delta, &opts,
+        )
+    };
+    let pld = match d.method {
+        DpsgdMethod::Rdp => None,
+        _ if user_chose => Some(run()?),
+        _ => run().ok(),
+    };
+    let sampler = [
+        ("relation", json!("substitution")),
+        ("sampling", json!("fixed-size")),
+    ];
+    if let Some(r) = pld {
+        let mut a = pld_answer(&r);
+        a.theorem = FIXED_SIZE_THEOREM;
+        a.details.extend(sampler);
+        return Ok(a);
+    }
+    let (e, alpha) = crate::theorems::fixed_size::dpsgd_fixed_size_rdp_epsilon(
+        &d.rate, &d.sigma, &d.steps, &d.delta, p,
     )?;
+    let mut details = vec![
+        ("method", json!("rdp")),
+        ("grid", Value::Null),
+        ("tail", Value::Null),
+        ("fixed_point_bits", Value::Null),
+        ("support", Value::Null),
+        ("order", json!(alpha.to_string())),
+    ];
+    details.extend(sampler);
     Ok(answer(
-        Certified::TwoSided(r.enclosure),
-        FIXED_SIZE_THEOREM,
-        vec![
-            ("method", json!("rdp+pld")),
-            ("order", json!(r.order.to_string())),
-            ("relation", json!("substitution")),
-            ("sampling", json!("fixed-size")),
-        ],
+        Certified::UpperBound(UpperBound::new(e)),
+        FIXED_SIZE_RDP_THEOREM,
+        details,
     ))
 }
 

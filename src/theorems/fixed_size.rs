@@ -1,13 +1,11 @@
 //! DP-SGD with fixed-size batches (each step draws B of N without replacement) under
-//! substitution (replace-one) neighbours: a certified upper bound from Wang–Balle–
-//! Kasiviswanathan 2019 (Theorem 9, subsampled RDP without replacement) converted to (ε, δ),
-//! and a certified lower bound from the realisable substitution pair's PLD.
-use super::pld_accountant::{substitution_pair_epsilon_lower, PldOptions};
+//! substitution (replace-one) neighbours, by Rényi DP: Wang–Balle–Kasiviswanathan 2019
+//! (Theorem 9, subsampled RDP without replacement) converted to (ε, δ), an upper bound. The
+//! two-sided PLD route is `pld_accountant::dpsgd_fixed_size_pld_epsilon`.
 use super::rdp::{eps_from_k, eps_from_k_f64, ln1p_exp, ln_expm1, MAX_ORDER};
-use crate::num::{Arithmetic, Enclosure, Iv, Precision, Real};
+use crate::num::{Enclosure, Iv, Precision, Real};
 use crate::validate;
 use crate::{Error, Result};
-use rug::float::Round;
 use rug::{Float, Integer, Rational};
 
 /// The replace-one L2 sensitivity of the clipped-gradient sum (clipping norm 1: one gradient
@@ -179,10 +177,19 @@ fn best_wor_order(gamma: f64, sigma: f64, steps: f64, ln_delta: f64) -> u32 {
         .unwrap_or(ladder[i])
 }
 
-/// The upper side alone (for calibration): an enclosure of Proposition 14's ε at the integer
-/// order an f64 search picks, from T·(α − 1)·ε′(α) of [`fixed_size_gaussian_rdp`]'s formula;
-/// its upper end is a valid ε at δ. Returns (that enclosure, α).
-pub(crate) fn fixed_size_rdp_epsilon(
+/// DP-SGD with fixed-size batches (B of N drawn without replacement each step, γ = B/N),
+/// substitution neighbours, clipping norm 1: an upper bound on ε(δ) by Rényi DP —
+/// [`fixed_size_gaussian_rdp`] (WBK19 Theorem 9, sensitivity 2) composed over the steps and
+/// converted with Proposition 14's general form at the integer order an f64 search picks (any
+/// order is valid). The PLD accountant's two-sided route
+/// (`pld_accountant::dpsgd_fixed_size_pld_epsilon`) is much tighter; this one also answers
+/// where the PLD accountant cannot run (δ below its resolution).
+///
+/// # Guarantee
+/// The upper end of the returned enclosure is a valid ε at δ; returns it and the order α.
+/// γ ∈ (0, 1], σ > 0, steps ≥ 1, δ ∈ (0, 1); errors otherwise.
+/// Note: `proofs-notes/dpsgd_fixed_size_rdp_epsilon.md`.
+pub fn dpsgd_fixed_size_rdp_epsilon(
     gamma: &Rational,
     sigma: &Rational,
     steps: &Integer,
@@ -198,50 +205,4 @@ pub(crate) fn fixed_size_rdp_epsilon(
     let k = wor_k::<Iv>(gamma, sigma, alpha, p).mul(&Iv::from_rational(&Rational::from(steps), p));
     let up = Enclosure::from_real(&eps_from_k::<Iv>(&k, &Rational::from(alpha), delta, p))?;
     Ok((up, alpha))
-}
-
-/// Two-sided ε(δ) of fixed-size DP-SGD under substitution, with the RDP order used.
-#[derive(Clone, Debug)]
-pub struct FixedSizeReport {
-    /// `lower ≤ ε ≤ upper`: lower from the substitution pair's PLD, upper from Theorem 9.
-    pub enclosure: Enclosure,
-    /// The integer Rényi order the upper bound was certified at.
-    pub order: u32,
-}
-
-/// DP-SGD with fixed-size batches (B of N drawn without replacement each step, γ = B/N),
-/// substitution neighbours, clipping norm 1, noise multiplier σ, `steps` steps: two-sided ε(δ).
-///
-/// Upper: [`fixed_size_gaussian_rdp`] (WBK19 Theorem 9) composed over the steps and converted
-/// with Proposition 14's general form at the integer order an f64 search picks. Lower: the
-/// certified PLD lower side of `steps` copies of the pair
-/// ((1−γ)N(0,σ²) + γN(1,σ²) ‖ (1−γ)N(0,σ²) + γN(−1,σ²)), which one fixed-size step realises
-/// (every other gradient 0, the replaced example's +1 vs −1).
-///
-/// # Guarantee
-/// `lower ≤ ε ≤ upper` for the exact ε(δ) of the run; γ ∈ (0, 1], σ > 0, steps ≥ 1,
-/// δ ∈ (0, 1); errors otherwise, or (Numerical) if the lower end exceeds the upper.
-/// Note: `proofs-notes/dpsgd_fixed_size_epsilon.md`.
-pub fn dpsgd_fixed_size_epsilon(
-    gamma: &Rational,
-    sigma: &Rational,
-    steps: &Integer,
-    delta: &Rational,
-    opts: &PldOptions,
-    prec: Precision,
-) -> Result<FixedSizeReport> {
-    let (up, alpha) = fixed_size_rdp_epsilon(gamma, sigma, steps, delta, prec)?;
-    let p = prec.fixed_bits()?;
-    let lo = substitution_pair_epsilon_lower(gamma, sigma, steps, delta, opts)?;
-    let lo_f = Float::with_val_round(p, &lo, Round::Down).0;
-    if lo_f > *up.upper().as_float() {
-        return Err(Error::Numerical(
-            "fixed-size bracket is empty (PLD lower end above the RDP upper end)".into(),
-        ));
-    }
-    let enclosure = Enclosure::new(lo_f, up.upper().to_float(), Arithmetic::Mpfr(p))?;
-    Ok(FixedSizeReport {
-        enclosure,
-        order: alpha,
-    })
 }

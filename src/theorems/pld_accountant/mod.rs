@@ -56,15 +56,16 @@ use rug::{Integer, Rational};
 mod convolve;
 mod discretise;
 mod fixed;
+mod fixed_size;
 mod grid;
 mod group;
 mod mechanisms;
 mod query;
 mod substitution;
 mod tradeoff;
+pub use fixed_size::dpsgd_fixed_size_pld_epsilon;
 pub use group::{dpsgd_group_pld_epsilon, MAX_GROUP};
 pub use substitution::dpsgd_substitution_pld_epsilon;
-pub(crate) use substitution::substitution_pair_epsilon_lower;
 pub use tradeoff::dpsgd_tradeoff_tpr;
 #[cfg(test)]
 mod test_util;
@@ -125,6 +126,18 @@ pub enum PldMechanism {
         /// Noise multiplier σ > 0.
         sigma: Rational,
         /// Sampling rate q ∈ (0, 1].
+        rate: Rational,
+    },
+    /// One DP-SGD step with a fixed-size batch (B of N without replacement, rate γ = B/N,
+    /// noise σ, clipping norm 1) under substitution neighbours: the symmetric dominating pair
+    /// whose losses above 0 are those of (γN(2,σ²) + (1−γ)N(0,σ²) ‖ N(0,σ²)) (replacing one
+    /// example moves the sum by up to 2), mirrored below 0, with an atom at 0
+    /// (`proofs-notes/dpsgd_fixed_size_pld_epsilon.md`). An upper-side term only: the pair
+    /// dominates every step but is not itself realised.
+    FixedSizeGaussian {
+        /// Noise multiplier σ > 0.
+        sigma: Rational,
+        /// Sampling ratio γ = B/N ∈ (0, 1].
         rate: Rational,
     },
 }

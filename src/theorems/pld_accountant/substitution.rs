@@ -131,17 +131,3 @@ fn chain(first: &Curve, second: &Curve, delta: &Rational, theta: &Rational) -> R
         &[theta.clone(), Rational::from(1 - theta)],
     )
 }
-
-/// The certified lower end of ε(δ) for `steps` copies of the substitution pair
-/// ((1−q)N(0,σ²) + qN(1,σ²) ‖ (1−q)N(0,σ²) + qN(−1,σ²)): [`pair_lower`]'s ε, for other
-/// routes whose run contains this pair (fixed-size batches, `theorems::fixed_size`).
-pub(crate) fn substitution_pair_epsilon_lower(
-    rate: &Rational,
-    sigma: &Rational,
-    steps: &Integer,
-    delta: &Rational,
-    opts: &PldOptions,
-) -> Result<Rational> {
-    validate::open_unit("delta", delta)?;
-    pair_lower(rate, sigma, steps, delta, opts).map(|(lo, _, _)| lo)
-}

@@ -6,12 +6,14 @@ use crate::validate;
 use crate::{Error, Result};
 use rug::Rational;
 
+mod fixed_size_gaussian;
 mod gaussian;
 mod laplace;
 mod randomized_response;
 mod subsampled_gaussian;
 mod substitution_gaussian;
 
+use fixed_size_gaussian::fixed_size_gaussian_profile;
 use gaussian::gaussian_profile;
 use laplace::laplace_profile;
 use randomized_response::approx_atoms;
@@ -69,6 +71,7 @@ pub(super) fn profile(m: &PldMechanism) -> Profile {
         PldMechanism::SubsampledGaussianSubstitution { sigma, rate } => {
             substitution_gaussian_profile(sigma, rate)
         }
+        PldMechanism::FixedSizeGaussian { sigma, rate } => fixed_size_gaussian_profile(sigma, rate),
     }
 }
 
@@ -81,7 +84,8 @@ pub(super) fn atom_unit(m: &PldMechanism) -> Option<&Rational> {
         | PldMechanism::ApproxDp { eps, .. } => Some(eps),
         PldMechanism::Gaussian { .. }
         | PldMechanism::SubsampledGaussian { .. }
-        | PldMechanism::SubsampledGaussianSubstitution { .. } => None,
+        | PldMechanism::SubsampledGaussianSubstitution { .. }
+        | PldMechanism::FixedSizeGaussian { .. } => None,
     }
 }
 
@@ -97,7 +101,8 @@ pub(super) fn validate_term(t: &PldTerm) -> Result<()> {
             validate::unit_from_zero("delta", delta)
         }
         PldMechanism::SubsampledGaussian { sigma, rate, .. }
-        | PldMechanism::SubsampledGaussianSubstitution { sigma, rate } => {
+        | PldMechanism::SubsampledGaussianSubstitution { sigma, rate }
+        | PldMechanism::FixedSizeGaussian { sigma, rate } => {
             validate::positive("sigma", sigma)?;
             validate::positive("rate", rate)?;
             if *rate > 1 {

@@ -43,7 +43,7 @@ pub(super) fn em1(b: Interval) -> Interval {
 }
 
 /// Tails at loss a of one direction (noise σ enclosed by `s`, rate by `q`).
-fn mixture_tails(s: Interval, q: Interval, remove: bool, a: Interval) -> Tails {
+pub(super) fn mixture_tails(s: Interval, q: Interval, remove: bool, a: Interval) -> Tails {
     let (one, zero) = (pt(1.0), pt(0.0));
     let keep = one - q;
     // the threshold crosses where e^{±a} − (1 − q) = expm1(±a) + q: with m = expm1(±a) it is
