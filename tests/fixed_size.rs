@@ -1,13 +1,16 @@
 //! Fixed-size (without replacement) DP-SGD under substitution: `fixed_size_gaussian_rdp` against
 //! a direct 1024-bit evaluation of Wang–Balle–Kasiviswanathan 2019 Theorem 9's sum (plain
-//! terms, no log-sum-exp, no crate code); `dpsgd_fixed_size_epsilon` at γ = 1 against
-//! Corollary 8 (the Gaussian with sensitivity 2) inverted by bisection; bracket consistency
-//! with the Poisson substitution route and monotonicity in σ; bad input on the CLI.
+//! terms, no log-sum-exp, no crate code); the PLD route `dpsgd_fixed_size_pld_epsilon` at
+//! γ = 1 against Corollary 8 (the Gaussian with sensitivity 2) inverted by bisection, at one
+//! step against the one-step pair's hockey-stick closed form inverted by bisection, below the
+//! RDP route and above the Poisson substitution pair; bad input on the CLI.
 mod common;
 use common::{f, q, REF};
 use dpcert::num::Precision;
 use dpcert::theorems::fixed_size::*;
-use dpcert::theorems::pld_accountant::{dpsgd_substitution_pld_epsilon, PldOptions};
+use dpcert::theorems::pld_accountant::{
+    dpsgd_fixed_size_pld_epsilon, dpsgd_substitution_pld_epsilon, PldOptions,
+};
 use proptest::prelude::*;
 use rug::{Float, Integer, Rational};
 
@@ -82,13 +85,12 @@ fn rdp_rejects_bad_orders_and_rates() {
 }
 
 fn bracket(gs: &str, ss: &str, t: u32, ds: &str) -> (Float, Float) {
-    let r = dpsgd_fixed_size_epsilon(
+    let r = dpsgd_fixed_size_pld_epsilon(
         &q(gs),
         &q(ss),
         &Integer::from(t),
         &q(ds),
         &PldOptions::default(),
-        Precision::Auto,
     )
     .unwrap();
     (
@@ -98,8 +100,9 @@ fn bracket(gs: &str, ss: &str, t: u32, ds: &str) -> (Float, Float) {
 }
 
 /// (b) γ = 1 (B = N): every step is the Gaussian with sensitivity 2, so T steps are exactly
-/// Corollary 8 with ρ = 2T/σ²; ε* must lie in the bracket, and the RDP upper end is the
-/// Gaussian's own RDP conversion, within 10% of ε* here (measured 1.05–1.09×).
+/// Corollary 8 with ρ = 2T/σ²; ε* must lie in the PLD bracket, which is at most 10⁻⁵ wide
+/// relative here (measured ≤ 4.3·10⁻⁶: at γ = 1 the dominating pair is the realised one), and
+/// the RDP upper end (the Gaussian's own RDP conversion) lies within 10 % of ε*.
 #[test]
 fn full_batch_is_the_gaussian_with_sensitivity_two() {
     for (ss, t, ds) in [("2", 1u32, "1e-5"), ("4", 10, "1e-6"), ("10", 100, "1e-8")] {
@@ -110,15 +113,77 @@ fn full_batch_is_the_gaussian_with_sensitivity_two() {
             lo <= exact && exact <= hi,
             "σ={ss} T={t}: ε*={exact} ∉ [{lo}, {hi}]"
         );
+        let width = Float::with_val(REF, &hi - &lo) / &exact;
+        assert!(width < 1e-5, "σ={ss} T={t}: [{lo}, {hi}] {width} wide");
+        let (rdp, _) = dpsgd_fixed_size_rdp_epsilon(
+            &q("1"),
+            &q(ss),
+            &Integer::from(t),
+            &q(ds),
+            Precision::Auto,
+        )
+        .unwrap();
+        let rdp = rdp.upper().to_float();
         assert!(
-            hi < Float::with_val(REF, &exact * 1.1f64),
-            "σ={ss}: upper {hi} vs ε* {exact}"
+            exact <= rdp && rdp < Float::with_val(REF, &exact * 1.1f64),
+            "σ={ss}: RDP upper {rdp} vs ε* {exact}"
         );
     }
 }
 
-/// (c) the bracket is consistent with the Poisson substitution route (the fixed-size upper end
-/// is not below the Poisson pair's lower end: both runs contain the same pair), and both ends
+/// ε(δ) of one step of the remove pair (γN(2,σ²) + (1−γ)N(0,σ²) ‖ N(0,σ²)) at 1024 bits:
+/// δ(ε) = P[x > x_ε] − e^ε·Q[x > x_ε] with the plain threshold
+/// x_ε = (σ/2)²·ln((e^ε − 1 + γ)/γ) + ½ in units of the shift 2 (noise σ/2), Φ by erfc,
+/// inverted by 200 bisection steps on [0, 60].
+fn one_step_epsilon(gamma: &Rational, sigma: &Rational, delta: &Rational) -> Float {
+    let (g, s) = (f(gamma), Float::with_val(REF, f(sigma) / 2u32));
+    let delta_at = |e: &Float| {
+        let ee = Float::with_val(REF, e.exp_ref());
+        let inner = Float::with_val(REF, Float::with_val(REF, &ee - 1u32) + &g) / &g;
+        let x = Float::with_val(REF, Float::with_val(REF, &s * &s) * inner.ln()) + 0.5f64;
+        let q0 = common::phi(&Float::with_val(REF, Float::with_val(REF, -&x) / &s));
+        let q1 = common::phi(&Float::with_val(REF, (1u32 - x) / &s));
+        let p = Float::with_val(REF, Float::with_val(REF, 1u32 - &g) * &q0)
+            + Float::with_val(REF, &g * q1);
+        p - ee * q0
+    };
+    let (mut lo, mut hi) = (Float::with_val(REF, 0u32), Float::with_val(REF, 60u32));
+    let d = f(delta);
+    for _ in 0..200 {
+        let mid = Float::with_val(REF, Float::with_val(REF, &lo + &hi) / 2u32);
+        if delta_at(&mid) > d {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    hi
+}
+
+/// (b′) one step, γ < 1: for ε ≥ 0 the dominating pair's hockey stick is the realised remove
+/// pair's, so both ends discretise the same curve: the 1024-bit closed form must lie in the
+/// bracket, at most 10⁻⁵ wide relative (measured ≤ 1.3·10⁻⁶).
+#[test]
+fn one_step_is_the_remove_pair_at_sensitivity_two() {
+    for (gs, ss, ds) in [
+        ("1/100", "1", "1e-3"),
+        ("1/10", "2", "1e-5"),
+        ("1/2", "3", "1e-6"),
+    ] {
+        let exact = one_step_epsilon(&q(gs), &q(ss), &q(ds));
+        let (lo, hi) = bracket(gs, ss, 1, ds);
+        assert!(
+            lo <= exact && exact <= hi,
+            "γ={gs} σ={ss}: ε*={exact} ∉ [{lo}, {hi}]"
+        );
+        let width = Float::with_val(REF, &hi - &lo) / &exact;
+        assert!(width < 1e-5, "γ={gs} σ={ss}: [{lo}, {hi}] {width} wide");
+    }
+}
+
+/// (c) the bracket is consistent with the other routes: its lower end is at least the Poisson
+/// substitution pair's (a fixed-size run realises that pair too, and the sensitivity-2 pair is
+/// worse), its upper end is not above the RDP route's (an independent theorem), and both ends
 /// move the right way with σ.
 #[test]
 fn bracket_consistent_and_monotone() {
@@ -127,6 +192,19 @@ fn bracket_consistent_and_monotone() {
     for ss in ["0.8", "1.1", "2"] {
         let (lo, hi) = bracket(gs, ss, t, ds);
         assert!(lo <= hi && lo > 0, "σ={ss}: [{lo}, {hi}]");
+        let (rdp, _) = dpsgd_fixed_size_rdp_epsilon(
+            &q(gs),
+            &q(ss),
+            &Integer::from(t),
+            &q(ds),
+            Precision::Auto,
+        )
+        .unwrap();
+        let rdp = rdp.upper().to_float();
+        assert!(
+            hi <= rdp,
+            "σ={ss}: PLD upper {hi} above the RDP upper {rdp}"
+        );
         let p = dpsgd_substitution_pld_epsilon(
             &q(gs),
             &q(ss),
@@ -137,8 +215,8 @@ fn bracket_consistent_and_monotone() {
         .unwrap();
         let plo = p.enclosure.lower().to_float();
         assert!(
-            hi >= plo,
-            "σ={ss}: fixed upper {hi} below Poisson substitution lower {plo}"
+            lo >= plo,
+            "σ={ss}: fixed-size lower {lo} below the Poisson substitution lower {plo}"
         );
         if let Some((l0, h0)) = &last {
             assert!(hi < *h0 && lo < *l0, "not decreasing in σ at σ={ss}");
@@ -316,22 +394,14 @@ fn upper_end_is_conversion_at_a_near_best_order() {
         ("1/10", "5", 50, "1e-5"),
     ] {
         let (g, s, d) = (q(gs), q(ss), q(ds));
-        let r = dpsgd_fixed_size_epsilon(
-            &g,
-            &s,
-            &Integer::from(t),
-            &d,
-            &PldOptions::default(),
-            Precision::Auto,
-        )
-        .unwrap();
-        let at = prop14(&theorem9(&g, &s, r.order, t), r.order, &d);
-        let hi = r.enclosure.upper().to_float();
+        let (e, order) =
+            dpsgd_fixed_size_rdp_epsilon(&g, &s, &Integer::from(t), &d, Precision::Auto).unwrap();
+        let at = prop14(&theorem9(&g, &s, order, t), order, &d);
+        let hi = e.upper().to_float();
         let rel = Float::with_val(REF, &hi - &at) / &at;
         assert!(
             hi >= at && rel < 1e-10,
-            "{gs} σ={ss}: upper {hi} vs reference {at} at α={}",
-            r.order
+            "{gs} σ={ss}: upper {hi} vs reference {at} at α={order}"
         );
         let best = (2..=256u32)
             .map(|a| prop14(&theorem9(&g, &s, a, t), a, &d))

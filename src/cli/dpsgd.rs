@@ -60,8 +60,9 @@ pub(super) struct DpsgdArgs {
     /// ⌈T/⌊1/q⌋⌉ when given as steps; an upper bound, the Poisson figure printed beside it) |
     /// fixed-size: each step draws exactly B of the N examples without replacement (the rate
     /// q = B/N, from --batch-size/--dataset-size or --rate); --relation substitution only;
-    /// two-sided: upper by Rényi DP (Wang–Balle–Kasiviswanathan 2019 Theorem 9, sensitivity 2),
-    /// lower from the certified PLD of the pair gradient +1 vs −1 (--grid/--tail apply to it).
+    /// two-sided by the PLD accountant: upper from the symmetric dominating pair of one step
+    /// (replace-one sensitivity 2), lower from the pairs datasets realise (Poisson add/remove
+    /// at σ/2); --method rdp: upper only, Wang–Balle–Kasiviswanathan 2019 Theorem 9.
     #[arg(long, value_name = "KIND", default_value = "poisson")]
     sampling: String,
     /// Neighbouring datasets: add-remove (default: one example added or removed) |
@@ -400,13 +401,16 @@ impl QueryCmd for DpsgdArgs {
             );
         }
         if self.sampling == "fixed-size" {
-            let order = a
-                .details
-                .iter()
-                .find(|(n, _)| *n == "order")
-                .and_then(|(_, v)| v.as_str().map(str::to_string))
-                .unwrap_or_default();
-            return format!(" (fixed-size batches, substitution neighbours: upper by Rényi DP at order {order}, Wang–Balle–Kasiviswanathan 2019 Theorem 9 with sensitivity 2; lower from the certified PLD of the pair (1−q)N(0,σ²)+qN(1,σ²) vs (1−q)N(0,σ²)+qN(−1,σ²))");
+            let detail = |k: &str| {
+                a.details
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .and_then(|(_, v)| v.as_str().map(str::to_string))
+            };
+            return match (detail("grid"), detail("order")) {
+                (Some(h), _) => format!(" (fixed-size batches, substitution neighbours: certified PLD accountant, grid {h}; upper from the symmetric dominating pair of one step, sensitivity 2; lower from the pairs datasets realise, the Poisson add/remove pairs at σ/2)"),
+                (None, order) => format!(" (fixed-size batches, substitution neighbours: upper by Rényi DP at order {}, Wang–Balle–Kasiviswanathan 2019 Theorem 9 with sensitivity 2)", order.unwrap_or_default()),
+            };
         }
         if self.sampling != "poisson" {
             return self.shuffled_note();

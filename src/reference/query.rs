@@ -375,10 +375,10 @@ impl Query {
                 validate_sgm(&d.rate, &d.sigma, &d.steps)?;
                 validate::open_unit("delta", &d.delta)?;
                 validate_tight(d, false)?;
-                if d.method != DpsgdMethod::Best {
+                if d.method == DpsgdMethod::Rdp && (d.grid.is_some() || d.tail.is_some()) {
                     return Err(Error::arg(
                         "method",
-                        "fixed-size batches use both routes (RDP upper end, PLD lower end); leave --method at best",
+                        "--grid and --tail set the PLD accountant; --method rdp does not use it",
                     ));
                 }
                 Ok(())

@@ -276,6 +276,56 @@ mod tests {
         }
     }
 
+    // the remove pair at s = σ/2 from the plain threshold x(b) = s²·ln((e^b − 1 + q)/q) + ½
+    // (b ≥ 0) in MPFR at 256 bits: S's tails are its tails at |a|, mirrored below 0 with P and Q
+    // exchanged, and the atom at 0 carries what is left of mass 1
+    #[test]
+    fn fixed_size_tails_are_the_remove_pair_mirrored() {
+        for (sigma, q) in [("1.1", "1/100"), ("2", "1/2"), ("3", "1")] {
+            let (sigma, q) = (r(sigma), r(q));
+            let (s, qf) = (f(fl(&sigma) / 2u32), fl(&q));
+            let above = |b: f64| {
+                let inner = f(f(f(Float::with_val(P, b).exp() - 1u32) + &qf) / &qf);
+                let x = f(f(f(&s * &s) * inner.ln()) + 0.5);
+                let g0 = phi(f(-x.clone()) / &s);
+                let g1 = phi(f(1u32 - x) / &s);
+                // (P[Z > b], Q[Z > b]) of (q·N(1, s²) + (1 − q)N(0, s²) ‖ N(0, s²))
+                (f(f(f(1u32 - &qf) * &g0) + f(&qf * g1)), g0)
+            };
+            let pr = profile(&PldMechanism::FixedSizeGaussian {
+                sigma: sigma.clone(),
+                rate: q.clone(),
+            });
+            let (p0, q0) = above(0.0);
+            let atom = f(f(1u32 - &p0) - &q0);
+            assert_eq!(pr.atoms.len(), 1);
+            assert_eq!(pr.atoms[0].loss, Some(Rational::new()));
+            let (lo, hi) = (
+                Float::with_val(P, pr.atoms[0].p.inf()),
+                Float::with_val(P, pr.atoms[0].p.sup()),
+            );
+            assert!(
+                lo <= atom && atom <= hi && f(&hi - &lo) < 1e-14,
+                "atom [{lo}, {hi}] vs {atom}"
+            );
+            let rest = f(1u32 - &atom);
+            for a in [-2.0, -0.3, -0.004, 0.0, 0.003, 0.3, 2.0] {
+                let t = tails(&pr, a);
+                let (pg, qg) = above(a.abs());
+                let what = format!("σ = {sigma}, q = {q}, a = {a}");
+                let (p_gt, q_gt, p_le, q_le) = if a >= 0.0 {
+                    (pg.clone(), qg.clone(), f(&rest - &pg), f(&rest - &qg))
+                } else {
+                    (f(&rest - &qg), f(&rest - &pg), qg, pg)
+                };
+                encloses(t.p_gt, &p_gt, 1e-11, &what);
+                encloses(t.q_gt, &q_gt, 1e-11, &what);
+                encloses(t.p_le, &p_le, 1e-11, &what);
+                encloses(t.q_le, &q_le, 1e-11, &what);
+            }
+        }
+    }
+
     #[test]
     fn laplace_masses_add_up_and_match_the_density() {
         let eps = r("0.7");
