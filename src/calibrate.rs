@@ -149,8 +149,10 @@ pub const ROUTE_PLD_SUBSTITUTION: &str = "Poisson, substitution: lower = PLD acc
 pub const ROUTE_PLD_GROUP_EXAMPLES: &str = "user-level, examples Poisson-sampled: upper bound by group privacy over K add/remove hops on the PLD accountant (dpsgd_group_pld_epsilon); one-sided";
 /// Route of Poisson, add/remove runs by RDP converted to (ε, δ) (an upper bound).
 pub const ROUTE_RDP: &str = "RDP (Mironov–Talwar–Zhang 2019) → (ε, δ), Poisson, add/remove";
-/// Route of fixed-size, substitution runs: RDP upper bound (WBK19 Theorem 9).
-pub const ROUTE_FIXED_SIZE: &str = "fixed-size batches, substitution: RDP upper bound (Wang–Balle–Kasiviswanathan 2019 Theorem 9, sensitivity 2) → (ε, δ)";
+/// Route of fixed-size, substitution runs on the PLD accountant.
+pub const ROUTE_FIXED_SIZE: &str = "fixed-size batches, substitution: PLD accountant, upper = symmetric dominating pair of one step (sensitivity 2), lower = the realised Poisson add/remove pairs at σ/2";
+/// Route of fixed-size, substitution runs by RDP (an upper bound).
+pub const ROUTE_FIXED_SIZE_RDP: &str = "fixed-size batches, substitution: RDP upper bound (Wang–Balle–Kasiviswanathan 2019 Theorem 9, sensitivity 2) → (ε, δ)";
 /// Route of shuffled runs: exact Gaussian composition without amplification (an upper bound).
 pub const ROUTE_SHUFFLED: &str =
     "shuffled epochs without amplification: an upper bound by exact Gaussian composition (Corollaries 8 and 10)";
@@ -198,9 +200,11 @@ pub fn dpsgd_epsilon(run: &Run, delta: &Rational, grid: Option<&Rational>) -> Re
     }
 }
 
-/// Fixed-size batches, substitution: the RDP upper end of `dpsgd_fixed_size_epsilon` (WBK19
-/// Theorem 9), an upper bound only (one-sided calibration, like `--method rdp`), whatever
-/// `method`. Example level only (a user's examples could share a batch).
+/// Fixed-size batches, substitution: `--method pld` the PLD route
+/// (`dpsgd_fixed_size_pld_epsilon`, two-sided, always on the automatic grid: its width is the
+/// gap between the dominating and the realised pairs, which a finer grid does not shrink);
+/// `--method rdp` the RDP upper bound (WBK19 Theorem 9, one-sided). Example level only (a
+/// user's examples could share a batch).
 fn fixed_size(
     run: &Run,
     delta: &Rational,
@@ -212,6 +216,21 @@ fn fixed_size(
             "fixed-size batches are accounted at example level only (group size 1)",
         ));
     }
+    validate::positive("sigma", &run.sigma)?;
+    if run.method == Method::Pld {
+        let r = crate::theorems::pld_accountant::dpsgd_fixed_size_pld_epsilon(
+            &run.rate,
+            &run.sigma,
+            &run.steps,
+            delta,
+            &PldOptions::default(),
+        )?;
+        return done(
+            Certified::TwoSided(r.enclosure),
+            Some(r.grid),
+            ROUTE_FIXED_SIZE,
+        );
+    }
     let (e, _) = crate::theorems::fixed_size::dpsgd_fixed_size_rdp_epsilon(
         &run.rate,
         &run.sigma,
@@ -222,7 +241,7 @@ fn fixed_size(
     done(
         Certified::UpperBound(UpperBound::new(e)),
         None,
-        ROUTE_FIXED_SIZE,
+        ROUTE_FIXED_SIZE_RDP,
     )
 }
 
