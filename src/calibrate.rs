@@ -200,11 +200,13 @@ pub fn dpsgd_epsilon(run: &Run, delta: &Rational, grid: Option<&Rational>) -> Re
     }
 }
 
-/// Fixed-size batches, substitution: `--method pld` the PLD route
-/// (`dpsgd_fixed_size_pld_epsilon`, two-sided, always on the automatic grid: its width is the
-/// gap between the dominating and the realised pairs, which a finer grid does not shrink);
-/// `--method rdp` the RDP upper bound (WBK19 Theorem 9, one-sided). Example level only (a
-/// user's examples could share a batch).
+/// Fixed-size batches, substitution: `--method pld` the upper end of the PLD route
+/// (`dpsgd_fixed_size_pld_epsilon`) as an upper bound, on the automatic grid and with no grid
+/// reported, so the search calibrates on the upper end alone (one-sided, like RDP): the
+/// bracket's width is the gap between the dominating and the realised pairs, which no grid
+/// shrinks, so a certificate of infeasibility a 10⁻³ gap away cannot exist. `--method rdp`:
+/// the RDP upper bound (WBK19 Theorem 9). Example level only (a user's examples could share a
+/// batch).
 fn fixed_size(
     run: &Run,
     delta: &Rational,
@@ -226,8 +228,8 @@ fn fixed_size(
             &PldOptions::default(),
         )?;
         return done(
-            Certified::TwoSided(r.enclosure),
-            Some(r.grid),
+            Certified::UpperBound(UpperBound::new(r.enclosure)),
+            None,
             ROUTE_FIXED_SIZE,
         );
     }
