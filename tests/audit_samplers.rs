@@ -1,7 +1,7 @@
 //! Audit files with every sampler and neighbouring relation DP-SGD supports, against the
 //! command that computes the same quantity: `dpcert dpsgd --relation substitution
 //! [--sampling fixed-size|shuffled]` (the theorem functions `dpsgd_substitution_pld_epsilon`,
-//! `dpsgd_fixed_size_epsilon`, `shuffled_dpsgd_epsilon`). The reference for each bracket is
+//! `dpsgd_fixed_size_pld_epsilon`, `shuffled_dpsgd_epsilon`). The reference for each bracket is
 //! that command's printed JSON; the claim thresholds are placed from it (above its upper end,
 //! below its lower end, between them), so a bracket on the wrong side of a claim would flip
 //! the verdict and fail the test.

@@ -464,3 +464,29 @@ fn calibrated_sigma_is_feasible_and_near_the_optimum() {
         realised.enclosure
     );
 }
+
+/// (f) a float library's value below a realised pair's ε is judged unsound: dp_accounting
+/// 0.6.0's `RdpAccountant(REPLACE_ONE)` on `SampledWithoutReplacementDpEvent(10000, 100,
+/// GaussianDpEvent(1))` × 100 at δ = 10⁻⁵ answers 1.482525669114427 (measured; it takes the
+/// replace-one sensitivity as 1), while datasets exist whose run has ε ≥ 6.47 (the remove pair
+/// at σ/2); a value above the upper end is sound.
+#[test]
+fn check_judges_a_sensitivity_one_value_unsound() {
+    let query = r#"["dpsgd","--batch-size","100","--dataset-size","10000","--sigma","1","--steps","100","--delta","1e-5","--sampling","fixed-size","--relation","substitution"]"#;
+    let records = format!(
+        r#"[{{"query": {query}, "value": "1.482525669114427"}}, {{"query": {query}, "value": "6.7"}}]"#
+    );
+    let path = std::env::temp_dir().join(format!("dpcert-fixed-check-{}.json", std::process::id()));
+    std::fs::write(&path, records).unwrap();
+    let (code, out, err) = common::run(&["check", path.to_str().unwrap(), "--json"]);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(code, 1, "{out} {err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let verdicts: Vec<&str> = v["result"]["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["unsound", "sound"], "{out}");
+}

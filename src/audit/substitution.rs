@@ -2,7 +2,8 @@
 //! (one example replaced by another), audited by the theorem function `dpcert dpsgd
 //! --relation substitution` uses for its sampling — two-sided for Poisson
 //! (`dpsgd_substitution_pld_epsilon`: realisable pair lower, group-of-two chain upper) and
-//! fixed-size batches (`dpsgd_fixed_size_epsilon`: pair lower, WBK19 RDP upper), an upper
+//! fixed-size batches (`dpsgd_fixed_size_pld_epsilon`: realised pairs lower, dominating pair
+//! upper; `--method rdp`: WBK19 upper only), an upper
 //! bound for shuffled batches (one Gaussian release of sensitivity 2 per pass). Only ε at δ:
 //! dpcert has no δ(ε) function for these, so the route says it cannot answer δ(ε).
 use super::ledger::{Entry, Ledger, Mechanism};
