@@ -315,8 +315,9 @@ def dpsgd_epsilon(rate: ExactNumber = None, sigma: ExactNumber = None, steps: Ex
     ``phases=[(q, σ, T), ...]`` instead of all three (a schedule, composed by the PLD
     accountant), ``sampling="shuffled"`` (an upper bound without amplification) and
     ``relation="substitution"`` (two-sided; with ``sampling="fixed-size"`` — B of N drawn
-    without replacement each step — the upper end is Wang–Balle–Kasiviswanathan 2019
-    Theorem 9 in RDP and ``method`` must stay ``"best"``). ``tight=True``: the PLD
+    without replacement each step — the PLD accountant's bracket: upper from the symmetric
+    dominating pair of one step, lower from the realised sensitivity-2 pairs; ``"rdp"``: an
+    upper bound by Wang–Balle–Kasiviswanathan 2019 Theorem 9). ``tight=True``: the PLD
     accountant's tight preset (bracket within 2e-5 relative where three halvings of the
     automatic grid reach it; about 10–20× the time; Poisson add/remove only, not with
     ``grid``)."""
