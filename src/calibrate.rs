@@ -460,14 +460,17 @@ pub fn gaussian(
 }
 
 /// The smallest noise multiplier σ for a deployment's one DP-SGD entry (a Poisson or shuffled
-/// `subsampled-gaussian`, any `repeat` for Poisson runs) such that the run meets the
+/// `subsampled-gaussian`, any `repeat` for Poisson runs, under add/remove or — with
+/// `relation = "substitution"` or fixed-size sampling — substitution neighbours, by the route
+/// `calibrate dpsgd` takes for that sampling and relation) such that the run meets the
 /// deployment's claim (ε, δ): [`calibrate`] for σ at target ε and δ, and the deployment with
 /// that σ substituted (to be audited).
 ///
 /// # Guarantee
 /// As [`calibrate`]: the returned run's certified ε at the claimed δ has upper bound ≤ the
 /// claimed ε; `infeasible`, when present, certifies σ(1 − 10⁻³) cannot meet it (absent for
-/// shuffled runs, whose bound is an upper bound only). Errors name
+/// shuffled and fixed-size runs, calibrated on an upper bound only, and where the two-sided
+/// bracket is too wide to separate a 10⁻³ gap). Errors name
 /// `--calibrate` when the deployment has no claim with δ > 0, or is not exactly one DP-SGD
 /// entry (other mechanisms would need a joint calibration, not implemented).
 pub fn deployment_sigma(
@@ -499,8 +502,14 @@ pub fn deployment_sigma(
         Mechanism::ShuffledGaussian { .. } => {
             return Err(Error::arg(flag, "a shuffled run with `repeat` > 1: state it as one run of repeat·steps steps"))
         }
-        Mechanism::SubstitutionGaussian { .. } => {
-            return Err(Error::arg(flag, "calibrating σ of a substitution entry (relation = \"substitution\") is not implemented for audit files; use `dpcert calibrate --relation substitution`"))
+        Mechanism::SubstitutionGaussian { sampling: Sampling::Shuffled, .. } if entry.repeat != 1 => {
+            return Err(Error::arg(flag, "a shuffled run with `repeat` > 1: state it as one run of repeat·steps steps"))
+        }
+        Mechanism::SubstitutionGaussian { sigma, rate, steps, sampling } => {
+            let mut r = Run::poisson(rate.clone(), sigma.clone(), Integer::from(steps * &entry.repeat));
+            r.sampling = *sampling;
+            r.relation = Relation::Substitution;
+            r
         }
         Mechanism::SubsampledGaussian { shuffled: true, .. } => {
             return Err(Error::arg(flag, "shuffled batches accounted as Poisson: drop `accounting` to calibrate the shuffled run, or declare Poisson sampling"))
@@ -527,6 +536,17 @@ pub fn deployment_sigma(
         Mechanism::ShuffledGaussian { rate, steps, .. } => {
             Mechanism::ShuffledGaussian { sigma, rate, steps }
         }
+        Mechanism::SubstitutionGaussian {
+            rate,
+            steps,
+            sampling,
+            ..
+        } => Mechanism::SubstitutionGaussian {
+            sigma,
+            rate,
+            steps,
+            sampling,
+        },
         other => other,
     };
     let mut event = mechanism.to_event();

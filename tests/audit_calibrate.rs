@@ -110,3 +110,37 @@ fn refusals_name_the_flag() {
         );
     }
 }
+
+/// Substitution entries (relation = "substitution"): at q = 1 every sampler is the Gaussian
+/// with replace-one sensitivity 2 — Poisson and fixed-size include the one example in every
+/// step, shuffled makes one pass per step — so T steps are Corollary 8 at ρ = 4T/(2σ²), i.e.
+/// σ*(Δ = 2) = 2·σ*(Δ = 1) of `sigma_star`. Each sampler's feasible σ is ≥ that σ* and within
+/// 10⁻² of it (fixed-size and shuffled calibrate on an upper bound only: no infeasibility
+/// certificate; Poisson's two-sided bracket at q = 1 may give one, below σ*), and the
+/// deployment at the feasible σ is verified.
+#[test]
+fn substitution_entries_calibrate_by_their_route() {
+    let star = Float::with_val(REF, sigma_star(5, "2", "1e-5") * 2u32);
+    for sampling in ["poisson", "fixed-size", "shuffled"] {
+        let f = temp(
+            &format!("sub-{sampling}"),
+            &format!("[claim]\nepsilon = 2\ndelta = \"1e-5\"\n[[mechanism]]\ntype = \"subsampled-gaussian\"\nrate = 1\nsigma = 1\nsteps = 5\nsampling = \"{sampling}\"\nrelation = \"substitution\"\n"),
+        );
+        let e = calibrated(&f, 0);
+        let c = &e["result"]["calibration"];
+        let fe = sig(&c["feasible"]);
+        assert!(
+            star <= fe && fe <= Float::with_val(REF, &star * 1.01),
+            "{sampling}: σ* = {star}, feasible {fe}"
+        );
+        if !c["infeasible"].is_null() {
+            let inf = sig(&c["infeasible"]);
+            assert!(inf < star, "{sampling}: infeasible {inf} ≥ σ* {star}");
+        }
+        assert_eq!(e["result"]["verdict"], "verified", "{sampling}");
+        assert_eq!(
+            e["result"]["mechanisms"][0]["sigma"],
+            c["feasible"]["sigma"]
+        );
+    }
+}

@@ -76,7 +76,10 @@ fn calibration_text(c: &Calibration, n: usize) -> String {
     );
     match &c.infeasible {
         Some(i) => t += &format!("  σ = {} does not: certified {}.\n", validate::show(&i.run.sigma), words(&i.epsilon, n)),
-        None => t += "  No infeasibility certificate (shuffled batches: the bound is an upper bound only).\n",
+        None if !c.feasible.epsilon.is_two_sided() => {
+            t += "  No infeasibility certificate (the route's bound is an upper bound only).\n"
+        }
+        None => t += "  No infeasibility certificate (the certified bracket is too wide to separate σ from σ(1 − 10⁻³)).\n",
     }
     t + "The audit of the deployment at that σ:\n\n"
 }
