@@ -7,7 +7,7 @@ use super::grid::{Setup, MAX_SUPPORT};
 use super::PldTerm;
 use crate::{Error, Result};
 use rug::integer::Order;
-use rug::Integer;
+use rug::{Integer, Rational};
 use std::io::Write;
 
 /// ⌊v / 2^f⌋ (Lower) or ⌈v / 2^f⌉ (Upper) for v given by little-endian limbs; None if the
@@ -93,6 +93,7 @@ pub(super) fn convolve(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<GridPld> {
     let inf = shr_round(&inf_exact.to_digits::<u64>(Order::Lsf), f, ctx.side)
         .ok_or_else(|| Error::Numerical("PLD convolution overflow".into()))?;
     Ok(GridPld {
+        shift: Rational::from(&a.shift + &b.shift),
         off: a
             .off
             .checked_add(b.off)
@@ -298,11 +299,13 @@ mod tests {
                 let (ma, mb) = (draw(na), draw(nb));
                 let (ia, ib) = (draw(1)[0], draw(1)[0]);
                 let a = GridPld {
+                    shift: Rational::new(),
                     off: -3,
                     mass: ma,
                     inf: ia,
                 };
                 let b = GridPld {
+                    shift: Rational::new(),
                     off: 11,
                     mass: mb,
                     inf: ib,
@@ -353,21 +356,25 @@ mod tests {
     fn convolution_refuses_masses_outside_the_fixed_point_range() {
         let c = ctx("1/64", 64, 0, Side::Upper);
         let ok = GridPld {
+            shift: Rational::new(),
             off: 0,
             mass: vec![1, 2],
             inf: 0,
         };
         let big = GridPld {
+            shift: Rational::new(),
             off: 0,
             mass: vec![1u128 << 66],
             inf: 0,
         };
         let big_inf = GridPld {
+            shift: Rational::new(),
             off: 0,
             mass: vec![1],
             inf: 1u128 << 66,
         };
         let empty = GridPld {
+            shift: Rational::new(),
             off: 0,
             mass: vec![],
             inf: 0,
@@ -377,11 +384,13 @@ mod tests {
             assert!(matches!(convolve(bad, &ok, &c), Err(Error::Numerical(_))));
         }
         let far = GridPld {
+            shift: Rational::new(),
             off: i64::MAX,
             mass: vec![1],
             inf: 0,
         };
         let far2 = GridPld {
+            shift: Rational::new(),
             off: 1,
             mass: vec![1],
             inf: 0,
@@ -395,6 +404,7 @@ mod tests {
     #[test]
     fn truncation_moves_tails_by_hand() {
         let p = GridPld {
+            shift: Rational::new(),
             off: 10,
             mass: vec![1, 2, 3, 100, 4, 1],
             inf: 7,
@@ -408,6 +418,7 @@ mod tests {
         assert_eq!((lo.off, lo.mass.clone(), lo.inf), (12, vec![3, 100, 5], 7));
         // a single atom is kept whatever τ
         let mut one = GridPld {
+            shift: Rational::new(),
             off: -5,
             mass: vec![2],
             inf: 0,
@@ -419,6 +430,7 @@ mod tests {
         truncate(&mut all, &ctx("1", 64, 1000, Side::Upper)).unwrap();
         assert_eq!((all.off, all.mass, all.inf), (15, vec![111], 7));
         let mut empty = GridPld {
+            shift: Rational::new(),
             off: 0,
             mass: vec![],
             inf: 0,
@@ -426,6 +438,7 @@ mod tests {
         assert!(truncate(&mut empty, &ctx("1", 64, 3, Side::Upper)).is_err());
         // an overflowing move is an error, not a wrapped mass
         let mut over = GridPld {
+            shift: Rational::new(),
             off: 0,
             mass: vec![2, u128::MAX - 1],
             inf: 0,

@@ -37,10 +37,12 @@ pub(super) fn cell(lo: &Tails, hi: &Tails) -> (Interval, Interval) {
     )
 }
 
-/// Grid index range [i_min, i_max] outside which the continuous part has P-mass ≤ τ/4 on
-/// each side (a search: any range is sound, tails are charged to the side's rule).
+/// Grid index range [i_min, i_max] (grid point i at loss shift + i·h) outside which the
+/// continuous part has P-mass ≤ τ/4 on each side (a search: any range is sound, tails are
+/// charged to the side's rule).
 pub(super) fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
     let hf = ctx.h.to_f64();
+    let (sh, shf) = (fi_rat(&pr.shift), pr.shift.to_f64());
     let mut lo_i = i64::MAX;
     let mut hi_i = i64::MIN;
     for a in &pr.atoms {
@@ -48,13 +50,13 @@ pub(super) fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
             if !(z.to_f64().abs() <= MAX_LOSS) {
                 return Err(far_from_private(z.to_f64().abs()));
             }
-            let i = floor_index(&Rational::from(z / &ctx.h), "an atom's loss")?;
+            let i = floor_index(&(Rational::from(z - &pr.shift) / &ctx.h), "an atom's loss")?;
             lo_i = lo_i.min(i);
             hi_i = hi_i.max(i.saturating_add(1));
         }
     }
     if let Some(t) = &pr.tails {
-        let eval = |i: i64| t(ctx.point(i));
+        let eval = |i: i64| t(sh + ctx.point(i));
         let mid = |x: Interval| 0.5 * (x.inf() + x.sup());
         // right end: smallest i with P[Z > ih] ≤ τ/4
         let find = |start: f64, dir: f64, ok: &dyn Fn(i64) -> bool| -> i64 {
@@ -85,16 +87,16 @@ pub(super) fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
         } else {
             0.0
         };
-        let r = find(start, 1.0, &|i| mid(eval(i).p_gt) <= tau / 4.0);
-        let l = find(start, -1.0, &|i| mid(eval(i).p_le) <= tau / 4.0);
+        let r = find(start - shf, 1.0, &|i| mid(eval(i).p_gt) <= tau / 4.0);
+        let l = find(start - shf, -1.0, &|i| mid(eval(i).p_le) <= tau / 4.0);
         // (f64 → i64 casts saturate; an index that far out fails the reach check below)
         let r = if pr.support.1.is_finite() {
-            r.min(((pr.support.1 / hf).ceil() as i64).saturating_add(1))
+            r.min((((pr.support.1 - shf) / hf).ceil() as i64).saturating_add(1))
         } else {
             r
         };
         let l = if pr.support.0.is_finite() {
-            l.max(((pr.support.0 / hf).floor() as i64).saturating_sub(1))
+            l.max((((pr.support.0 - shf) / hf).floor() as i64).saturating_sub(1))
         } else {
             l
         };
@@ -102,7 +104,9 @@ pub(super) fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
         hi_i = hi_i.max(r);
     }
     // e^{a} must stay finite in f64 for the cell formulas
-    let reach = (lo_i as f64).abs().max(hi_i as f64) * hf;
+    let reach = (shf + lo_i as f64 * hf)
+        .abs()
+        .max((shf + hi_i as f64 * hf).abs());
     if !(reach <= MAX_LOSS) {
         return Err(far_from_private(reach));
     }
@@ -121,6 +125,8 @@ pub(super) fn far_from_private(reach: f64) -> Error {
 /// continuous mass beyond each end.
 #[derive(Clone)]
 pub(super) struct Table {
+    /// The mechanism's grid offset: grid point i at loss shift + i·h.
+    pub(super) shift: Rational,
     pub(super) i0: i64,
     pub(super) n: usize,
     /// e^{a_i} at the grid points, enclosed.
@@ -161,13 +167,15 @@ pub(super) fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
         match &a.loss {
             None => at_inf.push(a.p),
             Some(z) => {
-                let t = Rational::from(z / &ctx.h);
+                let t = Rational::from(z - &pr.shift) / &ctx.h;
                 if t.is_integer() {
                     let i = floor_index(&t, "an atom's loss")?;
                     on_grid.push((slot(i.checked_sub(i0), n)?, a.p));
                 } else {
-                    // half-cell j = (b_j, b_{j+1}] with b_j = i0·h + j·h/2
-                    let u = Rational::from((z - Rational::from(i0) * &ctx.h) / &half_h);
+                    // half-cell j = (b_j, b_{j+1}] with b_j = shift + i0·h + j·h/2
+                    let u = Rational::from(
+                        (Rational::from(z - &pr.shift) - Rational::from(i0) * &ctx.h) / &half_h,
+                    );
                     let j = floor_index(&Rational::from(-u), "an atom's loss")?;
                     let q = a.p * (-fi_rat(z)).exp();
                     // j = ⌈u⌉ − 1 = −⌊−u⌋ − 1 must name one of the 2(n − 1) half-cells
@@ -188,12 +196,13 @@ pub(super) fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
     };
     // tails at the half-grid points b_j, j = 0 … 2(n−1)
     let half = pt(0.5) * ctx.hf;
+    let sh = fi_rat(&pr.shift);
     let nb = 2 * (n - 1) + 1;
     let tails: Vec<Tails> = match &pr.tails {
         None => vec![zero; nb],
         Some(t) => (0..nb)
             .map(|j| {
-                let b = ctx.point(i0) + pt(j as f64) * half;
+                let b = sh + ctx.point(i0) + pt(j as f64) * half;
                 t(b)
             })
             .collect(),
@@ -209,8 +218,11 @@ pub(super) fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
     }
     let below = tails[0].p_le;
     let above = tails[nb - 1].p_gt;
-    let y = (0..n).map(|i| ctx.point(i0 + i as i64).exp()).collect();
+    let y = (0..n)
+        .map(|i| (sh + ctx.point(i0 + i as i64)).exp())
+        .collect();
     Ok(Table {
+        shift: pr.shift.clone(),
         i0,
         n,
         y,
@@ -249,6 +261,7 @@ pub(super) fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
         Side::Lower => sweep_down(tb, ctx, &mut mass)?,
     }
     Ok(GridPld {
+        shift: tb.shift.clone(),
         off: tb.i0,
         mass,
         inf,

@@ -13,9 +13,11 @@ pub(super) enum Side {
     Lower,
 }
 
-/// Grid PLD: `mass[i]` is the P-mass at loss (off + i)·h, `inf` at +∞; fixed point, scale 2^F.
+/// Grid PLD: `mass[i]` is the P-mass at loss shift + (off + i)·h, `inf` at +∞; fixed point,
+/// scale 2^F. `shift` is exact: a mechanism's grid offset, summed under convolution.
 #[derive(Clone, Debug)]
 pub(super) struct GridPld {
+    pub(super) shift: Rational,
     pub(super) off: i64,
     pub(super) mass: Vec<u128>,
     pub(super) inf: u128,

@@ -50,16 +50,24 @@ pub(super) fn setup(
     let tau = choose_tail(terms, opts, delta_hint)?;
     // rounding to 2^−F costs at most 2^−F per point per product: far below τ
     let f = ((-tau.to_f64().log2()).ceil() as i64 + 24).clamp(64, 124) as u32;
+    let finest = finest_detail(terms, &profiles);
     let mut h = h;
     if opts.grid.is_none() {
-        h = fit_tables(h, &tau, f, &profiles)?;
+        h = fit_tables(h, &tau, f, &profiles, finest)?;
     }
     let (mut merged, mut estimate) = composed_estimate(terms, &h);
     // automatic grid: also keep the composed support near COMPOSED_TARGET, so that huge counts
     // (10⁹ steps, a Laplace release repeated 10⁹ times) cost seconds and a wider bracket instead
     // of minutes of squarings of a 10⁷-point grid (the grid is a width choice only)
+    // — but not once h exceeds a copy's own detail (e.g. |ln(1 − q)| of a subsampled Gaussian,
+    // the width of its unsampled bulk): well beyond it the dominated side moves that mass a whole
+    // grid step per copy and the lower bound collapses (q = 10⁻⁴, σ = 0.5, 10⁶ steps: 0 at
+    // h = 2.4·10⁻⁴, 3.89 at 1.2·10⁻⁴), so only the support guard below may force it
     if opts.grid.is_none() {
         while estimate > COMPOSED_TARGET && estimate.is_finite() {
+            if h.to_f64() > finest && estimate <= MAX_SUPPORT as f64 {
+                break;
+            }
             h *= 2u32;
             (merged, estimate) = composed_estimate(terms, &h);
         }
@@ -120,7 +128,13 @@ fn choose_tail(
 /// Automatic grid: doubled until no single mechanism's table exceeds TABLE_TARGET points (a
 /// long-tailed copy with a narrow bulk, e.g. q = 10⁻⁴ and σ = 0.5, would otherwise ask for
 /// millions).
-fn fit_tables(mut h: Rational, tau: &Rational, f: u32, profiles: &[Profile]) -> Result<Rational> {
+fn fit_tables(
+    mut h: Rational,
+    tau: &Rational,
+    f: u32,
+    profiles: &[Profile],
+    finest: f64,
+) -> Result<Rational> {
     while h < Rational::from((1, 20)) {
         let probe = new_ctx(
             &Setup {
@@ -141,7 +155,11 @@ fn fit_tables(mut h: Rational, tau: &Rational, f: u32, profiles: &[Profile]) -> 
             // (a probe only chooses h: a profile whose range fails here fails again,
             // with its error, when `tables` builds it)
             .unwrap_or(0);
-        if widest <= TABLE_TARGET {
+        // not once h exceeds the copies' own detail (see `setup`), unless a table would exceed
+        // the per-mechanism guard
+        if widest <= TABLE_TARGET
+            || (h.to_f64() > finest && widest <= super::discretise::MAX_POINTS)
+        {
             break;
         }
         h *= 2u32;
@@ -184,6 +202,16 @@ pub(super) fn atom_gcd(terms: &[PldTerm]) -> Option<Rational> {
     g
 }
 
+/// The finest detail any non-Gaussian copy asks the grid to resolve (`Profile::detail`).
+fn finest_detail(terms: &[PldTerm], profiles: &[Profile]) -> f64 {
+    terms
+        .iter()
+        .zip(profiles)
+        .filter(|(t, _)| !matches!(t.mechanism, PldMechanism::Gaussian { .. }))
+        .map(|(_, p)| p.detail)
+        .fold(f64::INFINITY, f64::min)
+}
+
 /// Automatic grid: about 1/1500 of the composed loss spread (dyadic), refined to divide the
 /// atoms' gcd when there are atoms.
 pub(super) fn auto_grid(terms: &[PldTerm], profiles: &[Profile]) -> Rational {
@@ -195,12 +223,7 @@ pub(super) fn auto_grid(terms: &[PldTerm], profiles: &[Profile]) -> Rational {
     // resolve the composed spread, and each copy's own spread (a copy much narrower than the
     // grid is smeared over two grid points, an error that then grows with the count)
     // (Gaussian copies are exempt: narrow ones are merged instead, see below)
-    let finest = terms
-        .iter()
-        .zip(profiles)
-        .filter(|(t, _)| !matches!(t.mechanism, PldMechanism::Gaussian { .. }))
-        .map(|(_, p)| p.detail)
-        .fold(f64::INFINITY, f64::min);
+    let finest = finest_detail(terms, profiles);
     let target = (var.sqrt() / 1500.0).min(finest / 4.0).clamp(1e-7, 0.05);
     let dyadic = Rational::from_f64((2f64).powi(target.log2().round() as i32)).unwrap();
     match atom_gcd(terms) {

@@ -9,6 +9,8 @@ use rug::Rational;
 /// Suffix sums S_j = Σ_{i>j} ν_i and D_j = Σ_{i>j} ν_i (1 − e^{−(i−j)h}) for j = −1 … n−1
 /// (index shifted by one), by D_j = (1 − e^{−h}) S_j + e^{−h} D_{j+1}: non-negative terms only.
 pub(super) struct Curve {
+    /// Grid index j sits at loss a_j = shift + j·h (exact).
+    pub(super) shift: Rational,
     pub(super) off: i64,
     pub(super) s: Vec<Interval>,
     pub(super) d: Vec<Interval>,
@@ -30,6 +32,7 @@ impl Curve {
             d[k] = one_r * s[k] + r * d[k + 1];
         }
         Curve {
+            shift: p.shift.clone(),
             off: p.off,
             s,
             d,
@@ -56,13 +59,14 @@ impl Curve {
         if *eps < 0 {
             return Err(Error::arg("epsilon", "must be ≥ 0"));
         }
-        // ε ≥ 0, so j ≥ 0; a j beyond i64 lies beyond the last grid index (an i64), where δ is
-        // exactly the mass at +∞: i64::MAX (saturating below) stands for that exactly
-        let j = Rational::from(eps / &self.h)
-            .floor()
+        // j = ⌊(ε − shift)/h⌋; a j beyond i64 lies beyond the last grid index (an i64), where δ
+        // is exactly the mass at +∞ (i64::MAX, saturating below, stands for that exactly), or
+        // below the first, where the slot-0 formula holds (i64::MIN)
+        let jr = (Rational::from(eps - &self.shift) / &self.h).floor();
+        let j = jr
             .numer()
             .to_i64()
-            .unwrap_or(i64::MAX);
+            .unwrap_or(if jr < 0 { i64::MIN } else { i64::MAX });
         let n = self.s.len() as i64 - 1;
         let k = j.saturating_sub(self.off).saturating_add(1); // slot of grid index j
         if k >= n {
@@ -71,7 +75,7 @@ impl Curve {
         // k < 0: ε below the first grid point, where the same formula holds with slot 0
         let k = k.max(0) as usize;
         // a_{j+1} with j + 1 = off + k the grid index of slot k + 1 (exact, in rationals)
-        let t = Rational::from(eps - (Rational::from(k) + self.off) * &self.h);
+        let t = Rational::from(eps - &self.shift) - (Rational::from(k) + self.off) * &self.h;
         // t ≤ 0 exactly, so c = e^t ≤ 1 and 1 − c ≥ 0: the min/max below only drop the
         // parts of the enclosures outside the exact values' range
         let c = fi_rat(&t).exp().min(pt(1.0));
@@ -120,7 +124,7 @@ pub(super) fn epsilon_side(c: &Curve, delta: &Rational) -> Result<Rational> {
     if first == 0 {
         // δ(a_{off−1}) ≤ δ already below the support: Upper takes that point (or 0),
         // Lower the trivial bound 0
-        let a = (Rational::from(c.off) - 1u32) * &c.h;
+        let a = Rational::from(&c.shift + (Rational::from(c.off) - 1u32) * &c.h);
         return match c.side {
             Side::Upper if holds(&zero)? => Ok(zero),
             Side::Upper if a > 0 && holds(&a)? => Ok(a),
@@ -131,7 +135,7 @@ pub(super) fn epsilon_side(c: &Curve, delta: &Rational) -> Result<Rational> {
     // within cell (a_{j}, a_{j+1}] with j+1 the grid index of slot `first`
     // j + 1 = off + first − 1, in rationals (no i64 overflow)
     let j1 = Rational::from(first) + c.off - 1u32;
-    let a1 = Rational::from(&j1 * &c.h);
+    let a1 = Rational::from(&c.shift + Rational::from(&j1 * &c.h));
     let s = c.pick(c.s[first - 1])?;
     let dv = c.pick(c.d[first])?;
     let cc = if s > dv {
@@ -163,7 +167,7 @@ pub(super) fn epsilon_side(c: &Curve, delta: &Rational) -> Result<Rational> {
     match c.side {
         Side::Upper if holds(&a1)? => Ok(a1),
         Side::Lower => {
-            let a0 = (j1 - 1u32) * &c.h;
+            let a0 = Rational::from(&c.shift + (j1 - 1u32) * &c.h);
             Ok(if a0 > 0 && holds(&a0)? { a0 } else { zero })
         }
         _ => Err(Error::Numerical("PLD ε search failed to certify".into())),

@@ -47,6 +47,7 @@ pub(super) fn atoms_profile(atoms: &Atoms) -> Profile {
             })
             .collect(),
         support: (0.0, 0.0),
+        shift: Rational::new(),
         spread: 1.0,
         detail: 1.0,
     }

@@ -15,17 +15,26 @@ use crate::{validate, Error, Result};
 use rug::{Float, Integer, Rational};
 
 /// One curve's points (e^ε enclosed, δ on the curve's side at ε) for ε = 0 and every grid point
-/// j·h ≥ 0 through the last slot, whose δ (the mass at +∞) holds for every larger ε.
+/// a_j = shift + j·h ≥ 0 through the last slot, whose δ (the mass at +∞) holds for every
+/// larger ε.
 fn points(c: &Curve) -> Result<Vec<(Interval, f64)>> {
     let n = c.s.len() - 1;
-    let k0 = (1 - c.off).max(0) as usize;
+    // the first grid index j0 with a_{j0} ≥ 0, and its slot k0 = j0 − off + 1 (at least 0)
+    let first = (Rational::from(-&c.shift) / &c.h).ceil();
+    let first = first.numer().to_i64().unwrap_or(i64::MAX);
+    let k0 = first
+        .saturating_sub(c.off)
+        .saturating_add(1)
+        .clamp(0, n as i64 + 1) as usize;
     let j0 = c.off + k0 as i64 - 1;
+    let a0 = Rational::from(&c.shift + Rational::from(&c.h * Integer::from(j0)));
     let mut out = Vec::with_capacity(n + 2);
-    if j0 > 0 {
+    // ε = 0 itself when it lies below the first listed point (or no grid point is ≥ 0)
+    if a0 > 0 || k0 > n {
         out.push((pt(1.0), c.delta(&Rational::new())?));
     }
     let eh = fi_rat(&c.h).exp();
-    let mut e = fi_rat(&Rational::from(&c.h * Integer::from(j0))).exp();
+    let mut e = fi_rat(&a0).exp();
     for k in k0..=n {
         out.push((e, c.at_slot(k)?));
         e = e * eh;

@@ -34,6 +34,7 @@ pub(super) fn fixed_size_gaussian_profile(sigma: &Rational, rate: &Rational) -> 
             vec![]
         },
         support: (f64::NEG_INFINITY, f64::INFINITY),
+        shift: Rational::new(),
         spread: rem.spread,
         detail: rem.detail,
     }

@@ -33,6 +33,7 @@ pub(super) fn laplace_profile(eps: &Rational) -> Profile {
             },
         ],
         support: (-ef, ef),
+        shift: Rational::new(),
         spread: ef,
         detail: ef,
     }

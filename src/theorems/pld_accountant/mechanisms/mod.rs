@@ -48,6 +48,10 @@ pub(super) struct Profile {
     pub(super) atoms: Vec<Atom>,
     /// Loss interval outside which the continuous part has no mass (may be infinite).
     pub(super) support: (f64, f64),
+    /// Where this mechanism's grid sits: its points are shift + i·h (any exact value is valid;
+    /// a subsampled Gaussian puts one at the loss of its unsampled bulk, so the dominated side
+    /// need not move that mass a whole grid step).
+    pub(super) shift: Rational,
     /// Rough standard deviation of one copy's loss (grid heuristic only).
     pub(super) spread: f64,
     /// The finest loss scale the grid should resolve (grid heuristic only): the spread, or for

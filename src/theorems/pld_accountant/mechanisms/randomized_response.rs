@@ -28,6 +28,7 @@ pub(super) fn approx_atoms(eps: &Rational, delta: &Rational) -> Profile {
         tails: None,
         atoms,
         support: (0.0, 0.0),
+        shift: Rational::new(),
         spread: eps.to_f64().max(1e-6),
         detail: eps.to_f64().max(1e-6),
     }

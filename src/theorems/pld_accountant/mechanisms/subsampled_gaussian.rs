@@ -19,7 +19,12 @@ pub(super) fn subsampled_gaussian_profile(
     let spread = qf * ((1.0 / (sf * sf)).exp() - 1.0).max(0.0).sqrt();
     let ln_keep = (1.0 - qf).ln();
     let remove = direction == Direction::Remove;
+    // the loss of the unsampled bulk's centre (output x = 0): ±ln(1 − q + q·e^{−1/(2σ²)}),
+    // in f64 — any exact value is a valid grid offset; this one puts a grid point on the bulk
+    let bulk = (qf * ((-0.5 / (sf * sf)).exp() - 1.0)).ln_1p();
+    let bulk = if remove { bulk } else { -bulk };
     Profile {
+        shift: Rational::from_f64(bulk).unwrap_or_default(),
         tails: Some(Box::new(move |a| mixture_tails(s, q, remove, a))),
         atoms: vec![],
         support: if remove {

@@ -27,6 +27,7 @@ pub(super) fn substitution_gaussian_profile(sigma: &Rational, rate: &Rational) -
         tails: Some(Box::new(move |a| substitution_tails(s, q, a))),
         atoms: vec![],
         support: (f64::NEG_INFINITY, f64::INFINITY),
+        shift: Rational::new(),
         spread,
         detail: spread,
     }
