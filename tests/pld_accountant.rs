@@ -1014,3 +1014,24 @@ fn randomized_response_then_a_subsampled_gaussian_step() {
 /// Documented (pld_delta.md): the mixed composition above within 2·10⁻³ relative (measured ≤ 4·10⁻⁷
 /// except 8.8·10⁻⁴ for the add direction at δ ≈ 5·10⁻⁵, near its support end 3ε0 + |ln(1 − q)| ≈ 1.72).
 const MIXED_REL: f64 = 2e-3;
+
+/// A narrow unsampled bulk (q = 10⁻⁴, σ = 0.5, 10⁵ steps, δ = 10⁻⁵): most outputs have loss
+/// within 1.4·10⁻⁵ of ln(1 − q + q·e^{−1/(2σ²)}) ≈ −8.6·10⁻⁵, strictly between grid points
+/// 0 and −h unless the grid is offset onto it; without the offset (and with the grid coarsened
+/// past |ln(1 − q)|) the dominated side had to move that mass a whole step per copy and the
+/// lower end was 0. Now: lower end > 0, bracket ≤ 0.5 % wide (measured 5·10⁻⁴), and both ends
+/// below the RDP route's upper bound (an independent theorem).
+#[test]
+fn a_narrow_bulk_between_grid_points_keeps_a_lower_bound() {
+    let (qr, s, t, d) = (q("1/10000"), q("0.5"), Integer::from(100_000), q("1e-5"));
+    let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
+    let (lo, hi) = (
+        r.enclosure.lower().to_float(),
+        r.enclosure.upper().to_float(),
+    );
+    let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(&qr, &s, &t, &d, Precision::Auto).unwrap();
+    let rdp_hi = rdp_bound.upper().to_float();
+    assert!(lo > 0 && hi <= rdp_hi, "[{lo}, {hi}] vs RDP {rdp_hi}");
+    let width = Float::with_val(REF, &hi - &lo) / &hi;
+    assert!(width < 5e-3, "[{lo}, {hi}]: {width} wide");
+}

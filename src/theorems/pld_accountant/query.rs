@@ -184,12 +184,18 @@ mod tests {
     fn curve_delta_encloses_the_exact_grid_sum() {
         let mut rng = Rng(42);
         let f = 100;
-        let g = GridPld {
-            off: -7,
-            mass: (0..50).map(|_| rng.below(1u128 << 95)).collect(),
-            inf: 12345,
-        };
-        for side in [Side::Upper, Side::Lower] {
+        let mass: Vec<u128> = (0..50).map(|_| rng.below(1u128 << 95)).collect();
+        // grid offsets: none, a fraction of h below 0 (a subsampled Gaussian's bulk), several h
+        for (shift, side) in ["0", "-13/1000", "5/3"]
+            .into_iter()
+            .flat_map(|s| [(s, Side::Upper), (s, Side::Lower)])
+        {
+            let g = GridPld {
+                shift: r(shift),
+                off: -7,
+                mass: mass.clone(),
+                inf: 12345,
+            };
             let c = ctx("3/64", f, 0, side);
             let cv = Curve::new(&g, &c);
             let mut probes: Vec<Rational> = (0..200).map(|k| Rational::from((k, 97))).collect();
@@ -215,6 +221,7 @@ mod tests {
     #[test]
     fn epsilon_side_is_certified_against_the_exact_grid_sum() {
         let g = GridPld {
+            shift: Rational::new(),
             off: 0,
             mass: vec![1u128 << 98, 1u128 << 97, 1u128 << 96, 1u128 << 95],
             inf: 1u128 << 80,
@@ -248,6 +255,7 @@ mod tests {
     #[test]
     fn an_empty_delta_enclosure_is_an_error_not_a_lower_bound_of_one() {
         let g = GridPld {
+            shift: Rational::new(),
             off: 5,
             mass: vec![1u128 << 99],
             inf: 0,
