@@ -37,12 +37,24 @@ pub(super) fn cell(lo: &Tails, hi: &Tails) -> (Interval, Interval) {
     )
 }
 
+/// The offset of this mechanism's grid at width h: `Profile::shift` once h ≥
+/// `Profile::shift_from` (a subsampled Gaussian's unsampled bulk then lies strictly inside a
+/// cell next to 0 unless a grid point is put on it), else 0. Any value is sound.
+pub(super) fn grid_shift(pr: &Profile, h: &Rational) -> Rational {
+    if h.to_f64() >= pr.shift_from {
+        pr.shift.clone()
+    } else {
+        Rational::new()
+    }
+}
+
 /// Grid index range [i_min, i_max] (grid point i at loss shift + i·h) outside which the
 /// continuous part has P-mass ≤ τ/4 on each side (a search: any range is sound, tails are
 /// charged to the side's rule).
 pub(super) fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
     let hf = ctx.h.to_f64();
-    let (sh, shf) = (fi_rat(&pr.shift), pr.shift.to_f64());
+    let shift = grid_shift(pr, &ctx.h);
+    let (sh, shf) = (fi_rat(&shift), shift.to_f64());
     let mut lo_i = i64::MAX;
     let mut hi_i = i64::MIN;
     for a in &pr.atoms {
@@ -50,7 +62,7 @@ pub(super) fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
             if !(z.to_f64().abs() <= MAX_LOSS) {
                 return Err(far_from_private(z.to_f64().abs()));
             }
-            let i = floor_index(&(Rational::from(z - &pr.shift) / &ctx.h), "an atom's loss")?;
+            let i = floor_index(&(Rational::from(z - &shift) / &ctx.h), "an atom's loss")?;
             lo_i = lo_i.min(i);
             hi_i = hi_i.max(i.saturating_add(1));
         }
@@ -152,6 +164,7 @@ pub(super) fn slot(i: Option<i64>, len: usize) -> Result<usize> {
 pub(super) fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
     let tau_f = ctx.tau as f64 / (2f64).powi(ctx.f as i32);
     let (i0, i1) = range(pr, ctx, tau_f)?;
+    let shift = grid_shift(pr, &ctx.h);
     // i0 < i1 (from `range`); the width in i128 cannot overflow and is range-checked before the cast
     let width = i1 as i128 - i0 as i128 + 1;
     if width > MAX_POINTS as i128 {
@@ -167,14 +180,14 @@ pub(super) fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
         match &a.loss {
             None => at_inf.push(a.p),
             Some(z) => {
-                let t = Rational::from(z - &pr.shift) / &ctx.h;
+                let t = Rational::from(z - &shift) / &ctx.h;
                 if t.is_integer() {
                     let i = floor_index(&t, "an atom's loss")?;
                     on_grid.push((slot(i.checked_sub(i0), n)?, a.p));
                 } else {
                     // half-cell j = (b_j, b_{j+1}] with b_j = shift + i0·h + j·h/2
                     let u = Rational::from(
-                        (Rational::from(z - &pr.shift) - Rational::from(i0) * &ctx.h) / &half_h,
+                        (Rational::from(z - &shift) - Rational::from(i0) * &ctx.h) / &half_h,
                     );
                     let j = floor_index(&Rational::from(-u), "an atom's loss")?;
                     let q = a.p * (-fi_rat(z)).exp();
@@ -196,7 +209,7 @@ pub(super) fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
     };
     // tails at the half-grid points b_j, j = 0 … 2(n−1)
     let half = pt(0.5) * ctx.hf;
-    let sh = fi_rat(&pr.shift);
+    let sh = fi_rat(&shift);
     let nb = 2 * (n - 1) + 1;
     let tails: Vec<Tails> = match &pr.tails {
         None => vec![zero; nb],
@@ -222,7 +235,7 @@ pub(super) fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
         .map(|i| (sh + ctx.point(i0 + i as i64)).exp())
         .collect();
     Ok(Table {
-        shift: pr.shift.clone(),
+        shift,
         i0,
         n,
         y,

@@ -48,6 +48,7 @@ pub(super) fn atoms_profile(atoms: &Atoms) -> Profile {
             .collect(),
         support: (0.0, 0.0),
         shift: Rational::new(),
+        shift_from: f64::INFINITY,
         spread: 1.0,
         detail: 1.0,
     }

@@ -35,6 +35,7 @@ pub(super) fn fixed_size_gaussian_profile(sigma: &Rational, rate: &Rational) -> 
         },
         support: (f64::NEG_INFINITY, f64::INFINITY),
         shift: Rational::new(),
+        shift_from: f64::INFINITY,
         spread: rem.spread,
         detail: rem.detail,
     }

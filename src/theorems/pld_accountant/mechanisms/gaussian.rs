@@ -23,6 +23,7 @@ pub(super) fn gaussian_profile(rho: &Rational) -> Profile {
         atoms: vec![],
         support: (f64::NEG_INFINITY, f64::INFINITY),
         shift: Rational::new(),
+        shift_from: f64::INFINITY,
         spread: (2.0 * rho.to_f64()).sqrt(),
         detail: (2.0 * rho.to_f64()).sqrt(),
     }

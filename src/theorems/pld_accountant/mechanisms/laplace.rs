@@ -34,6 +34,7 @@ pub(super) fn laplace_profile(eps: &Rational) -> Profile {
         ],
         support: (-ef, ef),
         shift: Rational::new(),
+        shift_from: f64::INFINITY,
         spread: ef,
         detail: ef,
     }

@@ -48,10 +48,13 @@ pub(super) struct Profile {
     pub(super) atoms: Vec<Atom>,
     /// Loss interval outside which the continuous part has no mass (may be infinite).
     pub(super) support: (f64, f64),
-    /// Where this mechanism's grid sits: its points are shift + i·h (any exact value is valid;
-    /// a subsampled Gaussian puts one at the loss of its unsampled bulk, so the dominated side
-    /// need not move that mass a whole grid step).
+    /// Where this mechanism's grid sits once h ≥ `shift_from`: its points are then
+    /// shift + i·h, else i·h (any exact offset is valid; a subsampled Gaussian puts one on the
+    /// loss of its unsampled bulk when the grid is too coarse to hold it near a point, so the
+    /// dominated side need not move that mass a whole grid step per copy).
     pub(super) shift: Rational,
+    /// The grid width from which `shift` applies (+∞: never).
+    pub(super) shift_from: f64,
     /// Rough standard deviation of one copy's loss (grid heuristic only).
     pub(super) spread: f64,
     /// The finest loss scale the grid should resolve (grid heuristic only): the spread, or for

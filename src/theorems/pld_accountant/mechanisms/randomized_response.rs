@@ -29,6 +29,7 @@ pub(super) fn approx_atoms(eps: &Rational, delta: &Rational) -> Profile {
         atoms,
         support: (0.0, 0.0),
         shift: Rational::new(),
+        shift_from: f64::INFINITY,
         spread: eps.to_f64().max(1e-6),
         detail: eps.to_f64().max(1e-6),
     }

@@ -21,10 +21,14 @@ pub(super) fn subsampled_gaussian_profile(
     let remove = direction == Direction::Remove;
     // the loss of the unsampled bulk's centre (output x = 0): ±ln(1 − q + q·e^{−1/(2σ²)}),
     // in f64 — any exact value is a valid grid offset; this one puts a grid point on the bulk
+    // once h ≥ |ln(1 − q)|, when the bulk would otherwise lie strictly inside the cell next to 0
+    // (on a finer grid a point lies within a cell of it anyway, and the median placement can
+    // cost: q = 0.001, σ = 0.3, 100 steps, δ = 10⁻⁶ lost 5.6·10⁻⁴ of width with it)
     let bulk = (qf * ((-0.5 / (sf * sf)).exp() - 1.0)).ln_1p();
     let bulk = if remove { bulk } else { -bulk };
     Profile {
         shift: Rational::from_f64(bulk).unwrap_or_default(),
+        shift_from: -ln_keep,
         tails: Some(Box::new(move |a| mixture_tails(s, q, remove, a))),
         atoms: vec![],
         support: if remove {

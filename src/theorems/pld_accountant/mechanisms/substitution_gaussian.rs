@@ -28,6 +28,7 @@ pub(super) fn substitution_gaussian_profile(sigma: &Rational, rate: &Rational) -
         atoms: vec![],
         support: (f64::NEG_INFINITY, f64::INFINITY),
         shift: Rational::new(),
+        shift_from: f64::INFINITY,
         spread,
         detail: spread,
     }
