@@ -62,10 +62,10 @@ pub(super) fn setup(
     // — but not once h exceeds a copy's own detail (e.g. |ln(1 − q)| of a subsampled Gaussian,
     // the width of its unsampled bulk): well beyond it the dominated side moves that mass a whole
     // grid step per copy and the lower bound collapses (q = 10⁻⁴, σ = 0.5, 10⁶ steps: 0 at
-    // h = 2.4·10⁻⁴, 3.89 at 1.2·10⁻⁴), so only the support guard below may force it
+    // h = 2.4·10⁻⁴, 3.89 at 1.2·10⁻⁴); past 4× the target support it coarsens all the same
     if opts.grid.is_none() {
         while estimate > COMPOSED_TARGET && estimate.is_finite() {
-            if h.to_f64() > finest && estimate <= MAX_SUPPORT as f64 {
+            if h.to_f64() > finest && estimate <= 4.0 * COMPOSED_TARGET {
                 break;
             }
             h *= 2u32;
@@ -155,10 +155,9 @@ fn fit_tables(
             // (a probe only chooses h: a profile whose range fails here fails again,
             // with its error, when `tables` builds it)
             .unwrap_or(0);
-        // not once h exceeds the copies' own detail (see `setup`), unless a table would exceed
-        // the per-mechanism guard
+        // not once h exceeds the copies' own detail (see `setup`), up to 4× the target
         if widest <= TABLE_TARGET
-            || (h.to_f64() > finest && widest <= super::discretise::MAX_POINTS)
+            || (h.to_f64() > finest && widest <= 4 * TABLE_TARGET)
         {
             break;
         }
