@@ -2,12 +2,12 @@
 //! substitution neighbours: an upper bound from the symmetric dominating pair
 //! ([`PldMechanism::FixedSizeGaussian`]), a lower bound from the two realisable pairs
 //! (`proofs-notes/dpsgd_fixed_size_pld_epsilon.md`).
-use super::convolve::compose_side;
 use super::discretise::tables;
 use super::fixed::Side;
 use super::grid::setup;
-use super::query::{epsilon_side, Curve};
-use super::{dpsgd_term, join, report, Direction, PldMechanism, PldOptions, PldReport, PldTerm};
+use super::{
+    dpsgd_term, join, report, side_epsilon, Direction, PldMechanism, PldOptions, PldReport, PldTerm,
+};
 use crate::validate;
 use crate::{Error, Result};
 use rug::{Integer, Rational};
@@ -44,9 +44,7 @@ pub fn dpsgd_fixed_size_pld_epsilon(
     let s = setup(std::slice::from_ref(&dominating), opts, Some(delta))?;
     let run = |term: PldTerm, side: Side, progress: bool| -> Result<(Rational, usize)> {
         let t = [term];
-        let tabs = tables(&t, &s)?;
-        let (p, ctx) = compose_side(&t, &tabs, &s, side, progress)?;
-        Ok((epsilon_side(&Curve::new(&p, &ctx), delta)?, ctx.support))
+        side_epsilon(&t, &tables(&t, &s)?, &s, side, delta, progress)
     };
     let half = Rational::from(sigma / 2u32);
     let realised = |d| run(dpsgd_term(rate, &half, steps, d), Side::Lower, false);

@@ -156,9 +156,7 @@ fn fit_tables(
             // with its error, when `tables` builds it)
             .unwrap_or(0);
         // not once h exceeds the copies' own detail (see `setup`), up to 4× the target
-        if widest <= TABLE_TARGET
-            || (h.to_f64() > finest && widest <= 4 * TABLE_TARGET)
-        {
+        if widest <= TABLE_TARGET || (h.to_f64() > finest && widest <= 4 * TABLE_TARGET) {
             break;
         }
         h *= 2u32;

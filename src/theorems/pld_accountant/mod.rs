@@ -359,6 +359,20 @@ fn dpsgd_term(rate: &Rational, sigma: &Rational, steps: &Integer, direction: Dir
 }
 
 /// One run of the DP-SGD accountant on the grid `setup` chooses: (lower, upper, setup, support).
+/// ε(δ) on one side of the composition of `terms` (their tables `tabs`, on the grid of `s`),
+/// certified by `epsilon_side`; with the composed support.
+fn side_epsilon(
+    terms: &[PldTerm],
+    tabs: &[Table],
+    s: &Setup,
+    side: Side,
+    delta: &Rational,
+    progress: bool,
+) -> Result<(Rational, usize)> {
+    let (p, ctx) = compose_side(terms, tabs, s, side, progress)?;
+    Ok((epsilon_side(&Curve::new(&p, &ctx), delta)?, ctx.support))
+}
+
 fn dpsgd_once(
     rate: &Rational,
     sigma: &Rational,
@@ -371,8 +385,7 @@ fn dpsgd_once(
     // one progress line: the remove direction's upper side (the longest job) reports
     let run = |d: Direction, tabs: &[Table], side: Side| -> Result<(Rational, usize)> {
         let progress = opts.progress && d == Direction::Remove;
-        let (p, ctx) = compose_side(&[term(d)], tabs, &s, side, progress)?;
-        Ok((epsilon_side(&Curve::new(&p, &ctx), delta)?, ctx.support))
+        side_epsilon(&[term(d)], tabs, &s, side, delta, progress)
     };
     // independent jobs (on threads of their own unless DPCERT_THREADS=1): the add direction's
     // table and upper side; the remove direction's table, then its upper and lower sides

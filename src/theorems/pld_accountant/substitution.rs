@@ -5,7 +5,7 @@ use super::convolve::compose_side;
 use super::discretise::tables;
 use super::fixed::Side;
 use super::grid::setup;
-use super::query::{epsilon_side, Curve};
+use super::query::Curve;
 use super::{join, report, Direction, PldMechanism, PldOptions, PldReport, PldTerm};
 use crate::validate;
 use crate::{Error, Result};
@@ -65,9 +65,8 @@ fn pair_lower(
     };
     let s = setup(std::slice::from_ref(&term), opts, Some(delta))?;
     let tabs = tables(&s.terms, &s)?;
-    let (p, ctx) = compose_side(&s.terms, &tabs, &s, Side::Lower, false)?;
-    let lo = epsilon_side(&Curve::new(&p, &ctx), delta)?;
-    Ok((lo, s, ctx.support))
+    let (lo, support) = super::side_epsilon(&s.terms, &tabs, &s, Side::Lower, delta, false)?;
+    Ok((lo, s, support))
 }
 
 /// The budget splits θ tried: the first step of a chain gets θ·δ, the second the rest.
