@@ -10,7 +10,7 @@
 //! background: the Rust computation has no cancellation point). A panic is caught and raised
 //! as `RuntimeError`, never carried across the boundary.
 use pyo3::create_exception;
-use pyo3::exceptions::{PyArithmeticError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyArithmeticError, PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use serde_json::Value;
 use std::sync::mpsc;
@@ -39,7 +39,8 @@ fn to_py(e: dpcert::Error) -> PyErr {
 
 /// The progress bar (`dpcert/_progress.py`): after a call has run 1 s, each change of the
 /// accountant's progress ([`dpcert::progress`]) is passed to `update(done, total)`, and
-/// `close()` ends the bar. Display only: a failure to draw is ignored.
+/// `close()` ends the bar. Display only: a failure to draw is ignored — except a Ctrl-C that
+/// Python delivers while the bar's own code runs, which is the user's and is passed on.
 struct Bar {
     started: std::time::Instant,
     last: (u64, u64),
@@ -55,15 +56,21 @@ impl Bar {
             shown: false,
         }
     }
-    fn tick(&mut self, py: Python<'_>) {
+    fn tick(&mut self, py: Python<'_>) -> PyResult<()> {
         let now = dpcert::progress::get();
         if now.1 == 0 || now == self.last || self.started.elapsed() < Duration::from_secs(1) {
-            return;
+            return Ok(());
         }
         self.last = now;
-        if let Ok(m) = py.import("dpcert._progress") {
-            self.shown |= m.call_method1("update", now).is_ok();
+        match py
+            .import("dpcert._progress")
+            .and_then(|m| m.call_method1("update", now))
+        {
+            Ok(_) => self.shown = true,
+            Err(e) if e.is_instance_of::<PyKeyboardInterrupt>(py) => return Err(e),
+            Err(_) => {}
         }
+        Ok(())
     }
     fn close(&self, py: Python<'_>) {
         if self.shown {
@@ -116,7 +123,7 @@ where
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 py.check_signals()?;
-                bar.tick(py);
+                bar.tick(py)?;
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 return Err(PyRuntimeError::new_err(
