@@ -18,8 +18,12 @@ def test_ctrl_c_interrupts_a_long_call():
         f"dpcert.check({SLOW!r} * 400)\n"
         "print('finished', flush=True)\n"
     )
+    # the child gets the default SIGINT disposition even where this process inherited SIG_IGN
+    # (a runner that starts the suite as a background job of a non-interactive shell): Python
+    # then installs its KeyboardInterrupt handler, as in an interactive session
     p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert p.stdout.readline().strip() == "started"
     time.sleep(1.0)
     p.send_signal(signal.SIGINT)
