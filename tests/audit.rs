@@ -275,23 +275,15 @@ fn check_decides_near_misses() {
         {"query": ["zcdp", "delta", "--rho", "0.5", "--epsilon", "2"], "value": "1"},
         {"query": ["compose", "pure", "--epsilon", "1", "--count", "10", "--delta", "1e-6"], "value": "0.5"},
     ]);
-    let p = std::env::temp_dir().join(format!("dpcert-check-{}.json", std::process::id()));
-    std::fs::write(&p, recs.to_string()).unwrap();
-    let (code, out, err) = run(&["check", p.to_str().unwrap(), "--json"]);
+    let (code, verdicts, _, err) = common::check_verdicts("check", &recs.to_string());
     assert_eq!(code, 1, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let verdicts: Vec<&str> = v["result"]["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["verdict"].as_str().unwrap())
-        .collect();
     assert_eq!(
         verdicts,
         ["sound", "unsound", "sound", "unsound", "sound", "unsound"]
     );
     // a malformed record next to a valid one is judged `invalid` (exit 1), not a reason to
     // abort the run; a file of nothing but invalid records is bad input (exit 2)
+    let p = std::env::temp_dir().join(format!("dpcert-check-{}.json", std::process::id()));
     std::fs::write(&p, "[{\"query\": [\"gaussian\"], \"value\": \"1\"}, {\"query\": [\"zcdp\", \"delta\", \"--rho\", \"0.5\", \"--epsilon\", \"2\"], \"value\": \"1\"}]").unwrap();
     let (code, out, err) = run(&["check", p.to_str().unwrap()]);
     assert_eq!(code, 1, "{err}");

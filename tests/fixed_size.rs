@@ -476,17 +476,7 @@ fn check_judges_a_sensitivity_one_value_unsound() {
     let records = format!(
         r#"[{{"query": {query}, "value": "1.482525669114427"}}, {{"query": {query}, "value": "6.7"}}]"#
     );
-    let path = std::env::temp_dir().join(format!("dpcert-fixed-check-{}.json", std::process::id()));
-    std::fs::write(&path, records).unwrap();
-    let (code, out, err) = common::run(&["check", path.to_str().unwrap(), "--json"]);
-    let _ = std::fs::remove_file(&path);
+    let (code, verdicts, out, err) = common::check_verdicts("fixed-check", &records);
     assert_eq!(code, 1, "{out} {err}");
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let verdicts: Vec<&str> = v["result"]["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["verdict"].as_str().unwrap())
-        .collect();
     assert_eq!(verdicts, ["unsound", "sound"], "{out}");
 }

@@ -139,6 +139,25 @@ pub fn run(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// `dpcert check FILE --json` on `records` (JSON text, written to a temporary file named after
+/// `name`): (exit code, each record's verdict, stdout, stderr).
+pub fn check_verdicts(name: &str, records: &str) -> (i32, Vec<String>, String, String) {
+    let path = std::env::temp_dir().join(format!("dpcert-{name}-{}.json", std::process::id()));
+    std::fs::write(&path, records).unwrap();
+    let (code, out, err) = run(&["check", path.to_str().unwrap(), "--json"]);
+    let _ = std::fs::remove_file(&path);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let verdicts = v["result"]["records"]
+        .as_array()
+        .map(|rs| {
+            rs.iter()
+                .map(|r| r["verdict"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    (code, verdicts, out, err)
+}
+
 /// δ_opt(ε) = 1 − (1−δ0)^k (1 − Σ_ℓ C(k,ℓ) max(0, e^{(k−ℓ)ε0} − e^{ε+ℓε0})/(1+e^{ε0})^k), at 1024 bits.
 pub fn rr_delta(e0: &Rational, d0: &Rational, k: u32, eps: &Rational) -> Float {
     let (e0f, e) = (f(e0), f(eps));
