@@ -937,21 +937,29 @@ pub const FIXED_SIZE_THEOREM: &str = "fixed-size batches (B of N without replace
 /// The theorem chain behind `dpsgd --sampling fixed-size --method rdp` (upper only).
 pub const FIXED_SIZE_RDP_THEOREM: &str = "fixed-size batches (B of N without replacement, γ = B/N), substitution neighbours: Wang–Balle–Kasiviswanathan 2019 Theorem 9 (subsampled RDP without replacement) for the Gaussian with replace-one sensitivity 2 (ε(j) = 2j/σ²; cf. google/differential-privacy issue #378), composed over T steps and converted to (ε, δ) (Canonne–Kamath–Steinke 2020 Prop 12) at one integer order";
 
+/// The PLD route's answer for a DP-SGD query, or None where the RDP route is to answer:
+/// `--method rdp` never runs it; `pld`, or `best` with a grid, tail or `--tight` the user
+/// chose, returns its errors (they are the answer); `best` on automatic settings turns a PLD
+/// failure (e.g. δ below its resolution) into None.
+fn pld_unless_rdp<T>(d: &Dpsgd, run: impl FnOnce() -> Result<T>) -> Result<Option<T>> {
+    let user_chose =
+        d.method == DpsgdMethod::Pld || d.grid.is_some() || d.tail.is_some() || d.tight;
+    Ok(match d.method {
+        DpsgdMethod::Rdp => None,
+        _ if user_chose => Some(run()?),
+        _ => run().ok(),
+    })
+}
+
 /// Fixed-size batches: the PLD route (two-sided) unless `--method rdp`; on automatic settings
 /// a PLD failure (e.g. δ below its resolution) leaves the RDP upper bound, as for Poisson.
 fn dpsgd_fixed_size(d: &Dpsgd, p: Precision, progress: bool) -> Result<Answer> {
     let opts = pld_options(d, progress);
-    let user_chose = d.method == DpsgdMethod::Pld || d.grid.is_some() || d.tail.is_some();
-    let run = || {
+    let pld = pld_unless_rdp(d, || {
         crate::theorems::pld_accountant::dpsgd_fixed_size_pld_epsilon(
             &d.rate, &d.sigma, &d.steps, &d.delta, &opts,
         )
-    };
-    let pld = match d.method {
-        DpsgdMethod::Rdp => None,
-        _ if user_chose => Some(run()?),
-        _ => run().ok(),
-    };
+    })?;
     let sampler = [
         ("relation", json!("substitution")),
         ("sampling", json!("fixed-size")),
@@ -983,16 +991,9 @@ fn dpsgd_fixed_size(d: &Dpsgd, p: Precision, progress: bool) -> Result<Answer> {
 
 fn dpsgd(d: &Dpsgd, p: Precision, progress: bool) -> Result<Answer> {
     let opts = pld_options(d, progress);
-    let user_chose =
-        d.method == DpsgdMethod::Pld || d.grid.is_some() || d.tail.is_some() || d.tight;
-    let run = || pld_accountant::dpsgd_pld_epsilon(&d.rate, &d.sigma, &d.steps, &d.delta, &opts);
-    let pld = match d.method {
-        DpsgdMethod::Rdp => None,
-        // pld, or best with a grid or tail the user chose: their errors are the answer
-        _ if user_chose => Some(run()?),
-        // best on automatic settings: a PLD failure (e.g. δ below its resolution) leaves RDP
-        _ => run().ok(),
-    };
+    let pld = pld_unless_rdp(d, || {
+        pld_accountant::dpsgd_pld_epsilon(&d.rate, &d.sigma, &d.steps, &d.delta, &opts)
+    })?;
     // best: the PLD accountant certifies both neighbour directions; the RDP route rests on a
     // cited domination result, so it answers only when the PLD accountant cannot run
     if let Some(r) = pld {
