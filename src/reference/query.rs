@@ -823,7 +823,7 @@ pub fn pld_options(d: &Dpsgd, progress: bool) -> pld_accountant::PldOptions {
 }
 
 /// The PLD accountant's theorem, as printed.
-pub const PLD_THEOREM: &str = "Theorem 9 (composition = convolution of PLDs) on a certified grid: dominating and dominated discretisations, exact integer convolution; add and remove neighbours";
+pub const PLD_THEOREM: &str = "Theorem 9 (composition = convolution of PLDs) on a certified grid: dominating and dominated discretisations, integer convolution (exact, or by FFT with a proven error bound added on each side); add and remove neighbours";
 
 /// The RDP route's theorem for DP-SGD, as printed.
 pub const DPSGD_RDP_THEOREM: &str = "RDP of the Poisson-subsampled Gaussian (Mironov–Talwar–Zhang 2019), Proposition 14 general form / Canonne–Kamath–Steinke 2020 conversion";

@@ -29,9 +29,13 @@ pub(super) struct Ctx {
     pub(super) hf: Interval,
     pub(super) f: u32,
     pub(super) tau: u128,
+    /// `Setup::fft_budget` at scale 2^F, rounded down (0: exact products only).
+    pub(super) fft_budget: u128,
     pub(super) side: Side,
     pub(super) progress: bool,
     pub(super) support: usize,
+    /// How many convolutions went through the FFT (a record for tests and reports).
+    pub(super) fft_products: usize,
 }
 
 /// The point interval [x, x]. A NaN gives ENTIRE: a widening, so every use stays an enclosure
@@ -131,14 +135,24 @@ pub(super) fn new_ctx(s: &Setup, side: Side, progress: bool) -> Result<Ctx> {
         .to_u128()
         .filter(|&t| t < 1u128 << 124)
         .ok_or_else(|| Error::arg("tail", "above the fixed-point range"))?;
+    // a budget beyond the fixed-point range is capped (any budget is sound: it only decides
+    // which convolutions may use the FFT)
+    let fft_budget = Rational::from(&s.fft_budget << s.f)
+        .floor()
+        .numer()
+        .to_u128()
+        .unwrap_or(0)
+        .min(1u128 << 120);
     Ok(Ctx {
         h: s.h.clone(),
         hf: fi_rat(&s.h),
         f: s.f,
         tau,
+        fft_budget,
         side,
         progress,
         support: 0,
+        fft_products: 0,
     })
 }
 
@@ -210,6 +224,7 @@ mod tests {
             h: r("1"),
             tau: r("1"),
             f: 124,
+            fft_budget: Rational::new(),
             terms: vec![],
         };
         assert!(new_ctx(&s, Side::Upper, false).is_err());
@@ -217,6 +232,7 @@ mod tests {
             h: r("1"),
             tau: r("1/1000"),
             f: 124,
+            fft_budget: Rational::new(),
             terms: vec![],
         };
         assert!(new_ctx(&s, Side::Upper, false).is_ok());

@@ -26,6 +26,9 @@ pub(super) struct Setup {
     pub(super) h: Rational,
     pub(super) tau: Rational,
     pub(super) f: u32,
+    /// Mass one convolution's floating-point rounding may add (Upper) or drop (Lower) when it
+    /// uses the FFT (`fft.rs`); 0: exact integer products only.
+    pub(super) fft_budget: Rational,
     /// The terms as composed (narrow Gaussians merged).
     pub(super) terms: Vec<PldTerm>,
 }
@@ -83,10 +86,12 @@ pub(super) fn setup(
             },
         ));
     }
+    let fft_budget = choose_fft_budget(&merged, delta_hint);
     Ok(Setup {
         h,
         tau,
         f,
+        fft_budget,
         terms: merged,
     })
 }
@@ -125,6 +130,21 @@ fn choose_tail(
     Ok(tau)
 }
 
+/// What one convolution's FFT widening may cost, times the copies of its result in the
+/// composition (`Setup::fft_budget`): for ε(δ), a 10⁻³ fraction of δ over the convolutions one
+/// side makes (≤ 2·bits(k) + 1 per term; measured: the upper ends move by ≤ 5·10⁻⁶ relative);
+/// for δ(ε), 0 (exact products: no δ to measure the cost against).
+fn choose_fft_budget(terms: &[PldTerm], delta_hint: Option<&Rational>) -> Rational {
+    let Some(d) = delta_hint else {
+        return Rational::new();
+    };
+    let convs: u64 = terms
+        .iter()
+        .map(|t| 2 * u64::from(t.count.significant_bits()) + 1)
+        .sum();
+    Rational::from(d / 1000u32) / convs.max(1)
+}
+
 /// Automatic grid: doubled until no single mechanism's table exceeds TABLE_TARGET points (a
 /// long-tailed copy with a narrow bulk, e.g. q = 10⁻⁴ and σ = 0.5, would otherwise ask for
 /// millions).
@@ -141,6 +161,7 @@ fn fit_tables(
                 h: h.clone(),
                 tau: tau.clone(),
                 f,
+                fft_budget: Rational::new(),
                 terms: vec![],
             },
             Side::Upper,

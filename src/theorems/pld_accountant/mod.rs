@@ -14,7 +14,9 @@
 //!   true pair), keeps every mass rounded down, drops left tails and moves right tails down.
 //! Masses are fixed-point integers (scale 2^F) and convolution is exact integer arithmetic
 //! (Kronecker substitution into one GMP product), so the only roundings are the directed
-//! re-scalings to 2^F after each product.
+//! re-scalings to 2^F after each product — or, for the large products of an ε(δ) query, a
+//! floating-point FFT whose proven error bound is added to (Upper) or taken from (Lower) every
+//! entry before the same directed re-scaling (`fft.rs`, Lemma E′).
 //!
 //! # Layout: the data flow, one module per stage
 //! ```text
@@ -22,14 +24,14 @@
 //!   each term ─ mechanisms::profile ───────► Profile (tails, atoms)        (one file per mechanism)
 //!             ─ discretise::table ─────────► Table (half-cell masses)      (shared by both sides)
 //!             ─ discretise::discretize ────► GridPld, Upper or Lower       (fixed point, fixed.rs)
-//!   all terms ─ convolve::compose_side ────► GridPld of the composition    (exact integer products)
+//!   all terms ─ convolve::compose_side ────► GridPld of the composition    (GMP products, or FFT ± E)
 //!             ─ query::Curve ──────────────► δ(ε), and ε(δ) by query::epsilon_side
 //! ```
 //! `mod.rs` holds the public API only: the mechanism and option types, [`PldReport`], and the
 //! entry points [`pld_delta`], [`pld_epsilon`], [`dpsgd_pld_epsilon`]. `fixed.rs` holds the
 //! grid measure `GridPld`, the side (`Side::Upper`/`Side::Lower`) and the fixed-point context
-//! every stage rounds through. The proof is `proofs-notes/pld_epsilon.md` (Lemmas A–F name the
-//! code they argue about).
+//! every stage rounds through. The proof is `proofs-notes/pld_epsilon.md` (Lemmas A–F and E′
+//! name the code they argue about).
 //!
 //! # Adding a mechanism
 //! A mechanism enters the accountant only through its `mechanisms::Profile`: enclosed
@@ -55,6 +57,7 @@ use rug::{Integer, Rational};
 
 mod convolve;
 mod discretise;
+mod fft;
 mod fixed;
 mod fixed_size;
 mod grid;

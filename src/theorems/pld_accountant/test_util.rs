@@ -14,9 +14,11 @@ pub(super) fn ctx(h: &str, f: u32, tau: u128, side: Side) -> Ctx {
         h,
         f,
         tau,
+        fft_budget: 0,
         side,
         progress: false,
         support: 0,
+        fft_products: 0,
     }
 }
 /// xorshift64*: a fixed pseudo-random stream (no dependence on the code under test).

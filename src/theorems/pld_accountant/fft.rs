@@ -1,0 +1,343 @@
+//! Floating-point FFT convolution of non-negative vectors with a proven bound on the error of
+//! every output entry (`proofs-notes/pld_epsilon.md`, Lemma E′). Round-to-nearest `f64` computes
+//! an *estimate* ĉ; the certified statement is |ĉ_k − c_k| ≤ E for the exact convolution c of the
+//! f64 inputs, with E from the norms of the inputs (`error_bound`). The caller widens every entry
+//! by E (and by the inputs' conversion error) in its side's direction.
+use rug::float::Constant;
+use rug::Float;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Unit roundoff of f64, 2^−53.
+const U: f64 = 1.0 / 9_007_199_254_740_992.0;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct C {
+    pub(super) re: f64,
+    pub(super) im: f64,
+}
+
+impl C {
+    fn mul(self, o: C) -> C {
+        C {
+            re: self.re * o.re - self.im * o.im,
+            im: self.re * o.im + self.im * o.re,
+        }
+    }
+    fn conj(self) -> C {
+        C {
+            re: self.re,
+            im: -self.im,
+        }
+    }
+}
+
+/// e^{−2πi·k/n} for n = 2^t, k < n/2, each within µ = 5u of the exact value (two-level: the
+/// products of two MPFR-derived tables). Cached per t.
+fn twiddles(t: u32) -> Arc<Vec<C>> {
+    static CACHE: OnceLock<Mutex<HashMap<u32, Arc<Vec<C>>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(w) = cache.lock().ok().and_then(|c| c.get(&t).cloned()) {
+        return w;
+    }
+    let n = 1usize << t;
+    let half = n / 2;
+    // k = hi·L + lo; each table entry within u (MPFR at 128 bits, rounded to nearest f64)
+    let l_bits = t.div_ceil(2);
+    let l = 1usize << l_bits;
+    let exact = |k: usize| -> C {
+        // angle −2πk/n: π at 128 bits times the exact dyadic 2k/n, error < 2^−124
+        let mut a = Float::with_val(128, Constant::Pi);
+        a *= 2u32;
+        a *= k as u64;
+        a >>= t;
+        let (s, c) = a.sin_cos(Float::new(128));
+        C {
+            re: c.to_f64(),
+            im: -s.to_f64(),
+        }
+    };
+    let lo: Vec<C> = (0..l.min(half.max(1))).map(exact).collect();
+    let hi: Vec<C> = (0..half.div_ceil(l).max(1)).map(|j| exact(j * l)).collect();
+    let w: Vec<C> = (0..half)
+        .map(|k| {
+            let (kh, kl) = (k >> l_bits, k & (l - 1));
+            if kh == 0 {
+                lo[kl]
+            } else if kl == 0 {
+                hi[kh]
+            } else {
+                hi[kh].mul(lo[kl])
+            }
+        })
+        .collect();
+    let w = Arc::new(w);
+    if let Ok(mut c) = cache.lock() {
+        c.insert(t, w.clone());
+    }
+    w
+}
+
+/// In-place radix-2 decimation-in-time transform of length 2^t: Σ_j a_j e^{∓2πi jk/n} (−:
+/// forward, +: `inverse`, unnormalised), with the twiddles of [`twiddles`].
+fn fft(a: &mut [C], t: u32, inverse: bool) {
+    let n = a.len();
+    debug_assert_eq!(n, 1usize << t);
+    let tw = twiddles(t);
+    let mut j = 0usize;
+    for i in 1..n {
+        let mut bit = n >> 1;
+        while j & bit != 0 {
+            j ^= bit;
+            bit >>= 1;
+        }
+        j |= bit;
+        if i < j {
+            a.swap(i, j);
+        }
+    }
+    let mut len = 2;
+    while len <= n {
+        let half = len / 2;
+        let step = n / len;
+        for block in a.chunks_exact_mut(len) {
+            let (x, y) = block.split_at_mut(half);
+            for k in 0..half {
+                let w = if inverse {
+                    tw[k * step].conj()
+                } else {
+                    tw[k * step]
+                };
+                let v = y[k].mul(w);
+                let u = x[k];
+                x[k] = C {
+                    re: u.re + v.re,
+                    im: u.im + v.im,
+                };
+                y[k] = C {
+                    re: u.re - v.re,
+                    im: u.im - v.im,
+                };
+            }
+        }
+        len <<= 1;
+    }
+}
+
+/// Rounded-to-nearest result pushed one ulp up: ≥ the exact result of the operation.
+fn up(v: f64) -> f64 {
+    v.next_up()
+}
+
+/// Upper bound on Σ x (x ≥ 0, finite): recursive summation of n non-negative terms is within
+/// γ_{n−1} ≤ 2nu of the sum (Higham, Lemma 3.1), so the sum is ≤ ŝ/(1 − γ_{n−1}) ≤ ŝ(1 + 4nu).
+fn sum_up(xs: impl Iterator<Item = f64>, n: usize) -> f64 {
+    let s: f64 = xs.sum();
+    up(s * up(1.0 + 4.0 * (n as f64 + 2.0) * U))
+}
+
+/// Norms of a non-negative f64 vector, rounded up: (‖x‖₁, ‖x‖₂).
+fn norms(x: &[f64]) -> (f64, f64) {
+    let n = x.len();
+    let s1 = sum_up(x.iter().copied(), n);
+    // a square rounded to nearest is ≥ (1 − u)x², so x² ≤ fl(x²)(1 + 2u)
+    let s2 = up(sum_up(x.iter().map(|v| v * v), n) * up(1.0 + 2.0 * U));
+    (s1, up(s2.sqrt()))
+}
+
+/// γ₂ = 2u/(1 − 2u), rounded up.
+fn gamma2() -> f64 {
+    up(2.0 * U / (1.0 - 2.0 * U))
+}
+
+/// ρ_t ≥ (1 + √2·β)^t − 1, the relative 2-norm error of one transform of length 2^t, with
+/// β = α + u(1 + α), α = µ + √2γ₂(1 + µ), µ = 5u (twiddle error); √2 < 1.4143.
+fn rho(t: u32) -> f64 {
+    let mu = 5.0 * U;
+    let alpha = up(mu + up(up(1.4143 * gamma2()) * up(1.0 + mu)));
+    let beta = up(alpha + up(U * up(1.0 + alpha)));
+    let g = up(1.0 + up(1.4143 * beta));
+    let mut p = 1.0f64;
+    for _ in 0..t {
+        p = up(p * g);
+    }
+    up(p - 1.0)
+}
+
+/// An upper bound on √(2^t).
+fn sqrt_len_up(t: u32) -> f64 {
+    let p = (2f64).powi((t / 2) as i32);
+    if t % 2 == 0 {
+        p
+    } else {
+        up(up(2f64.sqrt()) * p)
+    }
+}
+
+/// The transform length exponent t for a linear convolution of lengths na, nb.
+pub(super) fn log2_len(na: usize, nb: usize) -> u32 {
+    (na + nb - 1).next_power_of_two().trailing_zeros()
+}
+
+/// E with |ĉ_k − c_k| ≤ E for every k, where c = x ∗ y exactly and ĉ = [`convolve`]`(x, y)`
+/// (x, y ≥ 0, finite, transform length at most 2^30; y = None: x ∗ x). Lemma E′ of the note:
+/// with ρ the transform's relative error, s = ‖·‖₁, n = ‖·‖₂, N = 2^t,
+/// E = ρ·s_x·n_y + (1 + ρ)·[ρn_x·Y + s_x·ρn_y + √2γ₂(n_x + ρn_x)·Y] + 2^−1000,
+/// Y = s_y + ρ√N·n_y (a bound on the computed transform of y).
+pub(super) fn error_bound(x: &[f64], y: Option<&[f64]>) -> f64 {
+    let t = log2_len(x.len(), y.map_or(x.len(), <[f64]>::len));
+    let (sx, nx) = norms(x);
+    let (sy, ny) = y.map_or((sx, nx), norms);
+    let rho = rho(t);
+    let g2 = up(1.4143 * gamma2());
+    let (exn, eyn) = (up(rho * nx), up(rho * ny)); // ‖X̂ − X‖₂/√N, likewise for y
+    let yinf = up(sy + up(up(rho * sqrt_len_up(t)) * ny)); // ≥ ‖Ŷ‖_∞
+                                                           // D/√N ≥ ‖Ẑ − X⊙Y‖₂/√N (Ẑ the computed pointwise product)
+    let d = up(up(up(exn * yinf) + up(sx * eyn)) + up(g2 * up(up(nx + exn) * yinf)));
+    let e = up(up(up(rho * sx) * ny) + up(up(1.0 + rho) * d));
+    up(e + 2f64.powi(-1000))
+}
+
+/// ĉ ≈ x ∗ y (y = None: x ∗ x), length |x| + |y| − 1, by one forward transform per input, a
+/// pointwise product and one inverse transform, in round-to-nearest f64. Not certified by
+/// itself: see [`error_bound`].
+pub(super) fn convolve(x: &[f64], y: Option<&[f64]>) -> Vec<f64> {
+    let nb = y.map_or(x.len(), <[f64]>::len);
+    let m = x.len() + nb - 1;
+    let t = log2_len(x.len(), nb);
+    let n = 1usize << t;
+    let load = |v: &[f64]| {
+        let mut a = vec![C::default(); n];
+        for (d, &s) in a.iter_mut().zip(v) {
+            d.re = s;
+        }
+        fft(&mut a, t, false);
+        a
+    };
+    let mut a = load(x);
+    match y {
+        None => a.iter_mut().for_each(|z| *z = z.mul(*z)),
+        Some(y) => {
+            let b = load(y);
+            a.iter_mut().zip(&b).for_each(|(z, w)| *z = z.mul(*w));
+        }
+    }
+    fft(&mut a, t, true);
+    let scale = (2f64).powi(-(t as i32));
+    a[..m].iter().map(|z| z.re * scale).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::theorems::pld_accountant::test_util::Rng;
+    use rug::{Integer, Rational};
+
+    #[test]
+    fn twiddles_are_within_mu_of_mpfr() {
+        for t in [1u32, 2, 5, 10, 13] {
+            let w = twiddles(t);
+            for (k, z) in w.iter().enumerate() {
+                let mut a = Float::with_val(256, Constant::Pi);
+                a *= 2u32 * k as u32;
+                a >>= t;
+                let (s, c) = a.sin_cos(Float::new(256));
+                let dr = Float::with_val(256, z.re - &c);
+                let di = Float::with_val(256, z.im + &s);
+                let err = Float::with_val(256, dr.hypot(&di));
+                assert!(err <= 5.0 * U, "t = {t}, k = {k}: twiddle error {err}");
+            }
+        }
+    }
+
+    /// Integer-valued test vectors (exact in f64 and in `Integer`): flat, geometric tails over
+    /// 60 binades (the shape of a PLD), a few huge spikes among tiny entries.
+    fn draw(rng: &mut Rng, n: usize, kind: u32) -> Vec<f64> {
+        (0..n)
+            .map(|i| {
+                let v = match kind {
+                    0 => rng.below(1 << 40),
+                    1 => {
+                        let d = (i as i64 - n as i64 / 2).unsigned_abs() as u32;
+                        (rng.below(1 << 20) + 1) << (60 - (60 * d / n as u32).min(60))
+                    }
+                    _ => {
+                        if rng.below(50) == 0 {
+                            rng.below(1 << 60)
+                        } else {
+                            rng.below(4)
+                        }
+                    }
+                };
+                v as f64
+            })
+            .collect()
+    }
+
+    /// Lemma E′ against the exact integer convolution: every |ĉ_k − c_k| ≤ E; the estimate errs
+    /// on both sides (so an E dropped on either side is caught at the fixed-point level, see
+    /// convolve.rs), and E stays within its documented size 4(ρ + 2u)(‖x‖₁‖y‖₂ + ‖x‖₂‖y‖₁).
+    #[test]
+    fn error_bound_contains_the_exact_convolution() {
+        let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+        let (mut above, mut below) = (0, 0);
+        for (na, nb, kind, square) in [
+            (1usize, 1usize, 0u32, true),
+            (3, 1, 0, false),
+            (300, 300, 1, true),
+            (1000, 37, 0, false),
+            (2000, 2000, 1, false),
+            (4097, 4097, 1, true),
+            (999, 1500, 2, false),
+            (3000, 3000, 2, true),
+        ] {
+            let x = draw(&mut rng, na, kind);
+            let y = if square {
+                x.clone()
+            } else {
+                draw(&mut rng, nb, kind)
+            };
+            let yo = (!square).then_some(y.as_slice());
+            let c = convolve(&x, yo);
+            let e = error_bound(&x, yo);
+            let ex = Rational::from_f64(e).unwrap();
+            assert_eq!(c.len(), na + nb - 1);
+            let mut worst = Rational::new();
+            for (k, &ck) in c.iter().enumerate() {
+                let mut exact = Integer::new();
+                for i in k.saturating_sub(nb - 1)..=k.min(na - 1) {
+                    exact +=
+                        Integer::from_f64(x[i]).unwrap() * Integer::from_f64(y[k - i]).unwrap();
+                }
+                let d = Rational::from_f64(ck).unwrap() - Rational::from(exact);
+                if d > 0 {
+                    above += 1
+                } else if d < 0 {
+                    below += 1
+                }
+                let d = d.abs();
+                assert!(
+                    d <= ex,
+                    "{na}·{nb} kind {kind}, k = {k}: error {d} > E = {e}"
+                );
+                worst = worst.max(d);
+            }
+            let (sx, nx) = norms(&x);
+            let (sy, ny) = norms(&y);
+            let t = log2_len(na, nb);
+            let size = 4.0 * (rho(t) + 2.0 * U) * (sx * ny + nx * sy) + 1e-300;
+            assert!(
+                e <= size,
+                "{na}·{nb}: E = {e} above its documented size {size}"
+            );
+            eprintln!(
+                "{na}·{nb} kind {kind}: worst error / E = {:.2e}",
+                worst.to_f64() / e
+            );
+        }
+        assert!(
+            above > 100 && below > 100,
+            "estimates above {above}, below {below}"
+        );
+    }
+}
