@@ -86,7 +86,8 @@ pub(super) fn setup(
             },
         ));
     }
-    let fft_budget = choose_fft_budget(&merged, delta_hint);
+    let continuous = profiles.iter().any(|p| p.tails.is_some());
+    let fft_budget = choose_fft_budget(&merged, delta_hint, continuous);
     Ok(Setup {
         h,
         tau,
@@ -133,9 +134,15 @@ fn choose_tail(
 /// What one convolution's FFT widening may cost, times the copies of its result in the
 /// composition (`Setup::fft_budget`): for ε(δ), a 10⁻³ fraction of δ over the convolutions one
 /// side makes (≤ 2·bits(k) + 1 per term; measured: the upper ends move by ≤ 5·10⁻⁶ relative);
-/// for δ(ε), 0 (exact products: no δ to measure the cost against).
-fn choose_fft_budget(terms: &[PldTerm], delta_hint: Option<&Rational>) -> Rational {
-    let Some(d) = delta_hint else {
+/// for δ(ε), 0 (exact products: no δ to measure the cost against); 0 too when no term has a
+/// continuous part (atoms only: the grid then holds them exactly, and exact products keep such
+/// compositions within ~10⁻¹¹ of the truth, far below that fraction).
+fn choose_fft_budget(
+    terms: &[PldTerm],
+    delta_hint: Option<&Rational>,
+    continuous: bool,
+) -> Rational {
+    let Some(d) = delta_hint.filter(|_| continuous) else {
         return Rational::new();
     };
     let convs: u64 = terms

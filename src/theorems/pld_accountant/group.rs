@@ -52,7 +52,10 @@ pub fn dpsgd_group_pld_epsilon(
         return dpsgd_pld_epsilon(rate, sigma, steps, delta, opts);
     }
     let term = |direction| super::dpsgd_term(rate, sigma, steps, direction);
-    let s = setup(&[term(Direction::Remove)], opts, Some(delta))?;
+    let mut s = setup(&[term(Direction::Remove)], opts, Some(delta))?;
+    // exact products only: the chain reads each hop's +∞ atom at a fraction of δ, and an FFT's
+    // widened tails, truncated to +∞, would inflate it
+    s.fft_budget = Rational::new();
     // one direction: (upper chain, lower ε at δ, support)
     let run = |d: Direction| -> Result<(Rational, Rational, usize)> {
         let t = [term(d)];
