@@ -122,7 +122,7 @@ fn query(
         named(&grid)
     };
     let mut steps = vec![Step::new(
-        "Theorem 9 on a grid (certified PLD accountant: dominating and dominated discretisations, exact convolution)",
+        "Theorem 9 on a grid (certified PLD accountant: dominating and dominated discretisations, integer convolution — exact, or by FFT with a proven error bound on each side)",
         format!("{what} at {given}: {grids}"),
     )];
     if sets.len() > 1 {

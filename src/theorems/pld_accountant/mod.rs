@@ -279,7 +279,8 @@ pub fn pld_delta(terms: &[PldTerm], eps: &Rational, opts: &PldOptions) -> Result
     report(lo, hi, &s, support)
 }
 
-/// Two-sided certified ε(δ) = inf{ε ≥ 0 : δ(ε) ≤ δ} of the composition of `terms`.
+/// Two-sided certified ε(δ) = inf{ε ≥ 0 : δ(ε) ≤ δ} of the composition of `terms`. With the
+/// automatic grid a cheap, wide run is refined as in [`dpsgd_pld_epsilon`].
 ///
 /// # Guarantee
 /// `lower ≤ ε(δ) ≤ upper` for the exact composition, for any grid and tail. Errors on
@@ -287,9 +288,46 @@ pub fn pld_delta(terms: &[PldTerm], eps: &Rational, opts: &PldOptions) -> Result
 /// Note: `proofs-notes/pld_epsilon.md`.
 pub fn pld_epsilon(terms: &[PldTerm], delta: &Rational, opts: &PldOptions) -> Result<PldReport> {
     validate::open_unit("delta", delta)?;
-    let s = setup(terms, opts, Some(delta))?;
-    let (lo, hi, support) = both_sides(&s, opts.progress, |c| epsilon_side(c, delta))?;
+    let once = |o: &PldOptions| -> Result<Run> {
+        let s = setup(terms, o, Some(delta))?;
+        let (lo, hi, support) = both_sides(&s, o.progress, |c| epsilon_side(c, delta))?;
+        Ok((lo, hi, s, support))
+    };
+    let (lo, hi, s, support) = refined(opts, once)?;
     report(lo, hi, &s, support)
+}
+
+/// One accountant run: (lower, upper, its setup, composed support).
+type Run = (Rational, Rational, Setup, usize);
+
+/// `once` on the options' grid; with the automatic grid, a cheap run (composed support ≤ 2¹⁴
+/// points; 2¹⁹ and at most three times with [`PldOptions::tight`]) whose bracket is wider than
+/// 5·10⁻⁴ relative (2·10⁻⁵) is repeated on a grid twice as fine, and the brackets are
+/// intersected (each is certified, so their intersection is too).
+fn refined(opts: &PldOptions, once: impl Fn(&PldOptions) -> Result<Run>) -> Result<Run> {
+    let (mut lo, mut hi, mut s, mut support) = once(opts)?;
+    let (width, budget, halvings) = if opts.tight {
+        (TIGHT_WIDTH, TIGHT_SUPPORT, TIGHT_HALVINGS)
+    } else {
+        (REFINE_WIDTH, REFINE_SUPPORT, u32::MAX)
+    };
+    if opts.grid.is_none() {
+        for _ in 0..halvings {
+            if rel_width(&lo, &hi) <= width || support > budget / 2 {
+                break;
+            }
+            let finer = PldOptions {
+                grid: Some(Rational::from(&s.h / 2u32)),
+                ..opts.clone()
+            };
+            // a finer grid the guards refuse (points, support) ends the refinement
+            let Ok((l, h, fs, sp)) = once(&finer) else {
+                break;
+            };
+            (lo, hi, s, support) = (lo.max(l), hi.min(h), fs, support.max(sp));
+        }
+    }
+    Ok((lo, hi, s, support))
 }
 
 /// DP-SGD (add/remove neighbours): ε(δ) of `steps` Poisson-subsampled Gaussian steps, the
@@ -313,28 +351,7 @@ pub fn dpsgd_pld_epsilon(
     opts: &PldOptions,
 ) -> Result<PldReport> {
     validate::open_unit("delta", delta)?;
-    let (mut lo, mut hi, mut s, mut support) = dpsgd_once(rate, sigma, steps, delta, opts)?;
-    let (width, budget, halvings) = if opts.tight {
-        (TIGHT_WIDTH, TIGHT_SUPPORT, TIGHT_HALVINGS)
-    } else {
-        (REFINE_WIDTH, REFINE_SUPPORT, u32::MAX)
-    };
-    if opts.grid.is_none() {
-        for _ in 0..halvings {
-            if rel_width(&lo, &hi) <= width || support > budget / 2 {
-                break;
-            }
-            let finer = PldOptions {
-                grid: Some(Rational::from(&s.h / 2u32)),
-                ..opts.clone()
-            };
-            // a finer grid the guards refuse (points, support) ends the refinement
-            let Ok((l, h, fs, sp)) = dpsgd_once(rate, sigma, steps, delta, &finer) else {
-                break;
-            };
-            (lo, hi, s, support) = (lo.max(l), hi.min(h), fs, support.max(sp));
-        }
-    }
+    let (lo, hi, s, support) = refined(opts, |o| dpsgd_once(rate, sigma, steps, delta, o))?;
     report(lo, hi, &s, support)
 }
 
