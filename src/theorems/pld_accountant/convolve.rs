@@ -42,8 +42,9 @@ pub(super) fn total(m: &[u128]) -> Result<u128> {
 /// Shorter measures than this are convolved exactly (GMP is as fast there).
 const FFT_MIN_LEN: usize = 256;
 
-/// Longest FFT: 2^FFT_MAX_LOG2 points (memory: 32 bytes per point for a product).
-const FFT_MAX_LOG2: u32 = 24;
+/// Longest FFT: 2^FFT_MAX_LOG2 points (memory: two 16-byte complex vectors per product, 128 MiB
+/// at this length; longer products use GMP, as compact as before).
+const FFT_MAX_LOG2: u32 = 22;
 
 /// The finite masses of a ∗ b from the FFT (Lemma E′): with x, y the masses as f64 (rounded to
 /// nearest: within a factor 1 ± u of the integers), ĉ the FFT estimate of x ∗ y and E its error
