@@ -12,6 +12,7 @@
 //! - the **lower** side discretises into a dominated one (a sweep that merges neighbouring
 //!   outcomes into atoms whose loss is *exactly* a grid point — a post-processing of the
 //!   true pair), keeps every mass rounded down, drops left tails and moves right tails down.
+//!
 //! Masses are fixed-point integers (scale 2^F) and convolution is exact integer arithmetic
 //! (Kronecker substitution into one GMP product), so the only roundings are the directed
 //! re-scalings to 2^F after each product — or, for the large products of an ε(δ) query, a
