@@ -270,7 +270,7 @@ pub(super) fn self_compose(
         if k.get_bit(i) {
             acc = Some(match acc {
                 None => sq.clone(),
-                Some(a) => compose_pair(&a, &sq, ctx, &Integer::ONE)?,
+                Some(a) => compose_pair(&a, &sq, ctx, Integer::ONE)?,
             });
         }
         if i + 1 < bits {
@@ -312,7 +312,7 @@ pub(super) fn compose_side(
         let c = self_compose(base, &t.count, &mut ctx, &label)?;
         acc = Some(match acc {
             None => c,
-            Some(a) => compose_pair(&a, &c, &mut ctx, &Integer::ONE)?,
+            Some(a) => compose_pair(&a, &c, &mut ctx, Integer::ONE)?,
         });
     }
     let p = acc.ok_or_else(|| Error::arg("terms", "must not be empty"))?;
@@ -423,7 +423,7 @@ mod tests {
                     want.push(div_pow2(&inf, f, side));
                     // a result mass ≥ 2^126 (possible only for total masses far above 1) is refused
                     let fits = want.iter().all(|w| *w < Integer::from(1) << 126);
-                    match convolve(&a, &b, &c, &Integer::ONE) {
+                    match convolve(&a, &b, &c, Integer::ONE) {
                         Ok((got, moved)) => {
                             assert_eq!(moved, 0, "exact products move nothing");
                             returned += 1;
@@ -476,11 +476,11 @@ mod tests {
         };
         for bad in [&big, &big_inf, &empty] {
             assert!(matches!(
-                convolve(&ok, bad, &c, &Integer::ONE),
+                convolve(&ok, bad, &c, Integer::ONE),
                 Err(Error::Numerical(_))
             ));
             assert!(matches!(
-                convolve(bad, &ok, &c, &Integer::ONE),
+                convolve(bad, &ok, &c, Integer::ONE),
                 Err(Error::Numerical(_))
             ));
         }
@@ -497,7 +497,7 @@ mod tests {
             inf: 0,
         };
         assert!(matches!(
-            convolve(&far, &far2, &c, &Integer::ONE),
+            convolve(&far, &far2, &c, Integer::ONE),
             Err(Error::Numerical(_))
         ));
     }
@@ -588,7 +588,7 @@ mod tests {
                     let mut c = ctx("1/64", f, 0, side);
                     c.fft_budget = 1u128 << (f - 10);
                     let exact = exact_masses(&a, bref, &c).unwrap();
-                    let (got, moved) = fft_masses(&a, bref, &c, &Integer::ONE)
+                    let (got, moved) = fft_masses(&a, bref, &c, Integer::ONE)
                         .unwrap()
                         .expect("within the budget");
                     let per = moved / got.len() as u128;

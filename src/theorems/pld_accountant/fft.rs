@@ -186,7 +186,7 @@ fn rho(t: u32) -> f64 {
 /// An upper bound on √(2^t).
 fn sqrt_len_up(t: u32) -> f64 {
     let p = (2f64).powi((t / 2) as i32);
-    if t % 2 == 0 {
+    if t.is_multiple_of(2) {
         p
     } else {
         up(up(2f64.sqrt()) * p)
