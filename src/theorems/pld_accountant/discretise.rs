@@ -148,6 +148,11 @@ pub(super) struct Table {
     pub(super) at_inf: Vec<Interval>,
     pub(super) below: Interval,
     pub(super) above: Interval,
+    /// The Q-mass of the continuous part below the first and above the last grid point.
+    pub(super) below_q: Interval,
+    pub(super) above_q: Interval,
+    /// No atoms: the material is the continuous part's alone (what [`mirror`] needs).
+    pub(super) atom_free: bool,
 }
 
 /// `i` as an index into a table of `len` slots; anything else is refused (an atom moved to
@@ -231,6 +236,7 @@ pub(super) fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
     }
     let below = tails[0].p_le;
     let above = tails[nb - 1].p_gt;
+    let (below_q, above_q) = (tails[0].q_le, tails[nb - 1].q_gt);
     let y = (0..n)
         .map(|i| (sh + ctx.point(i0 + i as i64)).exp())
         .collect();
@@ -244,6 +250,50 @@ pub(super) fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
         at_inf,
         below,
         above,
+        below_q,
+        above_q,
+        atom_free: pr.atoms.is_empty(),
+    })
+}
+
+/// The table of the reversed pair (Q, P) — loss −Z — read off the table of (P, Q), without
+/// evaluating a tail: grid offset −shift, points a′_i = −a_{n−1−i}, half-cell j of the reversed
+/// pair = half-cell 2(n−1)−1−j of this one with its P- and Q-mass swapped, the masses beyond the
+/// ends exchanged likewise (Lemma C′ of `pld_epsilon.md`: P′[Z′ ∈ (b′_j, b′_{j+1}]] =
+/// Q[Z ∈ [b_{m−1−j}, b_{m−j})], equal to the half-open cell's mass when P and Q have no atoms —
+/// refused otherwise). The DP-SGD add direction is the remove direction reversed.
+pub(super) fn mirror(tb: &Table, ctx: &Ctx) -> Result<Table> {
+    if !tb.atom_free || !tb.on_grid.is_empty() || !tb.at_inf.is_empty() {
+        return Err(Error::Numerical(
+            "PLD table with atoms cannot be mirrored".into(),
+        ));
+    }
+    let n = tb.n;
+    // i0 ≥ −2^62 and n ≤ MAX_POINTS in every table; checked anyway
+    let i0 = tb
+        .i0
+        .checked_add(n as i64 - 1)
+        .and_then(i64::checked_neg)
+        .ok_or_else(|| Error::Numerical("PLD grid offset overflow".into()))?;
+    let shift = Rational::from(-&tb.shift);
+    let sh = fi_rat(&shift);
+    let y = (0..n)
+        .map(|i| (sh + ctx.point(i0 + i as i64)).exp())
+        .collect();
+    let half_cells = tb.half_cells.iter().rev().map(|&(p, q)| (q, p)).collect();
+    Ok(Table {
+        shift,
+        i0,
+        n,
+        y,
+        half_cells,
+        on_grid: vec![],
+        at_inf: vec![],
+        below: tb.above_q,
+        above: tb.below_q,
+        below_q: tb.above,
+        above_q: tb.below,
+        atom_free: true,
     })
 }
 
@@ -253,6 +303,12 @@ pub(super) fn tables(terms: &[PldTerm], s: &Setup) -> Result<Vec<Table>> {
         .iter()
         .map(|t| table(&profile(&t.mechanism), &ctx))
         .collect()
+}
+
+/// [`mirror`] of each table, on the grid of `s`.
+pub(super) fn mirror_tables(tabs: &[Table], s: &Setup) -> Result<Vec<Table>> {
+    let ctx = new_ctx(s, Side::Upper, false)?;
+    tabs.iter().map(|t| mirror(t, &ctx)).collect()
 }
 
 /// Discretise one copy of the mechanism onto the grid, dominating (Upper) or dominated (Lower).
@@ -392,6 +448,66 @@ mod tests {
     use crate::theorems::pld_accountant::test_util::*;
     use crate::theorems::pld_accountant::PldMechanism;
     use rug::Float;
+
+    /// The mirrored remove table against the add direction's own table (its tails evaluated
+    /// directly): on every half-cell both share, the P- and the Q-mass enclosures overlap (both
+    /// contain the exact mass) and the mirror's is no looser; likewise e^{a_i}. A mirror that forgot to swap P
+    /// and Q, or to reverse, fails. Tables with atoms are refused.
+    #[test]
+    fn mirrored_remove_table_is_the_add_table() {
+        use super::super::Direction;
+        use crate::theorems::pld_accountant::mechanisms::profile;
+        for (q, sg, h) in [
+            ("1/100", "4/5", "1/1024"),
+            ("3/10", "2", "1/512"),
+            ("1/1000", "1", "1/8192"),
+        ] {
+            let c = ctx(h, 100, 1 << 40, Side::Upper);
+            let mech = |direction| PldMechanism::SubsampledGaussian {
+                sigma: r(sg),
+                rate: r(q),
+                direction,
+            };
+            let rem = table(&profile(&mech(Direction::Remove)), &c).unwrap();
+            let add = table(&profile(&mech(Direction::Add)), &c).unwrap();
+            let mir = mirror(&rem, &c).unwrap();
+            assert_eq!(mir.shift, add.shift, "q = {q}: the offsets differ");
+            let close = |a: Interval, b: Interval, what: &str| {
+                assert!(
+                    a.inf() <= b.sup() && b.inf() <= a.sup(),
+                    "q = {q}, σ = {sg}: {what}: {a:?} and {b:?} are disjoint"
+                );
+                // the mirror (a) is no looser than the direct evaluation (b)
+                let (wa, wb) = (a.sup() - a.inf(), b.sup() - b.inf());
+                assert!(wa <= 4.0 * wb + 1e-300, "{what}: {a:?} looser than {b:?}");
+            };
+            let mut shared = 0;
+            for (jm, &(pm, qm)) in mir.half_cells.iter().enumerate() {
+                let jd = jm as i64 + 2 * (mir.i0 - add.i0);
+                if jd < 0 || jd as usize >= add.half_cells.len() {
+                    continue;
+                }
+                let (pd, qd) = add.half_cells[jd as usize];
+                if pd.sup() < 1e-200 {
+                    continue;
+                }
+                close(pm, pd, &format!("P of half-cell {jd}"));
+                close(qm, qd, &format!("Q of half-cell {jd}"));
+                shared += 1;
+            }
+            assert!(shared > 100, "q = {q}: only {shared} half-cells compared");
+            for (im, &ym) in mir.y.iter().enumerate() {
+                let id = im as i64 + mir.i0 - add.i0;
+                if id >= 0 && (id as usize) < add.n {
+                    close(ym, add.y[id as usize], "e^a");
+                }
+            }
+        }
+        let atoms: Atoms = vec![(Some(r("1/4")), 0.5), (None, 0.5)];
+        let c = ctx("1/4", 100, 0, Side::Upper);
+        let tb = table(&atoms_profile(&atoms), &c).unwrap();
+        assert!(mirror(&tb, &c).is_err());
+    }
 
     #[test]
     fn an_atom_on_a_grid_point_is_placed_exactly_on_both_sides() {

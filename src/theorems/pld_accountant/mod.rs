@@ -75,7 +75,7 @@ pub use tradeoff::dpsgd_tradeoff_tpr;
 mod test_util;
 
 use convolve::compose_side;
-use discretise::{tables, Table};
+use discretise::{mirror_tables, tables, Table};
 use fixed::Side;
 use grid::{setup, Setup};
 use query::{epsilon_side, Curve};
@@ -408,24 +408,22 @@ fn dpsgd_once(
         let progress = opts.progress && d == Direction::Remove;
         side_epsilon(&[term(d)], tabs, &s, side, delta, progress)
     };
+    // the remove direction's table; the add direction's is its mirror (the reversed pair), then
     // independent jobs (on threads of their own unless DPCERT_THREADS=1): the add direction's
-    // table and upper side; the remove direction's table, then its upper and lower sides
-    let add_job = || -> Result<_> {
-        let add = tables(&[term(Direction::Add)], &s)?;
-        let up = run(Direction::Add, &add, Side::Upper)?;
-        Ok((add, up))
-    };
+    // upper side; the remove direction's upper and lower sides
+    let rem = tables(&[term(Direction::Remove)], &s)?;
+    let add = mirror_tables(&rem, &s)?;
+    let add_job = || run(Direction::Add, &add, Side::Upper);
     let rem_job = || -> Result<_> {
-        let rem = tables(&[term(Direction::Remove)], &s)?;
         let (up, lo) = join(
             || run(Direction::Remove, &rem, Side::Upper),
             || run(Direction::Remove, &rem, Side::Lower),
         )?;
         Ok((up?, lo?))
     };
-    let (rem, add) = join(rem_job, add_job)?;
-    let (up_rem, lo_rem) = rem?;
-    let (add, up_add) = add?;
+    let (rem_r, add_r) = join(rem_job, add_job)?;
+    let (up_rem, lo_rem) = rem_r?;
+    let up_add = add_r?;
     let mut support = lo_rem.1.max(up_rem.1).max(up_add.1);
     let lo = if up_add.0 > up_rem.0 {
         let (l, sp) = run(Direction::Add, &add, Side::Lower)?;
