@@ -218,12 +218,21 @@ pub(super) fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
     let nb = 2 * (n - 1) + 1;
     let tails: Vec<Tails> = match &pr.tails {
         None => vec![zero; nb],
-        Some(t) => (0..nb)
-            .map(|j| {
-                let b = sh + ctx.point(i0) + pt(j as f64) * half;
-                t(b)
-            })
-            .collect(),
+        Some(t) => {
+            let eval = |js: std::ops::Range<usize>| -> Vec<Tails> {
+                js.map(|j| t(sh + ctx.point(i0) + pt(j as f64) * half))
+                    .collect()
+            };
+            // a long table in two halves, the second on another thread (`join`): the same
+            // evaluations, so the same enclosures
+            if nb >= 8192 {
+                let (mut a, b) = super::join(|| eval(0..nb / 2), || eval(nb / 2..nb))?;
+                a.extend(b);
+                a
+            } else {
+                eval(0..nb)
+            }
+        }
     };
     // material of half-cell j (continuous part + off-grid atoms in it)
     let mut half_cells: Vec<(Interval, Interval)> = (0..nb - 1)
