@@ -4,7 +4,7 @@
 //! (`proofs-notes/dpsgd_group_pld_epsilon.md`). The chain ([`chain`]) is shared with the
 //! substitution route (two hops).
 use super::convolve::compose_side;
-use super::discretise::tables;
+use super::discretise::{mirror_tables, tables, Table};
 use super::fixed::{fi_rat, Side};
 use super::grid::setup;
 use super::query::{epsilon_side, Curve};
@@ -57,20 +57,25 @@ pub fn dpsgd_group_pld_epsilon(
     // widened tails, truncated to +∞, would inflate it
     s.fft_budget = Rational::new();
     // one direction: (upper chain, lower ε at δ, support)
-    let run = |d: Direction| -> Result<(Rational, Rational, usize)> {
+    // the add direction's table is the remove direction's mirrored (Lemma C′)
+    let rem_tabs = tables(&[term(Direction::Remove)], &s)?;
+    let add_tabs = mirror_tables(&rem_tabs, &s)?;
+    let run = |d: Direction, tabs: &[Table]| -> Result<(Rational, Rational, usize)> {
         let t = [term(d)];
-        let tabs = tables(&t, &s)?;
         let progress = opts.progress && d == Direction::Remove;
         let (up, lo) = join(
-            || compose_side(&t, &tabs, &s, Side::Upper, progress),
-            || compose_side(&t, &tabs, &s, Side::Lower, false),
+            || compose_side(&t, tabs, &s, Side::Upper, progress),
+            || compose_side(&t, tabs, &s, Side::Lower, false),
         )?;
         let ((pu, cu), (pl, cl)) = (up?, lo?);
         let hi = equal_hops(&Curve::new(&pu, &cu), k, delta)?;
         let lo = epsilon_side(&Curve::new(&pl, &cl), delta)?;
         Ok((hi, lo, cu.support.max(cl.support)))
     };
-    let (rem, add) = join(|| run(Direction::Remove), || run(Direction::Add))?;
+    let (rem, add) = join(
+        || run(Direction::Remove, &rem_tabs),
+        || run(Direction::Add, &add_tabs),
+    )?;
     let ((hr, lr, sr), (ha, la, sa)) = (rem?, add?);
     let (lo, hi) = (lr.max(la), hr.max(ha));
     if lo > hi {

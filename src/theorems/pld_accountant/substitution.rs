@@ -2,7 +2,7 @@
 //! lower bound from a realisable pair, a certified upper bound from group privacy over the
 //! add/remove accountant (`proofs-notes/dpsgd_substitution_pld_epsilon.md`).
 use super::convolve::compose_side;
-use super::discretise::tables;
+use super::discretise::{mirror_tables, tables, Table};
 use super::fixed::Side;
 use super::grid::setup;
 use super::query::Curve;
@@ -93,14 +93,19 @@ fn group_of_two_upper(
 ) -> Result<(Rational, usize)> {
     let term = |direction| super::dpsgd_term(rate, sigma, steps, direction);
     let s = setup(&[term(Direction::Remove)], opts, Some(delta))?;
-    let run = |d: Direction| -> Result<(Curve, usize)> {
+    // the add direction's table is the remove direction's mirrored (Lemma C′)
+    let rem_tabs = tables(&[term(Direction::Remove)], &s)?;
+    let add_tabs = mirror_tables(&rem_tabs, &s)?;
+    let run = |d: Direction, tabs: &[Table]| -> Result<(Curve, usize)> {
         let t = [term(d)];
-        let tabs = tables(&t, &s)?;
         let progress = opts.progress && d == Direction::Remove;
-        let (p, ctx) = compose_side(&t, &tabs, &s, Side::Upper, progress)?;
+        let (p, ctx) = compose_side(&t, tabs, &s, Side::Upper, progress)?;
         Ok((Curve::new(&p, &ctx), ctx.support))
     };
-    let (rem, add) = join(|| run(Direction::Remove), || run(Direction::Add))?;
+    let (rem, add) = join(
+        || run(Direction::Remove, &rem_tabs),
+        || run(Direction::Add, &add_tabs),
+    )?;
     let ((rem, s1), (add, s2)) = (rem?, add?);
     let mut best: Option<Rational> = None;
     for (first, second) in [(&rem, &add), (&add, &rem)] {

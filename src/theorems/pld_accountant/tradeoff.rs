@@ -8,7 +8,9 @@
 use super::fixed::{fi_rat, pt, Side};
 use super::query::Curve;
 use super::Interval;
-use super::{compose_side, setup, tables, Direction, PldOptions, PldReport, PldTerm};
+use super::{
+    compose_side, mirror_tables, setup, tables, Direction, PldOptions, PldReport, PldTerm, Table,
+};
 use crate::num::{Arithmetic, Enclosure};
 use crate::theorems::tradeoff::check_rate;
 use crate::{validate, Error, Result};
@@ -74,13 +76,13 @@ fn pair_bracket(
 /// The composed curves of `steps` DP-SGD steps in one direction, (upper side, lower side).
 fn direction_points(
     term: &PldTerm,
+    tabs: &[Table],
     s: &super::Setup,
     progress: bool,
 ) -> Result<[Vec<(Interval, f64)>; 2]> {
     let terms = std::slice::from_ref(term);
-    let tabs = tables(terms, s)?;
     let side = |sd| -> Result<Vec<(Interval, f64)>> {
-        let (p, ctx) = compose_side(terms, &tabs, s, sd, progress)?;
+        let (p, ctx) = compose_side(terms, tabs, s, sd, progress)?;
         points(&Curve::new(&p, &ctx))
     };
     Ok([side(Side::Upper)?, side(Side::Lower)?])
@@ -116,9 +118,12 @@ pub fn dpsgd_tradeoff_tpr(
         .unwrap_or_else(|| Rational::from((1, 1_000_000)))
         .min(Rational::from((1, 2)));
     let s = setup(&[term(Direction::Remove)], opts, Some(&hint))?;
+    // the add direction's table is the remove direction's mirrored (Lemma C′)
+    let rem_tabs = tables(&[term(Direction::Remove)], &s)?;
+    let add_tabs = mirror_tables(&rem_tabs, &s)?;
     let (rem, add) = std::thread::scope(|sc| {
-        let add = sc.spawn(|| direction_points(&term(Direction::Add), &s, false));
-        let rem = direction_points(&term(Direction::Remove), &s, opts.progress);
+        let add = sc.spawn(|| direction_points(&term(Direction::Add), &add_tabs, &s, false));
+        let rem = direction_points(&term(Direction::Remove), &rem_tabs, &s, opts.progress);
         (rem, add.join())
     });
     let rem = rem?;
