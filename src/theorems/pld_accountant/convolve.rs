@@ -51,8 +51,8 @@ const FFT_MAX_LOG2: u32 = 22;
 /// bound, the exact integer convolution c_k lies in [max(0, ĉ_k − E), ĉ_k + E]·[(1 + u)^−2,
 /// (1 − u)^−2]; Upper takes ⌈upper end·2^−F⌉, Lower ⌊lower end·2^−F⌋ (every operation pushed
 /// one ulp outward). Also returns a bound on the mass the widening adds or drops in all. None
-/// (exact products instead) for short measures, huge transforms, or when that mass times
-/// `copies` would exceed the budget.
+/// (exact products instead) for short measures, huge transforms, or when that mass, with E's
+/// prior value, times `copies` would exceed the budget.
 fn fft_masses(
     a: &GridPld,
     b: &GridPld,
@@ -67,19 +67,20 @@ fn fft_masses(
     let same = std::ptr::eq(a, b);
     let x: Vec<f64> = a.mass.iter().map(|&m| m as f64).collect();
     let y: Option<Vec<f64>> = (!same).then(|| b.mass.iter().map(|&m| m as f64).collect());
-    let e = fft::error_bound(&x, y.as_deref());
+    let bound = fft::error_bound(&x, y.as_deref());
     // (1 − u)^−2 ≤ 1 + 4u = 1 + 2^−51 and (1 + u)^−2 ≥ 1 − 2u = 1 − 2^−52, both exact in f64;
     // the factor 2^−F is exact too (F ≤ 124)
     let scale = (2f64).powi(-(ctx.f as i32));
     let k_hi = (1.0 + (2f64).powi(-51)) * scale;
     let k_lo = (1.0 - (2f64).powi(-52)) * scale;
-    // what the widening can move: 2E per entry and the rounding to integers (a width figure)
-    let per = (2.0 * e * k_hi).next_up().ceil() + 2.0;
-    let moved = per * n as f64;
-    if !(moved * copies.to_f64() <= ctx.fft_budget as f64) {
+    // what the widening by E can move: 2E per entry and the rounding to integers (a width figure)
+    let moved = |e: f64| ((2.0 * e * k_hi).next_up().ceil() + 2.0) * n as f64;
+    if !(moved(bound.prior()) * copies.to_f64() <= ctx.fft_budget as f64) {
         return Ok(None);
     }
-    let c = fft::convolve(&x, y.as_deref());
+    // E from the computed spectrum: at most the prior one
+    let (c, e) = fft::convolve(&x, y.as_deref(), &bound);
+    let moved = moved(e);
     let mut mass = Vec::with_capacity(n);
     for &v in &c {
         if !v.is_finite() {

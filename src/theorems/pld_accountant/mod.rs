@@ -203,7 +203,7 @@ impl std::fmt::Display for PldReport {
 /// A DP-SGD bracket wider than this (relative) is refined when the run was cheap.
 const REFINE_WIDTH: f64 = 5e-4;
 /// Largest composed support a refinement may aim at (the run before it at most half).
-const REFINE_SUPPORT: usize = 1 << 15;
+const REFINE_SUPPORT: usize = 1 << 17;
 /// The same two limits under [`PldOptions::tight`], which also stops after three halvings
 /// (runs at h, h/2, h/4, h/8: about 10–15× the time of one run at h).
 const TIGHT_WIDTH: f64 = 2e-5;
@@ -301,7 +301,7 @@ pub fn pld_epsilon(terms: &[PldTerm], delta: &Rational, opts: &PldOptions) -> Re
 /// One accountant run: (lower, upper, its setup, composed support).
 type Run = (Rational, Rational, Setup, usize);
 
-/// `once` on the options' grid; with the automatic grid, a cheap run (composed support ≤ 2¹⁴
+/// `once` on the options' grid; with the automatic grid, a cheap run (composed support ≤ 2¹⁶
 /// points; 2¹⁹ and at most three times with [`PldOptions::tight`]) whose bracket is wider than
 /// 5·10⁻⁴ relative (2·10⁻⁵) is repeated on a grid twice as fine, and the brackets are
 /// intersected (each is certified, so their intersection is too).
@@ -336,7 +336,7 @@ fn refined(opts: &PldOptions, once: impl Fn(&PldOptions) -> Result<Run>) -> Resu
 /// bound of the direction whose upper bound is larger (any one direction's lower bound is a
 /// lower bound on the maximum).
 ///
-/// With the automatic grid, a cheap run (composed support ≤ 2¹⁴ points; 2¹⁹ and at most three
+/// With the automatic grid, a cheap run (composed support ≤ 2¹⁶ points; 2¹⁹ and at most three
 /// times with [`PldOptions::tight`]) whose bracket is wider than 5·10⁻⁴ relative (2·10⁻⁵) is
 /// repeated on a grid twice as fine, and the brackets are intersected (each is certified, so their
 /// intersection is too).
