@@ -24,22 +24,11 @@ impl C {
             im: self.re * o.im + self.im * o.re,
         }
     }
-    fn conj(self) -> C {
-        C {
-            re: self.re,
-            im: -self.im,
-        }
-    }
 }
 
 /// e^{−2πi·k/n} for n = 2^t, k < n/2, each within µ = 5u of the exact value (two-level: the
-/// products of two MPFR-derived tables). Cached per t.
-fn twiddles(t: u32) -> Arc<Vec<C>> {
-    static CACHE: OnceLock<Mutex<HashMap<u32, Arc<Vec<C>>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    if let Some(w) = cache.lock().ok().and_then(|c| c.get(&t).cloned()) {
-        return w;
-    }
+/// products of two MPFR-derived tables).
+fn twiddles(t: u32) -> Vec<C> {
     let n = 1usize << t;
     let half = n / 2;
     // k = hi·L + lo; each table entry within u (MPFR at 128 bits, rounded to nearest f64)
@@ -71,75 +60,141 @@ fn twiddles(t: u32) -> Arc<Vec<C>> {
             }
         })
         .collect();
-    let w = Arc::new(w);
+    w
+}
+
+/// The twiddles of every stage of a transform of length 2^t, contiguous per stage: the stage
+/// of half-length h (butterflies x_k, x_{k+h}) uses e^{−2πik/(2h)} = [`twiddles`]`(t)[k·2^{t−1}/h]`,
+/// k < h, stored at offset h − 1 (real and imaginary parts apart). Copies of the table's values
+/// (so within µ of the exact ones). Cached per t (at most 2^t·16 bytes each: 64 MiB at t = 22).
+fn stage_twiddles(t: u32) -> Arc<(Vec<f64>, Vec<f64>)> {
+    static CACHE: OnceLock<Mutex<HashMap<u32, Arc<(Vec<f64>, Vec<f64>)>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(w) = cache.lock().ok().and_then(|c| c.get(&t).cloned()) {
+        return w;
+    }
+    let n = 1usize << t;
+    let tw = twiddles(t);
+    let (mut wr, mut wi) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let mut h = 1;
+    while h < n {
+        for k in 0..h {
+            let w = tw[k * (n / 2 / h)];
+            wr.push(w.re);
+            wi.push(w.im);
+        }
+        h <<= 1;
+    }
+    let w = Arc::new((wr, wi));
     if let Ok(mut c) = cache.lock() {
         c.insert(t, w.clone());
     }
     w
 }
 
-/// In-place radix-2 decimation-in-time transform of length 2^t: Σ_j a_j e^{∓2πi jk/n} (−:
-/// forward, +: `inverse`, unnormalised), with the twiddles of [`twiddles`].
-fn fft(a: &mut [C], t: u32, inverse: bool) {
-    let n = a.len();
-    debug_assert_eq!(n, 1usize << t);
-    let tw = twiddles(t);
-    let mut j = 0usize;
-    for i in 1..n {
-        let mut bit = n >> 1;
-        while j & bit != 0 {
-            j ^= bit;
-            bit >>= 1;
-        }
-        j |= bit;
-        if i < j {
-            a.swap(i, j);
-        }
-    }
-    // stage 1 (twiddle 1: the product is exact, so plain sums), then stages of length 4 … n,
-    // each with its twiddles copied to a contiguous buffer (the same values and operations as
-    // indexing the table: the error analysis is unchanged)
-    for pair in a.chunks_exact_mut(2) {
-        let (u, v) = (pair[0], pair[1]);
-        pair[0] = C {
-            re: u.re + v.re,
-            im: u.im + v.im,
-        };
-        pair[1] = C {
-            re: u.re - v.re,
-            im: u.im - v.im,
-        };
-    }
-    let mut ws: Vec<C> = Vec::with_capacity(n / 2);
-    let mut len = 4;
-    while len <= n {
-        let half = len / 2;
-        let step = n / len;
-        ws.clear();
-        ws.extend((0..half).map(|k| {
-            let w = tw[k * step];
-            if inverse {
-                w.conj()
+/// Forward transform of length 2^t in place, radix-2 decimation in frequency: natural order
+/// in, X_k = Σ_j x_j e^{−2πi jk/n} out at the bit-reversed index of k. Stages of half-length
+/// h = n/2, …, 1; a butterfly (a, b) ↦ (a + b, (a − b)·w) in round-to-nearest f64 (real and
+/// imaginary parts held apart so the butterflies vectorise; the complex product rounded as
+/// (p_r w_r − p_i w_i, p_r w_i + p_i w_r); w = 1 at h = 1: plain differences).
+fn forward(re: &mut [f64], im: &mut [f64], t: u32) {
+    let n = re.len();
+    debug_assert!(n == 1usize << t && im.len() == n);
+    let w = stage_twiddles(t);
+    let mut h = n / 2;
+    while h >= 1 {
+        let (wr, wi) = (&w.0[h - 1..2 * h - 1], &w.1[h - 1..2 * h - 1]);
+        for (br, bi) in re.chunks_exact_mut(2 * h).zip(im.chunks_exact_mut(2 * h)) {
+            let (xr, yr) = br.split_at_mut(h);
+            let (xi, yi) = bi.split_at_mut(h);
+            if h == 1 {
+                let (ar, ai, cr, ci) = (xr[0], xi[0], yr[0], yi[0]);
+                xr[0] = ar + cr;
+                xi[0] = ai + ci;
+                yr[0] = ar - cr;
+                yi[0] = ai - ci;
             } else {
-                w
-            }
-        }));
-        for block in a.chunks_exact_mut(len) {
-            let (x, y) = block.split_at_mut(half);
-            for ((xk, yk), w) in x.iter_mut().zip(y.iter_mut()).zip(&ws) {
-                let v = yk.mul(*w);
-                let u = *xk;
-                *xk = C {
-                    re: u.re + v.re,
-                    im: u.im + v.im,
-                };
-                *yk = C {
-                    re: u.re - v.re,
-                    im: u.im - v.im,
-                };
+                dif_butterflies(xr, xi, yr, yi, wr, wi);
             }
         }
-        len <<= 1;
+        h /= 2;
+    }
+}
+
+/// x, y ← x + y, (x − y)·w elementwise (all slices of one length).
+#[inline(always)]
+fn dif_butterflies(
+    xr: &mut [f64],
+    xi: &mut [f64],
+    yr: &mut [f64],
+    yi: &mut [f64],
+    wr: &[f64],
+    wi: &[f64],
+) {
+    let h = xr.len();
+    let (xi, yr, yi, wr, wi) = (&mut xi[..h], &mut yr[..h], &mut yi[..h], &wr[..h], &wi[..h]);
+    for k in 0..h {
+        let (ar, ai, br, bi) = (xr[k], xi[k], yr[k], yi[k]);
+        xr[k] = ar + br;
+        xi[k] = ai + bi;
+        let (pr, pi) = (ar - br, ai - bi);
+        let (cr, ci) = (wr[k], wi[k]);
+        yr[k] = pr * cr - pi * ci;
+        yi[k] = pr * ci + pi * cr;
+    }
+}
+
+/// Unnormalised inverse transform of length 2^t in place, radix-2 decimation in time, taking
+/// its input in the bit-reversed order [`forward`] leaves (so neither transform permutes):
+/// out_j = Σ_k V_k e^{+2πi jk/n} in natural order. Stages of half-length h = 1, …, n/2; a
+/// butterfly (a, b) ↦ (a + b·w̄, a − b·w̄), the product rounded as in [`forward`] (conjugate
+/// twiddles: negating a part is exact; w = 1 at h = 1: plain sums).
+fn inverse(re: &mut [f64], im: &mut [f64], t: u32) {
+    let n = re.len();
+    debug_assert!(n == 1usize << t && im.len() == n);
+    let w = stage_twiddles(t);
+    let mut h = 1;
+    while h < n {
+        let (wr, wi) = (&w.0[h - 1..2 * h - 1], &w.1[h - 1..2 * h - 1]);
+        for (br, bi) in re.chunks_exact_mut(2 * h).zip(im.chunks_exact_mut(2 * h)) {
+            let (xr, yr) = br.split_at_mut(h);
+            let (xi, yi) = bi.split_at_mut(h);
+            if h == 1 {
+                let (ar, ai, cr, ci) = (xr[0], xi[0], yr[0], yi[0]);
+                xr[0] = ar + cr;
+                xi[0] = ai + ci;
+                yr[0] = ar - cr;
+                yi[0] = ai - ci;
+            } else {
+                dit_butterflies(xr, xi, yr, yi, wr, wi);
+            }
+        }
+        h *= 2;
+    }
+}
+
+/// x, y ← x + w̄·y, x − w̄·y elementwise (all slices of one length).
+#[inline(always)]
+fn dit_butterflies(
+    xr: &mut [f64],
+    xi: &mut [f64],
+    yr: &mut [f64],
+    yi: &mut [f64],
+    wr: &[f64],
+    wi: &[f64],
+) {
+    let h = xr.len();
+    let (xi, yr, yi, wr, wi) = (&mut xi[..h], &mut yr[..h], &mut yi[..h], &wr[..h], &wi[..h]);
+    for k in 0..h {
+        let (br, bi) = (yr[k], yi[k]);
+        let (cr, ci) = (wr[k], -wi[k]);
+        let vr = br * cr - bi * ci;
+        let vi = br * ci + bi * cr;
+        let (ar, ai) = (xr[k], xi[k]);
+        xr[k] = ar + vr;
+        xi[k] = ai + vi;
+        yr[k] = ar - vr;
+        yi[k] = ai - vi;
     }
 }
 
@@ -246,28 +301,38 @@ pub(super) fn convolve(x: &[f64], y: Option<&[f64]>, bound: &Bound) -> (Vec<f64>
     debug_assert_eq!(t, log2_len(x.len(), nb));
     let n = 1usize << t;
     let load = |v: &[f64]| {
-        let mut a = vec![C::default(); n];
-        for (d, &s) in a.iter_mut().zip(v) {
-            d.re = s;
-        }
-        fft(&mut a, t, false);
-        a
+        let mut re = vec![0.0f64; n];
+        re[..v.len()].copy_from_slice(v);
+        let mut im = vec![0.0f64; n];
+        forward(&mut re, &mut im, t);
+        (re, im)
     };
-    let mut a = load(x);
+    let (mut re, mut im) = load(x);
+    // Ẑ = X̂·Ŷ, the complex product rounded as in `C::mul`
     match y {
-        None => a.iter_mut().for_each(|z| *z = z.mul(*z)),
+        None => {
+            for (r, i) in re.iter_mut().zip(im.iter_mut()) {
+                let (a, b) = (*r, *i);
+                *r = a * a - b * b;
+                *i = a * b + b * a;
+            }
+        }
         Some(y) => {
-            let b = load(y);
-            a.iter_mut().zip(&b).for_each(|(z, w)| *z = z.mul(*w));
+            let (yr, yi) = load(y);
+            for (((r, i), &c), &d) in re.iter_mut().zip(im.iter_mut()).zip(&yr).zip(&yi) {
+                let (a, b) = (*r, *i);
+                *r = a * c - b * d;
+                *i = a * d + b * c;
+            }
         }
     }
     // ‖Ẑ‖₁ ≤ Σ (|Re| + |Im|), each term rounded up, the sum by `sum_up`; 2^−t is exact
-    let s = sum_up(a.iter().map(|z| up(z.re.abs() + z.im.abs())), n);
+    let s = sum_up(re.iter().zip(&im).map(|(r, i)| up(r.abs() + i.abs())), n);
     let scale = (2f64).powi(-(t as i32));
     let inv = up(up(rho_inf(t) * s) * scale).min(bound.inv);
     let e = up(up(bound.fwd + inv) + 2f64.powi(-1000));
-    fft(&mut a, t, true);
-    (a[..m].iter().map(|z| z.re * scale).collect(), e)
+    inverse(&mut re, &mut im, t);
+    (re[..m].iter().map(|r| r * scale).collect(), e)
 }
 
 #[cfg(test)]
