@@ -328,6 +328,27 @@ fn extreme_epsilon_is_answered_not_panicked() {
     brackets(&r, &exact, 1e-6, "δ at ε = 1e30");
 }
 
+/// Issue 13's hard corner σ = 0.3, q ≥ 0.1: the bracket is ≤ 1 % wide at the automatic grid
+/// (documented: [504.72008, 506.19211], 0.29 %, after two refinements), and its lower end is
+/// below the RDP route's upper bound (another algorithm: a lower end on the wrong side of the
+/// truth would exceed it once it passed ε).
+#[test]
+fn sigma_0_3_corner_is_within_one_percent() {
+    let (qr, s, t, d) = (q("0.1"), q("0.3"), Integer::from(1000), q("1e-5"));
+    let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
+    let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(&qr, &s, &t, &d, Precision::Auto).unwrap();
+    let e = &r.enclosure;
+    assert!(e.lower().as_float() <= rdp_bound.upper().as_float());
+    assert!(e.upper().as_float() <= rdp_bound.upper().as_float());
+    let w = Float::with_val(64, e.upper().as_float() - e.lower().as_float()) / e.upper().as_float();
+    assert!(
+        w <= 0.01,
+        "[{}, {}] is {w} wide",
+        e.lower().to_decimal(),
+        e.upper().to_decimal()
+    );
+}
+
 #[test]
 fn lower_side_survives_an_accumulating_bulk() {
     // σ = 0.3, q = 0.001: the unsampled outputs pile up just below loss 0 (at ln(1 − q)), and

@@ -202,12 +202,14 @@ impl std::fmt::Display for PldReport {
 
 /// A DP-SGD bracket wider than this (relative) is refined when the run was cheap.
 const REFINE_WIDTH: f64 = 5e-4;
-/// Largest composed support a refinement may aim at (the run before it at most half).
-const REFINE_SUPPORT: usize = 1 << 17;
+/// Most work (composed support × squarings, see [`run_work`]) a refinement may aim at: the
+/// run before it at most half (MNIST's first run: 1.7·10⁴ points × 14; σ = 0.3, q = 0.1,
+/// 1000 steps: 4·10⁴ × 10, refined twice).
+const REFINE_WORK: f64 = 2_097_152.0;
 /// The same two limits under [`PldOptions::tight`], which also stops after three halvings
 /// (runs at h, h/2, h/4, h/8: about 10–15× the time of one run at h).
 const TIGHT_WIDTH: f64 = 2e-5;
-const TIGHT_SUPPORT: usize = 1 << 20;
+const TIGHT_WORK: f64 = 16_777_216.0;
 const TIGHT_HALVINGS: u32 = 3;
 
 /// Whether independent jobs (the two sides, the two directions) may run on threads of their
@@ -301,20 +303,33 @@ pub fn pld_epsilon(terms: &[PldTerm], delta: &Rational, opts: &PldOptions) -> Re
 /// One accountant run: (lower, upper, its setup, composed support).
 type Run = (Rational, Rational, Setup, usize);
 
-/// `once` on the options' grid; with the automatic grid, a cheap run (composed support ≤ 2¹⁶
-/// points; 2¹⁹ and at most three times with [`PldOptions::tight`]) whose bracket is wider than
-/// 5·10⁻⁴ relative (2·10⁻⁵) is repeated on a grid twice as fine, and the brackets are
+/// A run's work estimate (a refinement heuristic only): its composed support times the
+/// squarings of its longest self-composition (the products add at most as many again).
+fn run_work(s: &Setup, support: usize) -> f64 {
+    let bits = s
+        .terms
+        .iter()
+        .map(|t| t.count.significant_bits())
+        .max()
+        .unwrap_or(1);
+    support as f64 * f64::from(bits.max(1))
+}
+
+/// `once` on the options' grid; with the automatic grid, a cheap run (work ≤ 2²⁰, see
+/// [`run_work`]; 2²³ and at most three times with [`PldOptions::tight`]) whose bracket is wider
+/// than 5·10⁻⁴ relative (2·10⁻⁵) is repeated on a grid twice as fine, and the brackets are
 /// intersected (each is certified, so their intersection is too).
 fn refined(opts: &PldOptions, once: impl Fn(&PldOptions) -> Result<Run>) -> Result<Run> {
     let (mut lo, mut hi, mut s, mut support) = once(opts)?;
+    let mut work = run_work(&s, support);
     let (width, budget, halvings) = if opts.tight {
-        (TIGHT_WIDTH, TIGHT_SUPPORT, TIGHT_HALVINGS)
+        (TIGHT_WIDTH, TIGHT_WORK, TIGHT_HALVINGS)
     } else {
-        (REFINE_WIDTH, REFINE_SUPPORT, u32::MAX)
+        (REFINE_WIDTH, REFINE_WORK, u32::MAX)
     };
     if opts.grid.is_none() {
         for _ in 0..halvings {
-            if rel_width(&lo, &hi) <= width || support > budget / 2 {
+            if rel_width(&lo, &hi) <= width || work > budget / 2.0 {
                 break;
             }
             let finer = PldOptions {
@@ -325,6 +340,7 @@ fn refined(opts: &PldOptions, once: impl Fn(&PldOptions) -> Result<Run>) -> Resu
             let Ok((l, h, fs, sp)) = once(&finer) else {
                 break;
             };
+            work = run_work(&fs, sp);
             (lo, hi, s, support) = (lo.max(l), hi.min(h), fs, support.max(sp));
         }
     }
@@ -336,7 +352,7 @@ fn refined(opts: &PldOptions, once: impl Fn(&PldOptions) -> Result<Run>) -> Resu
 /// bound of the direction whose upper bound is larger (any one direction's lower bound is a
 /// lower bound on the maximum).
 ///
-/// With the automatic grid, a cheap run (composed support ≤ 2¹⁶ points; 2¹⁹ and at most three
+/// With the automatic grid, a cheap run (support × squarings ≤ 2²⁰; 2²³ and at most three
 /// times with [`PldOptions::tight`]) whose bracket is wider than 5·10⁻⁴ relative (2·10⁻⁵) is
 /// repeated on a grid twice as fine, and the brackets are intersected (each is certified, so their
 /// intersection is too).
