@@ -157,12 +157,13 @@ fn refute_below(
     }
     // where to evaluate (a float choice; only the check below is certified):
     // w ≈ (T·ln(1/q) + 1)/η + 1 makes η·w exceed T·ln(1/q) by about 1
-    let ln_inv_q = -Float::with_val(64, rate).ln();
-    let l_est = ln_inv_q * Float::with_val(64, steps);
-    let w = ((l_est.clone() + 1u32) / Float::with_val(64, &eta) + 1u32).to_rational()?;
-    let w = w.max(Rational::from(1));
+    // (computed with log₂ L + 64 bits, so that w's rounding moves η·w by far less than 1)
+    let l_at = |p: u32| -Float::with_val(p, rate).ln() * Float::with_val(p, steps);
     // T·ln q and η·w cancel to O(1): carry log₂(T·ln(1/q)) more bits than the base
-    let extra = u32::try_from(l_est.get_exp().unwrap_or(0).max(0)).ok()?;
+    let extra = u32::try_from(l_at(64).get_exp().unwrap_or(0).max(0)).ok()?;
+    let cp = extra.checked_add(64)?;
+    let w = ((l_at(cp) + 1u32) / Float::with_val(cp, &eta) + 1u32).to_rational()?;
+    let w = w.max(Rational::from(1));
     let wp = a_prec.max(DEFAULT_PREC).checked_add(extra)?.checked_add(64)?;
     if wp > MAX_WITNESS_PREC {
         return None;
