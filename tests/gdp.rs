@@ -2,9 +2,9 @@
 //! μ* = √T/σ (two-sided, the lower end by a re-checked witness).
 mod common;
 use common::{check, q, REF};
+use dpcert::num::Enclosure;
 use dpcert::num::Precision;
 use dpcert::theorems::gaussian::{gaussian_composition, GaussianMechanism};
-use dpcert::num::Enclosure;
 use dpcert::theorems::gdp::{dpsgd_gdp, gaussian_gdp, DpsgdGdp};
 use rug::float::Round;
 use rug::ops::Pow;
@@ -119,14 +119,24 @@ fn brackets_sqrt(e: &Enclosure, a2: &Rational, rel: f64, what: &str) {
         e.upper()
     );
     let width = Rational::from(&hi - &lo) / &hi;
-    assert!(width <= rel, "{what}: relative width {} > {rel}", width.to_f64());
+    assert!(
+        width <= rel,
+        "{what}: relative width {} > {rel}",
+        width.to_f64()
+    );
 }
 
 /// q = 1 is T Gaussian steps, exactly √T/σ-GDP: the bracket contains √T/σ (exact rational
 /// squares) and is ≤ 1e-11 relative wide.
 #[test]
 fn dpsgd_gdp_q1_is_sqrt_t_over_sigma() {
-    for (s, t) in [("2", 16u64), ("1.1", 14063), ("0.7", 1), ("1e-30", 3), ("3e40", 1_000_000)] {
+    for (s, t) in [
+        ("2", 16u64),
+        ("1.1", 14063),
+        ("0.7", 1),
+        ("1e-30", 3),
+        ("3e40", 1_000_000),
+    ] {
         let r = dpsgd_gdp(&q("1"), &q(s), &Integer::from(t), Precision::Auto).unwrap();
         brackets_sqrt(&r.mu, &a_squared(s, t), 1e-11, &format!("q=1 σ={s} T={t}"));
         assert!(r.witness.is_none());
@@ -149,9 +159,18 @@ fn dpsgd_gdp_subsampled_brackets_sqrt_t_over_sigma() {
         let g = dpsgd_gdp(&q(r), &q(s), &Integer::from(t), Precision::Auto).unwrap();
         brackets_sqrt(&g.mu, &a_squared(s, t), 1e-11, &what);
         let w = g.witness.expect("a verified witness");
-        assert_eq!(w.mu, g.mu.lower().as_float().to_rational().unwrap(), "{what}");
+        assert_eq!(
+            w.mu,
+            g.mu.lower().as_float().to_rational().unwrap(),
+            "{what}"
+        );
         let g = dpsgd_gdp(&q(r), &q(s), &Integer::from(t), Precision::Bits(256)).unwrap();
-        brackets_sqrt(&g.mu, &a_squared(s, t), 1e-70, &format!("{what} at 256 bits"));
+        brackets_sqrt(
+            &g.mu,
+            &a_squared(s, t),
+            1e-70,
+            &format!("{what} at 256 bits"),
+        );
     }
 }
 
@@ -174,22 +193,29 @@ fn dpsgd_gdp_witness_rechecked_with_erfc() {
         ("1/3", "0.8", 50, "1/100"),
     ] {
         let what = format!("q={r} σ={s} T={t} gap={gap}");
-        let g = DpsgdGdp::with_gap(&q(r), &q(s), &Integer::from(t), &q(gap), Precision::Auto)
-            .unwrap();
+        let g =
+            DpsgdGdp::with_gap(&q(r), &q(s), &Integer::from(t), &q(gap), Precision::Auto).unwrap();
         let w = g.witness.expect("a verified witness");
         let p = (4 * g.mu.precision_bits()).max(REF);
         // a rounded down: Φ̄(z − a) only grows with a
         let mut a = Float::with_val_round(p, &a_squared(s, t), Round::Down).0;
         a.sqrt_round(Round::Down);
         let z = Float::with_val(p, &w.z);
-        let lhs = Float::with_val(p, &q(r)).pow(u32::try_from(t).unwrap()) * normal_sf(&Float::with_val(p, &z - &a), p);
+        let lhs = Float::with_val(p, &q(r)).pow(u32::try_from(t).unwrap())
+            * normal_sf(&Float::with_val(p, &z - &a), p);
         let rhs = normal_sf(&Float::with_val(p, &z - &Float::with_val(p, &w.mu)), p);
         assert!(lhs.is_normal() && rhs.is_normal(), "{what}: out of range");
-        assert!(lhs > rhs, "{what}: q^T·Φ̄(z − a) = {lhs:.6e} ≤ Φ̄(z − μ) = {rhs:.6e}");
+        assert!(
+            lhs > rhs,
+            "{what}: q^T·Φ̄(z − a) = {lhs:.6e} ≤ Φ̄(z − μ) = {rhs:.6e}"
+        );
         // the μ refuted is the lower end, below a by about the gap
         assert_eq!(w.mu, g.mu.lower().as_float().to_rational().unwrap());
         let mu = Float::with_val(p, &w.mu);
-        assert!(mu < a && mu > Float::with_val(p, &a * (1.0 - 2.0 * q(gap).to_f64())), "{what}");
+        assert!(
+            mu < a && mu > Float::with_val(p, &a * (1.0 - 2.0 * q(gap).to_f64())),
+            "{what}"
+        );
     }
 }
 
@@ -220,9 +246,14 @@ fn dpsgd_gdp_upper_above_pld_lower_bounds() {
         let g = dpsgd_gdp(&q(r), &q(s), &Integer::from(t), Precision::Auto).unwrap();
         let up = g.mu.upper().to_float();
         let fprs: Vec<Rational> = ["1e-3", "1e-6", "1e-9"].iter().map(|a| q(a)).collect();
-        let reps =
-            dpsgd_tradeoff_tpr(&q(r), &q(s), &Integer::from(t), &fprs, &PldOptions::default())
-                .unwrap();
+        let reps = dpsgd_tradeoff_tpr(
+            &q(r),
+            &q(s),
+            &Integer::from(t),
+            &fprs,
+            &PldOptions::default(),
+        )
+        .unwrap();
         let mut best = Float::with_val(REF, 0);
         for (alpha, rep) in fprs.iter().zip(&reps) {
             let tpr = rep.enclosure.lower().to_float();
@@ -239,7 +270,8 @@ fn dpsgd_gdp_upper_above_pld_lower_bounds() {
             }
         }
         if r == "0.5" {
-            let clt = Float::with_val(REF, 0.5) * Float::with_val(REF, 4 * (Float::with_val(REF, 1).exp() - 1u32)).sqrt();
+            let clt = Float::with_val(REF, 0.5)
+                * Float::with_val(REF, 4 * (Float::with_val(REF, 1).exp() - 1u32)).sqrt();
             assert!(best > clt, "{what}: PLD lower {best:.6} ≤ CLT μ {clt:.6}");
         }
     }
@@ -269,11 +301,20 @@ fn dpsgd_gdp_bad_input() {
         (["--rate", "0", "--sigma", "1", "--steps", "3"], "--rate"),
         (["--rate", "1.01", "--sigma", "1", "--steps", "3"], "--rate"),
         (["--rate", "0.1", "--sigma", "0", "--steps", "3"], "--sigma"),
-        (["--rate", "0.1", "--sigma", "-2", "--steps", "3"], "--sigma"),
+        (
+            ["--rate", "0.1", "--sigma", "-2", "--steps", "3"],
+            "--sigma",
+        ),
         (["--rate", "0.1", "--sigma", "1", "--steps", "0"], "--steps"),
-        (["--rate", "0.1", "--sigma", "1", "--steps", "2.5"], "--steps"),
+        (
+            ["--rate", "0.1", "--sigma", "1", "--steps", "2.5"],
+            "--steps",
+        ),
         (["--rate", "x", "--sigma", "1", "--steps", "3"], "--rate"),
-        (["--rate", "0.1", "--sigma", "NaN", "--steps", "3"], "--sigma"),
+        (
+            ["--rate", "0.1", "--sigma", "NaN", "--steps", "3"],
+            "--sigma",
+        ),
     ] {
         let mut a = vec!["gdp", "dpsgd"];
         a.extend(args);
@@ -282,7 +323,9 @@ fn dpsgd_gdp_bad_input() {
         assert!(err.contains(flag), "{a:?}: {err}");
     }
     for extra in [["--grid", "0.01"], ["--tail", "1e-9"]] {
-        let mut a = vec!["gdp", "dpsgd", "--rate", "0.1", "--sigma", "1", "--steps", "3"];
+        let mut a = vec![
+            "gdp", "dpsgd", "--rate", "0.1", "--sigma", "1", "--steps", "3",
+        ];
         a.extend(extra);
         let (code, _, err) = common::run(&a);
         assert_eq!(code, 2, "{a:?}: {err}");
@@ -294,7 +337,16 @@ fn dpsgd_gdp_bad_input() {
 /// plain output prints the 8-digit bracket.
 #[test]
 fn dpsgd_gdp_cli() {
-    let args = ["gdp", "dpsgd", "--rate", "256/60000", "--sigma", "1.1", "--steps", "14063"];
+    let args = [
+        "gdp",
+        "dpsgd",
+        "--rate",
+        "256/60000",
+        "--sigma",
+        "1.1",
+        "--steps",
+        "14063",
+    ];
     let mut j = args.to_vec();
     j.push("--json");
     let (code, out, err) = common::run(&j);
@@ -306,7 +358,10 @@ fn dpsgd_gdp_cli() {
     let lo = q(val["lower"].as_str().unwrap());
     let hi = q(val["upper"].as_str().unwrap());
     let a2 = a_squared("1.1", 14063);
-    assert!(Rational::from(&lo * &lo) <= a2 && a2 <= Rational::from(&hi * &hi), "[{lo}, {hi}]");
+    assert!(
+        Rational::from(&lo * &lo) <= a2 && a2 <= Rational::from(&hi * &hi),
+        "[{lo}, {hi}]"
+    );
     assert!(Rational::from(&hi - &lo) < q("1e-9"));
     let (code, out, err) = common::run(&args);
     assert_eq!(code, 0, "{err}");
@@ -319,7 +374,16 @@ fn dpsgd_gdp_cli() {
 fn dpsgd_gdp_check() {
     let a = Float::with_val(REF, &a_squared("1.1", 14063)).sqrt();
     let fmt = |x: Float| x.to_string_radix(10, Some(40));
-    let query = ["gdp", "dpsgd", "--rate", "256/60000", "--sigma", "1.1", "--steps", "14063"];
+    let query = [
+        "gdp",
+        "dpsgd",
+        "--rate",
+        "256/60000",
+        "--sigma",
+        "1.1",
+        "--steps",
+        "14063",
+    ];
     let recs = serde_json::json!([
         {"query": query, "value": "0.58"},
         {"query": query, "value": fmt(Float::with_val(REF, &a * (1.0 - 1e-15)))},

@@ -110,9 +110,9 @@ impl DpsgdGdp {
             });
         }
         let a_lo = a.lower().to_float();
-        let a_lo_q = a_lo.to_rational().ok_or_else(|| {
-            Error::Numerical("√T/σ overflowed the arithmetic's range".into())
-        })?;
+        let a_lo_q = a_lo
+            .to_rational()
+            .ok_or_else(|| Error::Numerical("√T/σ overflowed the arithmetic's range".into()))?;
         let mut g = gap.clone();
         for _ in 0..5 {
             if g >= 1 {
@@ -164,14 +164,17 @@ fn refute_below(
     let cp = extra.checked_add(64)?;
     let w = ((l_at(cp) + 1u32) / Float::with_val(cp, &eta) + 1u32).to_rational()?;
     let w = w.max(Rational::from(1));
-    let wp = a_prec.max(DEFAULT_PREC).checked_add(extra)?.checked_add(64)?;
+    let wp = a_prec
+        .max(DEFAULT_PREC)
+        .checked_add(extra)?
+        .checked_add(64)?;
     if wp > MAX_WITNESS_PREC {
         return None;
     }
     // S = T·ln q + η·w + η²/2 + ln(1 + (η·w − 1)/(w² + 1)) > 0
     //   ⇔ q^T·(w/(w²+1))·φ(w) > φ(w + η)/(w + η)  (Gordon: ⇒ q^T·Φ̄(w) > Φ̄(w + η))
     let ew = Rational::from(&eta * &w);
-    let exact = Rational::from(&ew + Rational::from(&eta * &eta) / 2u32);
+    let exact = &ew + Rational::from(&eta * &eta) / 2u32;
     let x = Rational::from(&ew - 1u32) / (Rational::from(&w * &w) + 1u32);
     let s = Iv::from_rational(&Rational::from(steps), wp)
         .mul(&Iv::from_rational(rate, wp).ln())
