@@ -42,6 +42,18 @@ pub fn unit_from_zero(name: &str, x: &Rational) -> Result<()> {
     }
 }
 
+/// A sampling rate q ∈ (0, 1].
+pub fn unit_rate(name: &str, x: &Rational) -> Result<()> {
+    if *x > 0 && *x <= 1 {
+        Ok(())
+    } else {
+        Err(Error::arg(
+            name,
+            format!("must lie in (0, 1], got {}", show(x)),
+        ))
+    }
+}
+
 pub fn count(name: &str, k: &Integer) -> Result<()> {
     if *k >= 1 {
         Ok(())

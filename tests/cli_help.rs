@@ -5,7 +5,7 @@ mod common;
 use common::run;
 
 /// Subcommands whose options must all be described.
-const COMMANDS: [&[&str]; 16] = [
+const COMMANDS: [&[&str]; 17] = [
     &["gaussian", "delta"],
     &["gaussian", "epsilon"],
     &["gaussian", "sigma"],
@@ -22,6 +22,7 @@ const COMMANDS: [&[&str]; 16] = [
     &["check"],
     &["tradeoff", "gaussian"],
     &["gdp", "gaussian"],
+    &["gdp", "dpsgd"],
 ];
 
 #[test]

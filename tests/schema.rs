@@ -64,6 +64,19 @@ fn every_query_command_validates() {
         vec!["zcdp", "delta", "--rho", "2", "--epsilon", "1"],
         vec!["zcdp", "epsilon", "--rho", "0.125", "--delta", "1e-5"],
         vec![
+            "gdp",
+            "dpsgd",
+            "--rate",
+            "256/60000",
+            "--sigma",
+            "1.1",
+            "--steps",
+            "14063",
+        ],
+        vec![
+            "gdp", "dpsgd", "--rate", "1", "--sigma", "2", "--steps", "16",
+        ],
+        vec![
             "compose",
             "pure",
             "--epsilon",

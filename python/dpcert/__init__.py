@@ -53,6 +53,7 @@ __all__ = [
     "rdp",
     "dpsgd_epsilon",
     "gdp_mu",
+    "dpsgd_gdp_mu",
     "tradeoff_tpr",
     "dpsgd_tradeoff_tpr",
     "query",
@@ -341,6 +342,15 @@ def gdp_mu(sigma: ExactNumber, sensitivity: ExactNumber = None, compositions: Ex
     """The exact μ = Δ√K/σ of μ-GDP for K compositions of N(0, σ²) noise (two-sided)."""
     return query(["gdp", "gaussian"] + _flags(sigma=sigma)
                  + _opt(sensitivity=sensitivity, compositions=compositions) + _common(precision))
+
+
+def dpsgd_gdp_mu(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber,
+                 precision: Optional[int] = None) -> Bound:
+    """The smallest μ with DP-SGD μ-GDP (Poisson rate q, noise multiplier σ, T steps,
+    add/remove): √T/σ for every q (no amplification by subsampling at finite T). Two-sided:
+    μ-GDP certified at ``upper``, certified to fail at ``lower`` (a relative 2⁻⁴⁰ apart)."""
+    return query(["gdp", "dpsgd"] + _flags(rate=rate, sigma=sigma, steps=steps)
+                 + _common(precision))
 
 
 def tradeoff_tpr(sigma: ExactNumber, fpr: ExactNumber, sensitivity: ExactNumber = None,

@@ -71,6 +71,8 @@ def dpsgd_epsilon(rate: Optional[ExactNumber] = ..., sigma: Optional[ExactNumber
     """DP-SGD ε at δ: method "pld" (two-sided), "rdp" (upper bound, cited), "best"; ML vocabulary, phases, samplers and tight= (--tight) as the CLI."""
 def gdp_mu(sigma: ExactNumber, sensitivity: Optional[ExactNumber] = ..., compositions: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound:
     """Exact μ of μ-GDP for the (composed) Gaussian mechanism: two-sided."""
+def dpsgd_gdp_mu(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber, precision: Optional[int] = ...) -> Bound:
+    """Smallest μ with DP-SGD μ-GDP: √T/σ, two-sided (no amplification by subsampling)."""
 def tradeoff_tpr(sigma: ExactNumber, fpr: ExactNumber, sensitivity: Optional[ExactNumber] = ..., compositions: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound:
     """Best attack's TPR at the FPR against the (composed) Gaussian mechanism: two-sided."""
 def dpsgd_tradeoff_tpr(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber, fpr: ExactNumber, grid: Optional[ExactNumber] = ..., tail: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound:

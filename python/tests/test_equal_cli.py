@@ -99,6 +99,8 @@ def test_keyword_functions_build_the_cli_queries(cli):
         (dpcert.rdp(rate="0.01", sigma=1, steps=100, order=8),
          ["rdp", "subsampled-gaussian", "--rate", "0.01", "--sigma", "1", "--steps", "100", "--order", "8"]),
         (dpcert.gdp_mu(sigma=2, compositions=4), ["gdp", "gaussian", "--sigma", "2", "--compositions", "4"]),
+        (dpcert.dpsgd_gdp_mu(rate="256/60000", sigma="1.1", steps=14063),
+         ["gdp", "dpsgd", "--rate", "256/60000", "--sigma", "1.1", "--steps", "14063"]),
         (dpcert.tradeoff_tpr(sigma=2, fpr="0.05"), ["tradeoff", "gaussian", "--sigma", "2", "--fpr", "0.05"]),
         (dpcert.dpsgd_tradeoff_tpr(rate="0.01", sigma=1, steps=100, fpr="0.05"),
          ["tradeoff", "dpsgd", "--rate", "0.01", "--sigma", "1", "--steps", "100", "--fpr", "0.05"]),

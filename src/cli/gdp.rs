@@ -19,18 +19,13 @@ pub(super) enum GdpCmd {
         #[command(flatten)]
         common: Common,
     },
-    /// DP-SGD: a certified μ below which it is not μ-GDP (from the certified PLD's lower
-    /// tradeoff). No μ-GDP upper bound is certified.
+    /// DP-SGD (Poisson, add/remove): the smallest μ with μ-GDP, which is √T/σ — certified
+    /// μ-GDP at the upper end, certified not μ-GDP at the lower end (no amplification by
+    /// subsampling at finite T).
     #[command(after_help = super::EXIT_CODES)]
     Dpsgd {
         #[command(flatten)]
         sgm: SgmArgs,
-        /// PLD grid width h (default: automatic).
-        #[arg(long, value_name = "H", allow_hyphen_values = true)]
-        grid: Option<String>,
-        /// PLD tail mass per truncation, in (0, 1e-3] (default: automatic).
-        #[arg(long, value_name = "TAU", allow_hyphen_values = true)]
-        tail: Option<String>,
         #[command(flatten)]
         common: Common,
     },
@@ -54,11 +49,9 @@ impl QueryCmd for GdpCmd {
                 "sigma": sigma, "sensitivity": shape.sensitivity,
                 "compositions": shape.compositions, "precision": self.common().precision,
             }),
-            GdpCmd::Dpsgd {
-                sgm, grid, tail, ..
-            } => json!({
-                "rate": sgm.rate, "sigma": sgm.sigma, "steps": sgm.steps, "grid": grid,
-                "tail": tail, "precision": self.common().precision,
+            GdpCmd::Dpsgd { sgm, .. } => json!({
+                "rate": sgm.rate, "sigma": sgm.sigma, "steps": sgm.steps,
+                "precision": self.common().precision,
             }),
         }
     }
@@ -67,10 +60,11 @@ impl QueryCmd for GdpCmd {
             GdpCmd::Gaussian { sigma, shape, .. } => Ok(Query::GaussianGdp {
                 shape: shape.with_sigma(sigma)?,
             }),
-            GdpCmd::Dpsgd { .. } => Err(Error::arg(
-                "query",
-                "gdp dpsgd certifies only a lower bound; it is not a single-value query",
-            )),
+            GdpCmd::Dpsgd { sgm, .. } => Ok(Query::DpsgdGdp {
+                rate: num("--rate", &sgm.rate)?,
+                sigma: num("--sigma", &sgm.sigma)?,
+                steps: count("--steps", &sgm.steps)?,
+            }),
         }
     }
     fn asked(&self) -> String {
@@ -80,64 +74,9 @@ impl QueryCmd for GdpCmd {
                 shape.words()
             ),
             GdpCmd::Dpsgd { sgm, .. } => format!(
-                "DP-SGD with q = {}, σ = {}, {} steps",
+                "The μ of μ-GDP of DP-SGD with q = {}, σ = {}, {} steps",
                 sgm.rate, sgm.sigma, sgm.steps
             ),
         }
-    }
-}
-
-impl GdpCmd {
-    /// `gdp dpsgd`: print the certified lower bound; `None` for `gdp gaussian`.
-    pub(super) fn run_dpsgd(&self) -> Option<i32> {
-        let GdpCmd::Dpsgd {
-            sgm, grid, tail, ..
-        } = self
-        else {
-            return None;
-        };
-        let json_mode = self.common().json;
-        let run = || -> Result<crate::num::LowerBound, Error> {
-            let opts = crate::theorems::pld_accountant::PldOptions {
-                tight: false,
-                grid: grid.as_deref().map(|g| num("--grid", g)).transpose()?,
-                tail: tail.as_deref().map(|t| num("--tail", t)).transpose()?,
-                progress: false,
-                ..Default::default()
-            };
-            crate::theorems::gdp::dpsgd_gdp_lower(
-                &num("--rate", &sgm.rate)?,
-                &num("--sigma", &sgm.sigma)?,
-                &count("--steps", &sgm.steps)?,
-                &opts,
-            )
-            .map_err(super::flagged_err)
-        };
-        Some(match run() {
-            Ok(b) => {
-                let lo = crate::json::lower_decimal(b.lower());
-                if json_mode {
-                    let result = json!({
-                        "quantity": "mu",
-                        "value": {"lower": lo, "upper": null, "kind": "lower-bound",
-                                  "upper_f64": null, "rests_on": null},
-                        "theorem": "Dong–Roth–Su 2022 Definition 2.6 against the certified PLD's lower tradeoff (μ ≥ Φ⁻¹(TPR) − Φ⁻¹(FPR))",
-                        "details": {"upper": "not certified: the discretised upper PLD keeps mass at +∞"},
-                    });
-                    println!(
-                        "{}",
-                        crate::json::envelope(self.command(), self.input(), result)
-                    );
-                } else {
-                    println!(
-                        "{} is not μ-GDP for any μ < {} (certified).\n  [no μ-GDP upper bound is certified: the discretised upper PLD keeps mass at +∞]",
-                        self.asked(),
-                        super::lower_digits(b.lower(), 8)
-                    );
-                }
-                crate::exit::OK
-            }
-            Err(e) => super::fail(self.command(), self.input(), &e, json_mode),
-        })
     }
 }

@@ -470,11 +470,6 @@ pub fn run() -> i32 {
             return code;
         }
     }
-    if let Cmd::Gdp(g) = &cli.cmd {
-        if let Some(code) = g.run_dpsgd() {
-            return code;
-        }
-    }
     if let Some(c) = cli.cmd.query_cmd() {
         return run_query(c);
     }

@@ -132,7 +132,7 @@ pub fn judge(query: &Query, precision: Precision, value: &Claimed) -> Judged {
             order,
         } => rdp_point(rate, sigma, steps, order, &v, &mut b)?,
         Query::Dpsgd(d) => dpsgd(d, &v, &mut b)?,
-        Query::GaussianTpr { .. } | Query::GaussianGdp { .. } => {
+        Query::GaussianTpr { .. } | Query::GaussianGdp { .. } | Query::DpsgdGdp { .. } => {
             by_higher_precision(query, &v, &mut b)?
         }
         // the PLD bracket does not depend on the precision: nothing more to try

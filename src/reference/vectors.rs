@@ -268,6 +268,15 @@ fn fdp_vectors(push: &mut impl FnMut(&[&str])) {
     push(&[
         "tradeoff", "dpsgd", "--rate", "0.1", "--sigma", "1", "--steps", "10", "--fpr", "0.01",
     ]);
+    // DP-SGD's μ* = √T/σ (no amplification by subsampling at finite T)
+    for (r, s, t) in [
+        ("256/60000", "1.1", "14063"),
+        ("0.01", "4", "10000"),
+        ("0.5", "1", "3"),
+        ("1", "2", "16"),
+    ] {
+        push(&["gdp", "dpsgd", "--rate", r, "--sigma", s, "--steps", t]);
+    }
 }
 
 #[cfg(test)]
