@@ -306,6 +306,66 @@ pub(super) fn mirror(tb: &Table, ctx: &Ctx) -> Result<Table> {
     })
 }
 
+/// The table on the grid `factor` times coarser (`factor` even; `ctx` on that grid), read off
+/// this one without evaluating a tail: the same offset, coarse points a′_I = shift + I·F·h for
+/// I from ⌈i0/F⌉ to ⌈(i0 + n − 1)/F⌉, each coarse half-cell the union of F consecutive
+/// half-cells (their enclosures summed; none beyond this table's last point, whose mass is in
+/// `above` already), the half-cells below the first coarse point added to `below` (Lemma C″ of
+/// `pld_epsilon.md`). Refused for tables with atoms.
+pub(super) fn coarsen(tb: &Table, factor: u32, ctx: &Ctx) -> Result<Table> {
+    let overflow = || Error::Numerical("PLD grid offset overflow".into());
+    if !tb.atom_free
+        || !tb.on_grid.is_empty()
+        || !tb.at_inf.is_empty()
+        || factor < 2
+        || factor % 2 != 0
+    {
+        return Err(Error::Numerical(
+            "PLD table with atoms (or an odd factor) cannot be coarsened".into(),
+        ));
+    }
+    let f = i64::from(factor);
+    // i0 ≥ −2^62 and n ≤ MAX_POINTS in every table; checked anyway
+    let last = tb.i0.checked_add(tb.n as i64 - 1).ok_or_else(overflow)?;
+    let i0c = tb.i0.checked_add(f - 1).ok_or_else(overflow)?.div_euclid(f);
+    let i1c = last
+        .checked_add(f - 1)
+        .ok_or_else(overflow)?
+        .div_euclid(f)
+        .max(i0c + 1);
+    let n = (i1c - i0c + 1) as usize;
+    // fine half-grid index of the first coarse point: 2(F·I0 − i0) ≥ 0
+    let j0 = 2 * (i0c * f - tb.i0) as usize;
+    let len = tb.half_cells.len();
+    let sum = |r: std::ops::Range<usize>| {
+        tb.half_cells[r.start.min(len)..r.end.min(len)]
+            .iter()
+            .fold((pt(0.0), pt(0.0)), |(p, q), &(a, b)| (p + a, q + b))
+    };
+    let (lp, lq) = sum(0..j0);
+    let step = factor as usize;
+    let half_cells = (0..2 * (n - 1))
+        .map(|k| sum(j0 + k * step..j0 + (k + 1) * step))
+        .collect();
+    let sh = fi_rat(&tb.shift);
+    Ok(Table {
+        shift: tb.shift.clone(),
+        i0: i0c,
+        n,
+        y: (0..n)
+            .map(|i| (sh + ctx.point(i0c + i as i64)).exp())
+            .collect(),
+        half_cells,
+        on_grid: vec![],
+        at_inf: vec![],
+        below: tb.below + lp,
+        above: tb.above,
+        below_q: tb.below_q + lq,
+        above_q: tb.above_q,
+        atom_free: true,
+    })
+}
+
 pub(super) fn tables(terms: &[PldTerm], s: &Setup) -> Result<Vec<Table>> {
     let ctx = new_ctx(s, Side::Upper, false)?;
     terms
@@ -516,6 +576,79 @@ mod tests {
         let c = ctx("1/4", 100, 0, Side::Upper);
         let tb = table(&atoms_profile(&atoms), &c).unwrap();
         assert!(mirror(&tb, &c).is_err());
+    }
+
+    /// The coarsened table against the table evaluated directly on the grid 4× coarser (same
+    /// offset): on every shared half-cell the P- and Q-mass enclosures overlap (both contain
+    /// the exact mass) and the coarsened one is at most 16× as wide; e^{a_I} likewise; the
+    /// coarsened material still sums to an enclosure of 1 (P and Q). A coarse cell assembled
+    /// from the wrong fine half-cells (one off) fails. Tables with atoms are refused.
+    #[test]
+    fn coarsened_table_is_the_coarse_grid_table() {
+        use super::super::Direction;
+        use crate::theorems::pld_accountant::mechanisms::profile;
+        for (q, sg, h, h4, dir) in [
+            ("1/100", "4/5", "1/1024", "1/256", Direction::Remove),
+            ("1/100", "4/5", "1/1024", "1/256", Direction::Add),
+            ("3/10", "2", "1/512", "1/128", Direction::Add),
+            ("1/1000", "1", "1/8192", "1/2048", Direction::Remove),
+        ] {
+            let (c, c4) = (
+                ctx(h, 100, 1 << 40, Side::Upper),
+                ctx(h4, 100, 1 << 40, Side::Upper),
+            );
+            let pr = profile(&PldMechanism::SubsampledGaussian {
+                sigma: r(sg),
+                rate: r(q),
+                direction: dir,
+            });
+            let fine = table(&pr, &c).unwrap();
+            let direct = table(&pr, &c4).unwrap();
+            let co = coarsen(&fine, 4, &c4).unwrap();
+            assert_eq!(co.shift, direct.shift, "q = {q}: the offsets differ");
+            let close = |a: Interval, b: Interval, what: &str| {
+                assert!(
+                    a.inf() <= b.sup() && b.inf() <= a.sup(),
+                    "q = {q}, σ = {sg}: {what}: {a:?} and {b:?} are disjoint"
+                );
+                let (wa, wb) = (a.sup() - a.inf(), b.sup() - b.inf());
+                assert!(wa <= 16.0 * wb + 1e-300, "{what}: {a:?} looser than {b:?}");
+            };
+            let mut shared = 0;
+            for (jc, &(pc, qc)) in co.half_cells.iter().enumerate() {
+                let jd = jc as i64 + 2 * (co.i0 - direct.i0);
+                if jd < 0 || jd as usize >= direct.half_cells.len() {
+                    continue;
+                }
+                let (pd, qd) = direct.half_cells[jd as usize];
+                // coarse cells reaching past the fine table's last point hold only part of
+                // their material (the rest is in `above`)
+                let end = 2 * (co.i0 * 4 - fine.i0) as usize + (jc + 1) * 4;
+                if pd.sup() < 1e-200 || end > fine.half_cells.len() {
+                    continue;
+                }
+                close(pc, pd, &format!("P of half-cell {jd}"));
+                close(qc, qd, &format!("Q of half-cell {jd}"));
+                shared += 1;
+            }
+            assert!(shared > 50, "q = {q}: only {shared} half-cells compared");
+            for (ic, &yc) in co.y.iter().enumerate() {
+                let id = ic as i64 + co.i0 - direct.i0;
+                if id >= 0 && (id as usize) < direct.n {
+                    close(yc, direct.y[id as usize], "e^a");
+                }
+            }
+            let (tp, tq) = co.half_cells.iter().fold(
+                (co.below + co.above, co.below_q + co.above_q),
+                |(p, q), &(a, b)| (p + a, q + b),
+            );
+            assert!(tp.inf() <= 1.0 && 1.0 <= tp.sup() + 1e-12, "P total {tp:?}");
+            assert!(tq.inf() <= 1.0 && 1.0 <= tq.sup() + 1e-12, "Q total {tq:?}");
+        }
+        let atoms: Atoms = vec![(Some(r("1/4")), 0.5), (None, 0.5)];
+        let c = ctx("1/4", 100, 0, Side::Upper);
+        let tb = table(&atoms_profile(&atoms), &c).unwrap();
+        assert!(coarsen(&tb, 4, &ctx("1", 100, 0, Side::Upper)).is_err());
     }
 
     #[test]

@@ -75,8 +75,8 @@ pub use tradeoff::dpsgd_tradeoff_tpr;
 mod test_util;
 
 use convolve::compose_side;
-use discretise::{mirror_tables, tables, Table};
-use fixed::Side;
+use discretise::{coarsen, mirror_tables, tables, Table};
+use fixed::{new_ctx, Side};
 use grid::{setup, Setup};
 use query::{epsilon_side, Curve};
 
@@ -199,6 +199,9 @@ impl std::fmt::Display for PldReport {
         )
     }
 }
+
+/// How much coarser the grid of the add direction's first upper-side run is (`dpsgd_once`).
+const ADD_COARSE: u32 = 4;
 
 /// A DP-SGD bracket wider than this (relative) is refined when the run was cheap.
 const REFINE_WIDTH: f64 = 5e-4;
@@ -430,7 +433,31 @@ fn dpsgd_once(
     // upper side; the remove direction's upper and lower sides
     let rem = tables(&[term(Direction::Remove)], &s)?;
     let add = mirror_tables(&rem, &s)?;
-    let add_job = || run(Direction::Add, &add, Side::Upper);
+    // the add direction's upper side first on a grid ADD_COARSE times coarser (its table read
+    // off the fine one): enough whenever it stays below the remove direction's upper bound
+    // (any upper bound of the smaller direction will do); otherwise on the fine grid
+    let coarse = Setup {
+        h: Rational::from(&s.h * ADD_COARSE),
+        tau: s.tau.clone(),
+        f: s.f,
+        fft_budget: s.fft_budget.clone(),
+        terms: s.terms.clone(),
+    };
+    let cctx = new_ctx(&coarse, Side::Upper, false)?;
+    let coarse_add: Vec<Table> = add
+        .iter()
+        .map(|t| coarsen(t, ADD_COARSE, &cctx))
+        .collect::<Result<_>>()?;
+    let add_job = || {
+        side_epsilon(
+            &[term(Direction::Add)],
+            &coarse_add,
+            &coarse,
+            Side::Upper,
+            delta,
+            false,
+        )
+    };
     let rem_job = || -> Result<_> {
         let (up, lo) = join(
             || run(Direction::Remove, &rem, Side::Upper),
@@ -440,7 +467,10 @@ fn dpsgd_once(
     };
     let (rem_r, add_r) = join(rem_job, add_job)?;
     let (up_rem, lo_rem) = rem_r?;
-    let up_add = add_r?;
+    let mut up_add = add_r?;
+    if up_add.0 > up_rem.0 {
+        up_add = run(Direction::Add, &add, Side::Upper)?;
+    }
     let mut support = lo_rem.1.max(up_rem.1).max(up_add.1);
     let lo = if up_add.0 > up_rem.0 {
         let (l, sp) = run(Direction::Add, &add, Side::Lower)?;
