@@ -645,7 +645,7 @@ mod tests {
         let run = |side: Side, budget: f64| {
             let mut c = ctx("1/2048", 100, 1 << 40, side);
             c.fft_budget = (budget * 2f64.powi(100)) as u128;
-            let tb = table(&pr, &c).unwrap();
+            let tb = table(&pr, &c, None).unwrap();
             let p = self_compose(discretize(&tb, &c).unwrap(), &k, &mut c, "").unwrap();
             (p, c)
         };

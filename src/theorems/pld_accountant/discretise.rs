@@ -4,7 +4,7 @@
 use super::fixed::{add_mass, fi_rat, floor_index, new_ctx, pt, Ctx, GridPld, Side};
 use super::grid::Setup;
 use super::mechanisms::{profile, Profile, Tails};
-use super::{Interval, PldTerm};
+use super::{Interval, PldMechanism, PldTerm};
 use crate::num::{Fi, Real};
 use crate::{Error, Result};
 use rug::Rational;
@@ -153,6 +153,13 @@ pub(super) struct Table {
     pub(super) above_q: Interval,
     /// No atoms: the material is the continuous part's alone (what [`mirror`] needs).
     pub(super) atom_free: bool,
+    /// The grid width h.
+    pub(super) h: Rational,
+    /// The continuous part's tails at the half-grid points (empty for tables read off another
+    /// table): what a table on the grid h/2 may reuse ([`table`]).
+    pub(super) tails: Vec<Tails>,
+    /// The mechanism, when [`tables`] made the table (a table is reused only for the same one).
+    pub(super) mechanism: Option<PldMechanism>,
 }
 
 /// `i` as an index into a table of `len` slots; anything else is refused (an atom moved to
@@ -166,7 +173,10 @@ pub(super) fn slot(i: Option<i64>, len: usize) -> Result<usize> {
     }
 }
 
-pub(super) fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
+/// The table of one mechanism on the grid of `ctx`. `prev`: a table of the same mechanism on the
+/// grid 2h with the same offset, whose tails at its half-grid points (every other half-grid point
+/// here) are taken instead of evaluated again (they enclose the tails at the same exact points).
+pub(super) fn table(pr: &Profile, ctx: &Ctx, prev: Option<&Table>) -> Result<Table> {
     let tau_f = ctx.tau as f64 / (2f64).powi(ctx.f as i32);
     let (i0, i1) = range(pr, ctx, tau_f)?;
     let shift = grid_shift(pr, &ctx.h);
@@ -216,11 +226,26 @@ pub(super) fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
     let half = pt(0.5) * ctx.hf;
     let sh = fi_rat(&shift);
     let nb = 2 * (n - 1) + 1;
+    // the previous table's half-grid point k is this table's half-grid point 2(k − d),
+    // d = i0 − 2·i0_prev (both at loss shift + (2·i0_prev + k)·h)
+    let reuse = prev.filter(|p| {
+        !p.tails.is_empty() && p.shift == shift && p.h == Rational::from(&ctx.h * 2u32)
+    });
+    let known = |j: usize| -> Option<Tails> {
+        let p = reuse?;
+        if j % 2 != 0 {
+            return None;
+        }
+        let k = (j / 2) as i64 + i0.checked_sub(p.i0.checked_mul(2)?)?;
+        usize::try_from(k)
+            .ok()
+            .and_then(|k| p.tails.get(k).copied())
+    };
     let tails: Vec<Tails> = match &pr.tails {
         None => vec![zero; nb],
         Some(t) => {
             let eval = |js: std::ops::Range<usize>| -> Vec<Tails> {
-                js.map(|j| t(sh + ctx.point(i0) + pt(j as f64) * half))
+                js.map(|j| known(j).unwrap_or_else(|| t(sh + ctx.point(i0) + pt(j as f64) * half)))
                     .collect()
             };
             // a long table in two halves, the second on another thread (`join`): the same
@@ -262,6 +287,9 @@ pub(super) fn table(pr: &Profile, ctx: &Ctx) -> Result<Table> {
         below_q,
         above_q,
         atom_free: pr.atoms.is_empty(),
+        h: ctx.h.clone(),
+        tails: if pr.tails.is_some() { tails } else { vec![] },
+        mechanism: None,
     })
 }
 
@@ -303,6 +331,9 @@ pub(super) fn mirror(tb: &Table, ctx: &Ctx) -> Result<Table> {
         below_q: tb.above,
         above_q: tb.below,
         atom_free: true,
+        h: tb.h.clone(),
+        tails: vec![],
+        mechanism: None,
     })
 }
 
@@ -363,14 +394,27 @@ pub(super) fn coarsen(tb: &Table, factor: u32, ctx: &Ctx) -> Result<Table> {
         below_q: tb.below_q + lq,
         above_q: tb.above_q,
         atom_free: true,
+        h: ctx.h.clone(),
+        tails: vec![],
+        mechanism: None,
     })
 }
 
-pub(super) fn tables(terms: &[PldTerm], s: &Setup) -> Result<Vec<Table>> {
+/// The table of each term on the grid of `s`; `prev`: the same terms' tables on the grid 2h, if
+/// any (their tails are reused, see [`table`]).
+pub(super) fn tables(terms: &[PldTerm], s: &Setup, prev: Option<&[Table]>) -> Result<Vec<Table>> {
     let ctx = new_ctx(s, Side::Upper, false)?;
     terms
         .iter()
-        .map(|t| table(&profile(&t.mechanism), &ctx))
+        .enumerate()
+        .map(|(n, t)| {
+            let same = prev
+                .and_then(|p| p.get(n))
+                .filter(|p| p.mechanism.as_ref() == Some(&t.mechanism));
+            let mut tb = table(&profile(&t.mechanism), &ctx, same)?;
+            tb.mechanism = Some(t.mechanism.clone());
+            Ok(tb)
+        })
         .collect()
 }
 
@@ -537,8 +581,8 @@ mod tests {
                 rate: r(q),
                 direction,
             };
-            let rem = table(&profile(&mech(Direction::Remove)), &c).unwrap();
-            let add = table(&profile(&mech(Direction::Add)), &c).unwrap();
+            let rem = table(&profile(&mech(Direction::Remove)), &c, None).unwrap();
+            let add = table(&profile(&mech(Direction::Add)), &c, None).unwrap();
             let mir = mirror(&rem, &c).unwrap();
             assert_eq!(mir.shift, add.shift, "q = {q}: the offsets differ");
             let close = |a: Interval, b: Interval, what: &str| {
@@ -574,7 +618,7 @@ mod tests {
         }
         let atoms: Atoms = vec![(Some(r("1/4")), 0.5), (None, 0.5)];
         let c = ctx("1/4", 100, 0, Side::Upper);
-        let tb = table(&atoms_profile(&atoms), &c).unwrap();
+        let tb = table(&atoms_profile(&atoms), &c, None).unwrap();
         assert!(mirror(&tb, &c).is_err());
     }
 
@@ -602,8 +646,8 @@ mod tests {
                 rate: r(q),
                 direction: dir,
             });
-            let fine = table(&pr, &c).unwrap();
-            let direct = table(&pr, &c4).unwrap();
+            let fine = table(&pr, &c, None).unwrap();
+            let direct = table(&pr, &c4, None).unwrap();
             let co = coarsen(&fine, 4, &c4).unwrap();
             assert_eq!(co.shift, direct.shift, "q = {q}: the offsets differ");
             let close = |a: Interval, b: Interval, what: &str| {
@@ -647,8 +691,65 @@ mod tests {
         }
         let atoms: Atoms = vec![(Some(r("1/4")), 0.5), (None, 0.5)];
         let c = ctx("1/4", 100, 0, Side::Upper);
-        let tb = table(&atoms_profile(&atoms), &c).unwrap();
+        let tb = table(&atoms_profile(&atoms), &c, None).unwrap();
         assert!(coarsen(&tb, 4, &ctx("1", 100, 0, Side::Upper)).is_err());
+    }
+
+    /// A table on the grid h/2 that reuses the h table's tails against one evaluated afresh:
+    /// at least a third of its tails are the h table's (bitwise), and every half-cell's P- and
+    /// Q-mass enclosures overlap the fresh ones and are no wider than twice theirs. Reusing the
+    /// tails of a shifted point (k one off) fails; a table of another grid is not reused.
+    #[test]
+    fn a_finer_table_reuses_the_coarser_tails() {
+        use super::super::Direction;
+        use crate::theorems::pld_accountant::mechanisms::profile;
+        for (q, sg, h, h2, dir) in [
+            ("1/100", "4/5", "1/1024", "1/2048", Direction::Remove),
+            ("3/10", "2", "1/512", "1/1024", Direction::Add),
+        ] {
+            let (c, c2) = (
+                ctx(h, 100, 1 << 40, Side::Upper),
+                ctx(h2, 100, 1 << 40, Side::Upper),
+            );
+            let pr = profile(&PldMechanism::SubsampledGaussian {
+                sigma: r(sg),
+                rate: r(q),
+                direction: dir,
+            });
+            let coarse = table(&pr, &c, None).unwrap();
+            let fresh = table(&pr, &c2, None).unwrap();
+            let reused = table(&pr, &c2, Some(&coarse)).unwrap();
+            assert_eq!((reused.i0, reused.n), (fresh.i0, fresh.n));
+            let same = reused
+                .tails
+                .iter()
+                .filter(|t| {
+                    coarse
+                        .tails
+                        .iter()
+                        .any(|u| u.p_gt == t.p_gt && u.q_le == t.q_le)
+                })
+                .count();
+            assert!(3 * same >= reused.tails.len(), "only {same} tails reused");
+            for (j, (&(pr_, qr), &(pf, qf))) in
+                reused.half_cells.iter().zip(&fresh.half_cells).enumerate()
+            {
+                for (a, b) in [(pr_, pf), (qr, qf)] {
+                    assert!(
+                        a.inf() <= b.sup() && b.inf() <= a.sup(),
+                        "q = {q}: half-cell {j}: {a:?} and {b:?} are disjoint"
+                    );
+                    let (wa, wb) = (a.sup() - a.inf(), b.sup() - b.inf());
+                    assert!(
+                        wa <= 2.0 * wb + 1e-300,
+                        "half-cell {j}: {a:?} looser than {b:?}"
+                    );
+                }
+            }
+            // a table of the same grid is not reused (only h/2 reuses h)
+            let again = table(&pr, &c, Some(&coarse)).unwrap();
+            assert_eq!(again.half_cells.len(), coarse.half_cells.len());
+        }
     }
 
     #[test]
@@ -788,10 +889,13 @@ mod tests {
         // an atom far outside the grid range: refused, not folded into the last cell
         let c = ctx("1/4", 100, 0, Side::Lower);
         let pr = atoms_profile(&vec![(Some(r("800")), 0.5)]);
-        assert!(matches!(table(&pr, &c), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(
+            table(&pr, &c, None),
+            Err(Error::InvalidArgument { .. })
+        ));
         // a grid so fine that the atom's index leaves i64
         let c = ctx("1e-20", 100, 0, Side::Lower);
         let pr = atoms_profile(&vec![(Some(r("1")), 0.5)]);
-        assert!(table(&pr, &c).is_err());
+        assert!(table(&pr, &c, None).is_err());
     }
 }

@@ -44,7 +44,7 @@ pub fn dpsgd_fixed_size_pld_epsilon(
     let s = setup(std::slice::from_ref(&dominating), opts, Some(delta))?;
     let run = |term: PldTerm, side: Side, progress: bool| -> Result<(Rational, usize)> {
         let t = [term];
-        side_epsilon(&t, &tables(&t, &s)?, &s, side, delta, progress)
+        side_epsilon(&t, &tables(&t, &s, None)?, &s, side, delta, progress)
     };
     let half = Rational::from(sigma / 2u32);
     let realised = |d| run(dpsgd_term(rate, &half, steps, d), Side::Lower, false);

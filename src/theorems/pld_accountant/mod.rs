@@ -239,14 +239,16 @@ fn join<A: Send, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -
     })
 }
 
-/// Both sides of one query; `f` maps a side's curve to its answer.
+/// Both sides of one query; `f` maps a side's curve to its answer. Also the tables (`prev`: the
+/// same terms' tables on the grid 2h, whose tails are reused).
 fn both_sides<T: Send>(
     s: &Setup,
     progress: bool,
     f: impl Fn(&Curve) -> Result<T> + Sync,
-) -> Result<(T, T, usize)> {
+    prev: Option<&[Table]>,
+) -> Result<(T, T, usize, Vec<Table>)> {
     let terms = &s.terms;
-    let tabs = tables(terms, s)?;
+    let tabs = tables(terms, s, prev)?;
     let run = |side| -> Result<(T, usize)> {
         let (p, ctx) = compose_side(terms, &tabs, s, side, progress)?;
         Ok((f(&Curve::new(&p, &ctx))?, ctx.support))
@@ -254,7 +256,7 @@ fn both_sides<T: Send>(
     let (hi, lo) = join(|| run(Side::Upper), || run(Side::Lower))?;
     let (lo, s1) = lo?;
     let (hi, s2) = hi?;
-    Ok((lo, hi, s1.max(s2)))
+    Ok((lo, hi, s1.max(s2), tabs))
 }
 
 fn report(lo: Rational, hi: Rational, s: &Setup, support: usize) -> Result<PldReport> {
@@ -276,13 +278,19 @@ fn report(lo: Rational, hi: Rational, s: &Setup, support: usize) -> Result<PldRe
 pub fn pld_delta(terms: &[PldTerm], eps: &Rational, opts: &PldOptions) -> Result<PldReport> {
     validate::nonnegative("epsilon", eps)?;
     let s = setup(terms, opts, None)?;
-    let (lo, hi, support) = both_sides(&s, opts.progress, |c| {
-        // δ ≤ 1 always, so capping either side at 1 keeps it a bound; a non-finite value
-        // (impossible: `pick` refuses empty enclosures, and the min caps +∞) is an error,
-        // never replaced by 1 (on the lower side that would claim δ ≥ 1)
-        let v = c.delta(eps)?.min(1.0);
-        Rational::from_f64(v).ok_or_else(|| Error::Numerical("PLD δ bound is not finite".into()))
-    })?;
+    let (lo, hi, support, _) = both_sides(
+        &s,
+        opts.progress,
+        |c| {
+            // δ ≤ 1 always, so capping either side at 1 keeps it a bound; a non-finite value
+            // (impossible: `pick` refuses empty enclosures, and the min caps +∞) is an error,
+            // never replaced by 1 (on the lower side that would claim δ ≥ 1)
+            let v = c.delta(eps)?.min(1.0);
+            Rational::from_f64(v)
+                .ok_or_else(|| Error::Numerical("PLD δ bound is not finite".into()))
+        },
+        None,
+    )?;
     report(lo, hi, &s, support)
 }
 
@@ -295,10 +303,10 @@ pub fn pld_delta(terms: &[PldTerm], eps: &Rational, opts: &PldOptions) -> Result
 /// Note: `proofs-notes/pld_epsilon.md`.
 pub fn pld_epsilon(terms: &[PldTerm], delta: &Rational, opts: &PldOptions) -> Result<PldReport> {
     validate::open_unit("delta", delta)?;
-    let once = |o: &PldOptions| -> Result<Run> {
+    let once = |o: &PldOptions, prev: Option<&[Table]>| -> Result<(Run, Vec<Table>)> {
         let s = setup(terms, o, Some(delta))?;
-        let (lo, hi, support) = both_sides(&s, o.progress, |c| epsilon_side(c, delta))?;
-        Ok((lo, hi, s, support))
+        let (lo, hi, support, tabs) = both_sides(&s, o.progress, |c| epsilon_side(c, delta), prev)?;
+        Ok(((lo, hi, s, support), tabs))
     };
     let (lo, hi, s, support) = refined(opts, once)?;
     report(lo, hi, &s, support)
@@ -323,8 +331,11 @@ fn run_work(s: &Setup, support: usize) -> f64 {
 /// [`run_work`]; 2²³ and at most three times with [`PldOptions::tight`]) whose bracket is wider
 /// than 5·10⁻⁴ relative (2·10⁻⁵) is repeated on a grid twice as fine, and the brackets are
 /// intersected (each is certified, so their intersection is too).
-fn refined(opts: &PldOptions, once: impl Fn(&PldOptions) -> Result<Run>) -> Result<Run> {
-    let (mut lo, mut hi, mut s, mut support) = once(opts)?;
+fn refined(
+    opts: &PldOptions,
+    once: impl Fn(&PldOptions, Option<&[Table]>) -> Result<(Run, Vec<Table>)>,
+) -> Result<Run> {
+    let ((mut lo, mut hi, mut s, mut support), mut tabs) = once(opts, None)?;
     let mut work = run_work(&s, support);
     let (width, budget, halvings) = if opts.tight {
         (TIGHT_WIDTH, TIGHT_WORK, TIGHT_HALVINGS)
@@ -340,12 +351,13 @@ fn refined(opts: &PldOptions, once: impl Fn(&PldOptions) -> Result<Run>) -> Resu
                 grid: Some(Rational::from(&s.h / 2u32)),
                 ..opts.clone()
             };
-            // a finer grid the guards refuse (points, support) ends the refinement
-            let Ok((l, h, fs, sp)) = once(&finer) else {
+            // a finer grid the guards refuse (points, support) ends the refinement; the finer
+            // run reuses this run's tails (its every other half-grid point)
+            let Ok(((l, h, fs, sp), ft)) = once(&finer, Some(&tabs)) else {
                 break;
             };
             work = run_work(&fs, sp);
-            (lo, hi, s, support) = (lo.max(l), hi.min(h), fs, support.max(sp));
+            (lo, hi, s, support, tabs) = (lo.max(l), hi.min(h), fs, support.max(sp), ft);
         }
     }
     Ok((lo, hi, s, support))
@@ -372,7 +384,9 @@ pub fn dpsgd_pld_epsilon(
     opts: &PldOptions,
 ) -> Result<PldReport> {
     validate::open_unit("delta", delta)?;
-    let (lo, hi, s, support) = refined(opts, |o| dpsgd_once(rate, sigma, steps, delta, o))?;
+    let (lo, hi, s, support) = refined(opts, |o, prev| {
+        dpsgd_once(rate, sigma, steps, delta, o, prev)
+    })?;
     report(lo, hi, &s, support)
 }
 
@@ -420,7 +434,8 @@ fn dpsgd_once(
     steps: &Integer,
     delta: &Rational,
     opts: &PldOptions,
-) -> Result<(Rational, Rational, Setup, usize)> {
+    prev: Option<&[Table]>,
+) -> Result<(Run, Vec<Table>)> {
     let term = |direction| dpsgd_term(rate, sigma, steps, direction);
     let s = setup(&[term(Direction::Remove)], opts, Some(delta))?;
     // one progress line: the remove direction's upper side (the longest job) reports
@@ -431,7 +446,7 @@ fn dpsgd_once(
     // the remove direction's table; the add direction's is its mirror (the reversed pair), then
     // independent jobs (on threads of their own unless DPCERT_THREADS=1): the add direction's
     // upper side; the remove direction's upper and lower sides
-    let rem = tables(&[term(Direction::Remove)], &s)?;
+    let rem = tables(&[term(Direction::Remove)], &s, prev)?;
     let add = mirror_tables(&rem, &s)?;
     // the add direction's upper side first on a grid ADD_COARSE times coarser (its table read
     // off the fine one): enough whenever it stays below the remove direction's upper bound
@@ -480,5 +495,5 @@ fn dpsgd_once(
         lo_rem.0
     };
     let hi = up_add.0.max(up_rem.0);
-    Ok((lo, hi, s, support))
+    Ok(((lo, hi, s, support), rem))
 }

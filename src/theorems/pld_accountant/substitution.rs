@@ -64,7 +64,7 @@ fn pair_lower(
         count: steps.clone(),
     };
     let s = setup(std::slice::from_ref(&term), opts, Some(delta))?;
-    let tabs = tables(&s.terms, &s)?;
+    let tabs = tables(&s.terms, &s, None)?;
     let (lo, support) = super::side_epsilon(&s.terms, &tabs, &s, Side::Lower, delta, false)?;
     Ok((lo, s, support))
 }
@@ -94,7 +94,7 @@ fn group_of_two_upper(
     let term = |direction| super::dpsgd_term(rate, sigma, steps, direction);
     let s = setup(&[term(Direction::Remove)], opts, Some(delta))?;
     // the add direction's table is the remove direction's mirrored (Lemma C′)
-    let rem_tabs = tables(&[term(Direction::Remove)], &s)?;
+    let rem_tabs = tables(&[term(Direction::Remove)], &s, None)?;
     let add_tabs = mirror_tables(&rem_tabs, &s)?;
     let run = |d: Direction, tabs: &[Table]| -> Result<(Curve, usize)> {
         let t = [term(d)];

@@ -88,7 +88,7 @@ pub(super) fn grid_delta(g: &GridPld, c: &Ctx, eps: &Rational) -> Float {
 }
 pub(super) fn disc(pr: &Profile, h: &str, side: Side) -> (GridPld, Ctx) {
     let c = ctx(h, 100, 1 << 20, side);
-    let tb = table(pr, &c).unwrap();
+    let tb = table(pr, &c, None).unwrap();
     (discretize(&tb, &c).unwrap(), c)
 }
 /// The ε at which to compare: every grid point, every midpoint, each atom's loss ± 10⁻¹².

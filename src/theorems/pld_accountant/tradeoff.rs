@@ -119,7 +119,7 @@ pub fn dpsgd_tradeoff_tpr(
         .min(Rational::from((1, 2)));
     let s = setup(&[term(Direction::Remove)], opts, Some(&hint))?;
     // the add direction's table is the remove direction's mirrored (Lemma C′)
-    let rem_tabs = tables(&[term(Direction::Remove)], &s)?;
+    let rem_tabs = tables(&[term(Direction::Remove)], &s, None)?;
     let add_tabs = mirror_tables(&rem_tabs, &s)?;
     let (rem, add) = std::thread::scope(|sc| {
         let add = sc.spawn(|| direction_points(&term(Direction::Add), &add_tabs, &s, false));
