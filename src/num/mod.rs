@@ -14,6 +14,7 @@ mod interval;
 pub mod mills;
 mod mpfr;
 mod normal;
+mod normal_table;
 mod parse;
 #[cfg(test)]
 mod tests;

@@ -1,15 +1,21 @@
 //! A certified standard normal CDF in `f64` interval arithmetic.
 //!
-//! For |x| < 2 (series): Φ(x) = ½ + φ(x)·S(x), S(t) = Σₙ t^{2n+1}/(2n+1)!!, all terms of one
-//! sign, truncated with the geometric tail bound term_N/(1 − t²/(2N+3)).
-//! For |x| ≥ 2 (continued fraction): Q(t) = P[N(0,1) > t] = φ(t)·R(t) with the Mills ratio
+//! For |x| ≤ 8 + 1/64 (Taylor table): Q(t) = P[N(0,1) > t] = Q(x_k) − φ(x_k)·∫_0^d e^{−x_k s − s²/2} ds at
+//! the nearest node x_k = k/32 (d = t − x_k, |d| ≤ 1/64), the integrand's Taylor coefficients exact
+//! rationals, Q(x_k) and φ(x_k) from MPFR, the truncation enclosed by a Cauchy estimate.
+//! Beyond (continued fraction): Q(t) = P[N(0,1) > t] = φ(t)·R(t) with the Mills ratio
 //! R(t) = 1/(t + 1/(t + 2/(t + 3/(t + …)))). Its elements are positive, so consecutive
 //! truncations bracket R(t); we enclose two consecutive truncations and take their hull.
 //! The number of terms only affects width, never soundness. See proofs-notes/normal_cdf.md.
 use super::fast::iv;
 use super::interval::Interval;
 
-const SERIES_LIMIT: f64 = 2.0;
+/// Taylor table: nodes x_k = k/NODE_SCALE, k = 0 … NODES (up to 8), TERMS coefficients each.
+const NODE_SCALE: f64 = 32.0;
+const NODES: usize = 256;
+const TERMS: usize = 13;
+/// Largest t the table serves (the last node plus half a node spacing).
+const TABLE_LIMIT: f64 = 8.0 + 1.0 / 64.0;
 /// Continued-fraction terms ≈ K_COEF/x² + 8 (a width heuristic, never a soundness one).
 const K_COEF: f64 = 500.0;
 
@@ -19,26 +25,79 @@ fn pdf(t: Interval) -> Interval {
     (-(t.sqr()) * iv(0.5, 0.5)).exp() * frac_1_sqrt_2pi
 }
 
-/// S(t) for t ≥ 0, enclosed: partial sum plus the rigorous tail bound.
-fn series(t: Interval) -> Interval {
-    let t2 = t.sqr();
-    let mut term = t;
-    let mut sum = iv(0.0, 0.0);
-    let mut n = 0u32;
-    loop {
-        sum = sum + term;
-        n += 1;
-        term = term * t2 / iv((2 * n + 1) as f64, (2 * n + 1) as f64);
-        // ratio of every later term to its predecessor is at most t²/(2n+3) < 1
-        let r = t2 / iv((2 * n + 3) as f64, (2 * n + 3) as f64);
-        if r.sup() < 0.5 && term.sup() <= 1e-18 * sum.inf() || n > 400 {
-            if r.sup() >= 1.0 {
-                return Interval::ENTIRE;
-            }
-            let tail = term / (iv(1.0, 1.0) - r);
-            return sum + iv(0.0, tail.sup());
-        }
+/// One node of the Taylor table: enclosures of Q(x) = Φ(−x) and φ(x) at x = x_k, of the Taylor
+/// coefficients a_n of g(s) = e^{−xs − s²/2} (a_0 = 1, a_1 = −x, (n + 1)a_{n+1} = −x·a_n − a_{n−1})
+/// and of a_n/(n + 1), and e ≥ e^{x + 1/2} (Cauchy: |a_n| ≤ max_{|s|=1}|g(s)| ≤ e^{x + 1/2}).
+struct Node {
+    q: Interval,
+    pdf: Interval,
+    a: [Interval; TERMS],
+    c: [Interval; TERMS],
+    e: f64,
+}
+
+/// The table, built once: Q(x_k) from the constants of `normal_table.rs` (MPFR at 256 bits rounded
+/// outward, checked by `normal_table_constants_enclose_q`), φ(x_k) by [`pdf`], the a_n by their
+/// recurrence and e ≥ e^{x + 1/2} by the certified exp, all in outward f64 interval arithmetic.
+fn nodes() -> &'static [Node] {
+    static TABLE: std::sync::OnceLock<Vec<Node>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        (0..=NODES)
+            .map(|k| {
+                // x = k/32 and x²/2, x + 1/2 are exact in f64
+                let x = k as f64 / NODE_SCALE;
+                let xi = iv(x, x);
+                let mut a = [iv(0.0, 0.0); TERMS];
+                a[0] = iv(1.0, 1.0);
+                a[1] = -xi;
+                for n in 1..TERMS - 1 {
+                    let m = (n + 1) as f64;
+                    a[n + 1] = (-(xi * a[n]) - a[n - 1]) / iv(m, m);
+                }
+                let (qlo, qhi) = super::normal_table::Q[k];
+                Node {
+                    q: iv(qlo, qhi),
+                    pdf: pdf(xi),
+                    a,
+                    c: std::array::from_fn(|n| a[n] / iv((n + 1) as f64, (n + 1) as f64)),
+                    e: iv(x + 0.5, x + 0.5).exp().sup(),
+                }
+            })
+            .collect()
+    })
+}
+
+/// Q(t), 1 − Q(t) and φ(t) for 0 ≤ t ≤ TABLE_LIMIT from the nearest node: with d = t − x_k,
+/// Q(t) = Q(x_k) − φ(x_k)·I, φ(t) = φ(x_k)·g(d), I = ∫_0^d g = Σ_{n<N} a_n d^{n+1}/(n + 1) ± e·|d|^{N+1}/(1 − |d|)
+/// and g(d) = Σ_{n<N} a_n d^n ± e·|d|^N/(1 − |d|) (Horner, outward).
+fn from_table(t: Interval) -> (Interval, Interval, Interval) {
+    let k = ((0.5 * (t.inf() + t.sup()) * NODE_SCALE).round() as usize).min(NODES);
+    let nd = &nodes()[k];
+    let d = t - iv(k as f64 / NODE_SCALE, k as f64 / NODE_SCALE);
+    let ad = iv(d.mag(), d.mag());
+    let geo = iv(1.0, 1.0) / (iv(1.0, 1.0) - ad);
+    let mut p = nd.c[TERMS - 1];
+    let mut g = nd.a[TERMS - 1];
+    for n in (0..TERMS - 1).rev() {
+        p = nd.c[n] + d * p;
+        g = nd.a[n] + d * g;
     }
+    let mut pow = ad;
+    for _ in 1..TERMS {
+        pow = pow * ad;
+    }
+    // pow ≥ |d|^N; the remainders
+    let rg = (iv(nd.e, nd.e) * pow * geo).sup();
+    let ri = (iv(nd.e, nd.e) * pow * ad * geo).sup();
+    let integral = d * p + iv(-ri, ri);
+    let g = g + iv(-rg, rg);
+    let q = nd.q - nd.pdf * integral;
+    let unit = iv(0.0, 1.0);
+    (
+        q.intersection(unit),
+        (iv(1.0, 1.0) - q).intersection(unit),
+        nd.pdf * g,
+    )
 }
 
 /// The Mills-ratio continued fraction R(t) = 1/(t + 1/(t + 2/(t + …))) through its partial
@@ -121,24 +180,134 @@ pub fn phi_pair(x: Interval) -> (Interval, Interval) {
 
 /// Φ(−t), Φ(t) and φ(t) for an interval t ≥ 0 lying in one regime, from one evaluation.
 fn phi_same_sign(t: Interval) -> (Interval, Interval, Interval) {
-    let half = iv(0.5, 0.5);
-    let unit = iv(0.0, 1.0);
+    if t.inf() >= 0.0 && t.sup() <= TABLE_LIMIT {
+        return from_table(t);
+    }
     let x = t.inf();
     let d = pdf(t);
-    if t.sup() < SERIES_LIMIT {
-        let p = d * series(t);
-        return (
-            (half - p).intersection(unit),
-            (half + p).intersection(unit),
-            d,
-        );
-    }
     // Term count from a float heuristic; soundness holds for any k (the tail is enclosed).
     let k = (K_COEF / (x * x)).ceil() as u32 + 8;
     let q = d * mills_cf(t, k);
+    let unit = iv(0.0, 1.0);
     (
         q.intersection(unit),
         (iv(1.0, 1.0) - q).intersection(unit),
         d,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rug::float::Round;
+    use rug::{Float, Rational};
+
+    /// Q(x_k) = erfc(x_k/√2)/2 bracketed at 256 bits with directed rounding (erfc decreases:
+    /// the lower end from u = x/√2 rounded up and erfc rounded down, the upper end the other
+    /// way; halving is exact), then rounded down and up to f64.
+    fn q_node(k: usize) -> (f64, f64) {
+        let x = Float::with_val(256, k) / 32u32; // exact
+        let end = |r_u: Round, r_e: Round| {
+            use rug::ops::DivAssignRound;
+            // √2 rounded the other way from u, so that u = x/√2 is rounded r_u
+            let other = if r_u == Round::Up {
+                Round::Down
+            } else {
+                Round::Up
+            };
+            let mut sqrt2 = Float::with_val(256, 2);
+            sqrt2.sqrt_round(other);
+            let mut u = x.clone();
+            u.div_assign_round(&sqrt2, r_u);
+            u.erfc_round(r_e);
+            u / 2u32
+        };
+        let lo = end(Round::Up, Round::Down);
+        let hi = end(Round::Down, Round::Up);
+        (lo.to_f64_round(Round::Down), hi.to_f64_round(Round::Up))
+    }
+
+    /// The constants of `normal_table.rs` are exactly MPFR's outward roundings of Q(x_k) (so each
+    /// encloses it, within one ulp). With DPCERT_BLESS_NORMAL_TABLE=1 the file is written instead.
+    #[test]
+    fn normal_table_constants_enclose_q() {
+        let want: Vec<(f64, f64)> = (0..=NODES).map(q_node).collect();
+        if std::env::var("DPCERT_BLESS_NORMAL_TABLE").is_ok() {
+            let mut f = String::from(
+                "//! Q(x_k) = P[N(0, 1) > k/32], k = 0 … 256: MPFR's erfc at 256 bits rounded down and up\n\
+                 //! to f64 (generated and checked by `normal::tests::normal_table_constants_enclose_q`).\n\
+                 pub(super) const Q: [(f64, f64); 257] = [\n",
+            );
+            for (lo, hi) in &want {
+                f.push_str(&format!("    ({lo:e}, {hi:e}),\n"));
+            }
+            f.push_str("];\n");
+            std::fs::write(
+                concat!(env!("CARGO_MANIFEST_DIR"), "/src/num/normal_table.rs"),
+                f,
+            )
+            .unwrap();
+            return;
+        }
+        for (k, (&have, w)) in super::super::normal_table::Q.iter().zip(&want).enumerate() {
+            assert_eq!(have, *w, "node {k}");
+        }
+    }
+
+    /// Φ(−t), Φ(t) and φ(t) at 512 bits (MPFR's erfc and exp, a route independent of the table).
+    fn reference(t: f64) -> (Float, Float, Float) {
+        let p = 512;
+        let x = Float::with_val(p, Rational::from_f64(t).unwrap());
+        let s2 = Float::with_val(p, 2).sqrt();
+        let u = Float::with_val(p, &x / &s2);
+        let below = Float::with_val(p, u.clone().erfc()) / 2u32;
+        let above = Float::with_val(p, (-u).erfc()) / 2u32;
+        let two_pi = Float::with_val(p, rug::float::Constant::Pi) * 2u32;
+        let pdf = Float::with_val(p, -(Float::with_val(p, &x * &x) / 2u32)).exp() / two_pi.sqrt();
+        (below, above, pdf)
+    }
+
+    /// The Taylor table's enclosures of Φ(−t), Φ(t) and φ(t) contain the 512-bit values at and
+    /// between the nodes (midpoints, node ± a few ulps, t = 0, the table's end) and are at most
+    /// 8·10⁻¹⁶ relative wide (Φ(−t)); beyond the table the continued fraction's contain them too.
+    #[test]
+    fn taylor_table_contains_and_is_tight() {
+        let mut ts: Vec<f64> = vec![
+            0.0,
+            1e-300,
+            1e-9,
+            TABLE_LIMIT,
+            TABLE_LIMIT.next_up(),
+            9.5,
+            12.0,
+        ];
+        for k in 0..=NODES {
+            let x = k as f64 / NODE_SCALE;
+            ts.extend([
+                x,
+                x.next_up(),
+                x + 1.0 / 64.0,
+                x - 1.0 / 64.0,
+                x + 0.3 / NODE_SCALE,
+            ]);
+        }
+        let mut worst = 0f64;
+        for &t in ts.iter().filter(|t| **t >= 0.0) {
+            let (b, a, d) = phi_same_sign(iv(t, t));
+            let (rb, ra, rd) = reference(t);
+            for (e, r, what) in [(b, &rb, "Φ(−t)"), (a, &ra, "Φ(t)"), (d, &rd, "φ(t)")] {
+                assert!(
+                    e.inf() <= *r && *r <= e.sup(),
+                    "{what} at t = {t}: {e:?} misses {}",
+                    r.to_f64_round(Round::Nearest)
+                );
+            }
+            let w = (b.sup() - b.inf()) / b.sup();
+            if t <= TABLE_LIMIT {
+                worst = worst.max(w);
+                assert!(w <= 8e-16, "Φ(−t) at t = {t}: relative width {w:.2e}");
+            }
+        }
+        eprintln!("worst relative width of Φ(−t): {worst:.2e}");
+    }
 }
