@@ -84,7 +84,7 @@ impl Real for Fi {
         Fi(self.0.ln())
     }
     fn ln1p(&self) -> Fi {
-        Fi(mono53(self.0, |x, r| x.ln_1p_round(r)))
+        Fi(self.0.ln1p())
     }
     fn normal_cdf(&self) -> Fi {
         if self.0.is_empty() {

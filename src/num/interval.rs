@@ -285,6 +285,117 @@ pub fn exp_point(x: f64) -> Option<Interval> {
     })
 }
 
+/// Constants of [`ln1p_point`], from MPFR at 256 bits (computed once): ln 2 − `LN2_HI` and, for
+/// c_j = j/64 (j = 45 … 91), ln c_j as a nearest `f64` plus an enclosure of the remainder.
+struct LnTables {
+    ln2_lo: Interval,
+    ln_hi: [f64; 47],
+    ln_lo: [Interval; 47],
+}
+
+/// ln 2's high part (fdlibm's `ln2_hi`, 32 significant bits): m·`LN2_HI` is exact for |m| < 2²¹.
+const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
+
+fn ln_tables() -> &'static LnTables {
+    static T: std::sync::OnceLock<LnTables> = std::sync::OnceLock::new();
+    T.get_or_init(|| {
+        let both = |f: &dyn Fn(Round) -> f64| Interval {
+            lo: f(Round::Down),
+            hi: f(Round::Up),
+        };
+        let ln2_lo = both(&|rnd| {
+            let ln2 = Float::with_val_round(256, rug::float::Constant::Log2, rnd).0;
+            (ln2 - LN2_HI).to_f64_round(rnd)
+        });
+        let ln = |j: usize, rnd: Round| {
+            // j/64 is exact at 256 bits
+            let mut v = Float::with_val(256, j as f64 / 64.0);
+            v.ln_round(rnd);
+            v
+        };
+        let mut ln_hi = [0.0; 47];
+        let mut ln_lo = [Interval::EMPTY; 47];
+        for i in 0..47 {
+            ln_hi[i] = ln(i + 45, Round::Nearest).to_f64();
+            ln_lo[i] = both(&|rnd| (ln(i + 45, rnd) - ln_hi[i]).to_f64_round(rnd));
+        }
+        LnTables {
+            ln2_lo,
+            ln_hi,
+            ln_lo,
+        }
+    })
+}
+
+/// ln(1 + x) for x ∈ X with |x| ≤ 1/64, enclosed: ln(1 + x) = x + x²·S, S = Σ_{n≥2} (−1)^{n+1}x^{n−2}/n
+/// = −1/2 + x/3 − … + x⁷/9 + ρ with |ρ| ≤ |x|⁸/(10(1 − |x|)) (the terms' magnitudes are at most
+/// |x|^{n−2}/10 for n ≥ 10). x²·S is at most 1/128 of x, so its rounding barely shows: the
+/// result is within about an ulp of the final addition.
+fn ln1p_small(x: Interval) -> Interval {
+    let pt = |v: f64| Interval { lo: v, hi: v };
+    let c = |n: u32| pt(if n % 2 == 0 { -1.0 } else { 1.0 }) / pt(n as f64);
+    let mut p = c(9);
+    for n in (2..=8).rev() {
+        p = c(n) + x * p;
+    }
+    let a = pt(x.mag());
+    let rho = (a.sqr().sqr().sqr() / (pt(10.0) * (pt(1.0) - a))).sup();
+    x + x.sqr() * (p + Interval { lo: -rho, hi: rho })
+}
+
+/// ln(1 + x) for a point x > −1 (`None` for NaN, x ≤ −1 or x = +∞), in this module's directed
+/// arithmetic with no MPFR call (MPFR's log1p was the PLD accountant's hot spot):
+/// 1. |x| ≤ 1/64: [`ln1p_small`];
+/// 2. otherwise 1 + x = s + r exactly (s = RN(1 + x), r its exact rounding error, TwoSum); with
+///    s = 2^m·f, f ∈ [√2/2, √2) (m from s's exponent bits, the split at √2 a float choice), c =
+///    j/64 the nearest such point (j = 45 … 91) and t = ((f − c) + r·2^−m)/c — f − c exact by
+///    Sterbenz (f and c lie within a factor 2), r·2^−m by a directed product — |t| ≤ 1/90 + ε and
+///    ln(1 + x) = m·ln 2 + ln c + ln(1 + t): m·`LN2_HI` exact, ln 2's and ln c's low parts
+///    enclosed, ln(1 + t) by [`ln1p_small`]; the two large parts summed exactly (TwoSum) and the
+///    rest added with one outward rounding. (1 + x is never rounded into the result: for x near
+///    1/64 that rounding alone would cost ~70 ulps.)
+///
+/// Every step encloses its exact counterpart, so the result contains ln(1 + x).
+pub fn ln1p_point(x: f64) -> Option<Interval> {
+    if !(x > -1.0) || x == f64::INFINITY {
+        return None;
+    }
+    let pt = |v: f64| Interval { lo: v, hi: v };
+    if x.abs() <= 1.0 / 64.0 {
+        return Some(ln1p_small(pt(x)));
+    }
+    let t = ln_tables();
+    let s = 1.0 + x;
+    if !(s.is_finite() && s.is_normal()) {
+        return None;
+    }
+    let r = two_sum_err(1.0, x, s);
+    // s = 2^e·g, g ∈ [1, 2); then f = g or g/2 so that f ∈ [√2/2, √2)
+    let e = ((s.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let g = f64::from_bits((s.to_bits() & !(0x7ffu64 << 52)) | (1023u64 << 52));
+    let (m, f) = if g >= std::f64::consts::SQRT_2 {
+        (e + 1, g / 2.0)
+    } else {
+        (e, g)
+    };
+    let j = ((f * 64.0).round() as usize).clamp(45, 91);
+    let c = j as f64 / 64.0;
+    // 2^−m for |m| ≤ 1024 is an exact (possibly subnormal) f64
+    let scaled_r = pt(r) * pt((2f64).powi(-m));
+    let tt = (pt(f - c) + scaled_r) / pt(c);
+    if !(tt.mag() <= 1.0 / 64.0) {
+        return None;
+    }
+    // the two large parts summed exactly (TwoSum), then one outward addition of the rest
+    let (a, b) = (m as f64 * LN2_HI, t.ln_hi[j - 45]);
+    let big = a + b;
+    let small = pt(two_sum_err(a, b, big))
+        + pt(m as f64) * t.ln2_lo
+        + t.ln_lo[j - 45]
+        + ln1p_small(tt);
+    Some(pt(big) + small)
+}
+
 impl Interval {
     /// The empty set.
     pub const EMPTY: Interval = Interval {
@@ -396,6 +507,20 @@ impl Interval {
             .map_or_else(|| mpfr53(self.lo, Round::Down, Float::exp_round), |e| e.lo);
         let hi = exp_point(self.hi)
             .map_or_else(|| mpfr53(self.hi, Round::Up, Float::exp_round), |e| e.hi);
+        Interval { lo, hi }
+    }
+    /// { ln(1 + x) : x ∈ self } for self ⊂ (−1, +∞): [`ln1p_point`] at each end (ln1p is
+    /// increasing), MPFR at 53 bits with directed rounding where that gives `None`.
+    pub fn ln1p(self) -> Interval {
+        if self.is_empty() {
+            return self;
+        }
+        let lo = ln1p_point(self.lo).map_or_else(
+            || mpfr53(self.lo, Round::Down, Float::ln_1p_round),
+            |e| e.lo,
+        );
+        let hi = ln1p_point(self.hi)
+            .map_or_else(|| mpfr53(self.hi, Round::Up, Float::ln_1p_round), |e| e.hi);
         Interval { lo, hi }
     }
     /// { ln x : x ∈ self, x > 0 } (a non-positive lower end gives −∞; empty if self ≤ 0).
@@ -564,6 +689,24 @@ mod tests {
         }
         iv.inf() <= lo && hi <= iv.sup() && l > hi && h < lo
     }
+    /// How many ulps `ln1p_point`'s endpoints may lie outside the exact ln(1 + x) (measured: 2).
+    const LN1P_ULPS: usize = 2;
+    /// `pt(x).ln1p()` contains ln(1 + x) (MPFR at 256 bits, directed) and lies at most `ulps`
+    /// steps outside it on each side.
+    fn ln1p_within(x: f64, ulps: usize) -> bool {
+        let iv = pt(x).ln1p();
+        let (mut lo, mut hi) = (Float::with_val(256, x), Float::with_val(256, x));
+        lo.ln_1p_round(Round::Down);
+        hi.ln_1p_round(Round::Up);
+        let (mut l, mut h) = (iv.inf(), iv.sup());
+        for _ in 0..ulps {
+            (l, h) = (l.next_up(), h.next_down());
+        }
+        iv.inf() <= lo
+            && hi <= iv.sup()
+            && (l > hi || iv.inf() == 0.0 && x == 0.0)
+            && (h < lo || x == 0.0)
+    }
     fn finite() -> impl Strategy<Value = f64> {
         (NORMAL | SUBNORMAL | ZERO | POSITIVE | NEGATIVE).prop_filter("finite", |x| x.is_finite())
     }
@@ -622,6 +765,23 @@ mod tests {
             prop_assert!(iv.inf().next_up() > rhi || iv.inf() == iv.sup());
             prop_assert!(iv.sup().next_down() < rlo || iv.inf() == iv.sup());
             prop_assert!(exp_within(a, EXP_ULPS), "exp({a}) = {:?}", pt(a).exp());
+        }
+
+        /// ln1p (`ln1p_point`) contains ln(1 + x) (MPFR at 256 bits, directed) and lies at most
+        /// LN1P_ULPS steps outside it: x across all magnitudes, near −1, at the series' edge
+        /// (±1/64), at the table's seams (1 + x = 2^m·(j ± ½)/64) and near √2's split.
+        #[test]
+        fn ln1p_encloses(e in -60i32..1000, t in 0.0f64..1.0, j in 45u32..92, m in -60i32..60,
+                         s in -1.0f64..1.0) {
+            let seam = ((j as f64 + 0.5 * s.signum()) / 64.0) * 2f64.powi(m) - 1.0;
+            let near_sqrt2 = std::f64::consts::SQRT_2 * 2f64.powi(m) * (1.0 + s * 1e-15) - 1.0;
+            for x in [t * 2f64.powi(e.min(1000)) * s.signum(), -1.0 + t * 2f64.powi(-e.min(52)),
+                      (1.0 / 64.0) * (1.0 + s * 1e-3), seam, near_sqrt2, s * 2f64.powi(-e)] {
+                if !(x > -1.0) || !x.is_finite() {
+                    continue;
+                }
+                prop_assert!(ln1p_within(x, LN1P_ULPS), "ln1p({x}) = {:?}", pt(x).ln1p());
+            }
         }
 
         /// exp at the reduction's seams (k changes every (ln 2)/64), near 0, and at the ends of
