@@ -5,7 +5,6 @@
 //! by E (and by the inputs' conversion error) in its side's direction.
 use rug::float::Constant;
 use rug::Float;
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Unit roundoff of f64, 2^−53.
@@ -64,17 +63,23 @@ fn twiddles(t: u32) -> Vec<C> {
 }
 
 /// The twiddles of every stage of a transform of length 2^t, contiguous per stage: the stage
-/// of half-length h (butterflies x_k, x_{k+h}) uses e^{−2πik/(2h)} = [`twiddles`]`(t)[k·2^{t−1}/h]`,
-/// k < h, stored at offset h − 1 (real and imaginary parts apart). Copies of the table's values
-/// (so within µ of the exact ones). Cached per t (at most 2^t·16 bytes each: 64 MiB at t = 22).
+/// of half-length h (butterflies x_k, x_{k+h}) uses e^{−2πik/(2h)} = [`twiddles`]`(T)[k·2^{T−1}/h]`,
+/// k < h, stored at offset h − 1 (real and imaginary parts apart), for some T ≥ t — a stage's
+/// twiddles depend on h only, so the table built for T serves every t ≤ T (its prefix). Copies of
+/// the table's values (so within µ of the exact ones). One table is cached, built for
+/// T = max(t, 16) and rebuilt only for a longer transform (at most 2^T·16 bytes: 64 MiB at T = 22).
 fn stage_twiddles(t: u32) -> Arc<(Vec<f64>, Vec<f64>)> {
-    static CACHE: OnceLock<Mutex<HashMap<u32, Arc<(Vec<f64>, Vec<f64>)>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    if let Some(w) = cache.lock().ok().and_then(|c| c.get(&t).cloned()) {
-        return w;
+    type Tab = Arc<(Vec<f64>, Vec<f64>)>;
+    static CACHE: OnceLock<Mutex<Option<(u32, Tab)>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(None));
+    if let Some((tc, w)) = cache.lock().ok().and_then(|c| c.clone()) {
+        if tc >= t {
+            return w;
+        }
     }
-    let n = 1usize << t;
-    let tw = twiddles(t);
+    let big = t.max(16);
+    let n = 1usize << big;
+    let tw = twiddles(big);
     let (mut wr, mut wi) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let mut h = 1;
     while h < n {
@@ -87,7 +92,9 @@ fn stage_twiddles(t: u32) -> Arc<(Vec<f64>, Vec<f64>)> {
     }
     let w = Arc::new((wr, wi));
     if let Ok(mut c) = cache.lock() {
-        c.insert(t, w.clone());
+        if c.as_ref().is_none_or(|(tc, _)| *tc < big) {
+            *c = Some((big, w.clone()));
+        }
     }
     w
 }
