@@ -329,7 +329,7 @@ fn extreme_epsilon_is_answered_not_panicked() {
 }
 
 /// Issue 13's hard corner σ = 0.3, q ≥ 0.1: the bracket is ≤ 1 % wide at the automatic grid
-/// (documented: [504.72008, 506.19211], 0.29 %, after two refinements), and its lower end is
+/// (documented: [505.31924, 506.19145], 0.17 %, after three refinements), and its lower end is
 /// below the RDP route's upper bound (another algorithm: a lower end on the wrong side of the
 /// truth would exceed it once it passed ε).
 #[test]
