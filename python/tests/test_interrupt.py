@@ -58,7 +58,10 @@ def test_long_call_releases_the_gil():
 
 def _run_long(code):
     script = "import dpcert\n" + code + "\n" + (
-        "dpcert.dpsgd_epsilon(rate='0.01', sigma='0.8', steps=2**20 - 1, delta='1e-7', method='pld')\n"
+        # a fixed fine grid keeps the call several seconds long (the automatic grid now answers
+        # in under the bar's 1 s delay)
+        "dpcert.dpsgd_epsilon(rate='0.01', sigma='0.8', steps=2**20 - 1, delta='1e-7', method='pld',"
+        " grid='1/2048')\n"
     )
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=300)

@@ -389,10 +389,8 @@ pub fn ln1p_point(x: f64) -> Option<Interval> {
     // the two large parts summed exactly (TwoSum), then one outward addition of the rest
     let (a, b) = (m as f64 * LN2_HI, t.ln_hi[j - 45]);
     let big = a + b;
-    let small = pt(two_sum_err(a, b, big))
-        + pt(m as f64) * t.ln2_lo
-        + t.ln_lo[j - 45]
-        + ln1p_small(tt);
+    let small =
+        pt(two_sum_err(a, b, big)) + pt(m as f64) * t.ln2_lo + t.ln_lo[j - 45] + ln1p_small(tt);
     Some(pt(big) + small)
 }
 
