@@ -483,10 +483,12 @@ fn dpsgd_once(
     };
     let (rem_r, add_r) = join(rem_job, add_job)?;
     let (up_rem, lo_rem) = rem_r?;
-    let mut up_add = add_r?;
-    if up_add.0 > up_rem.0 {
-        up_add = run(Direction::Add, &add, Side::Upper)?;
-    }
+    // the fine run when the coarse one is not below the remove direction's bound — or failed
+    // (a coarse grid's +∞ mass can exceed δ where the fine one's does not)
+    let up_add = match add_r {
+        Ok(r) if r.0 <= up_rem.0 => r,
+        _ => run(Direction::Add, &add, Side::Upper)?,
+    };
     let mut support = lo_rem.1.max(up_rem.1).max(up_add.1);
     let lo = if up_add.0 > up_rem.0 {
         let (l, sp) = run(Direction::Add, &add, Side::Lower)?;
