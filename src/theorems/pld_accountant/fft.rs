@@ -97,17 +97,21 @@ fn stage_twiddles(t: u32) -> Arc<(Vec<f64>, Vec<f64>)> {
     w
 }
 
-/// Forward transform of length 2^t in place, radix-2 decimation in frequency: natural order
-/// in, X_k = Σ_j x_j e^{−2πi jk/n} out at the bit-reversed index of k. Stages of half-length
-/// h = n/2, …, 1; a butterfly (a, b) ↦ (a + b, (a − b)·w) in round-to-nearest f64 (real and
-/// imaginary parts held apart so the butterflies vectorise; the complex product rounded as
-/// (p_r w_r − p_i w_i, p_r w_i + p_i w_r); w = 1 at h = 1: plain differences).
-fn forward(re: &mut [f64], im: &mut [f64], t: u32) {
+/// The stages of a radix-2 transform of length 2^t in place, of half-lengths `hs` in order:
+/// each block of 2h splits into halves x, y and `fly` combines them with the stage's twiddles
+/// e^{−2πik/(2h)}, k < h ([`stage_twiddles`]); at h = 1 the twiddle is 1 and the butterfly is
+/// the plain (x + y, x − y) for both directions.
+fn stages(
+    re: &mut [f64],
+    im: &mut [f64],
+    t: u32,
+    hs: impl Iterator<Item = usize>,
+    fly: impl Fn(&mut [f64], &mut [f64], &mut [f64], &mut [f64], &[f64], &[f64]),
+) {
     let n = re.len();
     debug_assert!(n == 1usize << t && im.len() == n);
     let w = stage_twiddles(t);
-    let mut h = n / 2;
-    while h >= 1 {
+    for h in hs {
         let (wr, wi) = (&w.0[h - 1..2 * h - 1], &w.1[h - 1..2 * h - 1]);
         for (br, bi) in re.chunks_exact_mut(2 * h).zip(im.chunks_exact_mut(2 * h)) {
             let (xr, yr) = br.split_at_mut(h);
@@ -119,11 +123,25 @@ fn forward(re: &mut [f64], im: &mut [f64], t: u32) {
                 yr[0] = ar - cr;
                 yi[0] = ai - ci;
             } else {
-                dif_butterflies(xr, xi, yr, yi, wr, wi);
+                fly(xr, xi, yr, yi, wr, wi);
             }
         }
-        h /= 2;
     }
+}
+
+/// Forward transform of length 2^t in place, radix-2 decimation in frequency: natural order
+/// in, X_k = Σ_j x_j e^{−2πi jk/n} out at the bit-reversed index of k. Stages of half-length
+/// h = n/2, …, 1; a butterfly (a, b) ↦ (a + b, (a − b)·w) in round-to-nearest f64 (real and
+/// imaginary parts held apart so the butterflies vectorise; the complex product rounded as
+/// (p_r w_r − p_i w_i, p_r w_i + p_i w_r); w = 1 at h = 1: plain differences).
+fn forward(re: &mut [f64], im: &mut [f64], t: u32) {
+    stages(
+        re,
+        im,
+        t,
+        (0..t).rev().map(|s| 1usize << s),
+        dif_butterflies,
+    );
 }
 
 /// x, y ← x + y, (x − y)·w elementwise (all slices of one length).
@@ -155,27 +173,7 @@ fn dif_butterflies(
 /// butterfly (a, b) ↦ (a + b·w̄, a − b·w̄), the product rounded as in [`forward`] (conjugate
 /// twiddles: negating a part is exact; w = 1 at h = 1: plain sums).
 fn inverse(re: &mut [f64], im: &mut [f64], t: u32) {
-    let n = re.len();
-    debug_assert!(n == 1usize << t && im.len() == n);
-    let w = stage_twiddles(t);
-    let mut h = 1;
-    while h < n {
-        let (wr, wi) = (&w.0[h - 1..2 * h - 1], &w.1[h - 1..2 * h - 1]);
-        for (br, bi) in re.chunks_exact_mut(2 * h).zip(im.chunks_exact_mut(2 * h)) {
-            let (xr, yr) = br.split_at_mut(h);
-            let (xi, yi) = bi.split_at_mut(h);
-            if h == 1 {
-                let (ar, ai, cr, ci) = (xr[0], xi[0], yr[0], yi[0]);
-                xr[0] = ar + cr;
-                xi[0] = ai + ci;
-                yr[0] = ar - cr;
-                yi[0] = ai - ci;
-            } else {
-                dit_butterflies(xr, xi, yr, yi, wr, wi);
-            }
-        }
-        h *= 2;
-    }
+    stages(re, im, t, (0..t).map(|s| 1usize << s), dit_butterflies);
 }
 
 /// x, y ← x + w̄·y, x − w̄·y elementwise (all slices of one length).
