@@ -173,6 +173,14 @@ pub(super) fn slot(i: Option<i64>, len: usize) -> Result<usize> {
     }
 }
 
+/// e^{a_i} at the grid points a_i = shift + i·h, i = i0 … i0 + n − 1, enclosed (h from `ctx`).
+fn grid_exp(shift: &Rational, i0: i64, n: usize, ctx: &Ctx) -> Vec<Interval> {
+    let sh = fi_rat(shift);
+    (0..n)
+        .map(|i| (sh + ctx.point(i0 + i as i64)).exp())
+        .collect()
+}
+
 /// The table of one mechanism on the grid of `ctx`. `prev`: a table of the same mechanism on the
 /// grid 2h with the same offset, whose tails at its half-grid points (every other half-grid point
 /// here) are taken instead of evaluated again (they enclose the tails at the same exact points).
@@ -271,9 +279,7 @@ pub(super) fn table(pr: &Profile, ctx: &Ctx, prev: Option<&Table>) -> Result<Tab
     let below = tails[0].p_le;
     let above = tails[nb - 1].p_gt;
     let (below_q, above_q) = (tails[0].q_le, tails[nb - 1].q_gt);
-    let y = (0..n)
-        .map(|i| (sh + ctx.point(i0 + i as i64)).exp())
-        .collect();
+    let y = grid_exp(&shift, i0, n, ctx);
     Ok(Table {
         shift,
         i0,
@@ -313,10 +319,7 @@ pub(super) fn mirror(tb: &Table, ctx: &Ctx) -> Result<Table> {
         .and_then(i64::checked_neg)
         .ok_or_else(|| Error::Numerical("PLD grid offset overflow".into()))?;
     let shift = Rational::from(-&tb.shift);
-    let sh = fi_rat(&shift);
-    let y = (0..n)
-        .map(|i| (sh + ctx.point(i0 + i as i64)).exp())
-        .collect();
+    let y = grid_exp(&shift, i0, n, ctx);
     let half_cells = tb.half_cells.iter().rev().map(|&(p, q)| (q, p)).collect();
     Ok(Table {
         shift,
@@ -378,14 +381,11 @@ pub(super) fn coarsen(tb: &Table, factor: u32, ctx: &Ctx) -> Result<Table> {
     let half_cells = (0..2 * (n - 1))
         .map(|k| sum(j0 + k * step..j0 + (k + 1) * step))
         .collect();
-    let sh = fi_rat(&tb.shift);
     Ok(Table {
         shift: tb.shift.clone(),
         i0: i0c,
         n,
-        y: (0..n)
-            .map(|i| (sh + ctx.point(i0c + i as i64)).exp())
-            .collect(),
+        y: grid_exp(&tb.shift, i0c, n, ctx),
         half_cells,
         on_grid: vec![],
         at_inf: vec![],
