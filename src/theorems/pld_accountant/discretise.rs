@@ -562,6 +562,17 @@ mod tests {
     use crate::theorems::pld_accountant::PldMechanism;
     use rug::Float;
 
+    /// Two enclosures of the same exact value overlap, and `a` is at most `slack` times as wide as
+    /// `b` (a table read off another against the one evaluated directly).
+    fn same_value(a: Interval, b: Interval, slack: f64, what: &str) {
+        assert!(
+            a.inf() <= b.sup() && b.inf() <= a.sup(),
+            "{what}: {a:?} and {b:?} are disjoint"
+        );
+        let (wa, wb) = (a.sup() - a.inf(), b.sup() - b.inf());
+        assert!(wa <= slack * wb + 1e-300, "{what}: {a:?} looser than {b:?}");
+    }
+
     /// The mirrored remove table against the add direction's own table (its tails evaluated
     /// directly): on every half-cell both share, the P- and the Q-mass enclosures overlap (both
     /// contain the exact mass) and the mirror's is no looser; likewise e^{a_i}. A mirror that forgot to swap P
@@ -585,14 +596,9 @@ mod tests {
             let add = table(&profile(&mech(Direction::Add)), &c, None).unwrap();
             let mir = mirror(&rem, &c).unwrap();
             assert_eq!(mir.shift, add.shift, "q = {q}: the offsets differ");
+            // the mirror (a) is no looser than the direct evaluation (b)
             let close = |a: Interval, b: Interval, what: &str| {
-                assert!(
-                    a.inf() <= b.sup() && b.inf() <= a.sup(),
-                    "q = {q}, σ = {sg}: {what}: {a:?} and {b:?} are disjoint"
-                );
-                // the mirror (a) is no looser than the direct evaluation (b)
-                let (wa, wb) = (a.sup() - a.inf(), b.sup() - b.inf());
-                assert!(wa <= 4.0 * wb + 1e-300, "{what}: {a:?} looser than {b:?}");
+                same_value(a, b, 4.0, &format!("q = {q}, σ = {sg}: {what}"))
             };
             let mut shared = 0;
             for (jm, &(pm, qm)) in mir.half_cells.iter().enumerate() {
@@ -651,12 +657,7 @@ mod tests {
             let co = coarsen(&fine, 4, &c4).unwrap();
             assert_eq!(co.shift, direct.shift, "q = {q}: the offsets differ");
             let close = |a: Interval, b: Interval, what: &str| {
-                assert!(
-                    a.inf() <= b.sup() && b.inf() <= a.sup(),
-                    "q = {q}, σ = {sg}: {what}: {a:?} and {b:?} are disjoint"
-                );
-                let (wa, wb) = (a.sup() - a.inf(), b.sup() - b.inf());
-                assert!(wa <= 16.0 * wb + 1e-300, "{what}: {a:?} looser than {b:?}");
+                same_value(a, b, 16.0, &format!("q = {q}, σ = {sg}: {what}"))
             };
             let mut shared = 0;
             for (jc, &(pc, qc)) in co.half_cells.iter().enumerate() {
@@ -735,15 +736,7 @@ mod tests {
                 reused.half_cells.iter().zip(&fresh.half_cells).enumerate()
             {
                 for (a, b) in [(pr_, pf), (qr, qf)] {
-                    assert!(
-                        a.inf() <= b.sup() && b.inf() <= a.sup(),
-                        "q = {q}: half-cell {j}: {a:?} and {b:?} are disjoint"
-                    );
-                    let (wa, wb) = (a.sup() - a.inf(), b.sup() - b.inf());
-                    assert!(
-                        wa <= 2.0 * wb + 1e-300,
-                        "half-cell {j}: {a:?} looser than {b:?}"
-                    );
+                    same_value(a, b, 2.0, &format!("q = {q}: half-cell {j}"));
                 }
             }
             // a table of the same grid is not reused (only h/2 reuses h)
