@@ -193,7 +193,7 @@ fn two_step_delta_brackets_the_convolution_quadrature() {
 }
 
 /// q = 1: the pair is N(1, σ²) vs N(−1, σ²), the Gaussian with sensitivity 2: T steps have PLD
-/// N(ρ, 2ρ) with ρ = T·2²/(2σ²) = 2T/σ². The pair's ε(δ) brackets Corollary 8 inverted (10⁻⁵
+/// N(ρ, 2ρ) with ρ = T·2²/(2σ²) = 2T/σ². The pair's ε(δ) brackets Corollary 8 inverted (10⁻⁴
 /// relative, as for the add/remove pairs at q = 1), and the substitution DP-SGD bracket contains it.
 #[test]
 fn q_one_is_the_gaussian_with_sensitivity_two() {
@@ -204,7 +204,7 @@ fn q_one_is_the_gaussian_with_sensitivity_two() {
         contains(
             &r,
             &exact,
-            1e-5,
+            1e-4,
             0.0,
             &format!("pair q=1 σ={ss} T={t} δ={ds}"),
         );
@@ -216,7 +216,7 @@ fn q_one_is_the_gaussian_with_sensitivity_two() {
             &PldOptions::default(),
         )
         .unwrap();
-        // lower end: the pair's lower side, so within 10⁻⁵ of the exact value; upper: group of 2
+        // lower end: the pair's lower side, so within 10⁻⁴ of the exact value; upper: group of 2
         assert!(
             lo(&s) <= exact && exact <= hi(&s),
             "σ={ss}: {} ∉ [{}, {}]",
@@ -226,7 +226,7 @@ fn q_one_is_the_gaussian_with_sensitivity_two() {
         );
         let gap = Float::with_val(REF, &exact - lo(&s));
         assert!(
-            gap <= Float::with_val(REF, &exact * 1e-5),
+            gap <= Float::with_val(REF, &exact * 1e-4),
             "σ={ss}: lower end {} too far below {}",
             show(&lo(&s)),
             show(&exact)

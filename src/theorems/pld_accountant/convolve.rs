@@ -65,8 +65,15 @@ fn fft_masses(
     }
     let n = na + nb - 1;
     let same = std::ptr::eq(a, b);
-    let x: Vec<f64> = a.mass.iter().map(|&m| m as f64).collect();
-    let y: Option<Vec<f64>> = (!same).then(|| b.mass.iter().map(|&m| m as f64).collect());
+    let load = |m: &[u128]| {
+        let mut v = fft::zeros(m.len());
+        for (v, &m) in v.iter_mut().zip(m) {
+            *v = m as f64;
+        }
+        v
+    };
+    let x = load(&a.mass);
+    let y = (!same).then(|| load(&b.mass));
     let bound = fft::error_bound(&x, y.as_deref());
     // (1 − u)^−2 ≤ 1 + 4u = 1 + 2^−51 and (1 + u)^−2 ≥ 1 − 2u = 1 − 2^−52, both exact in f64;
     // the factor 2^−F is exact too (F ≤ 124)
@@ -80,6 +87,10 @@ fn fft_masses(
     }
     // E from the computed spectrum: at most the prior one
     let (c, e) = fft::convolve(&x, y.as_deref(), &bound);
+    fft::recycle(x);
+    if let Some(y) = y {
+        fft::recycle(y);
+    }
     let moved = moved(e);
     let mut mass = Vec::with_capacity(n);
     for &v in &c {
@@ -98,6 +109,7 @@ fn fft_masses(
         }
         mass.push(m as u128);
     }
+    fft::recycle(c);
     Ok(Some((mass, moved as u128)))
 }
 
@@ -206,7 +218,9 @@ pub(super) fn truncate(p: &mut GridPld, ctx: &Ctx, tau: u128) -> Result<()> {
         right += m[hi];
         hi -= 1;
     }
-    let mut kept = m[lo..=hi].to_vec();
+    let mut kept = std::mem::take(&mut p.mass);
+    kept.truncate(hi + 1);
+    kept.drain(..lo);
     match ctx.side {
         Side::Upper => {
             add_mass(&mut kept[0], left)?;

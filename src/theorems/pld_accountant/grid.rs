@@ -19,6 +19,10 @@ pub(super) const TABLE_TARGET: usize = 60_000;
 /// (measured: 1e7 DP-SGD steps reach 3·10⁵ points and 6 s; user-chosen grids keep MAX_SUPPORT).
 pub(super) const COMPOSED_TARGET: f64 = 400_000.0;
 
+/// Composed support × squarings below which the automatic grid is refined before any run
+/// (`finer_while_cheap`).
+pub(super) const CHEAP_WORK: f64 = 131_072.0;
+
 /// Largest composed support (memory guard: ~16 bytes per point, plus the packed integers).
 pub(super) const MAX_SUPPORT: usize = 20_000_000;
 
@@ -29,7 +33,7 @@ pub(super) struct Setup {
     /// Mass one convolution's floating-point rounding may add (Upper) or drop (Lower) when it
     /// uses the FFT (`fft.rs`); 0: exact integer products only.
     pub(super) fft_budget: Rational,
-    /// The terms as composed (narrow Gaussians merged).
+    /// The terms as composed (Gaussians merged).
     pub(super) terms: Vec<PldTerm>,
 }
 
@@ -56,6 +60,7 @@ pub(super) fn setup(
     let finest = finest_detail(terms, &profiles);
     let mut h = h;
     if opts.grid.is_none() {
+        h = finer_while_cheap(terms, h, &tau, f, &profiles);
         h = fit_tables(h, &tau, f, &profiles, finest)?;
     }
     let (mut merged, mut estimate) = composed_estimate(terms, &h);
@@ -163,26 +168,7 @@ fn fit_tables(
     finest: f64,
 ) -> Result<Rational> {
     while h < Rational::from((1, 20)) {
-        let probe = new_ctx(
-            &Setup {
-                h: h.clone(),
-                tau: tau.clone(),
-                f,
-                fft_budget: Rational::new(),
-                terms: vec![],
-            },
-            Side::Upper,
-            false,
-        )?;
-        let tau_f = probe.tau as f64 / (2f64).powi(f as i32);
-        let widest = profiles
-            .iter()
-            .filter_map(|p| range(p, &probe, tau_f).ok())
-            .map(|(a, b)| (b - a) as usize)
-            .max()
-            // (a probe only chooses h: a profile whose range fails here fails again,
-            // with its error, when `tables` builds it)
-            .unwrap_or(0);
+        let widest = widest_table(&h, tau, f, profiles)?;
         // not once h exceeds the copies' own detail (see `setup`), up to 4× the target
         if widest <= TABLE_TARGET || (h.to_f64() > finest && widest <= 4 * TABLE_TARGET) {
             break;
@@ -192,10 +178,64 @@ fn fit_tables(
     Ok(h)
 }
 
-/// The terms as composed at grid width h (narrow Gaussians merged) and the composed support
+/// Points of the widest mechanism table on the grid h (a probe: a profile whose range fails
+/// here fails again, with its error, when `tables` builds it).
+fn widest_table(h: &Rational, tau: &Rational, f: u32, profiles: &[Profile]) -> Result<usize> {
+    let probe = new_ctx(
+        &Setup {
+            h: h.clone(),
+            tau: tau.clone(),
+            f,
+            fft_budget: Rational::new(),
+            terms: vec![],
+        },
+        Side::Upper,
+        false,
+    )?;
+    let tau_f = probe.tau as f64 / (2f64).powi(f as i32);
+    Ok(profiles
+        .iter()
+        .filter_map(|p| range(p, &probe, tau_f).ok())
+        .map(|(a, b)| (b - a) as usize)
+        .max()
+        .unwrap_or(0))
+}
+
+/// The automatic grid halved while the run on the finer grid stays cheap: composed support
+/// estimate × squarings of the longest count at most [`CHEAP_WORK`], and every table within
+/// [`TABLE_TARGET`] (one step, a few Gaussians, a few hundred steps: a narrower bracket for a few
+/// milliseconds). A width choice only.
+fn finer_while_cheap(
+    terms: &[PldTerm],
+    mut h: Rational,
+    tau: &Rational,
+    f: u32,
+    profiles: &[Profile],
+) -> Rational {
+    let bits = merge_gaussians(terms)
+        .iter()
+        .map(|t| t.count.significant_bits())
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    while h.to_f64() > 2e-7 {
+        let (_, estimate) = composed_estimate(terms, &h);
+        if !(2.0 * estimate * f64::from(bits) <= CHEAP_WORK) {
+            break;
+        }
+        // (a probe that fails only stops the refinement)
+        match widest_table(&h, tau, f, profiles) {
+            Ok(w) if 2 * w <= TABLE_TARGET => h /= 2u32,
+            _ => break,
+        }
+    }
+    h
+}
+
+/// The terms as composed (Gaussians merged) and the composed support
 /// estimate: 20 spreads of the sum over h.
 fn composed_estimate(terms: &[PldTerm], h: &Rational) -> (Vec<PldTerm>, f64) {
-    let terms = merge_narrow_gaussians(terms, h);
+    let terms = merge_gaussians(terms);
     let spread: f64 = terms
         .iter()
         .map(|t| t.count.to_f64() * profile(&t.mechanism).spread.powi(2))
@@ -237,19 +277,36 @@ fn finest_detail(terms: &[PldTerm], profiles: &[Profile]) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-/// Automatic grid: about 1/1500 of the composed loss spread (dyadic), refined to divide the
-/// atoms' gcd when there are atoms.
+/// Automatic grid: the power of two nearest the width h₀ = √(V/n)/24, V the composed loss
+/// variance and n the number of discretised copies (the Gaussian terms count once: they are
+/// merged, see [`merge_gaussians`]), at most a quarter of the
+/// finest non-Gaussian detail; refined to divide the atoms' gcd when there are atoms.
+///
+/// Why √(V/n): rounding one copy's loss to a grid of width h adds about h²/4 to the variance
+/// of the composed loss, so the bracket's relative width grows like n·h²/V; measured on the
+/// seven DP-SGD settings of `scripts/bench-pld-vs-dp-accounting` it is 0.07–0.18·n·h²/V, so h₀
+/// aims at about 3·10⁻⁴ (refinement, see `refined`, catches the rest). A grid heuristic only.
 pub(super) fn auto_grid(terms: &[PldTerm], profiles: &[Profile]) -> Rational {
     let var: f64 = terms
         .iter()
         .zip(profiles)
         .map(|(t, p)| t.count.to_f64() * p.spread * p.spread)
         .sum();
-    // resolve the composed spread, and each copy's own spread (a copy much narrower than the
-    // grid is smeared over two grid points, an error that then grows with the count)
-    // (Gaussian copies are exempt: narrow ones are merged instead, see below)
+    // discretised copies: every non-Gaussian copy, and the Gaussians' one merged term
+    let (mut n, mut gauss) = (0.0, false);
+    for t in terms {
+        if matches!(t.mechanism, PldMechanism::Gaussian { .. }) {
+            gauss = true;
+        } else {
+            n += t.count.to_f64();
+        }
+    }
+    let n = (n + f64::from(u8::from(gauss))).max(1.0);
+    let h0 = (var / n).sqrt() / 24.0;
+    // each copy's own detail too (a copy much narrower than the grid is smeared over two grid
+    // points, an error that then grows with the count; Gaussian copies are merged instead)
     let finest = finest_detail(terms, profiles);
-    let target = (var.sqrt() / 1500.0).min(finest / 4.0).clamp(1e-7, 0.05);
+    let target = h0.min(finest / 4.0).clamp(1e-7, 0.05);
     let dyadic = Rational::from_f64((2f64).powi(target.log2().round() as i32)).unwrap();
     match atom_gcd(terms) {
         // atoms on the grid when that costs at most 8× the points; else they are split/merged
@@ -264,15 +321,15 @@ pub(super) fn auto_grid(terms: &[PldTerm], profiles: &[Profile]) -> Rational {
     }
 }
 
-/// Gaussian terms compose exactly (Theorem 9: ρ adds up); copies narrower than a few grid
-/// widths are merged into one Gaussian term, which the grid then resolves.
-pub(super) fn merge_narrow_gaussians(terms: &[PldTerm], h: &Rational) -> Vec<PldTerm> {
-    let hf = h.to_f64();
+/// Gaussian terms compose exactly (Proposition 3 and Theorem 9: ρ adds up), so all of them are
+/// merged into one Gaussian term, which the grid then resolves (discretising each copy and
+/// composing them would only add error).
+pub(super) fn merge_gaussians(terms: &[PldTerm]) -> Vec<PldTerm> {
     let mut rho = Rational::new();
     let mut out = Vec::new();
     for t in terms {
         match &t.mechanism {
-            PldMechanism::Gaussian { rho: r } if (2.0 * r.to_f64()).sqrt() < 4.0 * hf => {
+            PldMechanism::Gaussian { rho: r } => {
                 rho += Rational::from(r * &t.count);
             }
             _ => out.push(t.clone()),
@@ -327,24 +384,53 @@ mod tests {
         assert_eq!(atom_gcd(&terms[1..2]), None);
     }
 
+    /// The rule by hand: one subsampled-Gaussian term has V = T·s², n = T, so h₀ = s/24 for every
+    /// T, with s = q·√(e^{1/σ²} − 1) (q = 0.01, σ = 4: s = 2.54·10⁻³, h₀ = 1.06·10⁻⁴ → 2⁻¹³; the old
+    /// rule √V/1500 gave 2⁻¹² at T = 10⁴ and 2⁻¹⁵ at 10²); Gaussians count once (100 copies of
+    /// ρ = 1/200, spread 1/10: V = 1, n = 1, h₀ = 1/24 → 2⁻⁵); mixed with 10 Laplace copies of
+    /// ε = 1/10 (spread 1/10): n = 11, V = 1.1, h₀ = √0.1/24 = 0.0132.
     #[test]
-    fn narrow_gaussians_merge_into_one_exact_term() {
+    fn auto_grid_resolves_the_spread_per_copy() {
+        let sg = |count| {
+            term(
+                PldMechanism::SubsampledGaussian {
+                    sigma: r("4"),
+                    rate: r("1/100"),
+                    direction: Direction::Remove,
+                },
+                count,
+            )
+        };
+        let grid = |terms: &[PldTerm]| {
+            let profiles: Vec<Profile> = terms.iter().map(|t| profile(&t.mechanism)).collect();
+            auto_grid(terms, &profiles)
+        };
+        for count in [100, 10_000, 1_000_000] {
+            assert_eq!(grid(&[sg(count)]), r("1/8192"), "{count} steps");
+        }
+        let g = term(PldMechanism::Gaussian { rho: r("1/200") }, 100);
+        assert_eq!(grid(std::slice::from_ref(&g)), r("1/32"));
+        let lap = term(PldMechanism::Laplace { eps: r("1/10") }, 10);
+        // the Laplace atoms at ±1/10 have gcd 1/10 ≥ h₀/8: the grid is 1/(10m), m = ⌈0.1/h₀⌉ = 8
+        assert_eq!(grid(&[g, lap]), r("1/80"));
+    }
+
+    #[test]
+    fn gaussians_merge_into_one_exact_term() {
         let terms = [
-            term(PldMechanism::Gaussian { rho: r("1e-6") }, 1000), // √(2ρ) ≈ 1.4e-3 < 4h
-            term(PldMechanism::Gaussian { rho: r("1") }, 3),       // wide: kept
+            term(PldMechanism::Gaussian { rho: r("1e-6") }, 1000),
+            term(PldMechanism::Gaussian { rho: r("1") }, 3),
             term(PldMechanism::RandomizedResponse { eps: r("1") }, 2),
-            term(PldMechanism::Gaussian { rho: r("2e-7") }, 5), // narrow
+            term(PldMechanism::Gaussian { rho: r("2e-7") }, 5),
         ];
-        let merged = merge_narrow_gaussians(&terms, &r("1/1000"));
         assert_eq!(
-            merged,
+            merge_gaussians(&terms),
             vec![
-                terms[1].clone(),
                 terms[2].clone(),
-                // ρ = 1000·10⁻⁶ + 5·2·10⁻⁷, exactly
+                // ρ = 1000·10⁻⁶ + 3·1 + 5·2·10⁻⁷, exactly
                 term(
                     PldMechanism::Gaussian {
-                        rho: r("1001/1000000")
+                        rho: r("3001001/1000000")
                     },
                     1
                 ),
@@ -393,8 +479,11 @@ mod tests {
         };
         let s = setup(&[g(10)], &opts, Some(&r("1e-5"))).unwrap();
         assert_eq!(s.h, r("1/8"));
-        // √(2ρ) = 1 ≥ 4h: the Gaussian is resolved, not merged
-        assert_eq!(s.terms, vec![g(10)]);
+        // the ten copies merged into one Gaussian, ρ = 10·½ exactly
+        assert_eq!(
+            s.terms,
+            vec![term(PldMechanism::Gaussian { rho: r("5") }, 1)]
+        );
         // 20·√(10⁶·1)/10⁻⁶ ≈ 2·10¹⁰ grid points: refused before any work, naming the grid
         let opts = PldOptions {
             grid: Some(r("1e-6")),
