@@ -97,17 +97,21 @@ fn fft_masses(
         if !v.is_finite() {
             return Err(Error::Numerical("PLD FFT estimate not finite".into()));
         }
-        let m = match ctx.side {
-            Side::Upper => ((v + e).next_up().max(0.0) * k_hi).next_up().ceil(),
-            Side::Lower => ((v - e).next_down().max(0.0) * k_lo)
-                .next_down()
-                .max(0.0)
-                .floor(),
+        let x = match ctx.side {
+            Side::Upper => ((v + e).next_up().max(0.0) * k_hi).next_up(),
+            Side::Lower => ((v - e).next_down().max(0.0) * k_lo).next_down().max(0.0),
         };
-        if !(m < (2f64).powi(126)) {
+        if !(x < (2f64).powi(126)) {
             return Err(Error::Numerical("PLD convolution overflow".into()));
         }
-        mass.push(m as u128);
+        // ⌊x⌋ for 0 ≤ x < 2^126 (the integer part of an f64 is an f64, so the comparison below
+        // is exact); Upper takes ⌈x⌉ (no libm call: portable builds have no rounding instruction)
+        let t = x as u128;
+        mass.push(if ctx.side == Side::Upper && (t as f64) < x {
+            t + 1
+        } else {
+            t
+        });
     }
     fft::recycle(c);
     Ok(Some((mass, moved as u128)))
