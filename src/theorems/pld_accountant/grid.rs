@@ -46,24 +46,27 @@ pub(super) fn setup(
     for t in terms {
         validate_term(t)?;
     }
-    let profiles: Vec<Profile> = terms.iter().map(|t| profile(&t.mechanism)).collect();
+    // the terms as composed: the Gaussians merged (exact), so every grid choice below sees the
+    // tables that will be built
+    let merged = merge_gaussians(terms);
+    let profiles: Vec<Profile> = merged.iter().map(|t| profile(&t.mechanism)).collect();
     let h = match &opts.grid {
         Some(g) => {
             validate::positive("grid", g)?;
             g.clone()
         }
-        None => auto_grid(terms, &profiles),
+        None => auto_grid(&merged, &profiles),
     };
     let tau = choose_tail(terms, opts, delta_hint)?;
     // rounding to 2^−F costs at most 2^−F per point per product: far below τ
     let f = ((-tau.to_f64().log2()).ceil() as i64 + 24).clamp(64, 124) as u32;
-    let finest = finest_detail(terms, &profiles);
+    let finest = finest_detail(&merged, &profiles);
     let mut h = h;
     if opts.grid.is_none() {
-        h = finer_while_cheap(terms, h, &tau, f, &profiles);
+        h = finer_while_cheap(&merged, h, &tau, f, &profiles);
         h = fit_tables(h, &tau, f, &profiles, finest)?;
     }
-    let (mut merged, mut estimate) = composed_estimate(terms, &h);
+    let mut estimate = composed_estimate(&merged, &h);
     // automatic grid: also keep the composed support near COMPOSED_TARGET, so that huge counts
     // (10⁹ steps, a Laplace release repeated 10⁹ times) cost seconds and a wider bracket instead
     // of minutes of squarings of a 10⁷-point grid (the grid is a width choice only)
@@ -77,7 +80,7 @@ pub(super) fn setup(
                 break;
             }
             h *= 2u32;
-            (merged, estimate) = composed_estimate(terms, &h);
+            estimate = composed_estimate(&merged, &h);
         }
     }
     // refuse up front what the support guard would refuse after minutes of work
@@ -203,8 +206,8 @@ fn widest_table(h: &Rational, tau: &Rational, f: u32, profiles: &[Profile]) -> R
 
 /// The automatic grid halved while the run on the finer grid stays cheap: composed support
 /// estimate × squarings of the longest count at most [`CHEAP_WORK`], and every table within
-/// [`TABLE_TARGET`] (one step, a few Gaussians, a few hundred steps: a narrower bracket for a few
-/// milliseconds). A width choice only.
+/// [`TABLE_TARGET`]: one step, a few Gaussians, a few hundred steps get a narrower bracket for
+/// at most a few tenths of a second. The terms are the merged ones (`setup`). A width choice only.
 fn finer_while_cheap(
     terms: &[PldTerm],
     mut h: Rational,
@@ -212,14 +215,14 @@ fn finer_while_cheap(
     f: u32,
     profiles: &[Profile],
 ) -> Rational {
-    let bits = merge_gaussians(terms)
+    let bits = terms
         .iter()
         .map(|t| t.count.significant_bits())
         .max()
         .unwrap_or(1)
         .max(1);
     while h.to_f64() > 2e-7 {
-        let (_, estimate) = composed_estimate(terms, &h);
+        let estimate = composed_estimate(terms, &h);
         if !(2.0 * estimate * f64::from(bits) <= CHEAP_WORK) {
             break;
         }
@@ -232,17 +235,14 @@ fn finer_while_cheap(
     h
 }
 
-/// The terms as composed (Gaussians merged) and the composed support
-/// estimate: 20 spreads of the sum over h.
-fn composed_estimate(terms: &[PldTerm], h: &Rational) -> (Vec<PldTerm>, f64) {
-    let terms = merge_gaussians(terms);
+/// The composed support estimate of the (merged) terms: 20 spreads of the sum over h.
+fn composed_estimate(terms: &[PldTerm], h: &Rational) -> f64 {
     let spread: f64 = terms
         .iter()
         .map(|t| t.count.to_f64() * profile(&t.mechanism).spread.powi(2))
         .sum::<f64>()
         .sqrt();
-    let estimate = 20.0 * spread / h.to_f64();
-    (terms, estimate)
+    20.0 * spread / h.to_f64()
 }
 
 /// Rational gcd of the atoms' losses (so a grid dividing it holds them exactly).
