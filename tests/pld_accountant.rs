@@ -349,6 +349,31 @@ fn sigma_0_3_corner_is_within_one_percent() {
     );
 }
 
+/// Issue 13's default-width target, 5·10⁻⁴ relative, on the three benchmark settings cheap
+/// enough for the suite (`scripts/bench-pld-vs-dp-accounting`; measured 1.5·10⁻⁴, 3.7·10⁻⁴,
+/// 3.6·10⁻⁴): the automatic grid (√(V/n)/24 from the per-copy spread) must meet it in one run
+/// — a grid a power of two coarser gives 5.7·10⁻⁴, 1.3·10⁻³, 1.3·10⁻³. The upper end is below
+/// the RDP route's bound (another algorithm).
+#[test]
+fn default_grid_meets_the_issue_width_on_benchmark_settings() {
+    for (qs, ss, t, ds, h) in [
+        ("4096/50000", "10", 875u32, "1e-5", "1/4096"),
+        ("0.01", "4", 10_000, "1e-5", "1/8192"),
+        ("1024/50000", "4", 10_000, "1e-5", "1/4096"),
+    ] {
+        let (qr, s, t, d) = (q(qs), q(ss), Integer::from(t), q(ds));
+        let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
+        let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(&qr, &s, &t, &d, Precision::Auto).unwrap();
+        let e = &r.enclosure;
+        assert!(e.upper().as_float() <= rdp_bound.upper().as_float());
+        let w =
+            Float::with_val(64, e.upper().as_float() - e.lower().as_float()) / e.upper().as_float();
+        assert!(w <= 5e-4, "q = {qs}, σ = {ss}: {w} wide on h = {}", r.grid);
+        // one run on the grid the rule chose (a refined run would show a finer grid)
+        assert_eq!(r.grid, q(h), "q = {qs}, σ = {ss}");
+    }
+}
+
 #[test]
 fn lower_side_survives_an_accumulating_bulk() {
     // σ = 0.3, q = 0.001: the unsampled outputs pile up just below loss 0 (at ln(1 − q)), and
