@@ -66,7 +66,8 @@ pub(super) fn setup(
         h = finer_while_cheap(&merged, h, &tau, f, &profiles);
         h = fit_tables(h, &tau, f, &profiles, finest)?;
     }
-    let mut estimate = composed_estimate(&merged, &h);
+    let var = composed_variance(&merged, &profiles);
+    let mut estimate = composed_estimate(var, &h);
     // automatic grid: also keep the composed support near COMPOSED_TARGET, so that huge counts
     // (10⁹ steps, a Laplace release repeated 10⁹ times) cost seconds and a wider bracket instead
     // of minutes of squarings of a 10⁷-point grid (the grid is a width choice only)
@@ -80,7 +81,7 @@ pub(super) fn setup(
                 break;
             }
             h *= 2u32;
-            estimate = composed_estimate(&merged, &h);
+            estimate = composed_estimate(var, &h);
         }
     }
     // refuse up front what the support guard would refuse after minutes of work
@@ -221,8 +222,9 @@ fn finer_while_cheap(
         .max()
         .unwrap_or(1)
         .max(1);
+    let var = composed_variance(terms, profiles);
     while h.to_f64() > 2e-7 {
-        let estimate = composed_estimate(terms, &h);
+        let estimate = composed_estimate(var, &h);
         if !(2.0 * estimate * f64::from(bits) <= CHEAP_WORK) {
             break;
         }
@@ -235,14 +237,19 @@ fn finer_while_cheap(
     h
 }
 
-/// The composed support estimate of the (merged) terms: 20 spreads of the sum over h.
-fn composed_estimate(terms: &[PldTerm], h: &Rational) -> f64 {
-    let spread: f64 = terms
+/// The composed loss variance V = Σ count·spread² of the terms (`Profile::spread`; a grid
+/// heuristic only).
+fn composed_variance(terms: &[PldTerm], profiles: &[Profile]) -> f64 {
+    terms
         .iter()
-        .map(|t| t.count.to_f64() * profile(&t.mechanism).spread.powi(2))
-        .sum::<f64>()
-        .sqrt();
-    20.0 * spread / h.to_f64()
+        .zip(profiles)
+        .map(|(t, p)| t.count.to_f64() * p.spread * p.spread)
+        .sum()
+}
+
+/// The composed support estimate: 20 spreads √V of the composition over h.
+fn composed_estimate(var: f64, h: &Rational) -> f64 {
+    20.0 * var.sqrt() / h.to_f64()
 }
 
 /// Rational gcd of the atoms' losses (so a grid dividing it holds them exactly).
@@ -287,11 +294,7 @@ fn finest_detail(terms: &[PldTerm], profiles: &[Profile]) -> f64 {
 /// seven DP-SGD settings of `scripts/bench-pld-vs-dp-accounting` it is 0.07–0.18·n·h²/V, so h₀
 /// aims at about 3·10⁻⁴ (refinement, see `refined`, catches the rest). A grid heuristic only.
 pub(super) fn auto_grid(terms: &[PldTerm], profiles: &[Profile]) -> Rational {
-    let var: f64 = terms
-        .iter()
-        .zip(profiles)
-        .map(|(t, p)| t.count.to_f64() * p.spread * p.spread)
-        .sum();
+    let var = composed_variance(terms, profiles);
     // discretised copies: every non-Gaussian copy, and the Gaussians' one merged term
     let (mut n, mut gauss) = (0.0, false);
     for t in terms {
