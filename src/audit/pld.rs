@@ -7,7 +7,7 @@ use super::ledger::Ledger;
 use super::route::{answer, below_one, Outcome, Route, RouteId, Step, WhyNot};
 use crate::num::Enclosure;
 use crate::theorems::pld_accountant::{
-    pld_delta, pld_epsilon, Direction, PldOptions, PldReport, PldTerm,
+    pld_delta, pld_epsilon, Direction, PldOptions, PldReport, PldTerm, ADD_COARSE,
 };
 use crate::validate::show;
 use crate::{Error, Result};
@@ -51,12 +51,9 @@ fn directions(l: &Ledger) -> Vec<(&'static str, Vec<PldTerm>)> {
     }
 }
 
-/// How much coarser the grid of the second direction's first run is (`on_each_direction`).
-const SECOND_COARSE: u32 = 4;
-
 /// One PLD query on each neighbour direction's terms, on a worker thread (a failure or panic of
 /// the accountant comes back as an error). The first direction (remove) runs with `opts`; a
-/// second one (add) first on a grid 4× coarser than the first's, which settles it whenever its
+/// second one (add) first on a grid [`ADD_COARSE`] times coarser, which settles it whenever its
 /// upper end stays at or below the first's: the maximum's upper end is then the first's, and
 /// its own lower end still bounds its value, hence the maximum, from below. Otherwise it runs
 /// again with `opts`. Any grid is sound (only widths and time change); DP-SGD's add direction
@@ -67,19 +64,19 @@ fn on_each_direction(
     query: impl Fn(&[PldTerm], &PldOptions) -> Result<PldReport> + Sync,
 ) -> Result<Vec<PldReport>> {
     let run = || -> Result<Vec<PldReport>> {
-        let first = query(&sets[0].1, opts)?;
-        let mut out = vec![];
+        let mut out = vec![query(&sets[0].1, opts)?];
         for (_, terms) in &sets[1..] {
+            let first = &out[0];
             let coarse = PldOptions {
-                grid: Some(Rational::from(&first.grid * SECOND_COARSE)),
+                grid: Some(Rational::from(&first.grid * ADD_COARSE)),
                 ..opts.clone()
             };
-            out.push(match query(terms, &coarse) {
+            let r = match query(terms, &coarse) {
                 Ok(r) if r.enclosure.upper().0 <= first.enclosure.upper().0 => r,
                 _ => query(terms, opts)?,
-            });
+            };
+            out.push(r);
         }
-        out.insert(0, first);
         Ok(out)
     };
     std::thread::scope(|sc| {

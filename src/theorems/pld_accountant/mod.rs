@@ -200,8 +200,9 @@ impl std::fmt::Display for PldReport {
     }
 }
 
-/// How much coarser the grid of the add direction's first upper-side run is (`dpsgd_once`).
-const ADD_COARSE: u32 = 4;
+/// How much coarser the grid of the add direction's first run is (`dpsgd_once`, and the audit's
+/// PLD route).
+pub(crate) const ADD_COARSE: u32 = 4;
 
 /// A DP-SGD bracket wider than this (relative) is refined when the run was cheap.
 const REFINE_WIDTH: f64 = 5e-4;
