@@ -6,6 +6,7 @@ use super::discretise::{discretize, Table};
 use super::fft;
 use super::fixed::{add_mass, new_ctx, Ctx, GridPld, Side};
 use super::grid::{Setup, MAX_SUPPORT};
+use super::power::{power_compose, POWER_MIN};
 use super::PldTerm;
 use crate::{Error, Result};
 use rug::integer::Order;
@@ -278,7 +279,21 @@ pub(super) fn self_compose(
     let bits = k.significant_bits();
     let mut acc: Option<GridPld> = None;
     let mut sq = base;
+    // the top POWER_MIN..2·POWER_MIN copies' worth of squarings in one spectral power
+    let power_at = bits.checked_sub(POWER_MIN.trailing_zeros() + 1);
     for i in 0..bits {
+        if power_at == Some(i) {
+            let m = Integer::from(k >> i)
+                .to_u32()
+                .ok_or_else(|| Error::arg("count", "too large"))?;
+            if let Some((mut c, moved)) = power_compose(&sq, m, acc.as_ref(), ctx)? {
+                truncate(&mut c, ctx, ctx.tau.saturating_add(moved))?;
+                ctx.support = ctx.support.max(c.mass.len());
+                ctx.fft_products += 1;
+                acc = Some(c);
+                break;
+            }
+        }
         if ctx.side == Side::Upper {
             crate::progress::note(u64::from(i), u64::from(bits));
         }

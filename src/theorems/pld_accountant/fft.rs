@@ -229,7 +229,7 @@ pub(super) fn recycle(v: Vec<f64>) {
 }
 
 /// Rounded-to-nearest result pushed one ulp up: ≥ the exact result of the operation.
-fn up(v: f64) -> f64 {
+pub(super) fn up(v: f64) -> f64 {
     v.next_up()
 }
 
@@ -370,6 +370,154 @@ pub(super) fn convolve(x: &[f64], y: Option<&[f64]>, bound: &Bound) -> (Vec<f64>
         *r *= scale;
     }
     (re, e)
+}
+
+/// Upper bound on |z| (each operation rounded to nearest, then one ulp up: ≥ its exact value
+/// on the bounded inputs, since every step is monotone).
+fn modulus_up(re: f64, im: f64) -> f64 {
+    up(up(up(re * re) + up(im * im)).sqrt())
+}
+
+/// Upper bound on r^k (r ≥ 0) by binary powering, every product pushed one ulp up.
+fn pow_up(r: f64, k: u32) -> f64 {
+    let (mut p, mut b, mut k) = (1.0f64, r, k);
+    while k > 0 {
+        if k & 1 == 1 {
+            p = up(p * b);
+        }
+        k >>= 1;
+        if k > 0 {
+            b = up(b * b);
+        }
+    }
+    p
+}
+
+/// z^m (m ≥ 1) by left-to-right binary powering in round-to-nearest f64, and the count S of
+/// the chain's rounding factors: the result is z^m·Π(1 + η_i)^{e_i}, Σ e_i = S, every
+/// |η_i| ≤ √2γ₂ (a squaring doubles the count and adds one, a product by z adds one).
+fn cpow(z: C, m: u32) -> (C, u32) {
+    let (mut p, mut s) = (z, 0u32);
+    for bit in (0..31 - m.leading_zeros()).rev() {
+        p = p.mul(p);
+        s = 2 * s + 1;
+        if (m >> bit) & 1 == 1 {
+            p = p.mul(z);
+            s += 1;
+        }
+    }
+    (p, s)
+}
+
+/// Σ of n non-negative f64 terms each already an upper bound, summed in order: the exact sum
+/// is ≤ the computed one times 1 + 4(n + 2)u (as in [`sum_up`]).
+pub(super) fn close_sum(s: f64, n: usize) -> f64 {
+    up(s * up(1.0 + 4.0 * (n as f64 + 2.0) * U))
+}
+
+/// Largest `r^m` [`power`] accepts for any spectrum entry (the masses total about 1, so
+/// |X_k| ≤ ‖x‖₁ ≈ 1; a larger power would amplify every error, and underflow's, beyond the
+/// 2^−1000 allowance).
+const POWER_GROWTH: f64 = 1024.0;
+
+/// The cyclic convolution x^{⊛m} ⊛ a (a = None: the unit) of length N = 2^t by one forward
+/// transform per input, the pointwise power X̂^m·Â and one inverse transform (Lemma E″ of
+/// `proofs-notes/pld_epsilon.md`): returns ĉ (length N) and E with |ĉ_k − c′_k| ≤ E for the
+/// exact cyclic convolution c′ of the f64 inputs, every k; None when some |X̂_k|'s bound
+/// raised to m exceeds [`POWER_GROWTH`]. x, a: non-negative, finite, at most N long, m ≥ 2.
+pub(super) fn power(x: &[f64], m: u32, a: Option<&[f64]>, t: u32) -> Option<(Vec<f64>, f64)> {
+    let n = 1usize << t;
+    debug_assert!(m >= 2 && x.len() <= n && a.is_none_or(|a| a.len() <= n));
+    let spectrum = |v: &[f64]| {
+        let mut re = zeros(n);
+        re[..v.len()].copy_from_slice(v);
+        let mut im = zeros(n);
+        forward(&mut re, &mut im, t);
+        (re, im)
+    };
+    let (mut zr, mut zi) = spectrum(x);
+    let a_spec = a.map(spectrum);
+    // ‖X̂ − X‖₂ ≤ ρ√N‖x‖₂ (Lemma E′ step 2); √N rounded up
+    let rho_n = up(rho(t) * up((n as f64).sqrt()));
+    let dx = up(rho_n * norms(x).1);
+    let da = a.map_or(0.0, |a| up(rho_n * norms(a).1));
+    // the chain's rounding factors, the product by Â one more
+    let s = cpow(C { re: 1.0, im: 0.0 }, m).1 + u32::from(a.is_some());
+    let g = pow_minus_one(up(1.0 + up(1.4143 * gamma2())), s);
+    // entries with |X̂_k| ≤ 1/4 (certified by fl(|X̂_k|²) ≤ 0.0624: the sum of two squares errs by
+    // at most 2u relatively, or underflows) get Ẑ_k = 0, an error ≤ (1/4 + dx)^m·‖a‖₁ each
+    // (only where that is below 2^−60: m ≥ 31)
+    let small = pow_up(up(0.25 + dx), m);
+    let cut = if small <= (2f64).powi(-60) { 0.0624 } else { -1.0 };
+    let a_l1 = a.map_or(1.0, |a| norms(a).0);
+    let mut zeroed = 0usize;
+    let (mut s1, mut s2, mut s3, mut zs) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let mf = f64::from(m);
+    for k in 0..n {
+        let xk = C {
+            re: zr[k],
+            im: zi[k],
+        };
+        if xk.re * xk.re + xk.im * xk.im <= cut {
+            zeroed += 1;
+            zr[k] = 0.0;
+            zi[k] = 0.0;
+            continue;
+        }
+        // R_k ≥ max(|X̂_k|, |X_k|), as |X_k − X̂_k| ≤ ‖X̂ − X‖₂
+        let r = up(modulus_up(xk.re, xk.im) + dx);
+        let pm1 = pow_up(r, m - 1);
+        let pm = up(pm1 * r);
+        if !(pm <= POWER_GROWTH) {
+            recycle(zr);
+            recycle(zi);
+            if let Some((ar, ai)) = a_spec {
+                recycle(ar);
+                recycle(ai);
+            }
+            return None;
+        }
+        let (mut z, _) = cpow(xk, m);
+        let mut ab = 1.0;
+        if let Some((ar, ai)) = &a_spec {
+            let ak = C {
+                re: ar[k],
+                im: ai[k],
+            };
+            ab = modulus_up(ak.re, ak.im);
+            z = z.mul(ak);
+        }
+        let t1 = up(pm * ab);
+        let t2 = up(up(mf * pm1) * ab);
+        s1 += t1;
+        s2 += up(t2 * t2);
+        s3 += up(pm * pm);
+        zs += up(z.re.abs() + z.im.abs());
+        zr[k] = z.re;
+        zi[k] = z.im;
+    }
+    if let Some((ar, ai)) = a_spec {
+        recycle(ar);
+        recycle(ai);
+    }
+    let (s1, s2, s3, zs) = (
+        close_sum(s1, n),
+        close_sum(s2, n),
+        close_sum(s3, n),
+        close_sum(zs, n),
+    );
+    // ‖Ẑ − X^m⊙A‖₁ ≤ g·Σ R^m|Â| + ‖(m R^{m−1}|Â|)‖₂·‖ΔX‖₂ + ‖R^m‖₂·‖ΔA‖₂; the inverse's own
+    // error ρ′‖Ẑ‖₁; both divided by N (exact)
+    let dz = up(up(up(g * s1) + up(up(s2.sqrt()) * dx)) + up(up(s3.sqrt()) * da));
+    let dz = up(dz + up(up(zeroed as f64 * small) * a_l1));
+    let scale = (2f64).powi(-(t as i32));
+    let e = up(up(up(dz + up(rho_inf(t) * zs)) * scale) + 2f64.powi(-1000));
+    inverse(&mut zr, &mut zi, t);
+    recycle(zi);
+    for r in &mut zr {
+        *r *= scale;
+    }
+    Some((zr, e))
 }
 
 #[cfg(test)]

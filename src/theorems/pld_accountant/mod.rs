@@ -64,6 +64,7 @@ mod fixed_size;
 mod grid;
 mod group;
 mod mechanisms;
+mod power;
 mod query;
 mod substitution;
 mod tradeoff;
@@ -76,9 +77,9 @@ mod test_util;
 
 use convolve::compose_side;
 use discretise::{coarsen, mirror_tables, tables, Table};
-use fixed::{new_ctx, Side};
+use fixed::{new_ctx, Ctx, GridPld, Side};
 use grid::{setup, Setup};
-use query::{epsilon_side, Curve};
+use query::{epsilon_of, Curve};
 
 /// Which neighbouring pair of the Poisson-subsampled Gaussian.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -246,14 +247,14 @@ fn join<A: Send, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -
 fn both_sides<T: Send>(
     s: &Setup,
     progress: bool,
-    f: impl Fn(&Curve) -> Result<T> + Sync,
+    f: impl Fn(&GridPld, &Ctx) -> Result<T> + Sync,
     prev: Option<&[Table]>,
 ) -> Result<(T, T, usize, Vec<Table>)> {
     let terms = &s.terms;
     let tabs = tables(terms, s, prev)?;
     let run = |side| -> Result<(T, usize)> {
         let (p, ctx) = compose_side(terms, &tabs, s, side, progress)?;
-        Ok((f(&Curve::new(&p, &ctx))?, ctx.support))
+        Ok((f(&p, &ctx)?, ctx.support))
     };
     let (hi, lo) = join(|| run(Side::Upper), || run(Side::Lower))?;
     let (lo, s1) = lo?;
@@ -283,7 +284,8 @@ pub fn pld_delta(terms: &[PldTerm], eps: &Rational, opts: &PldOptions) -> Result
     let (lo, hi, support, _) = both_sides(
         &s,
         opts.progress,
-        |c| {
+        |p, ctx| {
+            let c = Curve::new(p, ctx);
             // δ ≤ 1 always, so capping either side at 1 keeps it a bound; a non-finite value
             // (impossible: `pick` refuses empty enclosures, and the min caps +∞) is an error,
             // never replaced by 1 (on the lower side that would claim δ ≥ 1)
@@ -307,7 +309,7 @@ pub fn pld_epsilon(terms: &[PldTerm], delta: &Rational, opts: &PldOptions) -> Re
     validate::open_unit("delta", delta)?;
     let once = |o: &PldOptions, prev: Option<&[Table]>| -> Result<(Run, Vec<Table>)> {
         let s = setup(terms, o, Some(delta))?;
-        let (lo, hi, support, tabs) = both_sides(&s, o.progress, |c| epsilon_side(c, delta), prev)?;
+        let (lo, hi, support, tabs) = both_sides(&s, o.progress, |p, c| epsilon_of(p, c, delta), prev)?;
         Ok(((lo, hi, s, support), tabs))
     };
     let (lo, hi, s, support) = refined(opts, once)?;
@@ -427,7 +429,7 @@ fn side_epsilon(
     progress: bool,
 ) -> Result<(Rational, usize)> {
     let (p, ctx) = compose_side(terms, tabs, s, side, progress)?;
-    Ok((epsilon_side(&Curve::new(&p, &ctx), delta)?, ctx.support))
+    Ok((epsilon_of(&p, &ctx, delta)?, ctx.support))
 }
 
 fn dpsgd_once(

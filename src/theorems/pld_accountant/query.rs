@@ -21,19 +21,38 @@ pub(super) struct Curve {
 
 impl Curve {
     pub(super) fn new(p: &GridPld, ctx: &Ctx) -> Curve {
-        let n = p.mass.len();
+        Curve::above(p, ctx, 0)
+    }
+    /// The curve of p with its points below the `cut`-th moved up onto it (Upper) or dropped
+    /// (Lower): a measure on the side's side of p's, with the same δ(ε) for every ε at or
+    /// above that point (Lemma F′). `cut` 0 (or an overflowing lump): p's own curve.
+    fn above(p: &GridPld, ctx: &Ctx, cut: usize) -> Curve {
+        let cut = cut.min(p.mass.len().saturating_sub(1));
+        let lump = match ctx.side {
+            Side::Upper => p.mass[..=cut]
+                .iter()
+                .try_fold(0u128, |a, &m| a.checked_add(m)),
+            Side::Lower => p.mass.get(cut).copied(),
+        };
+        let (cut, lump) = match lump {
+            Some(l) => (cut, l),
+            None => (0, p.mass.first().copied().unwrap_or(0)),
+        };
+        let mass = &p.mass[cut..];
+        let n = mass.len();
         let r = (-ctx.hf).exp();
         let one_r = -Fi(-ctx.hf).expm1().0;
         let mut s = vec![pt(0.0); n + 1];
         let mut d = vec![pt(0.0); n + 1];
-        // slot k ↔ grid index off + k − 1
+        // slot k ↔ grid index off + cut + k − 1
         for k in (0..n).rev() {
-            s[k] = s[k + 1] + fixed_iv(p.mass[k], ctx.f);
+            let m = if k == 0 { lump } else { mass[k] };
+            s[k] = s[k + 1] + fixed_iv(m, ctx.f);
             d[k] = one_r * s[k] + r * d[k + 1];
         }
         Curve {
             shift: p.shift.clone(),
-            off: p.off,
+            off: p.off + cut as i64,
             s,
             d,
             inf: fixed_iv(p.inf, ctx.f),
@@ -87,6 +106,26 @@ impl Curve {
     pub(super) fn at_slot(&self, k: usize) -> Result<f64> {
         self.pick(self.inf + self.d[k])
     }
+}
+
+/// [`epsilon_side`] of p, on the curve above the point where a float estimate of this side's
+/// δ first exceeds 4δ (scanning down from the top; 16 points lower still): the answer lies
+/// above it, where that curve is p's own (Lemma F′), and only that part is enclosed. A wrong
+/// estimate costs width, never soundness.
+pub(super) fn epsilon_of(p: &GridPld, ctx: &Ctx, delta: &Rational) -> Result<Rational> {
+    let (scale, h) = ((2f64).powi(-(ctx.f as i32)), ctx.h.to_f64());
+    let (r, one_r) = ((-h).exp(), -(-h).exp_m1());
+    let target = 4.0 * delta.to_f64() - p.inf as f64 * scale;
+    let (mut s, mut d, mut cut) = (0.0, 0.0, 0);
+    for k in (0..p.mass.len()).rev() {
+        s += p.mass[k] as f64 * scale;
+        d = one_r * s + r * d;
+        if d > target {
+            cut = k.saturating_sub(16);
+            break;
+        }
+    }
+    epsilon_side(&Curve::above(p, ctx, cut), delta)
 }
 
 /// The certified extreme ε on this side: Upper → the least ε found with δ_upper(ε) ≤ δ;

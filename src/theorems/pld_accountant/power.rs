@@ -1,0 +1,286 @@
+//! Many copies of a grid measure in one step: the m-fold composition x^{∗m} (times a measure a
+//! for the remaining copies) by one cyclic convolution on a window of N = 2^t grid points, the
+//! spectral power of [`fft::power`] (Lemma E″ of `proofs-notes/pld_epsilon.md`), with the mass
+//! the window wraps bounded by Chernoff's inequality (Lemma W). Repeated squaring transforms
+//! at every doubling; this transforms once, at the final length.
+use super::fft::{self, close_sum, up};
+use super::fixed::{pt, Ctx, GridPld, Side};
+use crate::{Error, Result};
+use rug::ops::Pow;
+use rug::{Integer, Rational};
+
+/// Least number of remaining copies for which [`power_compose`] is tried (fewer: the squarings
+/// left are cheap).
+pub(super) const POWER_MIN: u32 = 32;
+
+/// The masses m·2^−F as f64: fl(m) (within a factor 1 ± u of m) times the exact 2^−F.
+fn load(g: &GridPld, f: u32) -> Vec<f64> {
+    let s = (2f64).powi(-(f as i32));
+    g.mass.iter().map(|&m| m as f64 * s).collect()
+}
+
+/// Float mean and variance of the index under v (a heuristic: it centres the exponentials).
+fn moments(v: &[f64]) -> (f64, f64) {
+    let (mut s0, mut s1, mut s2) = (0.0, 0.0, 0.0);
+    for (j, &x) in v.iter().enumerate() {
+        let j = j as f64;
+        s0 += x;
+        s1 += x * j;
+        s2 += x * j * j;
+    }
+    let mean = s1 / s0;
+    (mean, (s2 / s0 - mean * mean).max(0.0))
+}
+
+/// An index near the mean (the centre c of M(λ) = Σ_j v_j e^{λ(j − c)}; any c is sound).
+fn centre(v: &[f64]) -> usize {
+    let c = moments(v).0;
+    if c.is_finite() {
+        (c.round().max(0.0) as usize).min(v.len() - 1)
+    } else {
+        0
+    }
+}
+
+/// Σ_j v_j e^{λ(j − c)}: `up` = false, a float estimate (to choose λ); `up` = true, an upper
+/// bound (every factor e^{±λ} from its enclosure's upper end, every product and the sum
+/// rounded up). +∞ on overflow.
+fn mgf(v: &[f64], c: usize, lam: f64, upper: bool) -> f64 {
+    let (ep, em) = if upper {
+        (pt(lam).exp().sup(), pt(-lam).exp().sup())
+    } else {
+        (lam.exp(), (-lam).exp())
+    };
+    let mul = |a: f64, b: f64| if upper { up(a * b) } else { a * b };
+    let mut s = v[c];
+    let mut w = 1.0;
+    for &x in &v[c + 1..] {
+        w = mul(w, ep);
+        s += mul(x, w);
+    }
+    w = 1.0;
+    for &x in v[..c].iter().rev() {
+        w = mul(w, em);
+        s += mul(x, w);
+    }
+    if upper {
+        close_sum(s, v.len())
+    } else {
+        s
+    }
+}
+
+/// Upper bound on e^{m·ln M_x + ln M_a − |λ|·d}: Chernoff's bound on the mass of x^{∗m} ∗ a at
+/// distance ≥ d from the centre, on the side of λ's sign (M from [`mgf`] with `upper`).
+fn tail_up(mx: f64, ma: f64, m: u32, lam: f64, d: f64) -> f64 {
+    let l = pt(f64::from(m)) * pt(mx).ln() + pt(ma).ln() - pt(lam.abs()) * pt(d);
+    let b = l.exp().sup();
+    if b.is_nan() {
+        f64::INFINITY
+    } else {
+        b
+    }
+}
+
+/// The distance from the centre beyond which Chernoff's bound at λ puts mass ≤ w, and its
+/// float minimiser over λ of λ's sign (golden section on ln|λ| around the Gaussian guess
+/// √(2 ln(1/w))/σ): a choice only, certified by [`tail_up`] afterwards.
+fn reach(x: (&[f64], usize), a: (&[f64], usize), m: u32, w: f64, sd: f64, sign: f64) -> (f64, f64) {
+    let d = |lam: f64| -> f64 {
+        let k = f64::from(m) * mgf(x.0, x.1, lam, false).ln() + mgf(a.0, a.1, lam, false).ln();
+        let d = (k - w.ln()) / lam.abs();
+        if d.is_finite() {
+            d
+        } else {
+            f64::INFINITY
+        }
+    };
+    let guess = (2.0 * (1.0 / w).ln()).sqrt() / sd.max(1e-3);
+    let (mut lo, mut hi) = ((guess / 16.0).ln(), (guess * 4.0).ln());
+    let phi = (5f64.sqrt() - 1.0) / 2.0;
+    let f = |l: f64| d(sign * l.exp());
+    let (mut c, mut e) = (hi - phi * (hi - lo), lo + phi * (hi - lo));
+    let (mut fc, mut fe) = (f(c), f(e));
+    for _ in 0..24 {
+        if fc <= fe {
+            hi = e;
+            e = c;
+            fe = fc;
+            c = hi - phi * (hi - lo);
+            fc = f(c);
+        } else {
+            lo = c;
+            c = e;
+            fc = fe;
+            e = lo + phi * (hi - lo);
+            fe = f(e);
+        }
+    }
+    let l = (lo + hi) / 2.0;
+    (sign * l.exp(), f(l))
+}
+
+/// x^{∗m} ∗ a (a = None: x^{∗m}) in one spectral power, rounded to ctx's side (Lemmas E″ and W):
+/// the result and the mass its widening may have moved, or None when the budget or the error
+/// bound rules the route out (the caller then squares on).
+pub(super) fn power_compose(
+    x: &GridPld,
+    m: u32,
+    a: Option<&GridPld>,
+    ctx: &Ctx,
+) -> Result<Option<(GridPld, u128)>> {
+    let f = ctx.f;
+    let limit = 1u128 << (f + 2);
+    if m < 2
+        || ctx.fft_budget == 0
+        || x.mass.is_empty()
+        || a.is_some_and(|a| a.mass.is_empty())
+        || x.mass.iter().chain(a.map_or(&[][..], |a| &a.mass)).any(|&v| v >= limit)
+    {
+        return Ok(None);
+    }
+    let xv = load(x, f);
+    let av = a.map_or_else(|| vec![1.0], |a| load(a, f));
+    let (cx, ca) = (centre(&xv), centre(&av));
+    let cs = f64::from(m) * cx as f64 + ca as f64;
+    // the linear support: indices 0 ..= m(n_x − 1) + n_a − 1
+    let lin = u64::from(m) * (xv.len() as u64 - 1) + av.len() as u64;
+    let budget = ctx.fft_budget as f64 * (2f64).powi(-(f as i32));
+    // each tail beyond the window: at most 2^−30 of the budget (N ≤ 2^22 entries lose it)
+    let w = budget * (2f64).powi(-30);
+    let sd = (f64::from(m) * moments(&xv).1 + moments(&av).1).sqrt();
+    let (lr, dr) = reach((&xv, cx), (&av, ca), m, w, sd, 1.0);
+    let (ll, dl) = reach((&xv, cx), (&av, ca), m, w, sd, -1.0);
+    if !(dr.is_finite() && dl.is_finite()) {
+        return Ok(None);
+    }
+    // window [s, s + N) of linear indices, N = 2^t ≥ both inputs
+    let span = (dr + dl).ceil() + 3.0;
+    let want = (span.min(lin as f64) as u64)
+        .max(xv.len() as u64)
+        .max(av.len() as u64);
+    let t = want.next_power_of_two().trailing_zeros();
+    if t > 22 {
+        return Ok(None);
+    }
+    let n = 1u64 << t;
+    let s = if n >= lin {
+        0
+    } else {
+        let lo = (cs - dl).floor() - ((n as f64 - span) / 2.0).floor();
+        (lo.max(0.0) as u64).min(lin - n)
+    };
+    // certified tails of the f64 inputs' linear convolution outside the window
+    let (wl, wr) = if n >= lin {
+        (0.0, 0.0)
+    } else {
+        let left = if s == 0 {
+            0.0
+        } else {
+            let d = cs - (s as f64 - 1.0);
+            tail_up(mgf(&xv, cx, ll, true), mgf(&av, ca, ll, true), m, ll, d)
+        };
+        let right = if s + n >= lin {
+            0.0
+        } else {
+            let d = (s + n) as f64 - cs;
+            tail_up(mgf(&xv, cx, lr, true), mgf(&av, ca, lr, true), m, lr, d)
+        };
+        (left, right)
+    };
+    let wsum = up(wl + wr);
+    if !(wsum <= budget) {
+        return Ok(None);
+    }
+    let Some((c, e)) = fft::power(&xv, m, a.map(|_| av.as_slice()), t) else {
+        return Ok(None);
+    };
+    // the integers' convolution lies within c′·[(1 + u)^−k, (1 − u)^−k], k factors:
+    // (1 − u)^−1 ≤ 1 + 2u and (1 + u)^−1 ≥ 1 − u, powers rounded outward
+    let k = m + u32::from(a.is_some());
+    let u = (2f64).powi(-53);
+    let (mut k_hi, mut k_lo) = (1.0f64, 1.0f64);
+    for _ in 0..k {
+        k_hi = (k_hi * (1.0 + 2.0 * u)).next_up();
+        k_lo = (k_lo * (1.0 - u)).next_down();
+    }
+    let scale = (2f64).powi(f as i32);
+    let moved = up(up(up(2.0 * up(e + wsum)) * k_hi) * scale).ceil() + 2.0;
+    if !(moved * n as f64 <= ctx.fft_budget as f64) {
+        return Ok(None);
+    }
+    if std::env::var("DPCERT_DEBUG").is_ok() {
+        eprintln!("power m={m} nx={} na={} lin={lin} N={n} s={s} dl={dl:.0} dr={dr:.0} e={e:.3e} w={wl:.2e}+{wr:.2e} moved={:.3e} budget={:.3e}", xv.len(), av.len(), moved * n as f64 * (2f64).powi(-(f as i32)), budget);
+    }
+    let n = n as usize;
+    let mut mass = Vec::with_capacity(n);
+    for i in 0..n {
+        let v = c[(s as usize + i) % n];
+        if !v.is_finite() {
+            return Err(Error::Numerical("PLD FFT estimate not finite".into()));
+        }
+        let y = match ctx.side {
+            Side::Upper => (((v + e).next_up().max(0.0) * k_hi).next_up() * scale).next_up(),
+            Side::Lower => ((((v - e).next_down() - wsum).next_down().max(0.0) * k_lo)
+                .next_down()
+                * scale)
+                .next_down()
+                .max(0.0),
+        };
+        if !(y < (2f64).powi(126)) {
+            return Err(Error::Numerical("PLD convolution overflow".into()));
+        }
+        let t = y as u128;
+        mass.push(if ctx.side == Side::Upper && (t as f64) < y {
+            t + 1
+        } else {
+            t
+        });
+    }
+    fft::recycle(c);
+    // +∞: every outcome with some copy at +∞, exact at scale 2^{F(k)}, rounded to the side;
+    // Upper also moves the right tail beyond the window there (Lemma W)
+    let tot = |g: &GridPld| -> Integer { g.mass.iter().map(|&v| Integer::from(v)).sum() };
+    let (tx, ix) = (tot(x), Integer::from(x.inf));
+    let (ta, ia) = match a {
+        Some(a) => (tot(a), Integer::from(a.inf)),
+        None => (Integer::from(1) << f, Integer::new()),
+    };
+    let all = Integer::from(&tx + &ix).pow(m) * Integer::from(&ta + &ia);
+    let finite = tx.pow(m) * ta;
+    let d = Integer::from(1) << (f * m);
+    let q = Rational::from((all - finite, d));
+    let mut inf = match ctx.side {
+        Side::Upper => q.ceil(),
+        Side::Lower => q.floor(),
+    }
+    .numer()
+    .to_u128()
+    .filter(|&v| v < 1u128 << 126)
+    .ok_or_else(|| Error::Numerical("PLD convolution overflow".into()))?;
+    if ctx.side == Side::Upper && wr > 0.0 {
+        let extra = ((wr * k_hi).next_up() * scale).next_up().ceil();
+        if !(extra < (2f64).powi(120)) {
+            return Ok(None);
+        }
+        inf += extra as u128;
+    }
+    let off = i64::from(m)
+        .checked_mul(x.off)
+        .and_then(|o| o.checked_add(a.map_or(0, |a| a.off)))
+        .and_then(|o| o.checked_add(s as i64))
+        .ok_or_else(|| Error::Numerical("PLD grid offset overflow".into()))?;
+    let mut shift = Rational::from(&x.shift * m);
+    if let Some(a) = a {
+        shift += &a.shift;
+    }
+    Ok(Some((
+        GridPld {
+            shift,
+            off,
+            mass,
+            inf,
+        },
+        (moved * n as f64) as u128,
+    )))
+}
