@@ -448,7 +448,11 @@ pub(super) fn power(x: &[f64], m: u32, a: Option<&[f64]>, t: u32) -> Option<(Vec
     // at most 2u relatively, or underflows) get Ẑ_k = 0, an error ≤ (1/4 + dx)^m·‖a‖₁ each
     // (only where that is below 2^−60: m ≥ 31)
     let small = pow_up(up(0.25 + dx), m);
-    let cut = if small <= (2f64).powi(-60) { 0.0624 } else { -1.0 };
+    let cut = if small <= (2f64).powi(-60) {
+        0.0624
+    } else {
+        -1.0
+    };
     let a_l1 = a.map_or(1.0, |a| norms(a).0);
     let mut zeroed = 0usize;
     let (mut s1, mut s2, mut s3, mut zs) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
@@ -589,6 +593,93 @@ mod tests {
                 v as f64
             })
             .collect()
+    }
+
+    /// Lemma E″ against exact arithmetic: the cyclic convolution x^{⊛m} ⊛ a of dyadic
+    /// probability-like vectors (x_j = k_j·2⁻¹², exact in f64) computed in integers (schoolbook
+    /// cyclic products, powering by squaring); every |ĉ_k − c_k| ≤ E. The vectors are bells of
+    /// width 2–20 points, so most of the spectrum takes the zeroed branch and some does not.
+    #[test]
+    fn power_contains_the_exact_cyclic_power() {
+        let mut rng = Rng(0xABCD_EF01_2345_6789);
+        let cyc = |p: &[Integer], q: &[Integer]| -> Vec<Integer> {
+            let n = p.len();
+            let mut c = vec![Integer::new(); n];
+            for (i, x) in p.iter().enumerate() {
+                if *x == 0 {
+                    continue;
+                }
+                for (j, y) in q.iter().enumerate() {
+                    c[(i + j) % n] += Integer::from(x * y);
+                }
+            }
+            c
+        };
+        for (t, w, m, with_a) in [
+            (6u32, 2.0, 32u32, false),
+            (8, 6.0, 45, true),
+            (8, 20.0, 63, false),
+            (9, 4.0, 33, true),
+        ] {
+            let n = 1usize << t;
+            let bell = |rng: &mut Rng, len: usize, w: f64| -> Vec<Integer> {
+                let raw: Vec<f64> = (0..len)
+                    .map(|j| {
+                        (-((j as f64 - len as f64 / 2.0) / w).powi(2) / 2.0).exp()
+                            * (1.0 + rng.below(50) as f64 / 100.0)
+                    })
+                    .collect();
+                let tot: f64 = raw.iter().sum();
+                raw.iter()
+                    .map(|v| Integer::from((v / tot * 4000.0) as u64))
+                    .collect()
+            };
+            let xi = bell(&mut rng, (8.0 * w) as usize, w);
+            let ai = if with_a {
+                bell(&mut rng, 9, 1.5)
+            } else {
+                vec![Integer::from(4096)]
+            };
+            let pad = |v: &[Integer]| {
+                let mut p = vec![Integer::new(); n];
+                p[..v.len()].clone_from_slice(v);
+                p
+            };
+            let (xp, ap) = (pad(&xi), pad(&ai));
+            let mut exact = ap.clone();
+            let (mut p, mut e) = (xp.clone(), m);
+            while e > 0 {
+                if e & 1 == 1 {
+                    exact = cyc(&exact, &p);
+                }
+                e >>= 1;
+                if e > 0 {
+                    p = cyc(&p, &p);
+                }
+            }
+            let to_f =
+                |v: &[Integer]| -> Vec<f64> { v.iter().map(|k| k.to_f64() / 4096.0).collect() };
+            let (x, a) = (to_f(&xi), to_f(&ai));
+            let (c, err) = power(&x, m, with_a.then_some(a.as_slice()), t).expect("|X̂| ≲ 1");
+            assert_eq!(c.len(), n);
+            let den = Integer::from(1) << (12 * (m + 1));
+            let mut worst = 0.0f64;
+            for (k, &ck) in c.iter().enumerate() {
+                let d = (Rational::from_f64(ck).unwrap()
+                    - Rational::from((exact[k].clone(), den.clone())))
+                .abs();
+                assert!(
+                    d <= Rational::from_f64(err).unwrap(),
+                    "N = {n}, m = {m}, k = {k}: error {} > E = {err}",
+                    d.to_f64()
+                );
+                worst = worst.max(d.to_f64());
+            }
+            eprintln!(
+                "N = {n}, m = {m}: worst error / E = {:.2e} (E = {err:.2e})",
+                worst / err
+            );
+        }
     }
 
     /// Lemma E′ against the exact integer convolution: every |ĉ_k − c_k| ≤ E (the returned,

@@ -309,7 +309,8 @@ pub fn pld_epsilon(terms: &[PldTerm], delta: &Rational, opts: &PldOptions) -> Re
     validate::open_unit("delta", delta)?;
     let once = |o: &PldOptions, prev: Option<&[Table]>| -> Result<(Run, Vec<Table>)> {
         let s = setup(terms, o, Some(delta))?;
-        let (lo, hi, support, tabs) = both_sides(&s, o.progress, |p, c| epsilon_of(p, c, delta), prev)?;
+        let (lo, hi, support, tabs) =
+            both_sides(&s, o.progress, |p, c| epsilon_of(p, c, delta), prev)?;
         Ok(((lo, hi, s, support), tabs))
     };
     let (lo, hi, s, support) = refined(opts, once)?;

@@ -135,7 +135,10 @@ pub(super) fn power_compose(
         || ctx.fft_budget == 0
         || x.mass.is_empty()
         || a.is_some_and(|a| a.mass.is_empty())
-        || x.mass.iter().chain(a.map_or(&[][..], |a| &a.mass)).any(|&v| v >= limit)
+        || x.mass
+            .iter()
+            .chain(a.map_or(&[][..], |a| &a.mass))
+            .any(|&v| v >= limit)
     {
         return Ok(None);
     }
@@ -221,8 +224,7 @@ pub(super) fn power_compose(
         }
         let y = match ctx.side {
             Side::Upper => (((v + e).next_up().max(0.0) * k_hi).next_up() * scale).next_up(),
-            Side::Lower => ((((v - e).next_down() - wsum).next_down().max(0.0) * k_lo)
-                .next_down()
+            Side::Lower => ((((v - e).next_down() - wsum).next_down().max(0.0) * k_lo).next_down()
                 * scale)
                 .next_down()
                 .max(0.0),
@@ -283,4 +285,194 @@ pub(super) fn power_compose(
         },
         (moved * n as f64) as u128,
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::theorems::pld_accountant::test_util::*;
+
+    /// Exact linear convolution of integer vectors (schoolbook: the reference shares no code
+    /// with the transforms).
+    fn conv(a: &[Integer], b: &[Integer]) -> Vec<Integer> {
+        let mut c = vec![Integer::new(); a.len() + b.len() - 1];
+        for (i, x) in a.iter().enumerate() {
+            if *x == 0 {
+                continue;
+            }
+            for (j, y) in b.iter().enumerate() {
+                c[i + j] += Integer::from(x * y);
+            }
+        }
+        c
+    }
+
+    /// A bell of width `w` over n points with masses summing to at most 2^F (tails down to
+    /// single units: the shape whose window wraps).
+    fn bell(rng: &mut Rng, n: usize, w: f64, f: u32) -> Vec<u128> {
+        let c = n as f64 / 2.0;
+        let raw: Vec<f64> = (0..n)
+            .map(|j| {
+                (-((j as f64 - c) / w).powi(2) / 2.0).exp() * (1.0 + rng.below(100) as f64 / 1000.0)
+            })
+            .collect();
+        let tot: f64 = raw.iter().sum();
+        raw.iter()
+            .map(|v| ((v / tot * 0.999 * (2f64).powi(f as i32)) as u128).max(1))
+            .collect()
+    }
+
+    /// Lemmas E″ and W against exact integer arithmetic: x^{∗m} ∗ a computed exactly (at scale
+    /// 2^{F(m+1)}), on windows that wrap (the linear support is several times N) and that do
+    /// not. Upper's masses are ≥ the exact ones at every window point, its +∞ mass ≥ the exact
+    /// +∞ mass plus everything right of the window; Lower's are ≤ at every point and at +∞.
+    /// Each side's excess over the exact measure stays within the mass it reports as moved
+    /// (plus its own rounding, one unit per entry) — so a widening taken on the wrong side, a
+    /// dropped E or W, or a window that loses mass is caught.
+    #[test]
+    fn power_compose_brackets_the_exact_composition() {
+        let mut rng = Rng(0xC0FF_EE00_1234_5678);
+        let f = 100u32;
+        let mut wrapped = 0;
+        for (nx, w, m, na) in [
+            (41usize, 3.0, 40u32, 0usize),
+            (61, 5.0, 33, 17),
+            (25, 1.5, 63, 9),
+            (120, 15.0, 32, 0),
+        ] {
+            let x = GridPld {
+                shift: r("1/3"),
+                off: -20,
+                mass: bell(&mut rng, nx, w, f),
+                inf: 1u128 << 60,
+            };
+            let a = (na > 0).then(|| GridPld {
+                shift: r("1/7"),
+                off: 5,
+                mass: bell(&mut rng, na, 2.0, f),
+                inf: 3,
+            });
+            // exact: masses at scale 2^{F·k}, k = m + [a], index 0 ↔ grid index m·off_x + off_a
+            let xi: Vec<Integer> = x.mass.iter().map(|&v| Integer::from(v)).collect();
+            let mut exact = vec![Integer::from(1)];
+            let mut p = xi.clone();
+            let mut e = m;
+            while e > 0 {
+                if e & 1 == 1 {
+                    exact = conv(&exact, &p);
+                }
+                e >>= 1;
+                if e > 0 {
+                    p = conv(&p, &p);
+                }
+            }
+            let mut k = m;
+            if let Some(a) = &a {
+                exact = conv(
+                    &exact,
+                    &a.mass.iter().map(|&v| Integer::from(v)).collect::<Vec<_>>(),
+                );
+                k += 1;
+            }
+            let scale = Integer::from(1) << (f * (k - 1));
+            let tx: Integer = xi.iter().sum();
+            let (ta, ia) = a
+                .as_ref()
+                .map_or((Integer::from(1) << f, Integer::new()), |a| {
+                    (
+                        a.mass.iter().map(|&v| Integer::from(v)).sum(),
+                        Integer::from(a.inf),
+                    )
+                });
+            let inf_exact =
+                Integer::from(&tx + x.inf).pow(m) * Integer::from(&ta + &ia) - tx.pow(m) * &ta;
+            let base_off = i64::from(m) * x.off + a.as_ref().map_or(0, |a| a.off);
+            for side in [Side::Upper, Side::Lower] {
+                let mut c = ctx("1/64", f, 0, side);
+                c.fft_budget = 1u128 << (f - 20);
+                let (g, moved) = power_compose(&x, m, a.as_ref(), &c)
+                    .unwrap()
+                    .expect("within the budget");
+                assert_eq!(
+                    g.shift,
+                    Rational::from(&x.shift * m)
+                        + a.as_ref().map_or(Rational::new(), |a| a.shift.clone())
+                );
+                let s = (g.off - base_off) as usize;
+                let n = g.mass.len();
+                if n < exact.len() {
+                    wrapped += 1;
+                }
+                let outside: Integer = exact
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i < s || *i >= s + n)
+                    .map(|(_, v)| v.clone())
+                    .sum();
+                let right: Integer = exact.iter().skip(s + n).sum();
+                let mut excess = Rational::new();
+                for (i, &gm) in g.mass.iter().enumerate() {
+                    let ex = Rational::from((exact[s + i].clone(), scale.clone()));
+                    let d = Rational::from(gm) - &ex;
+                    match side {
+                        Side::Upper => {
+                            assert!(d >= 0, "m = {m}, point {i}: {gm} below the exact {ex}")
+                        }
+                        Side::Lower => {
+                            assert!(d <= 0, "m = {m}, point {i}: {gm} above the exact {ex}")
+                        }
+                    }
+                    excess += d.abs();
+                }
+                // the +∞ mass is at scale 2^{F(m+1)} with or without a (a = None: the unit 2^F)
+                let inf_ex = Rational::from((inf_exact.clone(), Integer::from(1) << (f * m)));
+                let gi = Rational::from(g.inf);
+                match side {
+                    Side::Upper => {
+                        assert!(
+                            gi >= Rational::from(
+                                &inf_ex + Rational::from((right.clone(), scale.clone()))
+                            ),
+                            "m = {m}: +∞ mass too low"
+                        )
+                    }
+                    Side::Lower => assert!(gi <= inf_ex, "m = {m}: +∞ mass too high"),
+                }
+                // Lower also lost the mass outside the window; both sides within `moved`
+                if side == Side::Lower {
+                    excess += Rational::from((outside.clone(), scale.clone()));
+                }
+                // the reported widening, one unit of rounding per entry, and the conversion
+                // factor (1 ± u)^k on the masses themselves (k·2u relatively, at most)
+                let total = Rational::from((exact.iter().sum::<Integer>(), scale.clone()));
+                let allowance = Rational::from(moved)
+                    + 2 * n as u64
+                    + total * Rational::from((4 * (k + 1), Integer::from(1) << 53));
+                assert!(
+                    excess <= allowance,
+                    "m = {m}, {side:?}: moved {} against the reported {moved}",
+                    excess.to_f64()
+                );
+                eprintln!("m = {m} {side:?}: N = {n}, linear {}, excess {:.3e} of allowance {:.3e} (units 2^-F)", exact.len(), excess.to_f64(), allowance.to_f64());
+            }
+        }
+        assert!(wrapped >= 4, "only {wrapped} runs wrapped the window");
+    }
+
+    /// The route declines what it cannot certify cheaply: no budget, fewer than two copies.
+    #[test]
+    fn power_compose_declines_without_budget() {
+        let mut rng = Rng(7);
+        let x = GridPld {
+            shift: Rational::new(),
+            off: 0,
+            mass: bell(&mut rng, 41, 3.0, 100),
+            inf: 0,
+        };
+        let mut c = ctx("1/64", 100, 0, Side::Upper);
+        assert!(power_compose(&x, 40, None, &c).unwrap().is_none());
+        c.fft_budget = 1u128 << 80;
+        assert!(power_compose(&x, 1, None, &c).unwrap().is_none());
+        assert!(power_compose(&x, 40, None, &c).unwrap().is_some());
+    }
 }
