@@ -133,6 +133,9 @@ def main():
     ap.add_argument("--reps", type=int, default=3, help="repetitions per setting (minimum)")
     ap.add_argument("--only", help="substring filter on the setting label")
     ap.add_argument("--extra", action="store_true", help="also the tiny-δ and corner rows")
+    ap.add_argument("--tight-check", action="store_true",
+                    help="also run dpcert --tight once per setting: its certified lower end bounds "
+                         "how far the default upper end lies above the true ε")
     ap.add_argument("--dpcert-args", default="", help="extra dpcert arguments, e.g. \"--grid 1/8192\"")
     ap.add_argument("--dpcert-method", default="pld", help=argparse.SUPPRESS)  # testing aid
     args = ap.parse_args()
@@ -145,7 +148,7 @@ def main():
 
     head = (f"{'setting':<42}{'dp_acc eps':>12}{'dp_acc s':>9}{'dpcert lower':>14}"
             f"{'dpcert upper':>14}{'width':>9}{'1 thr s':>9}{'ratio':>7}{'N thr s':>9}"
-            f"{'ratio':>7}{'RSS MiB':>8}")
+            f"{'ratio':>7}{'RSS MiB':>8}" + (f"{'up−ε* ≤':>10}" if args.tight_check else ""))
     rows = []
     for setting in SETTINGS + (EXTRA if args.extra else []):
         name = label(*setting)
@@ -171,12 +174,22 @@ def main():
         rss = f"{rss:.0f}" if rss is not None else "-"
         row += (f"{lo:>14.8g}{up:>14.8g}{width:>9.1e}{one[1]:>9.3f}{one[1] / dpa_s:>7.2f}"
                 f"{many[1]:>9.3f}{many[1] / dpa_s:>7.2f}{rss:>8}")
+        if args.tight_check:
+            tight, _, _, err = dpcert_epsilon(args.dpcert, args.dpcert_method, *setting,
+                                              extra=["--tight"])
+            if tight is None:
+                row += f"{'failed':>10}"
+                print(f"  dpcert --tight failed on {name}: {err}")
+            else:
+                # the tight run's lower end is ≤ the true ε, so this bounds upper − ε* from above
+                row += f"{(up - float(bracket(tight)[0])) / up:>10.1e}"
         rows.append(row)
 
     print("\n" + head + "\n" + "\n".join(rows))
     print("(width = (upper − lower)/upper, a certified bound on the upper side's relative distance "
           "to the true ε; ratio = dpcert seconds / dp_accounting seconds, same run; 1 thr = "
-          "DPCERT_THREADS=1; RSS = dpcert's peak)")
+          "DPCERT_THREADS=1; RSS = dpcert's peak; up−ε* ≤ = (upper − the --tight run's lower end)/upper, "
+          "a certified bound on the default upper end's relative distance above the true ε)")
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 

@@ -194,8 +194,8 @@ fn dpsgd_pld_is_inside_the_rdp_bound_and_two_sided() {
         e.lower().to_decimal(),
         e.upper().to_decimal()
     );
-    // documented (dpsgd_pld_epsilon.md): ≤ 2·10⁻⁴ relative here (measured 1.4·10⁻⁴)
-    assert!(w < 2e-4, "bracket {w}");
+    // documented (dpsgd_pld_epsilon.md): ≤ 3·10⁻⁴ relative here (measured 2.6·10⁻⁴)
+    assert!(w < 3e-4, "bracket {w}");
 }
 
 #[test]
@@ -350,16 +350,16 @@ fn sigma_0_3_corner_is_within_one_percent() {
 }
 
 /// Issue 13's default-width target, 5·10⁻⁴ relative, on the three benchmark settings cheap
-/// enough for the suite (`scripts/bench-pld-vs-dp-accounting`; measured 1.5·10⁻⁴, 3.7·10⁻⁴,
-/// 3.6·10⁻⁴): the automatic grid (√(V/n)/24 from the per-copy spread) must meet it in one run
-/// — a grid a power of two coarser gives 5.7·10⁻⁴, 1.3·10⁻³, 1.3·10⁻³. The upper end is below
-/// the RDP route's bound (another algorithm).
+/// enough for the suite (`scripts/bench-pld-vs-dp-accounting`; measured 3.3·10⁻⁴, 3.3·10⁻⁴,
+/// 3.2·10⁻⁴): the automatic grid (the four-bit dyadic at most 1.1·√(V/n)/24, from the per-copy
+/// spread) must meet it in one run — a grid twice as coarse gives 1.2·10⁻³, 1.2·10⁻³, 1.1·10⁻³.
+/// The upper end is below the RDP route's bound (another algorithm).
 #[test]
 fn default_grid_meets_the_issue_width_on_benchmark_settings() {
     for (qs, ss, t, ds, h) in [
-        ("4096/50000", "10", 875u32, "1e-5", "1/4096"),
-        ("0.01", "4", 10_000, "1e-5", "1/8192"),
-        ("1024/50000", "4", 10_000, "1e-5", "1/4096"),
+        ("4096/50000", "10", 875u32, "1e-5", "3/8192"),
+        ("0.01", "4", 10_000, "1e-5", "15/131072"),
+        ("1024/50000", "4", 10_000, "1e-5", "15/65536"),
     ] {
         let (qr, s, t, d) = (q(qs), q(ss), Integer::from(t), q(ds));
         let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();

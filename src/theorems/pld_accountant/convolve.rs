@@ -286,7 +286,9 @@ pub(super) fn self_compose(
             let m = Integer::from(k >> i)
                 .to_u32()
                 .ok_or_else(|| Error::arg("count", "too large"))?;
-            if let Some((mut c, moved)) = power_compose(&sq, m, acc.as_ref(), ctx)? {
+            // it replaces bits − i − 1 squarings and up to bits − i products: their budgets
+            let share = 2 * (bits - i);
+            if let Some((mut c, moved)) = power_compose(&sq, m, acc.as_ref(), ctx, share)? {
                 truncate(&mut c, ctx, ctx.tau.saturating_add(moved))?;
                 ctx.support = ctx.support.max(c.mass.len());
                 ctx.fft_products += 1;

@@ -379,7 +379,7 @@ fn modulus_up(re: f64, im: f64) -> f64 {
 }
 
 /// Upper bound on r^k (r ≥ 0) by binary powering, every product pushed one ulp up.
-fn pow_up(r: f64, k: u32) -> f64 {
+pub(super) fn pow_up(r: f64, k: u32) -> f64 {
     let (mut p, mut b, mut k) = (1.0f64, r, k);
     while k > 0 {
         if k & 1 == 1 {

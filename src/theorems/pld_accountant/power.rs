@@ -128,6 +128,7 @@ pub(super) fn power_compose(
     m: u32,
     a: Option<&GridPld>,
     ctx: &Ctx,
+    share: u32,
 ) -> Result<Option<(GridPld, u128)>> {
     let f = ctx.f;
     let limit = 1u128 << (f + 2);
@@ -148,21 +149,40 @@ pub(super) fn power_compose(
     let cs = f64::from(m) * cx as f64 + ca as f64;
     // the linear support: indices 0 ..= m(n_x − 1) + n_a − 1
     let lin = u64::from(m) * (xv.len() as u64 - 1) + av.len() as u64;
-    let budget = ctx.fft_budget as f64 * (2f64).powi(-(f as i32));
-    // each tail beyond the window: at most 2^−30 of the budget (N ≤ 2^22 entries lose it)
-    let w = budget * (2f64).powi(-30);
+    // the budget of the `share` convolutions this one replaces
+    let budget_fixed = ctx.fft_budget.saturating_mul(u128::from(share));
+    let budget = budget_fixed as f64 * (2f64).powi(-(f as i32));
     let sd = (f64::from(m) * moments(&xv).1 + moments(&av).1).sqrt();
-    let (lr, dr) = reach((&xv, cx), (&av, ca), m, w, sd, 1.0);
-    let (ll, dl) = reach((&xv, cx), (&av, ca), m, w, sd, -1.0);
-    if !(dr.is_finite() && dl.is_finite()) {
-        return Ok(None);
-    }
-    // window [s, s + N) of linear indices, N = 2^t ≥ both inputs
+    // the window: each tail beyond it at most w = budget·λ/8 at the float-minimising λ (a first
+    // pass at w = budget/(8σ) finds λ), so the folded mass the lower side subtracts, about
+    // (W_L + W_R)/λ in all (below), stays within budget/4; N = 2^t covers it and both inputs
+    let floor = xv.len().max(av.len()) as u64;
+    let side_reach = |sign: f64| {
+        let (l0, _) = reach(
+            (&xv, cx),
+            (&av, ca),
+            m,
+            budget / (8.0 * sd.max(1.0)),
+            sd,
+            sign,
+        );
+        reach(
+            (&xv, cx),
+            (&av, ca),
+            m,
+            budget * l0.abs().min(1.0) / 8.0,
+            sd,
+            sign,
+        )
+    };
+    let ((lr, dr), (ll, dl)) = (side_reach(1.0), side_reach(-1.0));
     let span = (dr + dl).ceil() + 3.0;
-    let want = (span.min(lin as f64) as u64)
-        .max(xv.len() as u64)
-        .max(av.len() as u64);
-    let t = want.next_power_of_two().trailing_zeros();
+    let want = if dr.is_finite() && dl.is_finite() && span < lin as f64 {
+        span as u64
+    } else {
+        lin
+    };
+    let t = want.max(floor).next_power_of_two().trailing_zeros();
     if t > 22 {
         return Ok(None);
     }
@@ -173,7 +193,7 @@ pub(super) fn power_compose(
         let lo = (cs - dl).floor() - ((n as f64 - span) / 2.0).floor();
         (lo.max(0.0) as u64).min(lin - n)
     };
-    // certified tails of the f64 inputs' linear convolution outside the window
+    // certified tails of the f64 inputs' linear convolution beyond each window end
     let (wl, wr) = if n >= lin {
         (0.0, 0.0)
     } else {
@@ -191,8 +211,7 @@ pub(super) fn power_compose(
         };
         (left, right)
     };
-    let wsum = up(wl + wr);
-    if !(wsum <= budget) {
+    if !(wl <= budget && wr <= budget) {
         return Ok(None);
     }
     let Some((c, e)) = fft::power(&xv, m, a.map(|_| av.as_slice()), t) else {
@@ -208,14 +227,16 @@ pub(super) fn power_compose(
         k_lo = (k_lo * (1.0 - u)).next_down();
     }
     let scale = (2f64).powi(f as i32);
-    let moved = up(up(up(2.0 * up(e + wsum)) * k_hi) * scale).ceil() + 2.0;
-    if !(moved * n as f64 <= ctx.fft_budget as f64) {
-        return Ok(None);
-    }
-    if std::env::var("DPCERT_DEBUG").is_ok() {
-        eprintln!("power m={m} nx={} na={} lin={lin} N={n} s={s} dl={dl:.0} dr={dr:.0} e={e:.3e} w={wl:.2e}+{wr:.2e} moved={:.3e} budget={:.3e}", xv.len(), av.len(), moved * n as f64 * (2f64).powi(-(f as i32)), budget);
-    }
     let n = n as usize;
+    // the mass folded onto window point j: from the right, ≤ W_R·e^{−λ_r·j}; from the left,
+    // ≤ W_L·e^{−|λ_l|·(N − 1 − j)} (Chernoff at the same λ, from further out); both bounds by
+    // recurrences with every product rounded up
+    let (rr, rl_inv) = (pt(-lr.abs()).exp().sup(), pt(ll.abs()).exp().sup());
+    let (mut fr, mut fl) = (
+        wr,
+        up(wl * fft::pow_up(pt(-ll.abs()).exp().sup(), n as u32 - 1)),
+    );
+    let mut folded = 0.0f64;
     let mut mass = Vec::with_capacity(n);
     for i in 0..n {
         let v = c[(s as usize + i) % n];
@@ -224,11 +245,16 @@ pub(super) fn power_compose(
         }
         let y = match ctx.side {
             Side::Upper => (((v + e).next_up().max(0.0) * k_hi).next_up() * scale).next_up(),
-            Side::Lower => ((((v - e).next_down() - wsum).next_down().max(0.0) * k_lo).next_down()
-                * scale)
-                .next_down()
-                .max(0.0),
+            Side::Lower => {
+                let sub = up(fr + fl);
+                folded += sub;
+                ((((v - e).next_down() - sub).next_down().max(0.0) * k_lo).next_down() * scale)
+                    .next_down()
+                    .max(0.0)
+            }
         };
+        fr = up(fr * rr);
+        fl = up(fl * rl_inv);
         if !(y < (2f64).powi(126)) {
             return Err(Error::Numerical("PLD convolution overflow".into()));
         }
@@ -240,6 +266,16 @@ pub(super) fn power_compose(
         });
     }
     fft::recycle(c);
+    // what the widening may move: 2E per entry, the folded mass (Lower) or the right tail
+    // (Upper), the rounding to integers (a width figure for `truncate`)
+    let folded = match ctx.side {
+        Side::Upper => wr,
+        Side::Lower => close_sum(folded, n),
+    };
+    let moved = up(up(up(up(2.0 * e) * n as f64) + folded) * k_hi) * scale + 2.0 * n as f64;
+    if !(moved <= budget_fixed as f64) {
+        return Ok(None);
+    }
     // +∞: every outcome with some copy at +∞, exact at scale 2^{F(k)}, rounded to the side;
     // Upper also moves the right tail beyond the window there (Lemma W)
     let tot = |g: &GridPld| -> Integer { g.mass.iter().map(|&v| Integer::from(v)).sum() };
@@ -283,7 +319,7 @@ pub(super) fn power_compose(
             mass,
             inf,
         },
-        (moved * n as f64) as u128,
+        moved.ceil() as u128,
     )))
 }
 
@@ -390,7 +426,7 @@ mod tests {
             for side in [Side::Upper, Side::Lower] {
                 let mut c = ctx("1/64", f, 0, side);
                 c.fft_budget = 1u128 << (f - 20);
-                let (g, moved) = power_compose(&x, m, a.as_ref(), &c)
+                let (g, moved) = power_compose(&x, m, a.as_ref(), &c, 1)
                     .unwrap()
                     .expect("within the budget");
                 assert_eq!(
@@ -470,9 +506,9 @@ mod tests {
             inf: 0,
         };
         let mut c = ctx("1/64", 100, 0, Side::Upper);
-        assert!(power_compose(&x, 40, None, &c).unwrap().is_none());
+        assert!(power_compose(&x, 40, None, &c, 1).unwrap().is_none());
         c.fft_budget = 1u128 << 80;
-        assert!(power_compose(&x, 1, None, &c).unwrap().is_none());
-        assert!(power_compose(&x, 40, None, &c).unwrap().is_some());
+        assert!(power_compose(&x, 1, None, &c, 1).unwrap().is_none());
+        assert!(power_compose(&x, 40, None, &c, 1).unwrap().is_some());
     }
 }
