@@ -598,7 +598,8 @@ mod tests {
     /// Lemma E″ against exact arithmetic: the cyclic convolution x^{⊛m} ⊛ a of dyadic
     /// probability-like vectors (x_j = k_j·2⁻¹², exact in f64) computed in integers (schoolbook
     /// cyclic products, powering by squaring); every |ĉ_k − c_k| ≤ E. The vectors are bells of
-    /// width 2–20 points, so most of the spectrum takes the zeroed branch and some does not.
+    /// width 2–20 points, so most of the spectrum takes the zeroed branch and some does not; E stays
+    /// within 10⁴ times the worst actual error (a bound that forgot its 1/N would not).
     #[test]
     fn power_contains_the_exact_cyclic_power() {
         let mut rng = Rng(0xABCD_EF01_2345_6789);
@@ -678,6 +679,13 @@ mod tests {
             eprintln!(
                 "N = {n}, m = {m}: worst error / E = {:.2e} (E = {err:.2e})",
                 worst / err
+            );
+            // documented (Lemma E″): a worst case, at most 10⁴ times the actual error here
+            // (measured 670–1900 times)
+            assert!(
+                worst * 1e4 >= err,
+                "N = {n}, m = {m}: E = {err:.2e} is {:.0} times the error",
+                err / worst
             );
         }
     }

@@ -25,14 +25,16 @@
 //!   each term ─ mechanisms::profile ───────► Profile (tails, atoms)        (one file per mechanism)
 //!             ─ discretise::table ─────────► Table (half-cell masses)      (shared by both sides)
 //!             ─ discretise::discretize ────► GridPld, Upper or Lower       (fixed point, fixed.rs)
-//!   all terms ─ convolve::compose_side ────► GridPld of the composition    (GMP products, or FFT ± E)
-//!             ─ query::Curve ──────────────► δ(ε), and ε(δ) by query::epsilon_side
+//!   all terms ─ convolve::compose_side ────► GridPld of the composition    (GMP products, or FFT ± E;
+//!                                                                  the top copies by power.rs:
+//!                                                                  one spectral power ± E, ∓ W)
+//!             ─ query::Curve ──────────────► δ(ε), and ε(δ) by query::epsilon_of
 //! ```
 //! `mod.rs` holds the public API only: the mechanism and option types, [`PldReport`], and the
 //! entry points [`pld_delta`], [`pld_epsilon`], [`dpsgd_pld_epsilon`]. `fixed.rs` holds the
 //! grid measure `GridPld`, the side (`Side::Upper`/`Side::Lower`) and the fixed-point context
-//! every stage rounds through. The proof is `proofs-notes/pld_epsilon.md` (Lemmas A–F and E′
-//! name the code they argue about).
+//! every stage rounds through. The proof is `proofs-notes/pld_epsilon.md` (Lemmas A–F, E′, E″,
+//! W and F′ name the code they argue about).
 //!
 //! # Adding a mechanism
 //! A mechanism enters the accountant only through its `mechanisms::Profile`: enclosed
