@@ -102,20 +102,25 @@ fn fft_masses(
             Side::Upper => ((v + e).next_up().max(0.0) * k_hi).next_up(),
             Side::Lower => ((v - e).next_down().max(0.0) * k_lo).next_down().max(0.0),
         };
-        if !(x < (2f64).powi(126)) {
-            return Err(Error::Numerical("PLD convolution overflow".into()));
-        }
-        // ⌊x⌋ for 0 ≤ x < 2^126 (the integer part of an f64 is an f64, so the comparison below
-        // is exact); Upper takes ⌈x⌉ (no libm call: portable builds have no rounding instruction)
-        let t = x as u128;
-        mass.push(if ctx.side == Side::Upper && (t as f64) < x {
-            t + 1
-        } else {
-            t
-        });
+        mass.push(round_mass(x, ctx.side)?);
     }
     fft::recycle(c);
     Ok(Some((mass, moved as u128)))
+}
+
+/// ⌈x⌉ (Upper) or ⌊x⌋ (Lower) of a non-negative f64 as a fixed-point mass; x ≥ 2^126 (or NaN)
+/// is an overflow error. For 0 ≤ x < 2^126 `x as u128` is ⌊x⌋, and ⌊x⌋ is an f64, so the
+/// comparison is exact (no libm call: portable builds have no rounding instruction).
+pub(super) fn round_mass(x: f64, side: Side) -> Result<u128> {
+    if !(x < (2f64).powi(126)) {
+        return Err(Error::Numerical("PLD convolution overflow".into()));
+    }
+    let t = x as u128;
+    Ok(if side == Side::Upper && (t as f64) < x {
+        t + 1
+    } else {
+        t
+    })
 }
 
 /// (a ∗ b) with masses rescaled to 2^F in the side's direction — exact, or by [`fft_masses`] —

@@ -228,6 +228,17 @@ pub(super) fn recycle(v: Vec<f64>) {
     }
 }
 
+/// v zero-padded to 2^t and transformed by [`forward`] (bit-reversed order, real and imaginary
+/// parts apart, buffers from the pool).
+fn spectrum(v: &[f64], t: u32) -> (Vec<f64>, Vec<f64>) {
+    let n = 1usize << t;
+    let mut re = zeros(n);
+    re[..v.len()].copy_from_slice(v);
+    let mut im = zeros(n);
+    forward(&mut re, &mut im, t);
+    (re, im)
+}
+
 /// Rounded-to-nearest result pushed one ulp up: ≥ the exact result of the operation.
 pub(super) fn up(v: f64) -> f64 {
     v.next_up()
@@ -330,14 +341,7 @@ pub(super) fn convolve(x: &[f64], y: Option<&[f64]>, bound: &Bound) -> (Vec<f64>
     let t = bound.t;
     debug_assert_eq!(t, log2_len(x.len(), nb));
     let n = 1usize << t;
-    let load = |v: &[f64]| {
-        let mut re = zeros(n);
-        re[..v.len()].copy_from_slice(v);
-        let mut im = zeros(n);
-        forward(&mut re, &mut im, t);
-        (re, im)
-    };
-    let (mut re, mut im) = load(x);
+    let (mut re, mut im) = spectrum(x, t);
     // Ẑ = X̂·Ŷ, the complex product rounded as in `C::mul`
     match y {
         None => {
@@ -348,7 +352,7 @@ pub(super) fn convolve(x: &[f64], y: Option<&[f64]>, bound: &Bound) -> (Vec<f64>
             }
         }
         Some(y) => {
-            let (yr, yi) = load(y);
+            let (yr, yi) = spectrum(y, t);
             for (((r, i), &c), &d) in re.iter_mut().zip(im.iter_mut()).zip(&yr).zip(&yi) {
                 let (a, b) = (*r, *i);
                 *r = a * c - b * d;
@@ -428,15 +432,8 @@ const POWER_GROWTH: f64 = 1024.0;
 pub(super) fn power(x: &[f64], m: u32, a: Option<&[f64]>, t: u32) -> Option<(Vec<f64>, f64)> {
     let n = 1usize << t;
     debug_assert!(m >= 2 && x.len() <= n && a.is_none_or(|a| a.len() <= n));
-    let spectrum = |v: &[f64]| {
-        let mut re = zeros(n);
-        re[..v.len()].copy_from_slice(v);
-        let mut im = zeros(n);
-        forward(&mut re, &mut im, t);
-        (re, im)
-    };
-    let (mut zr, mut zi) = spectrum(x);
-    let a_spec = a.map(spectrum);
+    let (mut zr, mut zi) = spectrum(x, t);
+    let a_spec = a.map(|a| spectrum(a, t));
     // ‖X̂ − X‖₂ ≤ ρ√N‖x‖₂ (Lemma E′ step 2); √N rounded up
     let rho_n = up(rho(t) * up((n as f64).sqrt()));
     let dx = up(rho_n * norms(x).1);

@@ -3,7 +3,7 @@
 //! spectral power of [`fft::power`] (Lemma E″ of `proofs-notes/pld_epsilon.md`), with the mass
 //! the window wraps bounded by Chernoff's inequality (Lemma W). Repeated squaring transforms
 //! at every doubling; this transforms once, at the final length.
-use super::convolve::shr_round;
+use super::convolve::{round_mass, shr_round};
 use super::fft::{self, close_sum, up};
 use super::fixed::{pt, Ctx, GridPld, Side};
 use crate::{Error, Result};
@@ -252,15 +252,7 @@ pub(super) fn power_compose(
         };
         fr = up(fr * rr);
         fl = up(fl * rl_inv);
-        if !(y < (2f64).powi(126)) {
-            return Err(Error::Numerical("PLD convolution overflow".into()));
-        }
-        let t = y as u128;
-        mass.push(if ctx.side == Side::Upper && (t as f64) < y {
-            t + 1
-        } else {
-            t
-        });
+        mass.push(round_mass(y, ctx.side)?);
     }
     fft::recycle(c);
     // what the widening may move: 2E per entry, the folded mass (Lower) or the right tail
