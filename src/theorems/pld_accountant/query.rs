@@ -29,9 +29,11 @@ impl Curve {
     fn above(p: &GridPld, ctx: &Ctx, cut: usize) -> Curve {
         let cut = cut.min(p.mass.len().saturating_sub(1));
         let lump = match ctx.side {
-            Side::Upper => p.mass[..=cut]
-                .iter()
-                .try_fold(0u128, |a, &m| a.checked_add(m)),
+            // (an empty measure has no slot `cut`: None, the whole-curve fallback below)
+            Side::Upper => p
+                .mass
+                .get(..=cut)
+                .and_then(|m| m.iter().try_fold(0u128, |a, &m| a.checked_add(m))),
             Side::Lower => p.mass.get(cut).copied(),
         };
         let (cut, lump) = match lump {
@@ -289,6 +291,53 @@ mod tests {
         // more mass at +∞ than δ: the upper side has no finite answer and says so
         let c = ctx("1/2", 100, 0, Side::Upper);
         assert!(epsilon_side(&Curve::new(&g, &c), &r("1e-30")).is_err());
+    }
+
+    /// Lemma F′: the curve above a cut point has p's own δ(ε) at every ε at or above that point
+    /// (against the exact grid sum), and stays on its side below it; an empty measure gives a
+    /// curve (δ = the +∞ mass), not a panic.
+    #[test]
+    fn a_curve_above_a_cut_keeps_delta_above_it() {
+        let mut rng = Rng(77);
+        let g = GridPld {
+            shift: r("-1/50"),
+            off: -4,
+            mass: (0..60).map(|_| rng.below(1u128 << 94)).collect(),
+            inf: 999,
+        };
+        for side in [Side::Upper, Side::Lower] {
+            let c = ctx("1/32", 100, 0, side);
+            let cut = 23usize;
+            let cv = Curve::above(&g, &c, cut);
+            // the cut point's loss: shift + (off + cut)·h
+            let a_cut = Rational::from(&g.shift + Rational::from(g.off + cut as i64) * &c.h);
+            for k in 0..120 {
+                let e = Rational::from((k, 40)) + &a_cut - Rational::from((1, 1));
+                if e < 0 {
+                    continue;
+                }
+                let exact = grid_delta(&g, &c, &e);
+                let got = Float::with_val(P, cv.delta(&e).unwrap());
+                let tol = Float::with_val(P, &exact * 1e-13) + 1e-300;
+                match side {
+                    Side::Upper => assert!(got >= exact, "ε = {e}: {got} below {exact}"),
+                    Side::Lower => assert!(got <= exact, "ε = {e}: {got} above {exact}"),
+                }
+                if e >= a_cut {
+                    assert!(
+                        Float::with_val(P, &got - &exact).abs() <= tol,
+                        "ε = {e} above the cut: {got} vs {exact}"
+                    );
+                }
+            }
+            let empty = GridPld {
+                shift: Rational::new(),
+                off: 0,
+                mass: vec![],
+                inf: 5,
+            };
+            assert!(Curve::above(&empty, &c, 3).delta(&r("1")).unwrap() > 0.0);
+        }
     }
 
     #[test]
