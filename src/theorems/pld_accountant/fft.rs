@@ -524,7 +524,7 @@ pub(super) fn power(x: &[f64], m: u32, a: Option<&[f64]>, t: u32) -> Option<(Vec
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::theorems::pld_accountant::test_util::Rng;
+    use crate::theorems::pld_accountant::test_util::{power_by_squaring, Rng};
     use rug::{Integer, Rational};
 
     #[test]
@@ -644,17 +644,7 @@ mod tests {
                 p
             };
             let (xp, ap) = (pad(&xi), pad(&ai));
-            let mut exact = ap.clone();
-            let (mut p, mut e) = (xp.clone(), m);
-            while e > 0 {
-                if e & 1 == 1 {
-                    exact = cyc(&exact, &p);
-                }
-                e >>= 1;
-                if e > 0 {
-                    p = cyc(&p, &p);
-                }
-            }
+            let exact = power_by_squaring(ap, xp, m, |u, v| cyc(u, v));
             let to_f =
                 |v: &[Integer]| -> Vec<f64> { v.iter().map(|k| k.to_f64() / 4096.0).collect() };
             let (x, a) = (to_f(&xi), to_f(&ai));

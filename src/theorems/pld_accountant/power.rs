@@ -35,11 +35,11 @@ fn moments(v: &[f64]) -> (f64, f64) {
     (mean, (s2 / s0 - mean * mean).max(0.0))
 }
 
-/// An index near the mean (the centre c of M(λ) = Σ_j v_j e^{λ(j − c)}; any c is sound).
-fn centre(v: &[f64]) -> usize {
-    let c = moments(v).0;
-    if c.is_finite() {
-        (c.round().max(0.0) as usize).min(v.len() - 1)
+/// The index nearest `mean` within v (the centre c of M(λ) = Σ_j v_j e^{λ(j − c)}; any c is
+/// sound).
+fn centre(v: &[f64], mean: f64) -> usize {
+    if mean.is_finite() {
+        (mean.round().max(0.0) as usize).min(v.len() - 1)
     } else {
         0
     }
@@ -123,6 +123,84 @@ fn reach(x: (&[f64], usize), a: (&[f64], usize), m: u32, w: f64, sd: f64, sign: 
     (sign * l.exp(), f(l))
 }
 
+/// The window of `power_compose` (Lemma W): length 2^t, first linear index s, the λ of each
+/// side's Chernoff bound and the certified tails W_L, W_R beyond its ends (0 where the window
+/// reaches that end of the support).
+struct Window {
+    t: u32,
+    s: u64,
+    lr: f64,
+    ll: f64,
+    wl: f64,
+    wr: f64,
+}
+
+/// The window for x^{∗m} ∗ a (f64 masses `xv`, `av`): each tail beyond it at most
+/// w = budget·λ/8 at the float-minimising λ (λ taken from a Gaussian of the same spread), so the
+/// folded mass the lower side subtracts, about (W_L + W_R)/λ in all, stays within budget/4;
+/// N = 2^t covers it and both inputs. The choice is in floats; W_L, W_R are certified
+/// ([`tail_up`]). None beyond 2²² points or when a tail exceeds the budget.
+fn window(xv: &[f64], av: &[f64], m: u32, budget: f64) -> Option<Window> {
+    let ((mx, vx), (ma, va)) = (moments(xv), moments(av));
+    let (cx, ca) = (centre(xv, mx), centre(av, ma));
+    let cs = f64::from(m) * cx as f64 + ca as f64;
+    // the linear support: indices 0 ..= m(n_x − 1) + n_a − 1
+    let lin = u64::from(m) * (xv.len() as u64 - 1) + av.len() as u64;
+    let sd = (f64::from(m) * vx + va).sqrt();
+    let floor = xv.len().max(av.len()) as u64;
+    let side_reach = |sign: f64| {
+        // λ of a Gaussian of spread σ whose tail at distance d is budget/(8σ): √(2 ln(8σ/budget))/σ
+        let l0 = (2.0 * (8.0 * sd.max(1.0) / budget).ln()).sqrt() / sd.max(1.0);
+        reach((xv, cx), (av, ca), m, budget * l0.min(1.0) / 8.0, sd, sign)
+    };
+    let ((lr, dr), (ll, dl)) = (side_reach(1.0), side_reach(-1.0));
+    let span = (dr + dl).ceil() + 3.0;
+    let want = if dr.is_finite() && dl.is_finite() && span < lin as f64 {
+        span as u64
+    } else {
+        lin
+    };
+    let t = want.max(floor).next_power_of_two().trailing_zeros();
+    if t > 22 {
+        return None;
+    }
+    let n = 1u64 << t;
+    if n >= lin {
+        // the whole support fits: nothing wraps
+        return Some(Window {
+            t,
+            s: 0,
+            lr,
+            ll,
+            wl: 0.0,
+            wr: 0.0,
+        });
+    }
+    let lo = (cs - dl).floor() - ((n as f64 - span) / 2.0).floor();
+    let s = (lo.max(0.0) as u64).min(lin - n);
+    // certified tails of the f64 inputs' linear convolution beyond each window end
+    let wl = if s == 0 {
+        0.0
+    } else {
+        let d = cs - (s as f64 - 1.0);
+        tail_up(mgf(xv, cx, ll, true), mgf(av, ca, ll, true), m, ll, d)
+    };
+    let wr = if s + n >= lin {
+        0.0
+    } else {
+        let d = (s + n) as f64 - cs;
+        tail_up(mgf(xv, cx, lr, true), mgf(av, ca, lr, true), m, lr, d)
+    };
+    (wl <= budget && wr <= budget).then_some(Window {
+        t,
+        s,
+        lr,
+        ll,
+        wl,
+        wr,
+    })
+}
+
 /// x^{∗m} ∗ a (a = None: x^{∗m}) in one spectral power, rounded to ctx's side (Lemmas E″ and W):
 /// the result and the mass its widening may have moved, or None when the budget or the error
 /// bound rules the route out (the caller then squares on).
@@ -148,69 +226,20 @@ pub(super) fn power_compose(
     }
     let xv = load(x, f);
     let av = a.map_or_else(|| vec![1.0], |a| load(a, f));
-    let (cx, ca) = (centre(&xv), centre(&av));
-    let cs = f64::from(m) * cx as f64 + ca as f64;
-    // the linear support: indices 0 ..= m(n_x − 1) + n_a − 1
-    let lin = u64::from(m) * (xv.len() as u64 - 1) + av.len() as u64;
     // the budget of the `share` convolutions this one replaces
     let budget_fixed = ctx.fft_budget.saturating_mul(u128::from(share));
     let budget = budget_fixed as f64 * (2f64).powi(-(f as i32));
-    let sd = (f64::from(m) * moments(&xv).1 + moments(&av).1).sqrt();
-    // the window: each tail beyond it at most w = budget·λ/8 at the float-minimising λ (λ taken
-    // from a Gaussian of the same spread), so the folded mass the lower side subtracts, about
-    // (W_L + W_R)/λ in all (below), stays within budget/4; N = 2^t covers it and both inputs
-    let floor = xv.len().max(av.len()) as u64;
-    let side_reach = |sign: f64| {
-        // λ of a Gaussian of spread σ whose tail at distance d is budget/(8σ): √(2 ln(8σ/budget))/σ
-        let l0 = (2.0 * (8.0 * sd.max(1.0) / budget).ln()).sqrt() / sd.max(1.0);
-        reach(
-            (&xv, cx),
-            (&av, ca),
-            m,
-            budget * l0.min(1.0) / 8.0,
-            sd,
-            sign,
-        )
-    };
-    let ((lr, dr), (ll, dl)) = (side_reach(1.0), side_reach(-1.0));
-    let span = (dr + dl).ceil() + 3.0;
-    let want = if dr.is_finite() && dl.is_finite() && span < lin as f64 {
-        span as u64
-    } else {
-        lin
-    };
-    let t = want.max(floor).next_power_of_two().trailing_zeros();
-    if t > 22 {
+    let Some(Window {
+        t,
+        s,
+        lr,
+        ll,
+        wl,
+        wr,
+    }) = window(&xv, &av, m, budget)
+    else {
         return Ok(None);
-    }
-    let n = 1u64 << t;
-    let s = if n >= lin {
-        0
-    } else {
-        let lo = (cs - dl).floor() - ((n as f64 - span) / 2.0).floor();
-        (lo.max(0.0) as u64).min(lin - n)
     };
-    // certified tails of the f64 inputs' linear convolution beyond each window end
-    let (wl, wr) = if n >= lin {
-        (0.0, 0.0)
-    } else {
-        let left = if s == 0 {
-            0.0
-        } else {
-            let d = cs - (s as f64 - 1.0);
-            tail_up(mgf(&xv, cx, ll, true), mgf(&av, ca, ll, true), m, ll, d)
-        };
-        let right = if s + n >= lin {
-            0.0
-        } else {
-            let d = (s + n) as f64 - cs;
-            tail_up(mgf(&xv, cx, lr, true), mgf(&av, ca, lr, true), m, lr, d)
-        };
-        (left, right)
-    };
-    if !(wl <= budget && wr <= budget) {
-        return Ok(None);
-    }
     let Some((c, e)) = fft::power(&xv, m, a.map(|_| av.as_slice()), t) else {
         return Ok(None);
     };
@@ -224,7 +253,7 @@ pub(super) fn power_compose(
         k_lo = (k_lo * (1.0 - u)).next_down();
     }
     let scale = (2f64).powi(f as i32);
-    let n = n as usize;
+    let n = 1usize << t;
     // the mass folded onto window point j: from the right, ≤ W_R·e^{−λ_r·j}; from the left,
     // ≤ W_L·e^{−|λ_l|·(N − 1 − j)} (Chernoff at the same λ, from further out); both bounds by
     // recurrences with every product rounded up
@@ -275,7 +304,7 @@ pub(super) fn power_compose(
     };
     let all = Integer::from(&tx + &ix).pow(m) * Integer::from(&ta + &ia);
     let finite = tx.pow(m) * ta;
-    let exact = Integer::from(all - finite).to_digits::<u64>(Order::Lsf);
+    let exact = (all - finite).to_digits::<u64>(Order::Lsf);
     let mut inf = shr_round(&exact, f * m, ctx.side)
         .ok_or_else(|| Error::Numerical("PLD convolution overflow".into()))?;
     if ctx.side == Side::Upper && wr > 0.0 {
@@ -372,18 +401,8 @@ mod tests {
             });
             // exact: masses at scale 2^{F·k}, k = m + [a], index 0 ↔ grid index m·off_x + off_a
             let xi: Vec<Integer> = x.mass.iter().map(|&v| Integer::from(v)).collect();
-            let mut exact = vec![Integer::from(1)];
-            let mut p = xi.clone();
-            let mut e = m;
-            while e > 0 {
-                if e & 1 == 1 {
-                    exact = conv(&exact, &p);
-                }
-                e >>= 1;
-                if e > 0 {
-                    p = conv(&p, &p);
-                }
-            }
+            let mut exact =
+                power_by_squaring(vec![Integer::from(1)], xi.clone(), m, |u, v| conv(u, v));
             let mut k = m;
             if let Some(a) = &a {
                 exact = conv(
@@ -448,9 +467,7 @@ mod tests {
                 match side {
                     Side::Upper => {
                         assert!(
-                            gi >= Rational::from(
-                                &inf_ex + Rational::from((right.clone(), scale.clone()))
-                            ),
+                            gi >= inf_ex.clone() + Rational::from((right.clone(), scale.clone())),
                             "m = {m}: +∞ mass too low"
                         )
                     }

@@ -136,3 +136,19 @@ pub(super) fn check_domination(atoms: &Atoms, h: &str, width: f64) -> (GridPld, 
 pub(super) fn r(s: &str) -> Rational {
     crate::num::parse_exact(s).unwrap()
 }
+
+/// `one` times base^m under `mul`, by binary powering (the exact references of the spectral
+/// power's tests: cyclic or linear integer convolution).
+pub(super) fn power_by_squaring<T: Clone>(one: T, base: T, m: u32, mul: impl Fn(&T, &T) -> T) -> T {
+    let (mut acc, mut p, mut e) = (one, base, m);
+    while e > 0 {
+        if e & 1 == 1 {
+            acc = mul(&acc, &p);
+        }
+        e >>= 1;
+        if e > 0 {
+            p = mul(&p, &p);
+        }
+    }
+    acc
+}
