@@ -53,6 +53,7 @@ pub(super) fn atoms_profile(atoms: &Atoms) -> Profile {
         shift_from: f64::INFINITY,
         spread: 1.0,
         detail: 1.0,
+        mix: None,
     }
 }
 /// δ_μ(ε) = Σ p (1 − e^{ε − z})₊ of exact atoms at 256 bits.

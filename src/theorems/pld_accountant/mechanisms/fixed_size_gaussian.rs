@@ -38,6 +38,7 @@ pub(super) fn fixed_size_gaussian_profile(sigma: &Rational, rate: &Rational) -> 
         shift_from: f64::INFINITY,
         spread: rem.spread,
         detail: rem.detail,
+        mix: None,
     }
 }
 
@@ -47,30 +48,20 @@ pub(super) fn fixed_size_gaussian_profile(sigma: &Rational, rate: &Rational) -> 
 fn symmetric_tails(s: Interval, q: Interval, c: Interval, a: Interval) -> Tails {
     if a.inf() >= 0.0 {
         let t = mixture_tails(s, q, true, a);
-        Tails {
-            p_gt: t.p_gt,
-            q_gt: t.q_gt,
-            p_le: c - t.p_gt,
-            q_le: c - t.q_gt,
-        }
+        Tails::plain(t.p_gt, t.q_gt, c - t.p_gt, c - t.q_gt)
     } else if a.sup() <= 0.0 {
         let t = mixture_tails(s, q, true, -a);
-        Tails {
-            p_gt: c - t.q_gt,
-            q_gt: c - t.p_gt,
-            p_le: t.q_gt,
-            q_le: t.p_gt,
-        }
+        Tails::plain(c - t.q_gt, c - t.p_gt, t.q_gt, t.p_gt)
     } else {
         let (l, r) = (
             symmetric_tails(s, q, c, pt(a.inf())),
             symmetric_tails(s, q, c, pt(a.sup())),
         );
-        Tails {
-            p_gt: l.p_gt.convex_hull(r.p_gt),
-            q_gt: l.q_gt.convex_hull(r.q_gt),
-            p_le: l.p_le.convex_hull(r.p_le),
-            q_le: l.q_le.convex_hull(r.q_le),
-        }
+        Tails::plain(
+            l.p_gt.convex_hull(r.p_gt),
+            l.q_gt.convex_hull(r.q_gt),
+            l.p_le.convex_hull(r.p_le),
+            l.q_le.convex_hull(r.q_le),
+        )
     }
 }

@@ -13,12 +13,7 @@ pub(super) fn gaussian_profile(rho: &Rational) -> Profile {
             let (vp, vq) = ((r - a) / s, (-r - a) / s);
             let (p_gt, p_le) = phi2(vp);
             let (q_gt, q_le) = phi2(vq);
-            Tails {
-                p_gt,
-                q_gt,
-                p_le,
-                q_le,
-            }
+            Tails::plain(p_gt, q_gt, p_le, q_le)
         })),
         atoms: vec![],
         support: (f64::NEG_INFINITY, f64::INFINITY),
@@ -26,5 +21,6 @@ pub(super) fn gaussian_profile(rho: &Rational) -> Profile {
         shift_from: f64::INFINITY,
         spread: (2.0 * rho.to_f64()).sqrt(),
         detail: (2.0 * rho.to_f64()).sqrt(),
+        mix: None,
     }
 }

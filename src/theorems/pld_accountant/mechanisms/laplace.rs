@@ -15,12 +15,12 @@ pub(super) fn laplace_profile(eps: &Rational) -> Profile {
         // continuous part: outputs between the two centres, loss (Δ − 2x)/b ∈ (−ε0, ε0)
         tails: Some(Box::new(move |a| {
             let a = a.max(-e).min(e);
-            Tails {
-                p_gt: half * (one - ((a - e) * half).exp()),
-                q_gt: half * ((-(e + a) * half).exp() - em),
-                p_le: half * (((a - e) * half).exp() - em),
-                q_le: half * (one - (-(e + a) * half).exp()),
-            }
+            Tails::plain(
+                half * (one - ((a - e) * half).exp()),
+                half * ((-(e + a) * half).exp() - em),
+                half * (((a - e) * half).exp() - em),
+                half * (one - (-(e + a) * half).exp()),
+            )
         })),
         atoms: vec![
             Atom {
@@ -37,5 +37,6 @@ pub(super) fn laplace_profile(eps: &Rational) -> Profile {
         shift_from: f64::INFINITY,
         spread: ef,
         detail: ef,
+        mix: None,
     }
 }

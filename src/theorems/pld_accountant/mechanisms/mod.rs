@@ -21,13 +21,42 @@ use subsampled_gaussian::subsampled_gaussian_profile;
 use substitution_gaussian::substitution_gaussian_profile;
 
 /// P[Z > a], Q[Z > a] of the continuous part, and P[Z ≤ a], Q[Z ≤ a] (each computed
-/// without cancellation against 1).
+/// without cancellation against 1); R[Z > a], R[Z ≤ a] of a [`Mix`]'s component R (zero for a
+/// pair that is not one).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Tails {
     pub(super) p_gt: Interval,
     pub(super) q_gt: Interval,
     pub(super) p_le: Interval,
     pub(super) q_le: Interval,
+    pub(super) r_gt: Interval,
+    pub(super) r_le: Interval,
+}
+
+impl Tails {
+    /// The tails of a pair without a mixture component.
+    pub(super) fn plain(p_gt: Interval, q_gt: Interval, p_le: Interval, q_le: Interval) -> Tails {
+        let zero = Interval::try_from((0.0, 0.0)).unwrap_or(Interval::ENTIRE);
+        Tails {
+            p_gt,
+            q_gt,
+            p_le,
+            q_le,
+            r_gt: zero,
+            r_le: zero,
+        }
+    }
+}
+
+/// A pair one of whose laws is a mixture of the other and a component R (the tails' `r_gt`,
+/// `r_le`): P = (1 − r)Q + rR when `p_is_mix` (a subsampled mechanism's remove direction), else
+/// Q = (1 − r)P + rR (its add direction). The upper split then needs no difference of two
+/// nearly equal cell masses (`pld_epsilon.md`, Lemma C‴).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Mix {
+    /// The rate r, enclosed.
+    pub(super) rate: Interval,
+    pub(super) p_is_mix: bool,
 }
 
 /// (Φ(x), Φ(−x)), enclosed, from one evaluation.
@@ -61,6 +90,8 @@ pub(super) struct Profile {
     /// subsampled Gaussians also the distance |ln(1 − q)| from the accumulation point of the
     /// unsampled outputs to 0.
     pub(super) detail: f64,
+    /// The pair's mixture structure, if it declares one (its tails then carry R's).
+    pub(super) mix: Option<Mix>,
 }
 
 /// The profile of one copy of `m` (its exact parameters enclosed once, outward).

@@ -32,5 +32,6 @@ pub(super) fn approx_atoms(eps: &Rational, delta: &Rational) -> Profile {
         shift_from: f64::INFINITY,
         spread: eps.to_f64().max(1e-6),
         detail: eps.to_f64().max(1e-6),
+        mix: None,
     }
 }

@@ -2,7 +2,7 @@
 //! remove ((1−q)N(0,σ²) + qN(1,σ²) ‖ N(0,σ²)) or add (the reverse). No atoms.
 use super::super::fixed::{fi_rat, pt};
 use super::super::{Direction, Interval};
-use super::{phi2, Profile, Tails};
+use super::{phi2, Mix, Profile, Tails};
 use crate::num::{Fi, Real};
 use rug::Rational;
 
@@ -38,6 +38,10 @@ pub(super) fn subsampled_gaussian_profile(
         },
         spread,
         detail: spread.min(-ln_keep),
+        mix: Some(Mix {
+            rate: q,
+            p_is_mix: remove,
+        }),
     }
 }
 
@@ -66,27 +70,33 @@ pub(super) fn mixture_tails(s: Interval, q: Interval, remove: bool, a: Interval)
             q_gt: gt,
             p_le: le,
             q_le: le,
+            r_gt: gt,
+            r_le: le,
         };
     }
     let x = s.sqr() * Fi(m / q).ln1p().0 + pt(0.5);
     let (u0, u1) = (x / s, (x - one) / s);
     if remove {
-        // Z > a ⟺ x > x(a): P = (1−q)N(0,σ²) + qN(1,σ²), Q = N(0,σ²)
+        // Z > a ⟺ x > x(a): P = (1−q)N(0,σ²) + qN(1,σ²), Q = N(0,σ²), R = N(1,σ²)
         let ((l0, g0), (l1, g1)) = (phi2(u0), phi2(u1));
         Tails {
             p_gt: keep * g0 + q * g1,
             q_gt: g0,
             p_le: keep * l0 + q * l1,
             q_le: l0,
+            r_gt: g1,
+            r_le: l1,
         }
     } else {
-        // Z > a ⟺ x < x(−a): P = N(0,σ²), Q = (1−q)N(0,σ²) + qN(1,σ²)
+        // Z > a ⟺ x < x(−a): P = N(0,σ²), Q = (1−q)N(0,σ²) + qN(1,σ²), R = N(1,σ²)
         let ((g0, l0), (g1, l1)) = (phi2(u0), phi2(u1));
         Tails {
             p_gt: g0,
             q_gt: keep * g0 + q * g1,
             p_le: l0,
             q_le: keep * l0 + q * l1,
+            r_gt: g1,
+            r_le: l1,
         }
     }
 }

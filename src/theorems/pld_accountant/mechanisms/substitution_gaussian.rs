@@ -31,6 +31,7 @@ pub(super) fn substitution_gaussian_profile(sigma: &Rational, rate: &Rational) -
         shift_from: f64::INFINITY,
         spread,
         detail: spread,
+        mix: None,
     }
 }
 
@@ -64,10 +65,10 @@ fn substitution_tails(s: Interval, q: Interval, a: Interval) -> Tails {
     let (l0, g0) = phi2(x / s);
     let (lp, gp) = phi2((x - one) / s);
     let (lm, gm) = phi2((x + one) / s);
-    Tails {
-        p_gt: keep * g0 + q * gp,
-        q_gt: keep * g0 + q * gm,
-        p_le: keep * l0 + q * lp,
-        q_le: keep * l0 + q * lm,
-    }
+    Tails::plain(
+        keep * g0 + q * gp,
+        keep * g0 + q * gm,
+        keep * l0 + q * lp,
+        keep * l0 + q * lm,
+    )
 }
