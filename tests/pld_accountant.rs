@@ -1082,3 +1082,66 @@ fn a_narrow_bulk_between_grid_points_keeps_a_lower_bound() {
     let width = Float::with_val(REF, &hi - &lo) / &hi;
     assert!(width < 5e-3, "[{lo}, {hi}]: {width} wide");
 }
+
+/// Issue 13: δ down to 10⁻³⁰ on the default tail (τ = 10⁻⁶·δ/2k, at least one fixed-point unit;
+/// the carried rounding of `pld_epsilon.md`, Lemma R, costs under one unit per measure and per
+/// product, where rounding each point cost one unit per point and per product):
+/// (1) q = 1, 1000 steps at σ = 20 — the Gaussian with ρ = 1.25 — against Corollary 8 inverted at
+/// 1024 bits, within 5·10⁻⁴; (2) two subsampled-Gaussian steps (q = 0.2, σ = 1, both directions)
+/// against the 192-bit quadrature of the convolution at the bracket's ends: δ₂(lower) ≥ 10⁻³⁰ ≥
+/// δ₂(upper) (δ₂ falls in ε, so the exact ε lies inside), within 5·10⁻⁴; (3) the issue's corner
+/// q = 0.00033, σ = 4, 10⁴ steps: finite, within 0.2 % (measured 3·10⁻⁴), its lower end below the
+/// RDP upper bound (an independent bound from Rényi DP).
+#[test]
+fn tiny_delta_down_to_1e_30_is_bracketed() {
+    let d = q("1e-30");
+    let rho = Rational::from((1000u32, 2u32)) / (q("20") * q("20"));
+    let exact = common::gaussian_epsilon_star(&rho, &d);
+    let r = dpsgd_pld_epsilon(
+        &q("1"),
+        &q("20"),
+        &Integer::from(1000),
+        &d,
+        &PldOptions::default(),
+    )
+    .unwrap();
+    contains(&r, &exact, 5e-4, 0.0, "q = 1, σ = 20, T = 1000, δ = 1e-30");
+    for dir in [Direction::Remove, Direction::Add] {
+        let r = pld_epsilon(&[term(sgm("0.2", "1", dir), 2)], &d, &grid(None)).unwrap();
+        let at = |e: &Float| {
+            let e = e.to_rational().unwrap();
+            sgm_delta2(dir, &q("0.2"), &q("1"), &e)
+        };
+        let (dl, dh) = (at(lo(&r)), at(hi(&r)));
+        eprintln!(
+            "2 steps {dir:?} δ = 1e-30: [{}, {}], δ₂ at the ends {} {}",
+            show(lo(&r)),
+            show(hi(&r)),
+            show(&dl),
+            show(&dh)
+        );
+        assert!(
+            dl >= 1e-30 && dh <= 1e-30,
+            "{dir:?}: δ₂ {} at the lower end, {} at the upper",
+            show(&dl),
+            show(&dh)
+        );
+        let w = Float::with_val(64, hi(&r) - lo(&r)) / hi(&r);
+        assert!(w <= 5e-4, "{dir:?}: width {w}");
+    }
+    let (qr, s, t) = (q("0.00033"), q("4"), Integer::from(10_000));
+    let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
+    let w = Float::with_val(64, hi(&r) - lo(&r)) / hi(&r);
+    let (rdp_up, _) = rdp::dpsgd_rdp_epsilon(&qr, &s, &t, &d, Precision::Auto).unwrap();
+    eprintln!(
+        "q = 0.00033, σ = 4, 10⁴ steps, δ = 1e-30: [{}, {}] (RDP ≤ {})",
+        show(lo(&r)),
+        show(hi(&r)),
+        show(rdp_up.upper().as_float())
+    );
+    assert!(w <= 2e-3, "corner width {w}");
+    assert!(
+        lo(&r) <= rdp_up.upper().as_float(),
+        "corner above the RDP bound"
+    );
+}

@@ -319,8 +319,8 @@ def dpsgd_epsilon(rate: ExactNumber = None, sigma: ExactNumber = None, steps: Ex
     without replacement each step — the PLD accountant's bracket: upper from the symmetric
     dominating pair of one step, lower from the realised sensitivity-2 pairs; ``"rdp"``: an
     upper bound by Wang–Balle–Kasiviswanathan 2019 Theorem 9). ``tight=True``: the PLD
-    accountant's tight preset (bracket within 2e-5 relative where three halvings of the
-    automatic grid reach it; about 10–20× the time; Poisson add/remove only, not with
+    accountant's tight preset (bracket within 2e-5 relative where up to three refinements
+    of the automatic grid reach it; about 5–7× the time; Poisson add/remove only, not with
     ``grid``)."""
     if method not in ("pld", "rdp", "best"):
         raise ValueError(f"invalid method: {method!r} is not 'pld', 'rdp' or 'best'")

@@ -50,9 +50,10 @@ pub(super) struct DpsgdArgs {
     /// PLD tail mass one truncation may move, in (0, 1e-3]. Default: δ·10⁻⁶/(2·steps).
     #[arg(long, value_name = "TAU", allow_hyphen_values = true)]
     tail: Option<String>,
-    /// The PLD accountant's tight preset: halve the automatic grid (up to three times) until
-    /// the bracket is within 2·10⁻⁵ relative; about 10–20× the default time. Poisson
-    /// add/remove runs only; not with --grid or --method rdp.
+    /// The PLD accountant's tight preset: refine the automatic grid (one step to the grid the
+    /// first run's width asks for, then halvings, at most three runs) until the bracket is
+    /// within 2·10⁻⁵ relative; about 5–7× the default time. Poisson add/remove runs only; not
+    /// with --grid or --method rdp.
     #[arg(long)]
     tight: bool,
     /// poisson (default) | shuffled: each example once per epoch, accounted without

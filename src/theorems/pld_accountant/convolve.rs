@@ -4,7 +4,7 @@
 //! squaring (`proofs-notes/pld_epsilon.md`, Lemmas E and E′).
 use super::discretise::{discretize, Table};
 use super::fft;
-use super::fixed::{add_mass, new_ctx, Ctx, GridPld, Side};
+use super::fixed::{add_mass, carry_round, new_ctx, Ctx, GridPld, Side};
 use super::grid::{Setup, MAX_SUPPORT};
 use super::power::{power_compose, POWER_MIN};
 use super::PldTerm;
@@ -16,6 +16,17 @@ use std::io::Write;
 /// ⌊v / 2^f⌋ (Lower) or ⌈v / 2^f⌉ (Upper) for v given by little-endian limbs; None if the
 /// quotient does not fit in 126 bits.
 pub(super) fn shr_round(limbs: &[u64], f: u32, side: Side) -> Option<u128> {
+    let (q, r) = shr_split(limbs, f)?;
+    Some(if side == Side::Upper && r != 0 {
+        q + 1
+    } else {
+        q
+    })
+}
+
+/// (⌊v / 2^f⌋, v mod 2^f) for v given by little-endian limbs (f ≤ 124); None if the quotient
+/// does not fit in 126 bits.
+pub(super) fn shr_split(limbs: &[u64], f: u32) -> Option<(u128, u128)> {
     // limbs past the end of the slice are the value's zero high limbs (GMP strips them)
     let get = |i: usize| limbs.get(i).copied().unwrap_or(0);
     let w = (f / 64) as usize;
@@ -30,8 +41,8 @@ pub(super) fn shr_round(limbs: &[u64], f: u32, side: Side) -> Option<u128> {
     if spill || limbs.iter().skip(high).any(|&l| l != 0) || q >= 1u128 << 126 {
         return None;
     }
-    let rem = limbs.iter().take(w).any(|&l| l != 0) || (s > 0 && get(w) & ((1u64 << s) - 1) != 0);
-    Some(if side == Side::Upper && rem { q + 1 } else { q })
+    let r = (get(0) as u128 | (get(1) as u128) << 64) & ((1u128 << f) - 1);
+    Some((q, r))
 }
 
 pub(super) fn total(m: &[u128]) -> Result<u128> {
@@ -194,15 +205,20 @@ fn exact_masses(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<Vec<u128>> {
     };
     let digits = prod.to_digits::<u64>(Order::Lsf);
     let n = a.mass.len() + b.mass.len() - 1;
-    let mut mass = Vec::with_capacity(n);
+    let mut parts = Vec::with_capacity(n);
     for k in 0..n {
         // slots past the product's top limb are zero (GMP strips high zero limbs)
         let lo = (k * l).min(digits.len());
         let hi = ((k + 1) * l).min(digits.len());
-        mass.push(
-            shr_round(&digits[lo..hi], f, ctx.side)
+        parts.push(
+            shr_split(&digits[lo..hi], f)
                 .ok_or_else(|| Error::Numerical("PLD convolution overflow".into()))?,
         );
+    }
+    // one carry through the product (Lemma R): less than one unit of rounding in all
+    let mass = carry_round(&parts, f, ctx.side)?;
+    if mass.iter().any(|&m| m >= 1u128 << 126) {
+        return Err(Error::Numerical("PLD convolution overflow".into()));
     }
     Ok(mass)
 }
@@ -403,7 +419,8 @@ mod tests {
     }
 
     /// The packed product against the naive O(n·m) exact convolution, masses up to just below 4
-    /// (the largest the slot width admits), vectors of length 1 (single atoms) to 300.
+    /// (the largest the slot width admits), vectors of length 1 (single atoms) to 300, rounded
+    /// by the carry (checked against its own definition in `fixed.rs`) in the prefix-sum form.
     #[test]
     fn convolution_equals_naive_exact_convolution() {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
@@ -447,7 +464,7 @@ mod tests {
                 };
                 for side in [Side::Upper, Side::Lower] {
                     let c = ctx("1/64", f, 0, side);
-                    let mut want: Vec<Integer> = (0..na + nb - 1)
+                    let exact: Vec<Integer> = (0..na + nb - 1)
                         .map(|k| {
                             let mut s = Integer::new();
                             for i in 0..na {
@@ -455,9 +472,25 @@ mod tests {
                                     s += Integer::from(a.mass[i]) * b.mass[k - i];
                                 }
                             }
-                            div_pow2(&s, f, side)
+                            s
                         })
                         .collect();
+                    // the carried rounding (Lemma R) in its prefix-sum form: Upper,
+                    // ⌊C_k/2^F⌋ − ⌊C_{k−1}/2^F⌋ with C the prefix sums, and the last point
+                    // rounded up; Lower, the same with the suffix sums from the top
+                    let n = exact.len();
+                    let mut want = vec![Integer::new(); n];
+                    let (mut acc, mut prev) = (Integer::new(), Integer::new());
+                    for j in 0..n {
+                        let k = if side == Side::Upper { j } else { n - 1 - j };
+                        acc += &exact[k];
+                        let fl = Integer::from(&acc >> f);
+                        want[k] = Integer::from(&fl - &prev);
+                        prev = fl;
+                    }
+                    if side == Side::Upper && div_pow2(&acc, f, side) > prev {
+                        want[n - 1] += 1;
+                    }
                     let ta: Integer = a.mass.iter().map(|&m| Integer::from(m)).sum();
                     let tb: Integer = b.mass.iter().map(|&m| Integer::from(m)).sum();
                     let inf = Integer::from(a.inf) * (tb + b.inf) + ta * b.inf;

@@ -1,7 +1,7 @@
 //! One mechanism on the grid: its material per half-cell (`table`, shared by both sides), then
 //! the dominating split (Upper) or the dominated sweep (Lower) into a fixed-point grid measure
 //! (`proofs-notes/pld_epsilon.md`, Lemmas C and D).
-use super::fixed::{add_mass, fi_rat, floor_index, new_ctx, pt, Ctx, GridPld, Side};
+use super::fixed::{add_mass, fi_rat, floor_index, new_ctx, pt, Ctx, GridPld, Pending, Side};
 use super::grid::Setup;
 use super::mechanisms::{profile, Mix, Profile, Tails};
 use super::{Interval, PldMechanism, PldTerm};
@@ -455,26 +455,26 @@ pub(super) fn mirror_tables(tabs: &[Table], s: &Setup) -> Result<Vec<Table>> {
 
 /// Discretise one copy of the mechanism onto the grid, dominating (Upper) or dominated (Lower).
 pub(super) fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
-    let mut mass = vec![0u128; tb.n];
+    let mut mass = Pending::new(tb.n, ctx);
     let mut inf = 0u128;
     for &(i, p) in &tb.on_grid {
-        add_mass(&mut mass[i], ctx.fixed(p)?)?;
+        mass.add(i, p)?;
     }
     for &p in &tb.at_inf {
         add_mass(&mut inf, ctx.fixed(p)?)?;
     }
     match ctx.side {
         Side::Upper => {
-            add_mass(&mut mass[0], ctx.fixed(tb.below)?)?;
+            mass.add(0, tb.below)?;
             add_mass(&mut inf, ctx.fixed(tb.above)?)?;
             split_up(tb, ctx, &mut mass)?;
         }
-        Side::Lower => sweep_down(tb, ctx, &mut mass)?,
+        Side::Lower => sweep_down(tb, &mut mass)?,
     }
     Ok(GridPld {
         shift: tb.shift.clone(),
         off: tb.i0,
-        mass,
+        mass: mass.round()?,
         inf,
     })
 }
@@ -484,7 +484,7 @@ pub(super) fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
 /// (e^h p − e^{a_{c+1}}q)/(e^h − 1) at a_{c+1}, each rounded up. For a [`Mix`] pair the two
 /// numerators are also enclosed through the component's mass (Lemma C‴) and the intersection
 /// is kept.
-fn split_up(tb: &Table, ctx: &Ctx, mass: &mut [u128]) -> Result<()> {
+fn split_up(tb: &Table, ctx: &Ctx, mass: &mut Pending) -> Result<()> {
     let half_cells = &tb.half_cells;
     let eh = ctx.hf.exp();
     let ehm1 = Fi(ctx.hf).expm1().0;
@@ -503,8 +503,8 @@ fn split_up(tb: &Table, ctx: &Ctx, mass: &mut [u128]) -> Result<()> {
             let (a, b) = mix_numerators(m, y0, y1, eh, p, q, r[2 * c] + r[2 * c + 1]);
             (low, high) = (low.intersection(a), high.intersection(b));
         }
-        add_mass(&mut mass[c], ctx.fixed(low / ehm1)?)?;
-        add_mass(&mut mass[c + 1], ctx.fixed(high / ehm1)?)?;
+        mass.add(c, low / ehm1)?;
+        mass.add(c + 1, high / ehm1)?;
     }
     Ok(())
 }
@@ -546,7 +546,7 @@ type Pool = (usize, Interval, Interval);
 /// balanced with material above t until its loss is at least a_t, then emitted at a_t; a pool
 /// not balanced within SWEEP_WINDOW grid steps above a_t is emitted at the highest grid point
 /// at or below its loss ("flushed").
-fn sweep_down(tb: &Table, ctx: &Ctx, mass: &mut [u128]) -> Result<()> {
+fn sweep_down(tb: &Table, mass: &mut Pending) -> Result<()> {
     let y = |i: usize| tb.y[i];
     let mut pool: Option<Pool> = None;
     for (j, &(p, q)) in tb.half_cells.iter().enumerate() {
@@ -564,7 +564,7 @@ fn sweep_down(tb: &Table, ctx: &Ctx, mass: &mut [u128]) -> Result<()> {
         }
         if j >= 2 * (t + SWEEP_WINDOW) {
             // no balance within the window above a_t: flush, start afresh
-            flush(tb, ctx, (t, pp, pq), mass)?;
+            flush(tb, (t, pp, pq), mass)?;
             pool = Some((tj, p, q));
             continue;
         }
@@ -576,7 +576,7 @@ fn sweep_down(tb: &Table, ctx: &Ctx, mass: &mut [u128]) -> Result<()> {
             let beta = (need / av.inf() * (1.0 + 1e-12)).min(1.0);
             let b = pt(beta);
             if (ep + b * av).inf() >= 0.0 {
-                add_mass(&mut mass[t], ctx.fixed(pp + b * p)?)?;
+                mass.add(t, pp + b * p)?;
                 let rest = pt(1.0) - b;
                 pool = Some((tj, rest * p, rest * q));
                 continue;
@@ -586,14 +586,14 @@ fn sweep_down(tb: &Table, ctx: &Ctx, mass: &mut [u128]) -> Result<()> {
         pool = Some((t, pp + p, pq + q));
     }
     if let Some(pl) = pool {
-        flush(tb, ctx, pl, mass)?;
+        flush(tb, pl, mass)?;
     }
     Ok(())
 }
 
 /// Emit a pool at the highest grid slot s ≤ t where its loss is at least a_s, i.e. where
 /// pp − e^{a_s}·pq ≥ 0 is certified; a pool with no such slot is dropped (a sub-measure).
-fn flush(tb: &Table, ctx: &Ctx, pool: Pool, mass: &mut [u128]) -> Result<()> {
+fn flush(tb: &Table, pool: Pool, mass: &mut Pending) -> Result<()> {
     let (t, pp, pq) = pool;
     // emitting at s is valid whenever pp − y(s)·pq ≥ 0 (certified); that predicate
     // falls as s rises (y increases, pq ≥ 0), so bisect for the highest such s ≤ t
@@ -617,7 +617,7 @@ fn flush(tb: &Table, ctx: &Ctx, pool: Pool, mass: &mut [u128]) -> Result<()> {
         None
     };
     if let Some(s) = s {
-        add_mass(&mut mass[s], ctx.fixed(pp)?)?;
+        mass.add(s, pp)?;
     }
     Ok(())
 }

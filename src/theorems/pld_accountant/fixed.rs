@@ -1,6 +1,7 @@
 //! Fixed-point grid measures: the side being computed, the grid PLD (`GridPld`, masses as
-//! integers at scale 2^F), and the context (`Ctx`) through which every enclosed mass is
-//! rounded to its side. The only place an interval becomes an integer mass.
+//! integers at scale 2^F), the context (`Ctx`) through which an enclosed mass is rounded to its
+//! side, and the carried rounding of a whole measure (`Pending`, `carry_round`). The only place
+//! an interval becomes an integer mass.
 use super::grid::Setup;
 use super::Interval;
 use crate::num::{Fi, Real};
@@ -52,6 +53,115 @@ pub(super) fn add_mass(a: &mut u128, b: u128) -> Result<()> {
         .checked_add(b)
         .ok_or_else(|| Error::Numerical("PLD fixed-point mass overflow".into()))?;
     Ok(())
+}
+
+/// Masses q_k + r_k·2^−F in units of 2^−F (r_k < 2^F) rounded to integers with one running
+/// carry (`pld_epsilon.md`, Lemma R): Upper visits the points by increasing loss, keeps the
+/// integer part and carries the remainder to the next point (mass moved to a larger loss), and
+/// rounds the last remainder up into the last point; Lower does the same by decreasing loss
+/// and drops the last remainder (mass moved down, then dropped). The whole measure is rounded by
+/// less than one unit, where rounding each point on its own cost up to one unit per point.
+pub(super) fn carry_round(parts: &[(u128, u128)], f: u32, side: Side) -> Result<Vec<u128>> {
+    let mask = (1u128 << f) - 1; // F ≤ 124
+    let n = parts.len();
+    let mut out = vec![0u128; n];
+    let mut carry = 0u128;
+    for j in 0..n {
+        let k = if side == Side::Upper { j } else { n - 1 - j };
+        let (q, r) = parts[k];
+        // r, carry < 2^F ≤ 2^124: no overflow
+        let s = r + carry;
+        out[k] = q;
+        add_mass(&mut out[k], s >> f)?;
+        carry = s & mask;
+    }
+    if side == Side::Upper && carry > 0 {
+        if let Some(last) = out.last_mut() {
+            add_mass(last, 1)?;
+        }
+    }
+    Ok(out)
+}
+
+/// One grid measure's masses before their rounding to the fixed point: at each point the sum of
+/// this side's ends of the enclosures added there (the sup on the upper side, the inf raised to
+/// 0 on the lower), in units of 2^−F, kept as an exact integer part and an f64 fraction (sums of
+/// fractions rounded to the side). [`Pending::round`] turns them into integers by
+/// [`carry_round`].
+pub(super) struct Pending {
+    v: Vec<(u128, f64)>,
+    side: Side,
+    f: u32,
+}
+
+impl Pending {
+    pub(super) fn new(n: usize, ctx: &Ctx) -> Pending {
+        Pending {
+            v: vec![(0, 0.0); n],
+            side: ctx.side,
+            f: ctx.f,
+        }
+    }
+    /// Add the enclosed mass `x` at point i. As [`Ctx::fixed`]: an empty or NaN enclosure, or
+    /// an end at or above 2^126 units, is an error; scaling by 2^F is exact, and so is the split
+    /// of the scaled end e into ⌊e⌋ and e − ⌊e⌋.
+    pub(super) fn add(&mut self, i: usize, x: Interval) -> Result<()> {
+        if x.is_empty() || x.sup().is_nan() || x.inf().is_nan() {
+            return Err(Error::Numerical("PLD mass enclosure is empty".into()));
+        }
+        let e = side_end(x, self.side) * (2f64).powi(self.f as i32);
+        if !(e < 2f64.powi(126)) {
+            return Err(Error::Numerical(
+                "PLD mass enclosure not finite or above the fixed-point range".into(),
+            ));
+        }
+        let whole = e.floor();
+        let (q, fr) = &mut self.v[i];
+        // e < 2^126: the cast is exact
+        add_mass(q, whole as u128)?;
+        *fr = side_end(pt(*fr) + pt(e - whole), self.side);
+        Ok(())
+    }
+    /// The integer masses: each point's fraction (< the number of additions) split again into
+    /// its integer part and its remainder at scale 2^F (exact: x − ⌊x⌋ is an f64, and so is its
+    /// product by 2^F; that product is rounded to an integer on the side), then [`carry_round`].
+    pub(super) fn round(self) -> Result<Vec<u128>> {
+        let (f, side) = (self.f, self.side);
+        let scale = (2f64).powi(f as i32);
+        let parts = self
+            .v
+            .iter()
+            .map(|&(q, x)| {
+                let whole = x.floor();
+                let r = (x - whole) * scale;
+                let r = if side == Side::Upper {
+                    r.ceil()
+                } else {
+                    r.floor()
+                };
+                // x is below the number of additions at the point (each fraction < 1, each sum
+                // rounded by an ulp), far below 2^53, and r ≤ 2^F: the casts are exact
+                let mut q = q;
+                add_mass(&mut q, whole as u128)?;
+                Ok(if r >= scale {
+                    add_mass(&mut q, 1)?;
+                    (q, 0)
+                } else {
+                    (q, r as u128)
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        carry_round(&parts, f, side)
+    }
+}
+
+/// This side's end of a mass enclosure: the sup (Upper) or the inf (Lower), a negative end
+/// raised to 0 (the exact mass is ≥ 0).
+fn side_end(x: Interval, side: Side) -> f64 {
+    match side {
+        Side::Upper => x.sup().max(0.0),
+        Side::Lower => x.inf().max(0.0),
+    }
 }
 
 /// ⌊r⌋ as an i64 grid index; an index beyond i64 is refused (the grid would have to be absurdly
@@ -128,13 +238,15 @@ pub(super) fn new_ctx(s: &Setup, side: Side, progress: bool) -> Result<Ctx> {
     // one progress line: the upper side reports, the lower side (on another thread) is silent
     let progress = progress && side == Side::Upper;
     // τ ≤ 10⁻³ and F ≤ 124, so ⌊τ·2^F⌋ < 2^115 fits; a τ that did not would be refused, not
-    // replaced (a huge τ would truncate whole measures)
+    // replaced (a huge τ would truncate whole measures); a τ below one unit truncates one unit
+    // (any τ is sound; zero would keep every far tail a product's rounding leaves)
     let tau = Rational::from(&s.tau << s.f)
         .floor()
         .numer()
         .to_u128()
         .filter(|&t| t < 1u128 << 124)
-        .ok_or_else(|| Error::arg("tail", "above the fixed-point range"))?;
+        .ok_or_else(|| Error::arg("tail", "above the fixed-point range"))?
+        .max(1);
     // a budget beyond the fixed-point range is capped (any budget is sound: it only decides
     // which convolutions may use the FFT)
     let fft_budget = Rational::from(&s.fft_budget << s.f)
@@ -201,6 +313,105 @@ mod tests {
         let mut m = u128::MAX - 1;
         assert!(add_mass(&mut m, 2).is_err());
         assert!(add_mass(&mut m, 1).is_ok());
+    }
+
+    /// Lemma R: the carried rounding against the definition of the order it must keep. Upper:
+    /// every tail sum Σ_{j≥k} of the result is at least the exact one (mass only moved up or
+    /// added: ≽), and the total is less than one unit above the exact total; Lower: every tail
+    /// sum at most the exact one (moved down or dropped: ≼), the total less than one unit below.
+    /// Exact integers at scale 2^{2F}; a carry in the wrong direction, or a dropped final
+    /// remainder on the upper side, fails. Also the prefix-sum form: Upper gives
+    /// ⌊C_k/2^F⌋ − ⌊C_{k−1}/2^F⌋ (C the prefix sums) plus one at the end when C_{n−1} is not a
+    /// multiple of 2^F.
+    #[test]
+    fn carried_rounding_keeps_the_order_within_one_unit() {
+        use rug::Integer;
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        for f in [64u32, 100, 124] {
+            for n in [1usize, 2, 7, 300] {
+                let parts: Vec<(u128, u128)> = (0..n)
+                    .map(|i| {
+                        // mostly sub-unit masses (a far tail), some whole units
+                        let q = if i % 5 == 0 { rng.below(1000) } else { 0 };
+                        (q, rng.below(1u128 << f))
+                    })
+                    .collect();
+                let exact: Vec<Integer> = parts
+                    .iter()
+                    .map(|&(q, r)| (Integer::from(q) << f) + r)
+                    .collect();
+                let unit = Integer::from(1) << f;
+                for side in [Side::Upper, Side::Lower] {
+                    let out = carry_round(&parts, f, side).unwrap();
+                    let (mut got_tail, mut want_tail) = (Integer::new(), Integer::new());
+                    for k in (0..n).rev() {
+                        got_tail += Integer::from(out[k]) << f;
+                        want_tail += &exact[k];
+                        match side {
+                            Side::Upper => {
+                                assert!(got_tail >= want_tail, "F = {f}, n = {n}: tail {k}")
+                            }
+                            Side::Lower => {
+                                assert!(got_tail <= want_tail, "F = {f}, n = {n}: tail {k}")
+                            }
+                        }
+                    }
+                    let gap = Integer::from(&got_tail - &want_tail).abs();
+                    assert!(gap < unit, "F = {f}, n = {n}, {side:?}: total off by {gap}");
+                    if side == Side::Upper {
+                        let mut c = Integer::new();
+                        let mut prev = Integer::new();
+                        for k in 0..n {
+                            c += &exact[k];
+                            let fl = Integer::from(&c >> f);
+                            let mut want = Integer::from(&fl - &prev);
+                            if k == n - 1 && Integer::from(&c % &unit) != 0 {
+                                want += 1;
+                            }
+                            assert_eq!(Integer::from(out[k]), want, "F = {f}, n = {n}: point {k}");
+                            prev = fl;
+                        }
+                    }
+                }
+            }
+        }
+        // a quotient that overflows is refused
+        assert!(carry_round(
+            &[(0, 1u128 << 63), (u128::MAX, 1u128 << 63)],
+            64,
+            Side::Upper
+        )
+        .is_err());
+    }
+
+    /// `Pending`: enclosures added per point, rounded with the carry. Dyadic masses (so that
+    /// every f64 sum is exact) at F = 100: the result is the carried rounding of the exact
+    /// per-point sums of the side's ends (sup, or inf raised to 0), and an empty enclosure is
+    /// refused.
+    #[test]
+    fn pending_masses_are_the_carried_rounding_of_the_side_ends() {
+        let f = 100u32;
+        for side in [Side::Upper, Side::Lower] {
+            let c = ctx("1", f, 0, side);
+            let mut p = Pending::new(4, &c);
+            let iv = |a: f64, b: f64| Interval::try_from((a, b)).unwrap();
+            let u = 2f64.powi(-(f as i32));
+            p.add(0, iv(0.25 * u, 0.75 * u)).unwrap();
+            p.add(1, iv(-u, 0.5 * u)).unwrap();
+            p.add(1, iv(2.0 * u, 2.25 * u)).unwrap();
+            p.add(3, iv(0.125 * u, 0.375 * u)).unwrap();
+            let out = p.round().unwrap();
+            match side {
+                // sups 0.75 | 2.75 | 0 | 0.375 units, upward: 0 (carry 0.75), 3 (carry 0.5),
+                // 0 (carry 0.5), 0 with 0.875 left, rounded up into the last point
+                Side::Upper => assert_eq!(out, vec![0, 3, 0, 1]),
+                // infs 0.25 | 2 | 0 | 0.125 units (−u raised to 0), downward: 0.125 carried to
+                // point 1 (2), its 0.125 to point 0, 0.375 left there and dropped
+                Side::Lower => assert_eq!(out, vec![0, 2, 0, 0]),
+            }
+            let mut p = Pending::new(1, &c);
+            assert!(p.add(0, Interval::EMPTY).is_err());
+        }
     }
 
     #[test]

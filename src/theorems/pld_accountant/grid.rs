@@ -9,8 +9,11 @@ use crate::{Error, Result};
 use rug::ops::Pow;
 use rug::{Integer, Rational};
 
-/// Smallest tail mass per truncation, as a power of two (fixed point has 124 fraction bits).
-pub(super) const MIN_TAIL_BITS: u32 = 100;
+/// Smallest tail mass per truncation, as a power of two. The fixed point has at most 124
+/// fraction bits, so a τ below 2⁻¹²⁴ truncates one unit (`new_ctx`); one unit per copy, and
+/// one per product (the carried rounding, Lemma R), still leave δ = 10⁻³⁰ at 10⁴ copies
+/// within 10⁻³ of itself. 2⁻¹⁴⁰ admits δ down to about 10⁻³² at 10⁴ copies (τ = 10⁻⁶·δ/2k).
+pub(super) const MIN_TAIL_BITS: u32 = 140;
 
 /// Points per mechanism table the automatic grid aims to stay under (about half a second).
 pub(super) const TABLE_TARGET: usize = 60_000;
@@ -59,7 +62,7 @@ pub(super) fn setup(
         None => auto_grid(&merged, &profiles),
     };
     let tau = choose_tail(terms, opts, delta_hint)?;
-    // rounding to 2^−F costs at most 2^−F per point per product: far below τ
+    // rounding to 2^−F costs less than 2^−F per measure and per product (Lemma R): far below τ
     let f = ((-tau.to_f64().log2()).ceil() as i64 + 24).clamp(64, 124) as u32;
     let finest = finest_detail(&merged, &profiles);
     let mut h = h;
@@ -141,7 +144,7 @@ fn choose_tail(
     if tau < Rational::from((1, Integer::from(1u32) << MIN_TAIL_BITS)) {
         return Err(Error::arg(
             if opts.tail.is_some() { "tail" } else { "delta" },
-            "below the PLD accountant's resolution (tail mass ≥ 2^-100 per truncation); use --method rdp",
+            "below the PLD accountant's resolution (tail mass ≥ 2^-140 per truncation); use --method rdp",
         ));
     }
     Ok(tau)
@@ -487,10 +490,16 @@ mod tests {
             r("1e-15")
         );
         assert_eq!(choose_tail(&[sg(1000)], &opts, None).unwrap(), r("1e-24"));
-        // 10⁻³⁰·10⁻⁶/(2·10⁶) < 2⁻¹⁰⁰: refused, naming δ (the default tail) or the user's tail
+        // 10⁻³⁰·10⁻⁶/(2·10⁴) = 5·10⁻⁴¹ → 10⁻⁴¹ ≥ 2⁻¹⁴⁰ (7·10⁻⁴³): taken (issue 13: δ down to
+        // 10⁻³⁰); 10⁻³⁰·10⁻⁶/(2·10⁶) < 2⁻¹⁴⁰: refused, naming δ (the default tail) or the
+        // user's tail
+        assert_eq!(
+            choose_tail(&[sg(10_000)], &opts, Some(&r("1e-30"))).unwrap(),
+            r("1e-41")
+        );
         let e = choose_tail(&[sg(1_000_000)], &opts, Some(&r("1e-30"))).unwrap_err();
         assert_eq!(arg_name(e), "delta");
-        for bad in ["1e-40", "2/1000", "0", "-1"] {
+        for bad in ["1e-43", "2/1000", "0", "-1"] {
             let opts = PldOptions {
                 tail: Some(r(bad)),
                 ..Default::default()

@@ -167,10 +167,11 @@ pub struct PldOptions {
     pub tail: Option<Rational>,
     /// Print progress to stderr.
     pub progress: bool,
-    /// The tight preset (`dpsgd_pld_epsilon` with the automatic grid): keep halving the grid,
-    /// at most three times, until the bracket is within 2·10⁻⁵ relative or the run's
-    /// work (support × squarings) would pass 2²⁴ (the default stops at 5·10⁻⁴ or 2²²). Only the width and
-    /// the time change.
+    /// The tight preset (`dpsgd_pld_epsilon` with the automatic grid): refine the grid — first
+    /// to h/k, k from the first run's width (`tight_divisor`), then halving —, at most three
+    /// times, until the bracket is within 2·10⁻⁵ relative or the next run's work (support ×
+    /// squarings) would pass 2²⁴ (the default halves, stopping at 5·10⁻⁴ or 2²²), at a fifth of
+    /// the default FFT widening budget. Only the width and the time change.
     pub tight: bool,
 }
 
