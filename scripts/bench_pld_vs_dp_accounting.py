@@ -51,6 +51,7 @@ SETTINGS = [
 EXTRA = [
     ("0.01", "2", 1500, "1e-15"),
     ("0.00033", "4", 10000, "1.1e-18"),
+    ("0.00033", "4", 10000, "1e-30"),
     ("1e-4", "0.5", 1000000, "1e-5"),
 ]
 
@@ -134,8 +135,9 @@ def main():
     ap.add_argument("--only", help="substring filter on the setting label")
     ap.add_argument("--extra", action="store_true", help="also the tiny-δ and corner rows")
     ap.add_argument("--tight-check", action="store_true",
-                    help="also run dpcert --tight once per setting: its certified lower end bounds "
-                         "how far the default upper end lies above the true ε")
+                    help="also run dpcert --tight per setting (timed like the default): its width and "
+                         "time against the default's, and its certified lower end bounds how far "
+                         "the default upper end lies above the true ε")
     ap.add_argument("--dpcert-args", default="", help="extra dpcert arguments, e.g. \"--grid 1/8192\"")
     ap.add_argument("--dpcert-method", default="pld", help=argparse.SUPPRESS)  # testing aid
     args = ap.parse_args()
@@ -148,7 +150,8 @@ def main():
 
     head = (f"{'setting':<42}{'dp_acc eps':>12}{'dp_acc s':>9}{'dpcert lower':>14}"
             f"{'dpcert upper':>14}{'width':>9}{'1 thr s':>9}{'ratio':>7}{'N thr s':>9}"
-            f"{'ratio':>7}{'RSS MiB':>8}" + (f"{'up−ε* ≤':>10}" if args.tight_check else ""))
+            f"{'ratio':>7}{'RSS MiB':>8}"
+            + (f"{'up−ε* ≤':>10}{'tight w':>9}{'tight s':>9}{'×dflt':>7}" if args.tight_check else ""))
     rows = []
     for setting in SETTINGS + (EXTRA if args.extra else []):
         name = label(*setting)
@@ -175,21 +178,25 @@ def main():
         row += (f"{lo:>14.8g}{up:>14.8g}{width:>9.1e}{one[1]:>9.3f}{one[1] / dpa_s:>7.2f}"
                 f"{many[1]:>9.3f}{many[1] / dpa_s:>7.2f}{rss:>8}")
         if args.tight_check:
-            tight, _, _, err = dpcert_epsilon(args.dpcert, args.dpcert_method, *setting,
-                                              extra=["--tight"])
-            if tight is None:
+            tight = timed_runs(args.reps, lambda: dpcert_epsilon(
+                args.dpcert, args.dpcert_method, *setting, extra=["--tight"]))
+            if tight[0] is None:
                 row += f"{'failed':>10}"
-                print(f"  dpcert --tight failed on {name}: {err}")
+                print(f"  dpcert --tight failed on {name}: {tight[1]}")
             else:
                 # the tight run's lower end is ≤ the true ε, so this bounds upper − ε* from above
-                row += f"{(up - float(bracket(tight)[0])) / up:>10.1e}"
+                tlo, tup = (float(x) for x in bracket(tight[0]))
+                row += (f"{(up - tlo) / up:>10.1e}{(tup - tlo) / tup:>9.1e}{tight[1]:>9.3f}"
+                        f"{tight[1] / many[1]:>7.1f}")
         rows.append(row)
 
     print("\n" + head + "\n" + "\n".join(rows))
     print("(width = (upper − lower)/upper, a certified bound on the upper side's relative distance "
           "to the true ε; ratio = dpcert seconds / dp_accounting seconds, same run; 1 thr = "
           "DPCERT_THREADS=1; RSS = dpcert's peak; up−ε* ≤ = (upper − the --tight run's lower end)/upper, "
-          "a certified bound on the default upper end's relative distance above the true ε)")
+          "a certified bound on the default upper end's relative distance above the true ε; tight w, "
+          "tight s = the --tight run's width and seconds (default threads, minimum of the reps), "
+          "×dflt = tight s / N thr s)")
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 

@@ -381,7 +381,7 @@ def set_progress(enabled: bool) -> None:
 
 class Calibration:
     """A certified calibration (``dpcert calibrate dpsgd --json``): ``parameter`` (``"sigma"``,
-    ``"steps"`` or ``"rate"``), ``value`` (the exact answer as a string, e.g. ``"0.968852"``:
+    ``"steps"`` or ``"rate"``), ``value`` (the exact answer as a string, e.g. ``"0.968908"``:
     certified feasible, its ε upper bound ≤ the target), ``epsilon`` (the :class:`Bound` of ε
     at ``value``), ``infeasible`` (the value just beyond, certified to exceed the target, or
     ``None`` when the route is an upper bound only), ``infeasible_epsilon``, ``relative_gap``

@@ -13,20 +13,30 @@ use rug::integer::Order;
 use rug::{Integer, Rational};
 use std::io::Write;
 
-/// ⌊v / 2^f⌋ (Lower) or ⌈v / 2^f⌉ (Upper) for v given by little-endian limbs; None if the
-/// quotient does not fit in 126 bits.
+/// ⌊v / 2^f⌋ (Lower) or ⌈v / 2^f⌉ (Upper) for v given by little-endian limbs, any f (the +∞
+/// masses divide by 2^{F·m}); None if the quotient does not fit in 126 bits.
 pub(super) fn shr_round(limbs: &[u64], f: u32, side: Side) -> Option<u128> {
-    let (q, r) = shr_split(limbs, f)?;
-    Some(if side == Side::Upper && r != 0 {
-        q + 1
-    } else {
-        q
-    })
+    let q = shr_floor(limbs, f)?;
+    let (w, s) = ((f / 64) as usize, f % 64);
+    let rem = limbs.iter().take(w).any(|&l| l != 0)
+        || (s > 0 && limbs.get(w).copied().unwrap_or(0) & ((1u64 << s) - 1) != 0);
+    Some(if side == Side::Upper && rem { q + 1 } else { q })
 }
 
-/// (⌊v / 2^f⌋, v mod 2^f) for v given by little-endian limbs (f ≤ 124); None if the quotient
-/// does not fit in 126 bits.
+/// (⌊v / 2^f⌋, v mod 2^f) for v given by little-endian limbs, f ≤ 124 (the fixed point's F);
+/// None if the quotient does not fit in 126 bits, or for a larger f.
 pub(super) fn shr_split(limbs: &[u64], f: u32) -> Option<(u128, u128)> {
+    if f > 124 {
+        return None;
+    }
+    let q = shr_floor(limbs, f)?;
+    let get = |i: usize| limbs.get(i).copied().unwrap_or(0);
+    let r = (get(0) as u128 | (get(1) as u128) << 64) & ((1u128 << f) - 1);
+    Some((q, r))
+}
+
+/// ⌊v / 2^f⌋ for v given by little-endian limbs; None if it does not fit in 126 bits.
+fn shr_floor(limbs: &[u64], f: u32) -> Option<u128> {
     // limbs past the end of the slice are the value's zero high limbs (GMP strips them)
     let get = |i: usize| limbs.get(i).copied().unwrap_or(0);
     let w = (f / 64) as usize;
@@ -41,8 +51,7 @@ pub(super) fn shr_split(limbs: &[u64], f: u32) -> Option<(u128, u128)> {
     if spill || limbs.iter().skip(high).any(|&l| l != 0) || q >= 1u128 << 126 {
         return None;
     }
-    let r = (get(0) as u128 | (get(1) as u128) << 64) & ((1u128 << f) - 1);
-    Some((q, r))
+    Some(q)
 }
 
 pub(super) fn total(m: &[u128]) -> Result<u128> {
@@ -392,13 +401,20 @@ mod tests {
 
     #[test]
     fn shr_round_divides_exactly_and_refuses_overflow() {
-        for f in [64u32, 100, 124] {
+        // F ≤ 124 for masses; the +∞ mass of a spectral power divides by 2^{F·m}
+        for f in [64u32, 100, 124, 200, 1000] {
             for (v, lo, hi) in [
                 (Integer::from(0), 0u128, 0u128),
                 (Integer::from(1), 0, 1),
                 (Integer::from(1) << f, 1, 1),
                 ((Integer::from(5) << f) + 1u32, 5, 6),
                 ((Integer::from(7) << f) - 1u32, 6, 7),
+                // a remainder only above bit 127 (a remainder read from two limbs misses it)
+                (
+                    (Integer::from(5) << f) + (Integer::from(1) << (f - 10)),
+                    5,
+                    6,
+                ),
                 (
                     (Integer::from(1) << (f + 125)) + 3u32,
                     1 << 125,
@@ -408,6 +424,10 @@ mod tests {
                 let d = v.to_digits::<u64>(Order::Lsf);
                 assert_eq!(shr_round(&d, f, Side::Lower), Some(lo), "{v} >> {f} down");
                 assert_eq!(shr_round(&d, f, Side::Upper), Some(hi), "{v} >> {f} up");
+                // quotient and remainder, exactly; only for a fixed point's F
+                let rem = Integer::from(&v - (Integer::from(lo) << f));
+                let want = (f <= 124).then(|| (lo, rem.to_u128().unwrap()));
+                assert_eq!(shr_split(&d, f), want, "{v} split at {f}");
             }
             // quotients ≥ 2^126 are refused, also when the excess sits in a higher limb
             for v in [Integer::from(1) << (f + 126), Integer::from(1) << (f + 200)] {
