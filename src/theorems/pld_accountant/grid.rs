@@ -104,7 +104,7 @@ pub(super) fn setup(
     if opts.tight {
         // the tight preset's brackets are 25× narrower: a fifth of the widening (q = 0.005,
         // σ = 0.8, 1000 steps, δ = 10⁻⁶: the spectral power's widening took 4·10⁻⁵ of width
-        // at the default budget on half the grids near h/3, 1.3·10⁻⁵ at a fifth)
+        // at the default budget on grids near h/3, 1.3·10⁻⁵ at a fifth)
         fft_budget /= 5u32;
     }
     Ok(Setup {

@@ -416,8 +416,8 @@ pub fn dpsgd_pld_epsilon(
 /// The divisor k of the tight preset's first refinement (grid h → h/k), from the first run's
 /// relative width w: on the DP-SGD benchmark settings the bracket narrows like h^1.9 (h → h/4:
 /// 3.4·10⁻⁴ → 2.0·10⁻⁵ on MNIST, 3.3·10⁻⁴ → 2.4·10⁻⁵ on q = 0.01, 3.5·10⁻⁴ → 2.5·10⁻⁵ at
-/// σ = 0.7), so k = ⌈(w/(0.85·2·10⁻⁵))^{1/1.9}⌉, between 2 and 8 (5 on all six that refine:
-/// 1.2–1.6·10⁻⁵). One run at h/k instead of runs at h/2, h/4, h/8: about 1 + k times the
+/// σ = 0.7), so k = ⌈(w/(0.85·2·10⁻⁵))^{1/1.9}⌉, between 2 and 8 (5 on five of the six that refine,
+/// 3 on q = 0.005: 1.0–1.5·10⁻⁵). One run at h/k instead of runs at h/2, h/4, h/8: about 1 + k times the
 /// default's time, not 15. An integer k keeps on the grid the atoms h holds. A width heuristic
 /// only; any grid is sound.
 fn tight_divisor(w: f64) -> u32 {
