@@ -392,22 +392,21 @@ pub(super) fn coarsen(tb: &Table, factor: u32, ctx: &Ctx) -> Result<Table> {
     // fine half-grid index of the first coarse point: 2(F·I0 − i0) ≥ 0
     let j0 = 2 * (i0c * f - tb.i0) as usize;
     let len = tb.half_cells.len();
+    let step = factor as usize;
+    // fine half-cells a ≤ j < b, clipped to the table (none beyond its last point); coarse
+    // half-cell k is span(j0 + k·F, j0 + (k + 1)·F)
+    let span = |a: usize, b: usize| a.min(len)..b.min(len);
+    let coarse = |k: usize| span(j0 + k * step, j0 + (k + 1) * step);
     let sum = |r: std::ops::Range<usize>| {
-        tb.half_cells[r.start.min(len)..r.end.min(len)]
+        tb.half_cells[r]
             .iter()
             .fold((pt(0.0), pt(0.0)), |(p, q), &(a, b)| (p + a, q + b))
     };
-    let (lp, lq) = sum(0..j0);
-    let step = factor as usize;
-    let half_cells = (0..2 * (n - 1))
-        .map(|k| sum(j0 + k * step..j0 + (k + 1) * step))
-        .collect();
+    let (lp, lq) = sum(span(0, j0));
+    let half_cells = (0..2 * (n - 1)).map(|k| sum(coarse(k))).collect();
     let mix = tb.mix.as_ref().map(|(m, r)| {
-        let sum = |k: usize| {
-            let rng = (j0 + k * step).min(len)..(j0 + (k + 1) * step).min(len);
-            r[rng].iter().fold(pt(0.0), |s, &x| s + x)
-        };
-        (*m, (0..2 * (n - 1)).map(sum).collect())
+        let sum_r = |k: usize| r[coarse(k)].iter().fold(pt(0.0), |s, &x| s + x);
+        (*m, (0..2 * (n - 1)).map(sum_r).collect())
     });
     Ok(Table {
         shift: tb.shift.clone(),

@@ -92,6 +92,8 @@ pub(super) struct Pending {
     v: Vec<(u128, f64)>,
     side: Side,
     f: u32,
+    /// 2^F (exact).
+    scale: f64,
 }
 
 impl Pending {
@@ -100,16 +102,14 @@ impl Pending {
             v: vec![(0, 0.0); n],
             side: ctx.side,
             f: ctx.f,
+            scale: (2f64).powi(ctx.f as i32),
         }
     }
     /// Add the enclosed mass `x` at point i. As [`Ctx::fixed`]: an empty or NaN enclosure, or
     /// an end at or above 2^126 units, is an error; scaling by 2^F is exact, and so is the split
     /// of the scaled end e into ⌊e⌋ and e − ⌊e⌋.
     pub(super) fn add(&mut self, i: usize, x: Interval) -> Result<()> {
-        if x.is_empty() || x.sup().is_nan() || x.inf().is_nan() {
-            return Err(Error::Numerical("PLD mass enclosure is empty".into()));
-        }
-        let e = side_end(x, self.side) * (2f64).powi(self.f as i32);
+        let e = side_scaled(x, self.side, self.scale)?;
         if !(e < 2f64.powi(126)) {
             return Err(Error::Numerical(
                 "PLD mass enclosure not finite or above the fixed-point range".into(),
@@ -126,8 +126,7 @@ impl Pending {
     /// its integer part and its remainder at scale 2^F (exact: x − ⌊x⌋ is an f64, and so is its
     /// product by 2^F; that product is rounded to an integer on the side), then [`carry_round`].
     pub(super) fn round(self) -> Result<Vec<u128>> {
-        let (f, side) = (self.f, self.side);
-        let scale = (2f64).powi(f as i32);
+        let (f, side, scale) = (self.f, self.side, self.scale);
         let parts = self
             .v
             .iter()
@@ -164,6 +163,15 @@ fn side_end(x: Interval, side: Side) -> f64 {
     }
 }
 
+/// [`side_end`] of a mass enclosure times `scale` (a power of two: exact); an empty or NaN
+/// enclosure is an error (its inf is +∞, which the lower side would take for a huge mass).
+fn side_scaled(x: Interval, side: Side, scale: f64) -> Result<f64> {
+    if x.is_empty() || x.sup().is_nan() || x.inf().is_nan() {
+        return Err(Error::Numerical("PLD mass enclosure is empty".into()));
+    }
+    Ok(side_end(x, side) * scale)
+}
+
 /// ⌊r⌋ as an i64 grid index; an index beyond i64 is refused (the grid would have to be absurdly
 /// fine or the loss absurdly large), never replaced by another index.
 pub(super) fn floor_index(r: &Rational, what: &str) -> Result<i64> {
@@ -186,13 +194,10 @@ impl Ctx {
     /// integer below 2^126 before the cast, so the cast is exact. An empty or unbounded
     /// enclosure, or one at or above 2^126·2^−F, is an error on both sides.
     pub(super) fn fixed(&self, x: Interval) -> Result<u128> {
-        let scale = (2f64).powi(self.f as i32);
-        if x.is_empty() || x.sup().is_nan() || x.inf().is_nan() {
-            return Err(Error::Numerical("PLD mass enclosure is empty".into()));
-        }
+        let e = side_scaled(x, self.side, (2f64).powi(self.f as i32))?;
         let v = match self.side {
-            Side::Upper => (x.sup().max(0.0) * scale).ceil(),
-            Side::Lower => (x.inf().max(0.0) * scale).floor(),
+            Side::Upper => e.ceil(),
+            Side::Lower => e.floor(),
         };
         if !(v < 2f64.powi(126)) {
             return Err(Error::Numerical(
