@@ -132,6 +132,12 @@
 
 extern crate self as dpcert;
 
+/// The Rust examples of `README.md`, compiled and run as doctests (so an example
+/// that drifts from the API fails `cargo test`).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct DocumentedExamples;
+
 pub mod audit;
 pub mod calibrate;
 #[doc(hidden)]
