@@ -14,7 +14,8 @@ fn pld(sigma: &str, sens: &str) -> dpcert::theorems::pld::GaussianPld {
 
 #[test]
 fn published_values() {
-    // Balle–Wang 2018 Theorem 8 values (theorems.md §7)
+    // cross-check values of the analytic Gaussian mechanism (Balle–Wang 2018, Theorem 8),
+    // computed outside this repository; the references of record are in `gaussian_delta_wide`
     for (d, s, e, v) in [
         ("1", "1", "0.5", "0.23842170813"),
         ("1", "2", "1", "0.00682959498"),

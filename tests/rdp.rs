@@ -127,7 +127,7 @@ fn fractional_magnitude_sweep() {
 
 #[test]
 fn published_values() {
-    // theorems.md §7: p = 0.01, σ = 1: α = 2 gives log(1 + p²(e − 1)); α = 3 gives 2.6463757e-4
+    // MTZ19 closed forms at p = 0.01, σ = 1: α = 2 gives log(1 + p²(e − 1)); α = 3 gives 2.6463757e-4
     let one = Integer::from(1);
     let a2 = subsampled_gaussian_rdp(&q("0.01"), &q("1"), &one, &q("2"), Precision::Auto).unwrap();
     let exact = Float::with_val(REF, Float::with_val(REF, 1).exp_m1() * f(&q("0.0001"))).ln_1p();

@@ -60,7 +60,7 @@ proptest! {
 
 #[test]
 fn published_values() {
-    // theorems.md §7: Prop 14 inf-form and BS16
+    // cross-check values of Proposition 14 (inf form) and Bun–Steinke 2016, computed outside this repository
     for (rho, eps, v) in [
         ("0.125", "1", 0.0179854),
         ("0.5", "2", 0.0542930),
