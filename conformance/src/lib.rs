@@ -33,24 +33,96 @@ pub struct Bound {
 /// Per-operation width bounds, as measured by these tests and documented in README.md and
 /// `src/num/interval.rs`.
 pub const BOUNDS: &[Bound] = &[
-    Bound { op: "neg", ulps: 0, why: "exact" },
-    Bound { op: "add", ulps: 0, why: "directed rounding by TwoSum" },
-    Bound { op: "sub", ulps: 0, why: "directed rounding by TwoSum" },
-    Bound { op: "mul", ulps: 1, why: "FMA residual; one-ulp widening below 2^-960" },
-    Bound { op: "div", ulps: 1, why: "FMA remainder; one-ulp widening near underflow" },
-    Bound { op: "recip", ulps: 1, why: "as div" },
-    Bound { op: "sqr", ulps: 1, why: "as mul" },
-    Bound { op: "sqrt", ulps: 1, why: "FMA remainder; one-ulp widening below 2^-960" },
-    Bound { op: "exp", ulps: 2, why: "table + Taylor with enclosed remainder" },
-    Bound { op: "ln", ulps: 0, why: "MPFR at 53 bits, directed" },
-    Bound { op: "ln1p", ulps: 2, why: "table + series with enclosed remainder" },
-    Bound { op: "expm1", ulps: 0, why: "MPFR at 53 bits, directed" },
-    Bound { op: "min", ulps: 0, why: "exact" },
-    Bound { op: "max", ulps: 0, why: "exact" },
-    Bound { op: "max0", ulps: 0, why: "exact" },
-    Bound { op: "convex_hull", ulps: 0, why: "exact" },
-    Bound { op: "intersection", ulps: 0, why: "exact" },
-    Bound { op: "from_rational", ulps: 0, why: "MPFR, directed" },
+    Bound {
+        op: "neg",
+        ulps: 0,
+        why: "exact",
+    },
+    Bound {
+        op: "add",
+        ulps: 0,
+        why: "directed rounding by TwoSum",
+    },
+    Bound {
+        op: "sub",
+        ulps: 0,
+        why: "directed rounding by TwoSum",
+    },
+    Bound {
+        op: "mul",
+        ulps: 1,
+        why: "FMA residual; one-ulp widening below 2^-960",
+    },
+    Bound {
+        op: "div",
+        ulps: 1,
+        why: "FMA remainder; one-ulp widening near underflow",
+    },
+    Bound {
+        op: "recip",
+        ulps: 1,
+        why: "as div",
+    },
+    Bound {
+        op: "sqr",
+        ulps: 1,
+        why: "as mul",
+    },
+    Bound {
+        op: "sqrt",
+        ulps: 1,
+        why: "FMA remainder; one-ulp widening below 2^-960",
+    },
+    Bound {
+        op: "exp",
+        ulps: 2,
+        why: "table + Taylor with enclosed remainder",
+    },
+    Bound {
+        op: "ln",
+        ulps: 0,
+        why: "MPFR at 53 bits, directed",
+    },
+    Bound {
+        op: "ln1p",
+        ulps: 2,
+        why: "table + series with enclosed remainder",
+    },
+    Bound {
+        op: "expm1",
+        ulps: 0,
+        why: "MPFR at 53 bits, directed",
+    },
+    Bound {
+        op: "min",
+        ulps: 0,
+        why: "exact",
+    },
+    Bound {
+        op: "max",
+        ulps: 0,
+        why: "exact",
+    },
+    Bound {
+        op: "max0",
+        ulps: 0,
+        why: "exact",
+    },
+    Bound {
+        op: "convex_hull",
+        ulps: 0,
+        why: "exact",
+    },
+    Bound {
+        op: "intersection",
+        ulps: 0,
+        why: "exact",
+    },
+    Bound {
+        op: "from_rational",
+        ulps: 0,
+        why: "MPFR, directed",
+    },
 ];
 
 /// The documented bound of `op` (panics for an operation without one).
@@ -144,7 +216,9 @@ pub fn number(rng: &mut Rng) -> f64 {
         },
         3 => {
             let e = rng.pick(EDGES);
-            Some(step(e, rng.below(7) as i32 - 3)).filter(|x| x.is_finite()).unwrap_or(e)
+            Some(step(e, rng.below(7) as i32 - 3))
+                .filter(|x| x.is_finite())
+                .unwrap_or(e)
         }
         _ => {
             let e = rng.below(121) as i32 - 60;
@@ -313,7 +387,13 @@ impl Tally {
     /// range) and lie within the documented bound of it; `inari` (when the operation exists
     /// there) must contain `exact` too — a check of the oracle — and ours is measured
     /// against it.
-    pub fn record(&mut self, input: &dyn Fn() -> String, ours: Ends, exact: Ends, inari: Option<Ends>) {
+    pub fn record(
+        &mut self,
+        input: &dyn Fn() -> String,
+        ours: Ends,
+        exact: Ends,
+        inari: Option<Ends>,
+    ) {
         self.record_within(bound(self.op), input, ours, exact, inari)
     }
 
@@ -330,11 +410,19 @@ impl Tally {
         match judge(ours, exact, allowed) {
             Ok(e) if e > self.worst_exact.0 => self.worst_exact = (e, input()),
             Ok(_) => {}
-            Err(what) => self.fail(format!("{} {}: {what}: ours {ours:?}, tightest {exact:?}", self.op, input())),
+            Err(what) => self.fail(format!(
+                "{} {}: {what}: ours {ours:?}, tightest {exact:?}",
+                self.op,
+                input()
+            )),
         }
         let Some(n) = inari else { return };
         if !is_contained(exact, n) {
-            self.fail(format!("{} {}: inari {n:?} misses the tightest {exact:?}", self.op, input()));
+            self.fail(format!(
+                "{} {}: inari {n:?} misses the tightest {exact:?}",
+                self.op,
+                input()
+            ));
         }
         if let (Some((l, h)), Some((nl, nh))) = (ours, n) {
             let (below, above) = (excess_below(l, nl), excess_above(h, nh));
@@ -356,7 +444,13 @@ impl Tally {
 
     /// One line for the summary.
     pub fn summary(&self) -> String {
-        let show = |w: i64| if w == i64::MIN { "-".to_string() } else { w.to_string() };
+        let show = |w: i64| {
+            if w == i64::MIN {
+                "-".to_string()
+            } else {
+                w.to_string()
+            }
+        };
         let mut s = format!(
             "{:<14} {:>7} cases  worst vs exact {:>3} ulps",
             self.op,
@@ -365,7 +459,12 @@ impl Tally {
         );
         match &self.worst_inari {
             Some((w, at)) => {
-                let _ = write!(s, "  vs inari {:>3} ulps (narrower in {})  at {at}", show(*w), self.narrower);
+                let _ = write!(
+                    s,
+                    "  vs inari {:>3} ulps (narrower in {})  at {at}",
+                    show(*w),
+                    self.narrower
+                );
             }
             None => {
                 let _ = write!(s, "  (no inari op)  at {}", self.worst_exact.1);
@@ -377,7 +476,12 @@ impl Tally {
     /// Print the summary, then panic listing the failures, if any.
     pub fn finish(self) {
         eprintln!("{}", self.summary());
-        assert!(self.failures.is_empty(), "{}:\n{}", self.op, self.failures.join("\n"));
+        assert!(
+            self.failures.is_empty(),
+            "{}:\n{}",
+            self.op,
+            self.failures.join("\n")
+        );
     }
 }
 
@@ -419,7 +523,9 @@ pub const POW_ULPS_PER_UNIT: f64 = 4.0;
 /// The number of steps pow's endpoints may lie outside the tightest ones for these inputs
 /// (`i64::MAX` when a corner is infinite: only containment is then checked).
 pub fn pow_allowed(x: Ends, y: Ends) -> i64 {
-    let (Some((a, b)), Some((c, d))) = (x, y) else { return 0 };
+    let (Some((a, b)), Some((c, d))) = (x, y) else {
+        return 0;
+    };
     let scale = [(a, c), (a, d), (b, c), (b, d)]
         .iter()
         .map(|&(p, q)| (q * p.ln()).abs())

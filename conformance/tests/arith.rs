@@ -27,7 +27,11 @@ fn div(a: &Ext, b: &Ext) -> Option<Ext> {
     match (a, b) {
         (Ext::Fin(x), Ext::Fin(y)) => Some(Ext::Fin(Rational::from(x / y))),
         (Ext::Fin(_), _) => Some(zero),
-        (_, Ext::Fin(_)) => Some(if (*a > zero) == (*b > zero) { Ext::PosInf } else { Ext::NegInf }),
+        (_, Ext::Fin(_)) => Some(if (*a > zero) == (*b > zero) {
+            Ext::PosInf
+        } else {
+            Ext::NegInf
+        }),
         _ => None,
     }
 }
@@ -45,8 +49,14 @@ fn ext_ends(x: Interval) -> Option<(Ext, Ext)> {
 
 /// The hull of `values` (the exact range when the extremes are among them).
 fn hull(values: Vec<Ext>) -> Option<(Ext, Ext)> {
-    let lo = values.iter().min_by(|a, b| a.partial_cmp(b).unwrap())?.clone();
-    let hi = values.iter().max_by(|a, b| a.partial_cmp(b).unwrap())?.clone();
+    let lo = values
+        .iter()
+        .min_by(|a, b| a.partial_cmp(b).unwrap())?
+        .clone();
+    let hi = values
+        .iter()
+        .max_by(|a, b| a.partial_cmp(b).unwrap())?
+        .clone();
     Some((lo, hi))
 }
 
@@ -57,7 +67,12 @@ fn exact_add(x: Interval, y: Interval) -> Ends {
 
 fn exact_mul(x: Interval, y: Interval) -> Ends {
     let ((a, b), (c, d)) = (ext_ends(x)?, ext_ends(y)?);
-    tightest(hull(vec![mul(&a, &c), mul(&a, &d), mul(&b, &c), mul(&b, &d)]))
+    tightest(hull(vec![
+        mul(&a, &c),
+        mul(&a, &d),
+        mul(&b, &c),
+        mul(&b, &d),
+    ]))
 }
 
 /// The exact range of x/y over y ∈ Y \ {0} (IEEE 1788 division).
@@ -78,13 +93,21 @@ fn exact_div(x: Interval, y: Interval) -> Ends {
         // end is the quotient by the far end of y (0 when x reaches 0)
         let q = |p: &Ext, far: &Ext| div(p, far).expect("finite numerator");
         return tightest(Some(if d > zero {
-            (if a < zero { Ext::NegInf } else { q(&a, &d) }, if b > zero { Ext::PosInf } else { q(&b, &d) })
+            (
+                if a < zero { Ext::NegInf } else { q(&a, &d) },
+                if b > zero { Ext::PosInf } else { q(&b, &d) },
+            )
         } else {
-            (if b > zero { Ext::NegInf } else { q(&b, &c) }, if a < zero { Ext::PosInf } else { q(&a, &c) })
+            (
+                if b > zero { Ext::NegInf } else { q(&b, &c) },
+                if a < zero { Ext::PosInf } else { q(&a, &c) },
+            )
         }));
     }
     let corners = [(&a, &c), (&a, &d), (&b, &c), (&b, &d)];
-    tightest(hull(corners.iter().filter_map(|(p, q)| div(p, q)).collect()))
+    tightest(hull(
+        corners.iter().filter_map(|(p, q)| div(p, q)).collect(),
+    ))
 }
 
 fn exact_sqr(x: Interval) -> Ends {
@@ -92,7 +115,10 @@ fn exact_sqr(x: Interval) -> Ends {
     let (sa, sb) = (mul(&a, &a), mul(&b, &b));
     let zero = Ext::Fin(Rational::new());
     let (small, big) = if sa <= sb { (sa, sb) } else { (sb, sa) };
-    tightest(Some((if a <= zero && b >= zero { zero } else { small }, big)))
+    tightest(Some((
+        if a <= zero && b >= zero { zero } else { small },
+        big,
+    )))
 }
 
 /// Run a binary operation on `CASES` random pairs plus every pair of edge intervals.
@@ -105,7 +131,9 @@ fn binary(
 ) {
     let mut t = Tally::new(op);
     let mut rng = Rng::new(seed);
-    let mut pairs: Vec<(Interval, Interval)> = (0..CASES).map(|_| (interval(&mut rng), interval(&mut rng))).collect();
+    let mut pairs: Vec<(Interval, Interval)> = (0..CASES)
+        .map(|_| (interval(&mut rng), interval(&mut rng)))
+        .collect();
     let edges = edge_intervals();
     for x in &edges {
         for y in &edges {
@@ -114,7 +142,12 @@ fn binary(
     }
     for (x, y) in pairs {
         let input = || format!("{:?} {:?}", ends(x), ends(y));
-        t.record(&input, ends(f(x, y)), exact(x, y), Some(inari_ends(g(theirs(x), theirs(y)))));
+        t.record(
+            &input,
+            ends(f(x, y)),
+            exact(x, y),
+            Some(inari_ends(g(theirs(x), theirs(y)))),
+        );
     }
     t.finish();
 }
@@ -137,7 +170,13 @@ fn edge_intervals() -> Vec<Interval> {
 #[test]
 fn add_sub() {
     binary("add", 1, |x, y| x + y, |x, y| x + y, exact_add);
-    binary("sub", 2, |x, y| x - y, |x, y| x - y, |x, y| exact_add(x, -y));
+    binary(
+        "sub",
+        2,
+        |x, y| x - y,
+        |x, y| x - y,
+        |x, y| exact_add(x, -y),
+    );
 }
 
 #[test]
@@ -153,15 +192,33 @@ fn div_() {
 #[test]
 fn unary() {
     let mut rng = Rng::new(5);
-    let xs: Vec<Interval> = (0..CASES).map(|_| interval(&mut rng)).chain(edge_intervals()).collect();
+    let xs: Vec<Interval> = (0..CASES)
+        .map(|_| interval(&mut rng))
+        .chain(edge_intervals())
+        .collect();
     let one = ours(1.0, 1.0);
     let (mut neg, mut sqr, mut recip) = (Tally::new("neg"), Tally::new("sqr"), Tally::new("recip"));
     for x in xs {
         let input = || format!("{:?}", ends(x));
         let n = theirs(x);
-        neg.record(&input, ends(-x), ext_ends(x).map(|(a, b)| (b.neg().round(false), a.neg().round(true))), Some(inari_ends(-n)));
-        sqr.record(&input, ends(x.sqr()), exact_sqr(x), Some(inari_ends(n.sqr())));
-        recip.record(&input, ends(one / x), exact_div(one, x), Some(inari_ends(n.recip())));
+        neg.record(
+            &input,
+            ends(-x),
+            ext_ends(x).map(|(a, b)| (b.neg().round(false), a.neg().round(true))),
+            Some(inari_ends(-n)),
+        );
+        sqr.record(
+            &input,
+            ends(x.sqr()),
+            exact_sqr(x),
+            Some(inari_ends(n.sqr())),
+        );
+        recip.record(
+            &input,
+            ends(one / x),
+            exact_div(one, x),
+            Some(inari_ends(n.recip())),
+        );
     }
     neg.finish();
     sqr.finish();

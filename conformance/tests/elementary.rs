@@ -18,7 +18,11 @@ fn increasing(x: Interval, f: MpfrFn, edge: f64, at_edge: f64) -> Ends {
     if b <= edge {
         return None;
     }
-    let lo = if a <= edge { at_edge } else { mpfr_end(a, false, f) };
+    let lo = if a <= edge {
+        at_edge
+    } else {
+        mpfr_end(a, false, f)
+    };
     Some((lo, mpfr_end(b, true, f)))
 }
 
@@ -54,7 +58,9 @@ fn ln1p_arg(rng: &mut Rng) -> f64 {
 /// `CASES` random intervals from `arg` plus intervals between edge values and ±∞.
 fn inputs(seed: u64, arg: fn(&mut Rng) -> f64) -> Vec<Interval> {
     let mut rng = Rng::new(seed);
-    let mut xs: Vec<Interval> = (0..CASES).map(|_| interval_from(&mut rng, &mut |r| arg(r))).collect();
+    let mut xs: Vec<Interval> = (0..CASES)
+        .map(|_| interval_from(&mut rng, &mut |r| arg(r)))
+        .collect();
     let mut v = EDGES.to_vec();
     v.extend([f64::INFINITY, f64::NEG_INFINITY]);
     for a in &v {
@@ -78,7 +84,12 @@ fn unary(
     let mut t = Tally::new(op);
     for &x in xs {
         let input = || format!("{:?}", ends(x));
-        t.record(&input, ends(ours(x)), exact(x), inari.map(|g| inari_ends(g(theirs(x)))));
+        t.record(
+            &input,
+            ends(ours(x)),
+            exact(x),
+            inari.map(|g| inari_ends(g(theirs(x)))),
+        );
     }
     t.finish();
 }
@@ -88,16 +99,33 @@ fn sqrt() {
     let xs = inputs(11, number);
     let exact = |x: Interval| {
         let (a, b) = ends(x)?;
-        (b >= 0.0).then(|| (mpfr_end(a.max(0.0), false, Float::sqrt_round), mpfr_end(b, true, Float::sqrt_round)))
+        (b >= 0.0).then(|| {
+            (
+                mpfr_end(a.max(0.0), false, Float::sqrt_round),
+                mpfr_end(b, true, Float::sqrt_round),
+            )
+        })
     };
-    unary("sqrt", &xs, Interval::sqrt, Some(inari::Interval::sqrt), &exact);
+    unary(
+        "sqrt",
+        &xs,
+        Interval::sqrt,
+        Some(inari::Interval::sqrt),
+        &exact,
+    );
 }
 
 #[test]
 fn exp() {
     let xs = inputs(12, exp_arg);
     let exact = |x| increasing(x, Float::exp_round, f64::NEG_INFINITY, 0.0);
-    unary("exp", &xs, Interval::exp, Some(inari::Interval::exp), &exact);
+    unary(
+        "exp",
+        &xs,
+        Interval::exp,
+        Some(inari::Interval::exp),
+        &exact,
+    );
 }
 
 #[test]
@@ -140,19 +168,34 @@ fn pow() {
     for _ in 0..CASES {
         let x = interval_from(&mut rng, &mut |r| {
             let v = log_arg(r).abs();
-            if v == 0.0 || !v.is_finite() { 1.0 } else { v }
+            if v == 0.0 || !v.is_finite() {
+                1.0
+            } else {
+                v
+            }
         });
         let y = interval_from(&mut rng, &mut |r| exp_arg(r) / 8.0);
-        let (Some((a, b)), Some((c, d))) = (ends(x), ends(y)) else { continue };
+        let (Some((a, b)), Some((c, d))) = (ends(x), ends(y)) else {
+            continue;
+        };
         if !(a > 0.0 && b.is_finite() && c.is_finite() && d.is_finite()) {
             continue;
         }
         let corners = [(a, c), (a, d), (b, c), (b, d)];
-        let lo = corners.iter().map(|&(p, q)| pow_end(p, q, false)).fold(f64::INFINITY, f64::min);
-        let hi = corners.iter().map(|&(p, q)| pow_end(p, q, true)).fold(f64::NEG_INFINITY, f64::max);
+        let lo = corners
+            .iter()
+            .map(|&(p, q)| pow_end(p, q, false))
+            .fold(f64::INFINITY, f64::min);
+        let hi = corners
+            .iter()
+            .map(|&(p, q)| pow_end(p, q, true))
+            .fold(f64::NEG_INFINITY, f64::max);
         let ours = Fi(x).pow(&Fi(y)).0;
         let n = theirs(x).pow(theirs(y));
-        let scale = corners.iter().map(|&(p, q)| (q * p.ln()).abs()).fold(1.0, f64::max);
+        let scale = corners
+            .iter()
+            .map(|&(p, q)| (q * p.ln()).abs())
+            .fold(1.0, f64::max);
         let input = || format!("{:?}^{:?}", ends(x), ends(y));
         if let (Some((l, h)), true) = (ends(ours), lo > 0.0 && hi.is_finite()) {
             let rate = excess_below(l, lo).max(excess_above(h, hi)) as f64 / scale;
@@ -161,8 +204,17 @@ fn pow() {
             }
         }
         let allowed = pow_allowed(ends(x), ends(y));
-        t.record_within(allowed, &input, ends(ours), Some((lo, hi)), Some(inari_ends(n)));
+        t.record_within(
+            allowed,
+            &input,
+            ends(ours),
+            Some((lo, hi)),
+            Some(inari_ends(n)),
+        );
     }
-    eprintln!("pow: worst excess / max(1, |y ln x|) = {:.2} at {}", worst_rate.0, worst_rate.1);
+    eprintln!(
+        "pow: worst excess / max(1, |y ln x|) = {:.2} at {}",
+        worst_rate.0, worst_rate.1
+    );
     t.finish();
 }

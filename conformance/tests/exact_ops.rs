@@ -9,7 +9,9 @@ const CASES: u64 = 20_000;
 
 fn pairs(seed: u64) -> Vec<(Interval, Interval)> {
     let mut rng = Rng::new(seed);
-    (0..CASES).map(|_| (interval(&mut rng), interval(&mut rng))).collect()
+    (0..CASES)
+        .map(|_| (interval(&mut rng), interval(&mut rng)))
+        .collect()
 }
 
 /// Pointwise min/max and max(0, ·) are monotone in each argument: the exact range is the
@@ -27,13 +29,25 @@ fn min_max_hull_intersection() {
             (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
             (e, None) | (None, e) => e,
         };
-        let meet = both.map(|((a, b), (c, d))| (a.max(c), b.min(d))).filter(|(l, h)| l <= h);
+        let meet = both
+            .map(|((a, b), (c, d))| (a.max(c), b.min(d)))
+            .filter(|(l, h)| l <= h);
         let max0 = ends(x).map(|(a, b)| (a.max(0.0), b.max(0.0)));
         let (n, m) = (theirs(x), theirs(y));
         tallies[0].record(&input, ends(x.min(y)), min, None);
         tallies[1].record(&input, ends(x.max(y)), max, None);
-        tallies[2].record(&input, ends(x.convex_hull(y)), hull, Some(inari_ends(n.convex_hull(m))));
-        tallies[3].record(&input, ends(x.intersection(y)), meet, Some(inari_ends(n.intersection(m))));
+        tallies[2].record(
+            &input,
+            ends(x.convex_hull(y)),
+            hull,
+            Some(inari_ends(n.convex_hull(m))),
+        );
+        tallies[3].record(
+            &input,
+            ends(x.intersection(y)),
+            meet,
+            Some(inari_ends(n.intersection(m))),
+        );
         tallies[4].record(&input, ends(Fi(x).max0().0), max0, None);
     }
     tallies.into_iter().for_each(Tally::finish);
@@ -50,7 +64,11 @@ fn numeric_and_order() {
             assert!(x.mag().is_nan() && n.mag().is_nan());
             continue;
         }
-        assert_eq!((x.inf(), x.sup(), x.mag()), (n.inf(), n.sup(), n.mag()), "{x:?}");
+        assert_eq!(
+            (x.inf(), x.sup(), x.mag()),
+            (n.inf(), n.sup(), n.mag()),
+            "{x:?}"
+        );
         if y.is_empty() {
             continue;
         }
@@ -79,7 +97,9 @@ fn constants_are_inaris() {
 /// A random decimal `±d.ddd…e±k` with up to 25 significant digits and exponents across the
 /// whole `f64` range (subnormal results and overflow included).
 fn decimal(rng: &mut Rng) -> String {
-    let digits: String = (0..1 + rng.below(25)).map(|_| char::from(b'0' + rng.below(10) as u8)).collect();
+    let digits: String = (0..1 + rng.below(25))
+        .map(|_| char::from(b'0' + rng.below(10) as u8))
+        .collect();
     let sign = if rng.below(2) == 0 { "" } else { "-" };
     let e = rng.below(660) as i64 - 340;
     format!("{sign}{}.{}e{e}", &digits[..1], &digits[1..])
@@ -92,7 +112,11 @@ fn from_rational_is_tightest() {
     let mut rng = Rng::new(23);
     let mut t = Tally::new("from_rational");
     for i in 0..CASES {
-        let s = if i % 10 == 0 { format!("{}", rng.pick(EDGES)) } else { decimal(&mut rng) };
+        let s = if i % 10 == 0 {
+            format!("{}", rng.pick(EDGES))
+        } else {
+            decimal(&mut rng)
+        };
         let r = parse_exact(&s).expect("a decimal");
         let ours = Fi::from_rational(&r, 53).0;
         let n: inari::Interval = format!("[{s}]").parse().expect("inari parses the literal");

@@ -78,7 +78,9 @@ fn itf1788_vectors() {
                 *skipped.entry(why).or_default() += 1;
                 continue;
             }
-            Answer::Interval(r) => judge(ends(r), ends(parse_interval(expected)), allowed(op, &args)).is_ok(),
+            Answer::Interval(r) => {
+                judge(ends(r), ends(parse_interval(expected)), allowed(op, &args)).is_ok()
+            }
             Answer::Number(v) => {
                 let e: f64 = expected.parse().expect("a number");
                 v == e || (v.is_nan() && e.is_nan())
@@ -92,7 +94,12 @@ fn itf1788_vectors() {
     }
     eprintln!("ITF1788 vectors run: {ran:?}\nskipped: {skipped:?}");
     assert!(ran.values().sum::<u32>() > 1500, "the table was not read");
-    assert!(failures.is_empty(), "{} vectors failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} vectors failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 fn answer_text(op: &str, args: &[&str]) -> String {
