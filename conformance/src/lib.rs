@@ -19,6 +19,9 @@ use dpcert::rug::float::Round;
 use dpcert::rug::{Float, Rational};
 use std::fmt::Write as _;
 
+/// Random cases per operation (seeded: every run draws the same ones).
+pub const CASES: u64 = 100_000;
+
 /// Precision of the MPFR reference (≥ 4 × 53 bits).
 pub const REF_PREC: u32 = 256;
 
@@ -514,11 +517,14 @@ pub fn is_contained(inner: Ends, outer: Ends) -> bool {
     }
 }
 
-/// pow's width bound per unit of max(1, |y·ln x|) over the corners (measured; see README.md).
-/// `Real::pow` is exp(y·ln x): ln x's last-bit error, multiplied by y, is an absolute error of
-/// about |y·ln x|·2⁻⁵² in the exponent, which exp turns into a relative error of the same size —
-/// about |y·ln x| ulps of the result — on top of exp's and the product's own.
+/// pow's width bound: `POW_ULPS_PER_UNIT`·|y·ln x| + `POW_ULPS_BASE` steps per endpoint, with
+/// |y·ln x| the largest over the corners. `Real::pow` is exp(y·ln x): ln x's directed rounding
+/// (relative error ≤ 2⁻⁵²) and the product's (another ≤ 2⁻⁵²) put an absolute error of up to
+/// 2·|y·ln x|·2⁻⁵² into the exponent, which exp turns into a relative error of that size — up to
+/// 4·|y·ln x| steps of the result, a step being 2⁻⁵³ to 2⁻⁵² of it — on top of exp's own 2.
 pub const POW_ULPS_PER_UNIT: f64 = 4.0;
+/// See [`POW_ULPS_PER_UNIT`].
+pub const POW_ULPS_BASE: i64 = 2;
 
 /// The number of steps pow's endpoints may lie outside the tightest ones for these inputs
 /// (`i64::MAX` when a corner is infinite: only containment is then checked).
@@ -529,9 +535,9 @@ pub fn pow_allowed(x: Ends, y: Ends) -> i64 {
     let scale = [(a, c), (a, d), (b, c), (b, d)]
         .iter()
         .map(|&(p, q)| (q * p.ln()).abs())
-        .fold(1.0, f64::max);
+        .fold(0.0, f64::max);
     if scale.is_finite() {
-        (POW_ULPS_PER_UNIT * scale).ceil() as i64
+        ((POW_ULPS_PER_UNIT * scale).ceil() as i64).saturating_add(POW_ULPS_BASE)
     } else {
         i64::MAX
     }

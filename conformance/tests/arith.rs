@@ -5,8 +5,6 @@ use dpcert::num::interval_for_conformance::Interval;
 use dpcert::rug::Rational;
 use dpcert_conformance::*;
 
-const CASES: u64 = 20_000;
-
 /// Exact extended-real product with the hull convention 0·(±∞) = 0 (a corner at infinity is
 /// the limit along the edge, and a zero factor makes the whole edge 0).
 fn mul(a: &Ext, b: &Ext) -> Ext {

@@ -5,8 +5,6 @@ use dpcert::num::interval_for_conformance::{Fi, Interval};
 use dpcert::num::{parse_exact, Real, Tri};
 use dpcert_conformance::*;
 
-const CASES: u64 = 20_000;
-
 fn pairs(seed: u64) -> Vec<(Interval, Interval)> {
     let mut rng = Rng::new(seed);
     (0..CASES)
