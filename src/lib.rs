@@ -129,6 +129,7 @@
 //! Theorem 9 (composition as convolution of PLDs) and the exact Gaussian composition built on it
 //! are stated for independent mechanisms.
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 extern crate self as dpcert;
 

@@ -9,6 +9,7 @@
 //! Ctrl-C every 50 ms and raises `KeyboardInterrupt` at once (the worker then finishes in the
 //! background: the Rust computation has no cancellation point). A panic is caught and raised
 //! as `RuntimeError`, never carried across the boundary.
+#![forbid(unsafe_code)]
 use pyo3::create_exception;
 use pyo3::exceptions::{PyArithmeticError, PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;

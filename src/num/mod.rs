@@ -22,6 +22,13 @@ mod tests;
 pub use enclosure::{Arithmetic, Certified, Enclosure, Lower, LowerBound, Tri, Upper, UpperBound};
 pub(crate) use fast::Fi;
 pub(crate) use interval::Interval;
+/// Not API: the portable `f64` interval type and its [`Real`] backend, public only so that the
+/// separate `conformance/` crate can check them against inari (IEEE 1788) and MPFR.
+#[doc(hidden)]
+pub mod interval_for_conformance {
+    pub use super::fast::Fi;
+    pub use super::interval::Interval;
+}
 /// The MPFR interval kernel behind [`Real`] (not API: for the crate's tests and the generic
 /// [`DiscretePld::atoms`](crate::theorems::pld::DiscretePld::atoms)).
 #[doc(hidden)]
