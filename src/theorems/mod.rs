@@ -1,6 +1,7 @@
 //! One theorem, one function, one proof note (`proofs-notes/<function>.md`).
 pub mod approx;
 pub mod basic;
+pub mod discrete;
 pub mod fixed_size;
 pub mod gaussian;
 pub mod gdp;
