@@ -117,6 +117,8 @@ pub use crate::audit::ledger::{Entry, Mechanism, MAX_MECHANISMS};
 pub const TYPES: &[&str] = &[
     "gaussian",
     "laplace",
+    "discrete-laplace",
+    "discrete-gaussian",
     "pure",
     "approx",
     "zcdp",
@@ -129,6 +131,8 @@ fn fields_of(ty: &str) -> Option<&'static [&'static str]> {
     Some(match ty {
         "gaussian" => &["sigma", "sensitivity"],
         "laplace" => &["scale", "sensitivity"],
+        "discrete-laplace" => &["noise_parameter", "sensitivity"],
+        "discrete-gaussian" => &["sigma_squared", "sigma", "sensitivity"],
         "pure" | "randomized-response" => &["epsilon"],
         "approx" => &["epsilon", "delta"],
         "zcdp" => &["rho"],
@@ -199,6 +203,26 @@ fn entry_event(ty: &str, m: &Node, label: &str) -> Result<Event> {
             scale: named("scale", validate::positive)?,
             sensitivity: sens()?,
         },
+        "discrete-laplace" => Event::DiscreteLaplace {
+            parameter: named("noise_parameter", validate::positive)?,
+            sensitivity: integer_sensitivity(m, label)?,
+        },
+        "discrete-gaussian" => Event::DiscreteGaussian {
+            sigma_squared: match (m.get("sigma_squared"), m.get("sigma")) {
+                (Some(_), None) => named("sigma_squared", validate::positive)?,
+                (None, Some(_)) => {
+                    let s = named("sigma", validate::positive)?;
+                    Rational::from(&s * &s)
+                }
+                _ => {
+                    return Err(Error::arg(
+                        &at("sigma_squared"),
+                        "give exactly one of `sigma_squared` (σ², exact) and `sigma` (σ)",
+                    ))
+                }
+            },
+            sensitivity: integer_sensitivity(m, label)?,
+        },
         "pure" => Event::EpsilonDelta {
             epsilon: named("epsilon", validate::nonnegative)?,
             delta: Rational::new(),
@@ -215,6 +239,17 @@ fn entry_event(ty: &str, m: &Node, label: &str) -> Result<Event> {
             rho: named("rho", validate::nonnegative)?,
         },
     })
+}
+
+/// A discrete mechanism's `sensitivity`: an integer ≥ 1 (default 1).
+fn integer_sensitivity(m: &Node, label: &str) -> Result<Integer> {
+    let at = format!("mechanism {label}: field `sensitivity`");
+    match m.get("sensitivity") {
+        None => Ok(Integer::from(1)),
+        Some(Node::Num(s)) | Some(Node::Str(s)) => parse_positive_integer(s)
+            .map_err(|e| Error::arg(&at, format!("{e} (an integer query's sensitivity)"))),
+        Some(_) => Err(Error::arg(&at, "must be an integer")),
+    }
 }
 
 /// How a `subsampled-gaussian` entry's batches were drawn and are to be accounted.

@@ -39,6 +39,24 @@ pub enum Event {
         /// The query's L1 sensitivity Δ > 0.
         sensitivity: Rational,
     },
+    /// The discrete Laplace (two-sided geometric) mechanism on an integer query of integer L1
+    /// sensitivity Δ: noise Y with P\[Y = y\] ∝ e^{−a|y|} (dp_accounting's
+    /// `DiscreteLaplaceDpEvent(noise_parameter = a, sensitivity = Δ)`); (aΔ)-DP.
+    DiscreteLaplace {
+        /// The noise parameter a > 0.
+        parameter: Rational,
+        /// The query's integer sensitivity Δ ≥ 1.
+        sensitivity: Integer,
+    },
+    /// The discrete Gaussian mechanism (Canonne, Kamath & Steinke 2020) on an integer query of
+    /// integer sensitivity Δ: noise Y with P\[Y = y\] ∝ e^{−y²/(2σ²)}; Δ²/(2σ²)-zCDP. Given by
+    /// σ² (exact), as the 2020 Census gives it (σ itself is then often irrational).
+    DiscreteGaussian {
+        /// σ² > 0.
+        sigma_squared: Rational,
+        /// The query's integer sensitivity Δ ≥ 1.
+        sensitivity: Integer,
+    },
     /// ε-randomized response (ε ≥ 0): ε-DP, and the worst case of its class.
     RandomizedResponse {
         /// ε ≥ 0.
@@ -241,6 +259,20 @@ impl Event {
             sensitivity: Rational::from(1),
         })
     }
+    /// The discrete Laplace mechanism DLap(a) on an integer query of sensitivity Δ.
+    pub fn discrete_laplace(parameter: impl Exact, sensitivity: impl Count) -> Result<Event> {
+        Ok(Event::DiscreteLaplace {
+            parameter: field("noise_parameter", parameter, validate::positive)?,
+            sensitivity: count_field("sensitivity", sensitivity)?,
+        })
+    }
+    /// The discrete Gaussian N_ℤ(0, σ²), given by σ², on an integer query of sensitivity Δ.
+    pub fn discrete_gaussian(sigma_squared: impl Exact, sensitivity: impl Count) -> Result<Event> {
+        Ok(Event::DiscreteGaussian {
+            sigma_squared: field("sigma_squared", sigma_squared, validate::positive)?,
+            sensitivity: count_field("sensitivity", sensitivity)?,
+        })
+    }
     /// ε-randomized response.
     pub fn randomized_response(epsilon: impl Exact) -> Result<Event> {
         Ok(Event::RandomizedResponse {
@@ -334,6 +366,8 @@ impl Event {
         match self {
             Event::Gaussian { .. } => "gaussian",
             Event::Laplace { .. } => "laplace",
+            Event::DiscreteLaplace { .. } => "discrete_laplace",
+            Event::DiscreteGaussian { .. } => "discrete_gaussian",
             Event::RandomizedResponse { .. } => "randomized_response",
             Event::EpsilonDelta { .. } => "epsilon_delta",
             Event::Zcdp { .. } => "zcdp",
@@ -365,6 +399,20 @@ impl Event {
             Event::Laplace { scale, sensitivity } => {
                 validate::positive(&at("scale"), scale)?;
                 validate::positive(&at("sensitivity"), sensitivity)
+            }
+            Event::DiscreteLaplace {
+                parameter,
+                sensitivity,
+            } => {
+                validate::positive(&at("noise_parameter"), parameter)?;
+                validate::count(&at("sensitivity"), sensitivity)
+            }
+            Event::DiscreteGaussian {
+                sigma_squared,
+                sensitivity,
+            } => {
+                validate::positive(&at("sigma_squared"), sigma_squared)?;
+                validate::count(&at("sensitivity"), sensitivity)
             }
             Event::RandomizedResponse { epsilon } => validate::nonnegative(&at("epsilon"), epsilon),
             Event::EpsilonDelta { epsilon, delta } => {

@@ -33,6 +33,20 @@ pub enum Mechanism {
         /// The query's L1 sensitivity Δ > 0.
         sensitivity: Rational,
     },
+    /// The discrete Laplace mechanism DLap(a) on an integer query of sensitivity Δ: (aΔ)-DP.
+    DiscreteLaplace {
+        /// The noise parameter a > 0 (P\[Y = y\] ∝ e^{−a|y|}).
+        parameter: Rational,
+        /// The query's integer sensitivity Δ ≥ 1.
+        sensitivity: Integer,
+    },
+    /// The discrete Gaussian N_ℤ(0, σ²) on an integer query of sensitivity Δ: Δ²/(2σ²)-zCDP.
+    DiscreteGaussian {
+        /// σ² > 0.
+        sigma_squared: Rational,
+        /// The query's integer sensitivity Δ ≥ 1.
+        sensitivity: Integer,
+    },
     /// A black box that is ε-DP.
     Pure {
         /// ε ≥ 0.
@@ -372,6 +386,26 @@ fn flatten(event: &Event, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
             },
             out,
         ),
+        Event::DiscreteLaplace {
+            parameter,
+            sensitivity,
+        } => leaf(
+            Mechanism::DiscreteLaplace {
+                parameter: parameter.clone(),
+                sensitivity: sensitivity.clone(),
+            },
+            out,
+        ),
+        Event::DiscreteGaussian {
+            sigma_squared,
+            sensitivity,
+        } => leaf(
+            Mechanism::DiscreteGaussian {
+                sigma_squared: sigma_squared.clone(),
+                sensitivity: sensitivity.clone(),
+            },
+            out,
+        ),
         Event::RandomizedResponse { epsilon } => leaf(
             Mechanism::RandomizedResponse {
                 epsilon: epsilon.clone(),
@@ -510,11 +544,15 @@ impl Mechanism {
     /// ε if the mechanism is ε-DP (pure), exactly.
     ///
     /// # Guarantee
-    /// Exact: Δ/b for Laplace, the stated ε for randomized response and ε-DP black boxes;
-    /// `None` for every other mechanism.
+    /// Exact: Δ/b for Laplace, aΔ for the discrete Laplace, the stated ε for randomized
+    /// response and ε-DP black boxes; `None` for every other mechanism.
     pub fn pure_epsilon(&self) -> Option<Rational> {
         match self {
             Mechanism::Laplace { scale, sensitivity } => Some(Rational::from(sensitivity / scale)),
+            Mechanism::DiscreteLaplace {
+                parameter,
+                sensitivity,
+            } => Some(Rational::from(parameter * sensitivity)),
             Mechanism::Pure { epsilon } | Mechanism::RandomizedResponse { epsilon } => {
                 Some(epsilon.clone())
             }
@@ -531,11 +569,18 @@ impl Mechanism {
     /// ρ if the mechanism is ρ-zCDP (Lemma 12, Proposition 16, or declared).
     ///
     /// # Guarantee
-    /// Exact rationals: Δ²/(2σ²) for a Gaussian (Lemma 12), ε²/2 for an ε-DP mechanism
-    /// (Proposition 16), the declared ρ for a zCDP black box; `None` for (ε, δ) black boxes
-    /// with δ > 0 and for subsampled Gaussians.
+    /// Exact rationals: Δ²/(2σ²) for a Gaussian (Lemma 12) and a discrete Gaussian (Canonne,
+    /// Kamath & Steinke 2020, Theorem 4), ε²/2 for an ε-DP mechanism (Proposition 16), the
+    /// declared ρ for a zCDP black box; `None` for (ε, δ) black boxes with δ > 0 and for
+    /// subsampled Gaussians.
     pub fn zcdp_rho(&self) -> Option<Rational> {
         match self {
+            Mechanism::DiscreteGaussian {
+                sigma_squared,
+                sensitivity,
+            } => Some(
+                Rational::from(sensitivity * sensitivity) / Rational::from(sigma_squared * 2u32),
+            ),
             Mechanism::Gaussian { sigma, sensitivity } => Some(
                 Rational::from(sensitivity * sensitivity) / Rational::from(sigma * sigma) / 2u32,
             ),
@@ -576,6 +621,7 @@ impl Mechanism {
                 steps.clone(),
             )),
             Mechanism::Gaussian { .. }
+            | Mechanism::DiscreteGaussian { .. }
             | Mechanism::Zcdp { .. }
             | Mechanism::ShuffledGaussian { .. } => self
                 .zcdp_rho()
@@ -600,6 +646,20 @@ impl Mechanism {
             }),
             Mechanism::Laplace { .. } => once(PldMechanism::Laplace {
                 eps: self.pure_epsilon()?,
+            }),
+            Mechanism::DiscreteLaplace {
+                parameter,
+                sensitivity,
+            } => once(PldMechanism::DiscreteLaplace {
+                parameter: parameter.clone(),
+                sensitivity: sensitivity.clone(),
+            }),
+            Mechanism::DiscreteGaussian {
+                sigma_squared,
+                sensitivity,
+            } => once(PldMechanism::DiscreteGaussian {
+                sigma_squared: sigma_squared.clone(),
+                sensitivity: sensitivity.clone(),
             }),
             Mechanism::Pure { epsilon } | Mechanism::RandomizedResponse { epsilon } => {
                 once(PldMechanism::RandomizedResponse {
@@ -634,6 +694,8 @@ impl Mechanism {
         match self {
             Mechanism::Gaussian { .. } => "gaussian",
             Mechanism::Laplace { .. } => "laplace",
+            Mechanism::DiscreteLaplace { .. } => "discrete-laplace",
+            Mechanism::DiscreteGaussian { .. } => "discrete-gaussian",
             Mechanism::Pure { .. } => "pure",
             Mechanism::Approx { .. } => "approx",
             Mechanism::Zcdp { .. } => "zcdp",
@@ -653,6 +715,20 @@ impl Mechanism {
             Mechanism::Laplace { scale, sensitivity } => {
                 vec![("scale", x(scale)), ("sensitivity", x(sensitivity))]
             }
+            Mechanism::DiscreteLaplace {
+                parameter,
+                sensitivity,
+            } => vec![
+                ("noise_parameter", x(parameter)),
+                ("sensitivity", sensitivity.to_string()),
+            ],
+            Mechanism::DiscreteGaussian {
+                sigma_squared,
+                sensitivity,
+            } => vec![
+                ("sigma_squared", x(sigma_squared)),
+                ("sensitivity", sensitivity.to_string()),
+            ],
             Mechanism::Pure { epsilon } | Mechanism::RandomizedResponse { epsilon } => {
                 vec![("epsilon", x(epsilon))]
             }
@@ -709,6 +785,14 @@ impl Mechanism {
             Mechanism::Laplace { scale, sensitivity } => {
                 format!("laplace b={} Δ₁={}", s(scale), s(sensitivity))
             }
+            Mechanism::DiscreteLaplace {
+                parameter,
+                sensitivity,
+            } => format!("discrete-laplace a={} Δ₁={sensitivity}", s(parameter)),
+            Mechanism::DiscreteGaussian {
+                sigma_squared,
+                sensitivity,
+            } => format!("discrete-gaussian σ²={} Δ={sensitivity}", s(sigma_squared)),
             Mechanism::Pure { epsilon } => format!("pure ε={}", s(epsilon)),
             Mechanism::Approx { epsilon, delta } => {
                 format!("approx ε={} δ={}", s(epsilon), s(delta))
@@ -746,6 +830,20 @@ impl Mechanism {
         match self.clone() {
             Mechanism::Gaussian { sigma, sensitivity } => Event::Gaussian { sigma, sensitivity },
             Mechanism::Laplace { scale, sensitivity } => Event::Laplace { scale, sensitivity },
+            Mechanism::DiscreteLaplace {
+                parameter,
+                sensitivity,
+            } => Event::DiscreteLaplace {
+                parameter,
+                sensitivity,
+            },
+            Mechanism::DiscreteGaussian {
+                sigma_squared,
+                sensitivity,
+            } => Event::DiscreteGaussian {
+                sigma_squared,
+                sensitivity,
+            },
             Mechanism::Pure { epsilon } => Event::EpsilonDelta {
                 epsilon,
                 delta: Rational::new(),
