@@ -133,7 +133,8 @@ fn fields_of(ty: &str) -> Option<&'static [&'static str]> {
         "laplace" => &["scale", "sensitivity"],
         "discrete-laplace" => &["noise_parameter", "sensitivity"],
         "discrete-gaussian" => &["sigma_squared", "sigma", "sensitivity"],
-        "pure" | "randomized-response" => &["epsilon"],
+        "pure" => &["epsilon"],
+        "randomized-response" => &["epsilon", "noise_parameter", "num_buckets"],
         "approx" => &["epsilon", "delta"],
         "zcdp" => &["rho"],
         "subsampled-gaussian" => &[
@@ -227,9 +228,39 @@ fn entry_event(ty: &str, m: &Node, label: &str) -> Result<Event> {
             epsilon: named("epsilon", validate::nonnegative)?,
             delta: Rational::new(),
         },
-        "randomized-response" => Event::RandomizedResponse {
-            epsilon: named("epsilon", validate::nonnegative)?,
-        },
+        "randomized-response" if m.get("epsilon").is_none() => {
+            let k = match m.get("num_buckets") {
+                Some(Node::Num(s)) | Some(Node::Str(s)) => parse_positive_integer(s)
+                    .map_err(|e| Error::arg(&at("num_buckets"), e))?,
+                _ => {
+                    return Err(Error::arg(
+                        &at("num_buckets"),
+                        "is missing or not an integer (randomized response is given by `epsilon`, or by `noise_parameter` and `num_buckets`)",
+                    ))
+                }
+            };
+            let p = num("noise_parameter")?;
+            crate::theorems::randomized_response::check_rr(&p, &k)
+                .map_err(|e| Error::arg(&at("noise_parameter"), e.to_string()))?;
+            Event::KaryRandomizedResponse {
+                noise_parameter: p,
+                num_buckets: k,
+            }
+        }
+        "randomized-response" => {
+            if let Some(f) = ["noise_parameter", "num_buckets"]
+                .iter()
+                .find(|f| m.get(f).is_some())
+            {
+                return Err(Error::arg(
+                    &at(f),
+                    "give either `epsilon` or `noise_parameter` and `num_buckets`, not both",
+                ));
+            }
+            Event::RandomizedResponse {
+                epsilon: named("epsilon", validate::nonnegative)?,
+            }
+        }
         "approx" => Event::EpsilonDelta {
             epsilon: named("epsilon", validate::nonnegative)?,
             delta: named("delta", validate::unit_from_zero)?,

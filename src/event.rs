@@ -57,6 +57,15 @@ pub enum Event {
         /// The query's integer sensitivity Δ ≥ 1.
         sensitivity: Integer,
     },
+    /// Randomized response over k ≥ 2 buckets with noise parameter p ∈ (0, 1]: the true bucket
+    /// with probability 1 − p, else a uniform one (dp_accounting's `RandomizedResponseDpEvent`);
+    /// ε = ln(1 + k(1 − p)/p), enclosed.
+    KaryRandomizedResponse {
+        /// p ∈ (0, 1].
+        noise_parameter: Rational,
+        /// k ≥ 2.
+        num_buckets: Integer,
+    },
     /// ε-randomized response (ε ≥ 0): ε-DP, and the worst case of its class.
     RandomizedResponse {
         /// ε ≥ 0.
@@ -273,6 +282,28 @@ impl Event {
             sensitivity: count_field("sensitivity", sensitivity)?,
         })
     }
+    /// Randomized response over k buckets with noise parameter p (dp_accounting's).
+    pub fn kary_randomized_response(
+        noise_parameter: impl Exact,
+        num_buckets: impl Count,
+    ) -> Result<Event> {
+        let e = Event::KaryRandomizedResponse {
+            noise_parameter: noise_parameter
+                .exact()
+                .map_err(|e| Error::arg("noise_parameter", e))?,
+            num_buckets: num_buckets
+                .count()
+                .map_err(|e| Error::arg("num_buckets", e))?,
+        };
+        if let Event::KaryRandomizedResponse {
+            noise_parameter,
+            num_buckets,
+        } = &e
+        {
+            crate::theorems::randomized_response::check_rr(noise_parameter, num_buckets)?;
+        }
+        Ok(e)
+    }
     /// ε-randomized response.
     pub fn randomized_response(epsilon: impl Exact) -> Result<Event> {
         Ok(Event::RandomizedResponse {
@@ -367,6 +398,7 @@ impl Event {
             Event::Gaussian { .. } => "gaussian",
             Event::Laplace { .. } => "laplace",
             Event::DiscreteLaplace { .. } => "discrete_laplace",
+            Event::KaryRandomizedResponse { .. } => "kary_randomized_response",
             Event::DiscreteGaussian { .. } => "discrete_gaussian",
             Event::RandomizedResponse { .. } => "randomized_response",
             Event::EpsilonDelta { .. } => "epsilon_delta",
@@ -414,6 +446,14 @@ impl Event {
                 validate::positive(&at("sigma_squared"), sigma_squared)?;
                 validate::count(&at("sensitivity"), sensitivity)
             }
+            Event::KaryRandomizedResponse {
+                noise_parameter,
+                num_buckets,
+            } => crate::theorems::randomized_response::check_rr(noise_parameter, num_buckets)
+                .map_err(|e| match e {
+                    Error::InvalidArgument { name, reason } => Error::arg(&at(&name), reason),
+                    other => other,
+                }),
             Event::RandomizedResponse { epsilon } => validate::nonnegative(&at("epsilon"), epsilon),
             Event::EpsilonDelta { epsilon, delta } => {
                 validate::nonnegative(&at("epsilon"), epsilon)?;

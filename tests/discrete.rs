@@ -244,11 +244,85 @@ fn pld_discrete_mechanisms_bracket_the_direct_sums() {
     ] {
         let r = pld_delta(&[term(m.clone(), 1)], &q(eps), &PldOptions::default()).unwrap();
         let reference = hockey(&pmf, d, &q(eps), -n, n + d);
-        contains(&r, &reference, 1e-3, 0.0, &format!("{m:?}, ε = {eps}"));
+        contains(&r, &reference, 1e-4, 0.0, &format!("{m:?}, ε = {eps}"));
         // two copies: the sum over pairs
         let r = pld_delta(&[term(m.clone(), 2)], &q(eps), &PldOptions::default()).unwrap();
         let n2 = n.min(200);
         let reference = hockey2(&pmf, d, &q(eps), -n2, n2 + d);
-        contains(&r, &reference, 1e-3, 0.0, &format!("{m:?} × 2, ε = {eps}"));
+        contains(&r, &reference, 1e-4, 0.0, &format!("{m:?} × 2, ε = {eps}"));
+    }
+}
+
+/// k-ary randomized response: ε = ln(u/v) and δ(ε) = Σ over the k outputs of max(0, P − e^ε·Q),
+/// from the output probabilities u = 1 − p + p/k, v = p/k at 1024 bits.
+#[test]
+fn kary_randomized_response_matches_its_output_probabilities() {
+    use dpcert::theorems::randomized_response::*;
+    for (p, k, eps) in [
+        ("1/2", 4u32, "1"),
+        ("0.1", 2, "0.5"),
+        ("0.9", 10, "0.01"),
+        ("1/3", 3, "5"),
+    ] {
+        let (pr, kk) = (q(p), Integer::from(k));
+        let v = Rational::from(&pr / k);
+        let u = Rational::from(1 - &pr) + &v;
+        let e = randomized_response_epsilon(&pr, &kk, Precision::Auto).unwrap();
+        let want = Float::with_val(REF, fl(&u) / fl(&v)).ln();
+        within(&e, &want, 1e-12, &format!("ε of RR({p}, {k})"));
+        let ee = fl(&q(eps)).exp();
+        let mut delta = Float::with_val(REF, 0);
+        // outputs: the true bucket (u, v), the neighbour's (v, u), k − 2 others (v, v)
+        for (a, b) in [(&u, &v), (&v, &u), (&v, &v)] {
+            let t = fl(a) - Float::with_val(REF, &ee * fl(b));
+            if t > 0 {
+                delta += t;
+            }
+        }
+        let d = randomized_response_delta(&pr, &kk, &q(eps), Precision::Auto).unwrap();
+        if delta == 0 {
+            assert_eq!(d.upper().to_f64(), 0.0, "RR({p}, {k}), ε = {eps}");
+        } else {
+            within(&d, &delta, 1e-12, &format!("δ of RR({p}, {k}), ε = {eps}"));
+        }
+    }
+}
+
+/// n copies of k-ary randomized response through the accountant against the exact multinomial
+/// sum over (#true-bucket outputs, #neighbour-bucket outputs) at 1024 bits.
+#[test]
+fn pld_kary_randomized_response_brackets_the_multinomial_sum() {
+    for (p, k, n, eps) in [
+        ("1/2", 4u32, 10u32, "3"),
+        ("0.8", 2, 30, "1"),
+        ("0.3", 5, 5, "2"),
+    ] {
+        let pr = q(p);
+        let v = fl(&Rational::from(&pr / k));
+        let u = Float::with_val(REF, fl(&Rational::from(1 - &pr)) + &v);
+        let o = Float::with_val(REF, &v * (k - 2));
+        let ee = fl(&q(eps)).exp();
+        let mut s = Float::with_val(REF, 0);
+        for a in 0..=n {
+            for b in 0..=(n - a) {
+                let c = n - a - b;
+                let mult = Integer::from(Integer::binomial_u(n, a))
+                    * Integer::from(Integer::binomial_u(n - a, b));
+                let pw = |x: &Float, e: u32| Float::with_val(REF, rug::ops::Pow::pow(x, e));
+                // P-mass u^a v^b o^c, Q-mass v^a u^b o^c
+                let pm = pw(&u, a) * pw(&v, b) * pw(&o, c);
+                let qm = pw(&v, a) * pw(&u, b) * pw(&o, c);
+                let t = pm - Float::with_val(REF, &ee * qm);
+                if t > 0 {
+                    s += t * Float::with_val(REF, &mult);
+                }
+            }
+        }
+        let m = PldMechanism::KaryRandomizedResponse {
+            noise: pr.clone(),
+            buckets: Integer::from(k),
+        };
+        let r = pld_delta(&[term(m, n)], &q(eps), &PldOptions::default()).unwrap();
+        contains(&r, &s, 2e-3, 0.0, &format!("RR({p}, {k}) × {n}, ε = {eps}"));
     }
 }

@@ -47,6 +47,14 @@ pub enum Mechanism {
         /// The query's integer sensitivity Δ ≥ 1.
         sensitivity: Integer,
     },
+    /// Randomized response over k ≥ 2 buckets with noise parameter p ∈ (0, 1]: ε-DP with
+    /// ε = ln(1 + k(1 − p)/p) (irrational in general; the exact PLD on the PLD route).
+    KaryRandomizedResponse {
+        /// p ∈ (0, 1].
+        noise_parameter: Rational,
+        /// k ≥ 2.
+        num_buckets: Integer,
+    },
     /// A black box that is ε-DP.
     Pure {
         /// ε ≥ 0.
@@ -406,6 +414,16 @@ fn flatten(event: &Event, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
             },
             out,
         ),
+        Event::KaryRandomizedResponse {
+            noise_parameter,
+            num_buckets,
+        } => leaf(
+            Mechanism::KaryRandomizedResponse {
+                noise_parameter: noise_parameter.clone(),
+                num_buckets: num_buckets.clone(),
+            },
+            out,
+        ),
         Event::RandomizedResponse { epsilon } => leaf(
             Mechanism::RandomizedResponse {
                 epsilon: epsilon.clone(),
@@ -545,7 +563,10 @@ impl Mechanism {
     ///
     /// # Guarantee
     /// Exact: Δ/b for Laplace, aΔ for the discrete Laplace, the stated ε for randomized
-    /// response and ε-DP black boxes; `None` for every other mechanism.
+    /// response and ε-DP black boxes; for k-ary randomized response, whose ε is irrational, an
+    /// exact rational ≥ ε (the upper end of its 128-bit enclosure: a valid pure-DP parameter, so
+    /// the routes built on it stay upper bounds, and the optimal route does not claim a lower
+    /// one); `None` for every other mechanism.
     pub fn pure_epsilon(&self) -> Option<Rational> {
         match self {
             Mechanism::Laplace { scale, sensitivity } => Some(Rational::from(sensitivity / scale)),
@@ -553,6 +574,10 @@ impl Mechanism {
                 parameter,
                 sensitivity,
             } => Some(Rational::from(parameter * sensitivity)),
+            Mechanism::KaryRandomizedResponse {
+                noise_parameter,
+                num_buckets,
+            } => crate::theorems::randomized_response::epsilon_upper(noise_parameter, num_buckets),
             Mechanism::Pure { epsilon } | Mechanism::RandomizedResponse { epsilon } => {
                 Some(epsilon.clone())
             }
@@ -647,6 +672,13 @@ impl Mechanism {
             Mechanism::Laplace { .. } => once(PldMechanism::Laplace {
                 eps: self.pure_epsilon()?,
             }),
+            Mechanism::KaryRandomizedResponse {
+                noise_parameter,
+                num_buckets,
+            } => once(PldMechanism::KaryRandomizedResponse {
+                noise: noise_parameter.clone(),
+                buckets: num_buckets.clone(),
+            }),
             Mechanism::DiscreteLaplace {
                 parameter,
                 sensitivity,
@@ -695,6 +727,7 @@ impl Mechanism {
             Mechanism::Gaussian { .. } => "gaussian",
             Mechanism::Laplace { .. } => "laplace",
             Mechanism::DiscreteLaplace { .. } => "discrete-laplace",
+            Mechanism::KaryRandomizedResponse { .. } => "randomized-response",
             Mechanism::DiscreteGaussian { .. } => "discrete-gaussian",
             Mechanism::Pure { .. } => "pure",
             Mechanism::Approx { .. } => "approx",
@@ -715,6 +748,13 @@ impl Mechanism {
             Mechanism::Laplace { scale, sensitivity } => {
                 vec![("scale", x(scale)), ("sensitivity", x(sensitivity))]
             }
+            Mechanism::KaryRandomizedResponse {
+                noise_parameter,
+                num_buckets,
+            } => vec![
+                ("noise_parameter", x(noise_parameter)),
+                ("num_buckets", num_buckets.to_string()),
+            ],
             Mechanism::DiscreteLaplace {
                 parameter,
                 sensitivity,
@@ -789,6 +829,13 @@ impl Mechanism {
                 parameter,
                 sensitivity,
             } => format!("discrete-laplace a={} Δ₁={sensitivity}", s(parameter)),
+            Mechanism::KaryRandomizedResponse {
+                noise_parameter,
+                num_buckets,
+            } => format!(
+                "randomized-response p={} k={num_buckets} (ε = ln(1 + k(1−p)/p))",
+                s(noise_parameter)
+            ),
             Mechanism::DiscreteGaussian {
                 sigma_squared,
                 sensitivity,
@@ -830,6 +877,13 @@ impl Mechanism {
         match self.clone() {
             Mechanism::Gaussian { sigma, sensitivity } => Event::Gaussian { sigma, sensitivity },
             Mechanism::Laplace { scale, sensitivity } => Event::Laplace { scale, sensitivity },
+            Mechanism::KaryRandomizedResponse {
+                noise_parameter,
+                num_buckets,
+            } => Event::KaryRandomizedResponse {
+                noise_parameter,
+                num_buckets,
+            },
             Mechanism::DiscreteLaplace {
                 parameter,
                 sensitivity,

@@ -8,6 +8,7 @@ pub mod gdp;
 pub mod optimal;
 pub mod pld;
 pub mod pld_accountant;
+pub mod randomized_response;
 pub mod rdp;
 pub mod sampling;
 pub mod schedule;

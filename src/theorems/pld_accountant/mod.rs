@@ -117,6 +117,15 @@ pub enum PldMechanism {
         /// δ ∈ [0, 1).
         delta: Rational,
     },
+    /// k-ary randomized response with noise parameter p (dp_accounting's
+    /// `RandomizedResponseDpEvent`): the true bucket w.p. 1 − p, else a uniform one of the k;
+    /// losses ±ln(1 + k(1 − p)/p) (enclosed, irrational in general) and 0.
+    KaryRandomizedResponse {
+        /// p ∈ (0, 1].
+        noise: Rational,
+        /// k ≥ 2.
+        buckets: Integer,
+    },
     /// The discrete Laplace mechanism DLap(a) (P\[Y = y\] ∝ e^{−a|y|}, dp_accounting's
     /// `DiscreteLaplaceDpEvent(noise_parameter = a, sensitivity = Δ)`) on an integer query of
     /// sensitivity Δ: atoms at a(Δ − 2y), y = 0 … Δ.

@@ -10,6 +10,7 @@ mod discrete_gaussian;
 mod discrete_laplace;
 mod fixed_size_gaussian;
 mod gaussian;
+mod kary_randomized_response;
 mod laplace;
 mod randomized_response;
 mod subsampled_gaussian;
@@ -19,6 +20,7 @@ use discrete_gaussian::discrete_gaussian_profile;
 use discrete_laplace::{discrete_laplace_profile, MAX_DISCRETE_LAPLACE_SENSITIVITY};
 use fixed_size_gaussian::fixed_size_gaussian_profile;
 use gaussian::gaussian_profile;
+use kary_randomized_response::kary_randomized_response_profile;
 use laplace::laplace_profile;
 use randomized_response::approx_atoms;
 use subsampled_gaussian::subsampled_gaussian_profile;
@@ -109,6 +111,9 @@ pub(super) fn profile(m: &PldMechanism) -> Profile {
             parameter,
             sensitivity,
         } => discrete_laplace_profile(parameter, sensitivity),
+        PldMechanism::KaryRandomizedResponse { noise, buckets } => {
+            kary_randomized_response_profile(noise, buckets)
+        }
         PldMechanism::DiscreteGaussian {
             sigma_squared,
             sensitivity,
@@ -139,6 +144,7 @@ pub(super) fn atom_unit(m: &PldMechanism) -> Option<Rational> {
             sensitivity,
         } => Some(Rational::from(sensitivity) / Rational::from(sigma_squared * 2u32)),
         PldMechanism::Gaussian { .. }
+        | PldMechanism::KaryRandomizedResponse { .. }
         | PldMechanism::SubsampledGaussian { .. }
         | PldMechanism::SubsampledGaussianSubstitution { .. }
         | PldMechanism::FixedSizeGaussian { .. } => None,
@@ -169,6 +175,9 @@ pub(super) fn validate_term(t: &PldTerm) -> Result<()> {
                 ));
             }
             Ok(())
+        }
+        PldMechanism::KaryRandomizedResponse { noise, buckets } => {
+            crate::theorems::randomized_response::check_rr(noise, buckets)
         }
         PldMechanism::DiscreteGaussian {
             sigma_squared,
