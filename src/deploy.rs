@@ -136,7 +136,7 @@ fn fields_of(ty: &str) -> Option<&'static [&'static str]> {
         "pure" => &["epsilon"],
         "randomized-response" => &["epsilon", "noise_parameter", "num_buckets"],
         "approx" => &["epsilon", "delta"],
-        "zcdp" => &["rho"],
+        "zcdp" => &["rho", "xi"],
         "subsampled-gaussian" => &[
             "sigma",
             "rate",
@@ -266,6 +266,10 @@ fn entry_event(ty: &str, m: &Node, label: &str) -> Result<Event> {
             delta: named("delta", validate::unit_from_zero)?,
         },
         "subsampled-gaussian" => subsampled_event(m, label)?,
+        _ if m.get("xi").is_some() => Event::ZcdpWithXi {
+            xi: named("xi", validate::nonnegative)?,
+            rho: named("rho", validate::nonnegative)?,
+        },
         _ => Event::Zcdp {
             rho: named("rho", validate::nonnegative)?,
         },

@@ -83,6 +83,14 @@ pub enum Event {
         /// ρ ≥ 0.
         rho: Rational,
     },
+    /// A black box that is (ξ, ρ)-zCDP (Bun & Steinke 2016, Definition 1.1: D_α ≤ ξ + ρα for
+    /// every α > 1; ξ, ρ ≥ 0), dp_accounting's `ZCDpEvent(rho, xi)` with ξ ≠ 0.
+    ZcdpWithXi {
+        /// ξ ≥ 0.
+        xi: Rational,
+        /// ρ ≥ 0.
+        rho: Rational,
+    },
     /// `event` run on a Poisson subsample: each record in with probability `rate` ∈ (0, 1].
     PoissonSampled {
         /// The sampling rate q ∈ (0, 1] (e.g. batch size / dataset size).
@@ -403,6 +411,7 @@ impl Event {
             Event::RandomizedResponse { .. } => "randomized_response",
             Event::EpsilonDelta { .. } => "epsilon_delta",
             Event::Zcdp { .. } => "zcdp",
+            Event::ZcdpWithXi { .. } => "zcdp_with_xi",
             Event::PoissonSampled { .. } => "poisson_sampled",
             Event::FixedSizeSampled { .. } => "fixed_size_sampled",
             Event::SelfComposed { .. } => "self_composed",
@@ -460,6 +469,10 @@ impl Event {
                 validate::unit_from_zero(&at("delta"), delta)
             }
             Event::Zcdp { rho } => validate::nonnegative(&at("rho"), rho),
+            Event::ZcdpWithXi { xi, rho } => {
+                validate::nonnegative(&at("xi"), xi)?;
+                validate::nonnegative(&at("rho"), rho)
+            }
             Event::PoissonSampled { rate, event } => {
                 rate_in_unit(&at("rate"), rate)?;
                 event.validate_at(&format!("{path}.{}", self.kind()))

@@ -72,6 +72,13 @@ pub enum Mechanism {
         /// ρ ≥ 0.
         rho: Rational,
     },
+    /// A black box that is (ξ, ρ)-zCDP, ξ > 0 (ξ = 0 flattens to [`Mechanism::Zcdp`]).
+    ZcdpWithXi {
+        /// ξ > 0.
+        xi: Rational,
+        /// ρ ≥ 0.
+        rho: Rational,
+    },
     /// ε-randomized response (ε-DP, and its own worst case).
     RandomizedResponse {
         /// ε ≥ 0.
@@ -281,6 +288,23 @@ impl Ledger {
         })
     }
 
+    /// (Σ repeat·ξⱼ, Σ repeat·ρⱼ) if every mechanism is (ξⱼ, ρⱼ)-zCDP (ξⱼ = 0 for the ρ-zCDP
+    /// ones of [`Mechanism::zcdp_rho`]).
+    ///
+    /// # Guarantee
+    /// Exact rational sums: (ξ, ρ)-zCDP composes by adding both (Bun & Steinke 2016, Lemma 2.3).
+    /// `None` when a mechanism has no zCDP guarantee.
+    pub fn total_xi_rho(&self) -> Option<(Rational, Rational)> {
+        self.entries
+            .iter()
+            .try_fold((Rational::new(), Rational::new()), |(x, r), e| {
+                let k = Rational::from(&e.repeat);
+                e.mechanism
+                    .zcdp_xi_rho()
+                    .map(|(xi, rho)| (x + xi * &k, r + rho * &k))
+            })
+    }
+
     /// The Gaussian list if every mechanism is Gaussian.
     pub fn gaussians(&self) -> Option<Vec<GaussianMechanism>> {
         self.entries
@@ -444,6 +468,16 @@ fn flatten(event: &Event, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
             out,
         ),
         Event::Zcdp { rho } => leaf(Mechanism::Zcdp { rho: rho.clone() }, out),
+        Event::ZcdpWithXi { xi, rho } if *xi == 0 => {
+            leaf(Mechanism::Zcdp { rho: rho.clone() }, out)
+        }
+        Event::ZcdpWithXi { xi, rho } => leaf(
+            Mechanism::ZcdpWithXi {
+                xi: xi.clone(),
+                rho: rho.clone(),
+            },
+            out,
+        ),
         Event::PoissonSampled { .. } => sampled(event, &Integer::from(1), ctx, out)?,
         Event::FixedSizeSampled { .. } => fixed_size(event, &Integer::from(1), ctx, out)?,
         Event::SelfComposed {
@@ -617,6 +651,14 @@ impl Mechanism {
             _ => self.pure_epsilon().map(|e| Rational::from(&e * &e) / 2u32),
         }
     }
+    /// (ξ, ρ) if the mechanism is (ξ, ρ)-zCDP: (0, [`Mechanism::zcdp_rho`]) for the ρ-zCDP
+    /// ones, the declared pair for a (ξ, ρ)-zCDP black box.
+    pub fn zcdp_xi_rho(&self) -> Option<(Rational, Rational)> {
+        match self {
+            Mechanism::ZcdpWithXi { xi, rho } => Some((xi.clone(), rho.clone())),
+            _ => self.zcdp_rho().map(|r| (Rational::new(), r)),
+        }
+    }
     /// The Gaussian mechanism, if this is one (the exact route of Corollary 10).
     pub fn gaussian(&self, repeat: &Integer) -> Option<GaussianMechanism> {
         match self {
@@ -718,7 +760,9 @@ impl Mechanism {
                 },
                 self.passes(),
             )),
-            Mechanism::Zcdp { .. } | Mechanism::SubstitutionGaussian { .. } => None,
+            Mechanism::Zcdp { .. }
+            | Mechanism::ZcdpWithXi { .. }
+            | Mechanism::SubstitutionGaussian { .. } => None,
         }
     }
     /// The deployment file's `type` of this mechanism.
@@ -731,7 +775,7 @@ impl Mechanism {
             Mechanism::DiscreteGaussian { .. } => "discrete-gaussian",
             Mechanism::Pure { .. } => "pure",
             Mechanism::Approx { .. } => "approx",
-            Mechanism::Zcdp { .. } => "zcdp",
+            Mechanism::Zcdp { .. } | Mechanism::ZcdpWithXi { .. } => "zcdp",
             Mechanism::RandomizedResponse { .. } => "randomized-response",
             Mechanism::SubsampledGaussian { .. }
             | Mechanism::ShuffledGaussian { .. }
@@ -776,6 +820,7 @@ impl Mechanism {
                 vec![("epsilon", x(epsilon)), ("delta", x(delta))]
             }
             Mechanism::Zcdp { rho } => vec![("rho", x(rho))],
+            Mechanism::ZcdpWithXi { xi, rho } => vec![("xi", x(xi)), ("rho", x(rho))],
             Mechanism::SubsampledGaussian {
                 sigma,
                 rate,
@@ -845,6 +890,7 @@ impl Mechanism {
                 format!("approx ε={} δ={}", s(epsilon), s(delta))
             }
             Mechanism::Zcdp { rho } => format!("zcdp ρ={}", s(rho)),
+            Mechanism::ZcdpWithXi { xi, rho } => format!("zcdp ξ={} ρ={}", s(xi), s(rho)),
             Mechanism::RandomizedResponse { epsilon } => {
                 format!("randomized-response ε={}", s(epsilon))
             }
@@ -904,6 +950,7 @@ impl Mechanism {
             },
             Mechanism::Approx { epsilon, delta } => Event::EpsilonDelta { epsilon, delta },
             Mechanism::Zcdp { rho } => Event::Zcdp { rho },
+            Mechanism::ZcdpWithXi { xi, rho } => Event::ZcdpWithXi { xi, rho },
             Mechanism::RandomizedResponse { epsilon } => Event::RandomizedResponse { epsilon },
             Mechanism::SubsampledGaussian {
                 sigma,
