@@ -117,6 +117,8 @@ pub use crate::audit::ledger::{Entry, Mechanism, MAX_MECHANISMS};
 pub const TYPES: &[&str] = &[
     "gaussian",
     "laplace",
+    "discrete-laplace",
+    "discrete-gaussian",
     "pure",
     "approx",
     "zcdp",
@@ -129,9 +131,12 @@ fn fields_of(ty: &str) -> Option<&'static [&'static str]> {
     Some(match ty {
         "gaussian" => &["sigma", "sensitivity"],
         "laplace" => &["scale", "sensitivity"],
-        "pure" | "randomized-response" => &["epsilon"],
+        "discrete-laplace" => &["noise_parameter", "sensitivity"],
+        "discrete-gaussian" => &["sigma_squared", "sigma", "sensitivity"],
+        "pure" => &["epsilon"],
+        "randomized-response" => &["epsilon", "noise_parameter", "num_buckets"],
         "approx" => &["epsilon", "delta"],
-        "zcdp" => &["rho"],
+        "zcdp" => &["rho", "xi"],
         "subsampled-gaussian" => &[
             "sigma",
             "rate",
@@ -199,22 +204,87 @@ fn entry_event(ty: &str, m: &Node, label: &str) -> Result<Event> {
             scale: named("scale", validate::positive)?,
             sensitivity: sens()?,
         },
+        "discrete-laplace" => Event::DiscreteLaplace {
+            parameter: named("noise_parameter", validate::positive)?,
+            sensitivity: integer_sensitivity(m, label)?,
+        },
+        "discrete-gaussian" => Event::DiscreteGaussian {
+            sigma_squared: match (m.get("sigma_squared"), m.get("sigma")) {
+                (Some(_), None) => named("sigma_squared", validate::positive)?,
+                (None, Some(_)) => {
+                    let s = named("sigma", validate::positive)?;
+                    Rational::from(&s * &s)
+                }
+                _ => {
+                    return Err(Error::arg(
+                        &at("sigma_squared"),
+                        "give exactly one of `sigma_squared` (σ², exact) and `sigma` (σ)",
+                    ))
+                }
+            },
+            sensitivity: integer_sensitivity(m, label)?,
+        },
         "pure" => Event::EpsilonDelta {
             epsilon: named("epsilon", validate::nonnegative)?,
             delta: Rational::new(),
         },
-        "randomized-response" => Event::RandomizedResponse {
-            epsilon: named("epsilon", validate::nonnegative)?,
-        },
+        "randomized-response" if m.get("epsilon").is_none() => {
+            let k = match m.get("num_buckets") {
+                Some(Node::Num(s)) | Some(Node::Str(s)) => parse_positive_integer(s)
+                    .map_err(|e| Error::arg(&at("num_buckets"), e))?,
+                _ => {
+                    return Err(Error::arg(
+                        &at("num_buckets"),
+                        "is missing or not an integer (randomized response is given by `epsilon`, or by `noise_parameter` and `num_buckets`)",
+                    ))
+                }
+            };
+            let p = num("noise_parameter")?;
+            crate::theorems::randomized_response::check_rr(&p, &k)
+                .map_err(|e| Error::arg(&at("noise_parameter"), e.to_string()))?;
+            Event::KaryRandomizedResponse {
+                noise_parameter: p,
+                num_buckets: k,
+            }
+        }
+        "randomized-response" => {
+            if let Some(f) = ["noise_parameter", "num_buckets"]
+                .iter()
+                .find(|f| m.get(f).is_some())
+            {
+                return Err(Error::arg(
+                    &at(f),
+                    "give either `epsilon` or `noise_parameter` and `num_buckets`, not both",
+                ));
+            }
+            Event::RandomizedResponse {
+                epsilon: named("epsilon", validate::nonnegative)?,
+            }
+        }
         "approx" => Event::EpsilonDelta {
             epsilon: named("epsilon", validate::nonnegative)?,
             delta: named("delta", validate::unit_from_zero)?,
         },
         "subsampled-gaussian" => subsampled_event(m, label)?,
+        _ if m.get("xi").is_some() => Event::ZcdpWithXi {
+            xi: named("xi", validate::nonnegative)?,
+            rho: named("rho", validate::nonnegative)?,
+        },
         _ => Event::Zcdp {
             rho: named("rho", validate::nonnegative)?,
         },
     })
+}
+
+/// A discrete mechanism's `sensitivity`: an integer ≥ 1 (default 1).
+fn integer_sensitivity(m: &Node, label: &str) -> Result<Integer> {
+    let at = format!("mechanism {label}: field `sensitivity`");
+    match m.get("sensitivity") {
+        None => Ok(Integer::from(1)),
+        Some(Node::Num(s)) | Some(Node::Str(s)) => parse_positive_integer(s)
+            .map_err(|e| Error::arg(&at, format!("{e} (an integer query's sensitivity)"))),
+        Some(_) => Err(Error::arg(&at, "must be an integer")),
+    }
 }
 
 /// How a `subsampled-gaussian` entry's batches were drawn and are to be accounted.

@@ -10,7 +10,10 @@
 //! | `GaussianDpEvent(noise_multiplier=s)` | `Gaussian`, σ = s, Δ₂ = 1 |
 //! | `LaplaceDpEvent(noise_multiplier=b)` | `Laplace`, scale b, Δ₁ = 1 |
 //! | `EpsilonDeltaDpEvent(epsilon, delta)` | `EpsilonDelta` black box (δ = 0: pure) |
-//! | `ZCDpEvent(rho, xi=0)` | `Zcdp` black box |
+//! | `ZCDpEvent(rho, xi)` | `Zcdp` black box (ξ = 0), else `ZcdpWithXi` ((ξ, ρ)-zCDP: the zCDP route, ε shifted by Σξ) |
+//! | `DiscreteLaplaceDpEvent(noise_parameter=a, sensitivity=Δ)` | `DiscreteLaplace` (P\[Y = y\] ∝ e^{−a\|y\|}, integer Δ) |
+//! | `DiscreteGaussianDpEvent(sigma, sensitivity, dimension)` | `DiscreteGaussian` (σ² = sigma², exact PLD) when dimension = 1 and Δ is an integer; else the `Zcdp` black box ρ = Δ²/(2σ²) |
+//! | `RandomizedResponseDpEvent(noise_parameter=p, num_buckets=k)` | `KaryRandomizedResponse` (ε = ln(1 + k(1−p)/p) enclosed; k = 1: `NoOp`) |
 //! | `PoissonSampledDpEvent(q, event)` | `PoissonSampled` (the audit certifies it for a Gaussian) |
 //! | `SampledWithoutReplacementDpEvent(n, m, event)` | `FixedSizeSampled`: of a Gaussian (alone, under `SelfComposed`), the fixed-size substitution run audited by the substitution route (replace-one, as dp_accounting accounts it); of anything else refused by name |
 //! | `SelfComposedDpEvent(event, count)` | `SelfComposed` (count 0: `NoOp`) |
@@ -18,9 +21,8 @@
 //! | `NoOpDpEvent` | `NoOp` |
 //!
 //! Refused here by name with the reason, never skipped: `NonPrivateDpEvent` (no finite
-//! guarantee), `RandomizedResponseDpEvent` (its ε = ln(1 + k(1−p)/p) is irrational, and
-//! dpcert's randomized response takes an exact ε), `ZCDpEvent` with ξ ≠ 0, and classes dpcert
-//! does not know. The audit then refuses, by name, what no route certifies (Poisson or
+//! guarantee), `RandomizedResponseDpEvent` with p = 0 (it releases the input), and classes
+//! dpcert does not know. The audit then refuses, by name, what no route certifies (Poisson or
 //! fixed-size sampling of anything but a Gaussian, a fixed-size run composed with others).
 //!
 //! A `dp-event` file (`dpcert audit FILE --format dp-event`) is one JSON object
@@ -42,6 +44,9 @@ pub const CLASSES: &[&str] = &[
     "LaplaceDpEvent",
     "EpsilonDeltaDpEvent",
     "ZCDpEvent",
+    "DiscreteLaplaceDpEvent",
+    "DiscreteGaussianDpEvent",
+    "RandomizedResponseDpEvent",
     "PoissonSampledDpEvent",
     "SampledWithoutReplacementDpEvent",
     "SelfComposedDpEvent",
@@ -117,9 +122,18 @@ fn to_event_at(ev: &Value, at: &str, depth: usize) -> Result<Event> {
     let class = class_of(ev, at)?;
     let one = Rational::from(1);
     Ok(match class.strip_suffix("DpEvent").unwrap_or(class) {
-        "Gaussian" => Event::Gaussian { sigma: positive(ev, "noise_multiplier", at)?, sensitivity: one },
-        "Laplace" => Event::Laplace { scale: positive(ev, "noise_multiplier", at)?, sensitivity: one },
-        "EpsilonDelta" => Event::EpsilonDelta { epsilon: number(ev, "epsilon", at)?, delta: number(ev, "delta", at)? },
+        "Gaussian" => Event::Gaussian {
+            sigma: positive(ev, "noise_multiplier", at)?,
+            sensitivity: one,
+        },
+        "Laplace" => Event::Laplace {
+            scale: positive(ev, "noise_multiplier", at)?,
+            sensitivity: one,
+        },
+        "EpsilonDelta" => Event::EpsilonDelta {
+            epsilon: number(ev, "epsilon", at)?,
+            delta: number(ev, "delta", at)?,
+        },
         "ZC" | "ZCDp" => zcdp(ev, at)?,
         "PoissonSampled" => Event::PoissonSampled {
             rate: number(ev, "sampling_probability", at)?,
@@ -133,22 +147,91 @@ fn to_event_at(ev: &Value, at: &str, depth: usize) -> Result<Event> {
         "SelfComposed" => self_composed(ev, at, depth)?,
         "Composed" => composed(ev, at, depth)?,
         "NoOp" => Event::NoOp,
-        "NonPrivate" => return Err(refuse(class, at, "a non-private operation has no finite (ε, δ) guarantee")),
-        "RandomizedResponse" => return Err(refuse(class, at, "its ε = ln(1 + k(1−p)/p) is irrational and dpcert's randomized response takes an exact ε; describe it as EpsilonDeltaDpEvent(epsilon=E, delta=0) with a rational E at least that")),
-        _ => return Err(refuse(class, at, &format!("dpcert maps {}", CLASSES.join(", ")))),
+        "DiscreteLaplace" => Event::DiscreteLaplace {
+            parameter: positive(ev, "noise_parameter", at)?,
+            sensitivity: match ev.get("sensitivity") {
+                None | Some(Value::Null) => Integer::from(1),
+                Some(_) => count(ev, "sensitivity", at)?,
+            },
+        },
+        "DiscreteGaussian" => discrete_gaussian(ev, at)?,
+        "RandomizedResponse" => randomized_response(ev, at)?,
+        "NonPrivate" => {
+            return Err(refuse(
+                class,
+                at,
+                "a non-private operation has no finite (ε, δ) guarantee",
+            ))
+        }
+        _ => {
+            return Err(refuse(
+                class,
+                at,
+                &format!("dpcert maps {}", CLASSES.join(", ")),
+            ))
+        }
     })
 }
 
 fn zcdp(ev: &Value, at: &str) -> Result<Event> {
-    if ev.get("xi").is_some_and(|x| !x.is_null()) && number(ev, "xi", at)? != 0 {
-        return Err(refuse(
-            "ZCDpEvent",
-            at,
-            "xi ≠ 0: dpcert's zCDP black box is ρ-zCDP (ξ = 0)",
-        ));
+    let rho = number(ev, "rho", at)?;
+    if ev.get("xi").is_some_and(|x| !x.is_null()) {
+        let xi = number(ev, "xi", at)?;
+        if xi != 0 {
+            return Ok(Event::ZcdpWithXi { xi, rho });
+        }
+    }
+    Ok(Event::Zcdp { rho })
+}
+
+/// `DiscreteGaussianDpEvent(sigma, sensitivity, dimension)`: the univariate discrete Gaussian
+/// (dimension 1, integer sensitivity) with its exact PLD; otherwise (dimension unknown or > 1,
+/// or a non-integer ℓ2 sensitivity) the ρ-zCDP black box ρ = Δ²/(2σ²) (CKS 2020, Theorem 14),
+/// as dp_accounting accounts every discrete Gaussian.
+fn discrete_gaussian(ev: &Value, at: &str) -> Result<Event> {
+    let sigma = positive(ev, "sigma", at)?;
+    let sensitivity = match ev.get("sensitivity") {
+        None | Some(Value::Null) => Rational::from(1),
+        Some(_) => positive(ev, "sensitivity", at)?,
+    };
+    let sigma_squared = Rational::from(&sigma * &sigma);
+    let univariate = match ev.get("dimension") {
+        None | Some(Value::Null) => false,
+        Some(_) => number(ev, "dimension", at)? == 1,
+    };
+    if univariate && sensitivity.is_integer() {
+        return Ok(Event::DiscreteGaussian {
+            sigma_squared,
+            sensitivity: sensitivity.numer().clone(),
+        });
     }
     Ok(Event::Zcdp {
-        rho: number(ev, "rho", at)?,
+        rho: Rational::from(&sensitivity * &sensitivity) / (sigma_squared * 2u32),
+    })
+}
+
+/// `RandomizedResponseDpEvent(noise_parameter, num_buckets)`: k-ary randomized response
+/// (one bucket: no-op, as dp_accounting; p = 0 releases the input and is refused).
+fn randomized_response(ev: &Value, at: &str) -> Result<Event> {
+    let p = number(ev, "noise_parameter", at)?;
+    let k = count(ev, "num_buckets", at)?;
+    if k == 1 {
+        return Ok(Event::NoOp);
+    }
+    if p == 0 {
+        return Err(refuse(
+            "RandomizedResponseDpEvent",
+            at,
+            "noise_parameter = 0 releases the input bucket: no finite ε",
+        ));
+    }
+    crate::theorems::randomized_response::check_rr(&p, &k).map_err(|e| match e {
+        Error::InvalidArgument { name, reason } => Error::arg(&format!("{at}.{name}"), reason),
+        other => other,
+    })?;
+    Ok(Event::KaryRandomizedResponse {
+        noise_parameter: p,
+        num_buckets: k,
     })
 }
 

@@ -39,6 +39,33 @@ pub enum Event {
         /// The query's L1 sensitivity Δ > 0.
         sensitivity: Rational,
     },
+    /// The discrete Laplace (two-sided geometric) mechanism on an integer query of integer L1
+    /// sensitivity Δ: noise Y with P\[Y = y\] ∝ e^{−a|y|} (dp_accounting's
+    /// `DiscreteLaplaceDpEvent(noise_parameter = a, sensitivity = Δ)`); (aΔ)-DP.
+    DiscreteLaplace {
+        /// The noise parameter a > 0.
+        parameter: Rational,
+        /// The query's integer sensitivity Δ ≥ 1.
+        sensitivity: Integer,
+    },
+    /// The discrete Gaussian mechanism (Canonne, Kamath & Steinke 2020) on an integer query of
+    /// integer sensitivity Δ: noise Y with P\[Y = y\] ∝ e^{−y²/(2σ²)}; Δ²/(2σ²)-zCDP. Given by
+    /// σ² (exact), as the 2020 Census gives it (σ itself is then often irrational).
+    DiscreteGaussian {
+        /// σ² > 0.
+        sigma_squared: Rational,
+        /// The query's integer sensitivity Δ ≥ 1.
+        sensitivity: Integer,
+    },
+    /// Randomized response over k ≥ 2 buckets with noise parameter p ∈ (0, 1]: the true bucket
+    /// with probability 1 − p, else a uniform one (dp_accounting's `RandomizedResponseDpEvent`);
+    /// ε = ln(1 + k(1 − p)/p), enclosed.
+    KaryRandomizedResponse {
+        /// p ∈ (0, 1].
+        noise_parameter: Rational,
+        /// k ≥ 2.
+        num_buckets: Integer,
+    },
     /// ε-randomized response (ε ≥ 0): ε-DP, and the worst case of its class.
     RandomizedResponse {
         /// ε ≥ 0.
@@ -53,6 +80,14 @@ pub enum Event {
     },
     /// A black box that is ρ-zCDP (ρ ≥ 0).
     Zcdp {
+        /// ρ ≥ 0.
+        rho: Rational,
+    },
+    /// A black box that is (ξ, ρ)-zCDP (Bun & Steinke 2016, Definition 1.1: D_α ≤ ξ + ρα for
+    /// every α > 1; ξ, ρ ≥ 0), dp_accounting's `ZCDpEvent(rho, xi)` with ξ ≠ 0.
+    ZcdpWithXi {
+        /// ξ ≥ 0.
+        xi: Rational,
         /// ρ ≥ 0.
         rho: Rational,
     },
@@ -241,6 +276,42 @@ impl Event {
             sensitivity: Rational::from(1),
         })
     }
+    /// The discrete Laplace mechanism DLap(a) on an integer query of sensitivity Δ.
+    pub fn discrete_laplace(parameter: impl Exact, sensitivity: impl Count) -> Result<Event> {
+        Ok(Event::DiscreteLaplace {
+            parameter: field("noise_parameter", parameter, validate::positive)?,
+            sensitivity: count_field("sensitivity", sensitivity)?,
+        })
+    }
+    /// The discrete Gaussian N_ℤ(0, σ²), given by σ², on an integer query of sensitivity Δ.
+    pub fn discrete_gaussian(sigma_squared: impl Exact, sensitivity: impl Count) -> Result<Event> {
+        Ok(Event::DiscreteGaussian {
+            sigma_squared: field("sigma_squared", sigma_squared, validate::positive)?,
+            sensitivity: count_field("sensitivity", sensitivity)?,
+        })
+    }
+    /// Randomized response over k buckets with noise parameter p (dp_accounting's).
+    pub fn kary_randomized_response(
+        noise_parameter: impl Exact,
+        num_buckets: impl Count,
+    ) -> Result<Event> {
+        let e = Event::KaryRandomizedResponse {
+            noise_parameter: noise_parameter
+                .exact()
+                .map_err(|e| Error::arg("noise_parameter", e))?,
+            num_buckets: num_buckets
+                .count()
+                .map_err(|e| Error::arg("num_buckets", e))?,
+        };
+        if let Event::KaryRandomizedResponse {
+            noise_parameter,
+            num_buckets,
+        } = &e
+        {
+            crate::theorems::randomized_response::check_rr(noise_parameter, num_buckets)?;
+        }
+        Ok(e)
+    }
     /// ε-randomized response.
     pub fn randomized_response(epsilon: impl Exact) -> Result<Event> {
         Ok(Event::RandomizedResponse {
@@ -334,9 +405,13 @@ impl Event {
         match self {
             Event::Gaussian { .. } => "gaussian",
             Event::Laplace { .. } => "laplace",
+            Event::DiscreteLaplace { .. } => "discrete_laplace",
+            Event::KaryRandomizedResponse { .. } => "kary_randomized_response",
+            Event::DiscreteGaussian { .. } => "discrete_gaussian",
             Event::RandomizedResponse { .. } => "randomized_response",
             Event::EpsilonDelta { .. } => "epsilon_delta",
             Event::Zcdp { .. } => "zcdp",
+            Event::ZcdpWithXi { .. } => "zcdp_with_xi",
             Event::PoissonSampled { .. } => "poisson_sampled",
             Event::FixedSizeSampled { .. } => "fixed_size_sampled",
             Event::SelfComposed { .. } => "self_composed",
@@ -366,12 +441,38 @@ impl Event {
                 validate::positive(&at("scale"), scale)?;
                 validate::positive(&at("sensitivity"), sensitivity)
             }
+            Event::DiscreteLaplace {
+                parameter,
+                sensitivity,
+            } => {
+                validate::positive(&at("noise_parameter"), parameter)?;
+                validate::count(&at("sensitivity"), sensitivity)
+            }
+            Event::DiscreteGaussian {
+                sigma_squared,
+                sensitivity,
+            } => {
+                validate::positive(&at("sigma_squared"), sigma_squared)?;
+                validate::count(&at("sensitivity"), sensitivity)
+            }
+            Event::KaryRandomizedResponse {
+                noise_parameter,
+                num_buckets,
+            } => crate::theorems::randomized_response::check_rr(noise_parameter, num_buckets)
+                .map_err(|e| match e {
+                    Error::InvalidArgument { name, reason } => Error::arg(&at(&name), reason),
+                    other => other,
+                }),
             Event::RandomizedResponse { epsilon } => validate::nonnegative(&at("epsilon"), epsilon),
             Event::EpsilonDelta { epsilon, delta } => {
                 validate::nonnegative(&at("epsilon"), epsilon)?;
                 validate::unit_from_zero(&at("delta"), delta)
             }
             Event::Zcdp { rho } => validate::nonnegative(&at("rho"), rho),
+            Event::ZcdpWithXi { xi, rho } => {
+                validate::nonnegative(&at("xi"), xi)?;
+                validate::nonnegative(&at("rho"), rho)
+            }
             Event::PoissonSampled { rate, event } => {
                 rate_in_unit(&at("rate"), rate)?;
                 event.validate_at(&format!("{path}.{}", self.kind()))

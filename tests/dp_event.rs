@@ -106,8 +106,20 @@ fn events_dpcert_cannot_certify_are_refused_by_name() {
             "NonPrivateDpEvent",
         ),
         (
-            json!({"class_name": "RandomizedResponseDpEvent", "noise_parameter": 0.5, "num_buckets": 2}),
+            json!({"class_name": "RandomizedResponseDpEvent", "noise_parameter": 0, "num_buckets": 2}),
             "RandomizedResponseDpEvent",
+        ),
+        (
+            json!({"class_name": "RandomizedResponseDpEvent", "noise_parameter": 1.5, "num_buckets": 2}),
+            "noise_parameter",
+        ),
+        (
+            json!({"class_name": "DiscreteLaplaceDpEvent", "noise_parameter": 0, "sensitivity": 1}),
+            "noise_parameter",
+        ),
+        (
+            json!({"class_name": "DiscreteLaplaceDpEvent", "noise_parameter": 1, "sensitivity": 1.5}),
+            "sensitivity",
         ),
         (
             json!({"class_name": "UnsupportedDpEvent"}),
@@ -116,10 +128,6 @@ fn events_dpcert_cannot_certify_are_refused_by_name() {
         (
             json!({"class_name": "TruncatedSubsampledGaussianDpEvent", "dataset_size": 10}),
             "TruncatedSubsampledGaussianDpEvent",
-        ),
-        (
-            json!({"class_name": "ZCDpEvent", "rho": 1, "xi": 0.5}),
-            "ZCDpEvent",
         ),
         (
             json!({"class_name": "ComposedDpEvent", "events": [gaussian(json!(1)), {"class_name": "NonPrivateDpEvent"}]}),
@@ -231,4 +239,63 @@ fn cli_audits_a_dp_event_file() {
         Some(2)
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The discrete and irrational-parameter classes of issue 28 map onto their events: the
+/// discrete Laplace and a univariate discrete Gaussian exactly, a discrete Gaussian of unknown
+/// dimension as its ρ-zCDP black box, k-ary randomized response by (p, k) (one bucket: no-op),
+/// ZCDpEvent with ξ ≠ 0 as (ξ, ρ)-zCDP — whose audit is the ρ conversion raised by ξ.
+#[test]
+fn discrete_and_irrational_classes_map_and_audit() {
+    use dpcert::num::Precision;
+    use dpcert::theorems::zcdp::zcdp_epsilon;
+    let q = |s: &str| dpcert::num::parse_exact(s).unwrap();
+    let ev = |v: serde_json::Value| to_event(&v).unwrap();
+    assert_eq!(
+        ev(
+            json!({"class_name": "DiscreteLaplaceDpEvent", "noise_parameter": 0.25, "sensitivity": 3})
+        ),
+        Event::discrete_laplace("0.25", 3).unwrap()
+    );
+    assert_eq!(
+        ev(
+            json!({"class_name": "DiscreteGaussianDpEvent", "sigma": 1.5, "sensitivity": 2, "dimension": 1})
+        ),
+        Event::discrete_gaussian("2.25", 2).unwrap()
+    );
+    assert_eq!(
+        ev(json!({"class_name": "DiscreteGaussianDpEvent", "sigma": 2, "sensitivity": 1})),
+        Event::zcdp("1/8").unwrap()
+    );
+    assert_eq!(
+        ev(
+            json!({"class_name": "RandomizedResponseDpEvent", "noise_parameter": 0.5, "num_buckets": 4})
+        ),
+        Event::kary_randomized_response("0.5", 4).unwrap()
+    );
+    assert_eq!(
+        ev(
+            json!({"class_name": "RandomizedResponseDpEvent", "noise_parameter": 0.5, "num_buckets": 1})
+        ),
+        Event::NoOp
+    );
+    assert_eq!(
+        ev(json!({"class_name": "ZCDpEvent", "rho": 0.5, "xi": 0})),
+        Event::zcdp("0.5").unwrap()
+    );
+    let shifted = json!({"budget": {"delta": "1e-6"},
+        "event": {"class_name": "ZCDpEvent", "rho": 0.5, "xi": 0.25}});
+    let r = audit(&parse(&shifted.to_string()).unwrap()).unwrap();
+    let z = r
+        .routes
+        .iter()
+        .find(|x| x.id == dpcert::audit::RouteId::Zcdp)
+        .unwrap();
+    let got = z.epsilon.as_ref().unwrap().upper().to_float();
+    let plain = zcdp_epsilon(&q("0.5"), &q("1e-6"), Precision::Auto).unwrap();
+    let want = rug::Float::with_val(256, plain.upper().as_float() + 0.25f64);
+    assert!(
+        got >= want && got.to_f64() - want.to_f64() < 1e-12,
+        "{got} vs {want}"
+    );
 }

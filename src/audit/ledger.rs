@@ -33,6 +33,28 @@ pub enum Mechanism {
         /// The query's L1 sensitivity Δ > 0.
         sensitivity: Rational,
     },
+    /// The discrete Laplace mechanism DLap(a) on an integer query of sensitivity Δ: (aΔ)-DP.
+    DiscreteLaplace {
+        /// The noise parameter a > 0 (P\[Y = y\] ∝ e^{−a|y|}).
+        parameter: Rational,
+        /// The query's integer sensitivity Δ ≥ 1.
+        sensitivity: Integer,
+    },
+    /// The discrete Gaussian N_ℤ(0, σ²) on an integer query of sensitivity Δ: Δ²/(2σ²)-zCDP.
+    DiscreteGaussian {
+        /// σ² > 0.
+        sigma_squared: Rational,
+        /// The query's integer sensitivity Δ ≥ 1.
+        sensitivity: Integer,
+    },
+    /// Randomized response over k ≥ 2 buckets with noise parameter p ∈ (0, 1]: ε-DP with
+    /// ε = ln(1 + k(1 − p)/p) (irrational in general; the exact PLD on the PLD route).
+    KaryRandomizedResponse {
+        /// p ∈ (0, 1].
+        noise_parameter: Rational,
+        /// k ≥ 2.
+        num_buckets: Integer,
+    },
     /// A black box that is ε-DP.
     Pure {
         /// ε ≥ 0.
@@ -47,6 +69,13 @@ pub enum Mechanism {
     },
     /// A black box that is ρ-zCDP.
     Zcdp {
+        /// ρ ≥ 0.
+        rho: Rational,
+    },
+    /// A black box that is (ξ, ρ)-zCDP, ξ > 0 (ξ = 0 flattens to [`Mechanism::Zcdp`]).
+    ZcdpWithXi {
+        /// ξ > 0.
+        xi: Rational,
         /// ρ ≥ 0.
         rho: Rational,
     },
@@ -259,6 +288,23 @@ impl Ledger {
         })
     }
 
+    /// (Σ repeat·ξⱼ, Σ repeat·ρⱼ) if every mechanism is (ξⱼ, ρⱼ)-zCDP (ξⱼ = 0 for the ρ-zCDP
+    /// ones of [`Mechanism::zcdp_rho`]).
+    ///
+    /// # Guarantee
+    /// Exact rational sums: (ξ, ρ)-zCDP composes by adding both (Bun & Steinke 2016, Lemma 2.3).
+    /// `None` when a mechanism has no zCDP guarantee.
+    pub fn total_xi_rho(&self) -> Option<(Rational, Rational)> {
+        self.entries
+            .iter()
+            .try_fold((Rational::new(), Rational::new()), |(x, r), e| {
+                let k = Rational::from(&e.repeat);
+                e.mechanism
+                    .zcdp_xi_rho()
+                    .map(|(xi, rho)| (x + xi * &k, r + rho * &k))
+            })
+    }
+
     /// The Gaussian list if every mechanism is Gaussian.
     pub fn gaussians(&self) -> Option<Vec<GaussianMechanism>> {
         self.entries
@@ -372,6 +418,36 @@ fn flatten(event: &Event, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
             },
             out,
         ),
+        Event::DiscreteLaplace {
+            parameter,
+            sensitivity,
+        } => leaf(
+            Mechanism::DiscreteLaplace {
+                parameter: parameter.clone(),
+                sensitivity: sensitivity.clone(),
+            },
+            out,
+        ),
+        Event::DiscreteGaussian {
+            sigma_squared,
+            sensitivity,
+        } => leaf(
+            Mechanism::DiscreteGaussian {
+                sigma_squared: sigma_squared.clone(),
+                sensitivity: sensitivity.clone(),
+            },
+            out,
+        ),
+        Event::KaryRandomizedResponse {
+            noise_parameter,
+            num_buckets,
+        } => leaf(
+            Mechanism::KaryRandomizedResponse {
+                noise_parameter: noise_parameter.clone(),
+                num_buckets: num_buckets.clone(),
+            },
+            out,
+        ),
         Event::RandomizedResponse { epsilon } => leaf(
             Mechanism::RandomizedResponse {
                 epsilon: epsilon.clone(),
@@ -392,6 +468,16 @@ fn flatten(event: &Event, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
             out,
         ),
         Event::Zcdp { rho } => leaf(Mechanism::Zcdp { rho: rho.clone() }, out),
+        Event::ZcdpWithXi { xi, rho } if *xi == 0 => {
+            leaf(Mechanism::Zcdp { rho: rho.clone() }, out)
+        }
+        Event::ZcdpWithXi { xi, rho } => leaf(
+            Mechanism::ZcdpWithXi {
+                xi: xi.clone(),
+                rho: rho.clone(),
+            },
+            out,
+        ),
         Event::PoissonSampled { .. } => sampled(event, &Integer::from(1), ctx, out)?,
         Event::FixedSizeSampled { .. } => fixed_size(event, &Integer::from(1), ctx, out)?,
         Event::SelfComposed {
@@ -510,11 +596,22 @@ impl Mechanism {
     /// ε if the mechanism is ε-DP (pure), exactly.
     ///
     /// # Guarantee
-    /// Exact: Δ/b for Laplace, the stated ε for randomized response and ε-DP black boxes;
-    /// `None` for every other mechanism.
+    /// Exact: Δ/b for Laplace, aΔ for the discrete Laplace, the stated ε for randomized
+    /// response and ε-DP black boxes; for k-ary randomized response, whose ε is irrational, an
+    /// exact rational ≥ ε (the upper end of its 128-bit enclosure: a valid pure-DP parameter, so
+    /// the routes built on it stay upper bounds, and the optimal route does not claim a lower
+    /// one); `None` for every other mechanism.
     pub fn pure_epsilon(&self) -> Option<Rational> {
         match self {
             Mechanism::Laplace { scale, sensitivity } => Some(Rational::from(sensitivity / scale)),
+            Mechanism::DiscreteLaplace {
+                parameter,
+                sensitivity,
+            } => Some(Rational::from(parameter * sensitivity)),
+            Mechanism::KaryRandomizedResponse {
+                noise_parameter,
+                num_buckets,
+            } => crate::theorems::randomized_response::epsilon_upper(noise_parameter, num_buckets),
             Mechanism::Pure { epsilon } | Mechanism::RandomizedResponse { epsilon } => {
                 Some(epsilon.clone())
             }
@@ -531,11 +628,18 @@ impl Mechanism {
     /// ρ if the mechanism is ρ-zCDP (Lemma 12, Proposition 16, or declared).
     ///
     /// # Guarantee
-    /// Exact rationals: Δ²/(2σ²) for a Gaussian (Lemma 12), ε²/2 for an ε-DP mechanism
-    /// (Proposition 16), the declared ρ for a zCDP black box; `None` for (ε, δ) black boxes
-    /// with δ > 0 and for subsampled Gaussians.
+    /// Exact rationals: Δ²/(2σ²) for a Gaussian (Lemma 12) and a discrete Gaussian (Canonne,
+    /// Kamath & Steinke 2020, Theorem 4), ε²/2 for an ε-DP mechanism (Proposition 16), the
+    /// declared ρ for a zCDP black box; `None` for (ε, δ) black boxes with δ > 0 and for
+    /// subsampled Gaussians.
     pub fn zcdp_rho(&self) -> Option<Rational> {
         match self {
+            Mechanism::DiscreteGaussian {
+                sigma_squared,
+                sensitivity,
+            } => Some(
+                Rational::from(sensitivity * sensitivity) / Rational::from(sigma_squared * 2u32),
+            ),
             Mechanism::Gaussian { sigma, sensitivity } => Some(
                 Rational::from(sensitivity * sensitivity) / Rational::from(sigma * sigma) / 2u32,
             ),
@@ -545,6 +649,14 @@ impl Mechanism {
             }
             Mechanism::Approx { .. } => None,
             _ => self.pure_epsilon().map(|e| Rational::from(&e * &e) / 2u32),
+        }
+    }
+    /// (ξ, ρ) if the mechanism is (ξ, ρ)-zCDP: (0, [`Mechanism::zcdp_rho`]) for the ρ-zCDP
+    /// ones, the declared pair for a (ξ, ρ)-zCDP black box.
+    pub fn zcdp_xi_rho(&self) -> Option<(Rational, Rational)> {
+        match self {
+            Mechanism::ZcdpWithXi { xi, rho } => Some((xi.clone(), rho.clone())),
+            _ => self.zcdp_rho().map(|r| (Rational::new(), r)),
         }
     }
     /// The Gaussian mechanism, if this is one (the exact route of Corollary 10).
@@ -576,6 +688,7 @@ impl Mechanism {
                 steps.clone(),
             )),
             Mechanism::Gaussian { .. }
+            | Mechanism::DiscreteGaussian { .. }
             | Mechanism::Zcdp { .. }
             | Mechanism::ShuffledGaussian { .. } => self
                 .zcdp_rho()
@@ -600,6 +713,27 @@ impl Mechanism {
             }),
             Mechanism::Laplace { .. } => once(PldMechanism::Laplace {
                 eps: self.pure_epsilon()?,
+            }),
+            Mechanism::KaryRandomizedResponse {
+                noise_parameter,
+                num_buckets,
+            } => once(PldMechanism::KaryRandomizedResponse {
+                noise: noise_parameter.clone(),
+                buckets: num_buckets.clone(),
+            }),
+            Mechanism::DiscreteLaplace {
+                parameter,
+                sensitivity,
+            } => once(PldMechanism::DiscreteLaplace {
+                parameter: parameter.clone(),
+                sensitivity: sensitivity.clone(),
+            }),
+            Mechanism::DiscreteGaussian {
+                sigma_squared,
+                sensitivity,
+            } => once(PldMechanism::DiscreteGaussian {
+                sigma_squared: sigma_squared.clone(),
+                sensitivity: sensitivity.clone(),
             }),
             Mechanism::Pure { epsilon } | Mechanism::RandomizedResponse { epsilon } => {
                 once(PldMechanism::RandomizedResponse {
@@ -626,7 +760,9 @@ impl Mechanism {
                 },
                 self.passes(),
             )),
-            Mechanism::Zcdp { .. } | Mechanism::SubstitutionGaussian { .. } => None,
+            Mechanism::Zcdp { .. }
+            | Mechanism::ZcdpWithXi { .. }
+            | Mechanism::SubstitutionGaussian { .. } => None,
         }
     }
     /// The deployment file's `type` of this mechanism.
@@ -634,9 +770,12 @@ impl Mechanism {
         match self {
             Mechanism::Gaussian { .. } => "gaussian",
             Mechanism::Laplace { .. } => "laplace",
+            Mechanism::DiscreteLaplace { .. } => "discrete-laplace",
+            Mechanism::KaryRandomizedResponse { .. } => "randomized-response",
+            Mechanism::DiscreteGaussian { .. } => "discrete-gaussian",
             Mechanism::Pure { .. } => "pure",
             Mechanism::Approx { .. } => "approx",
-            Mechanism::Zcdp { .. } => "zcdp",
+            Mechanism::Zcdp { .. } | Mechanism::ZcdpWithXi { .. } => "zcdp",
             Mechanism::RandomizedResponse { .. } => "randomized-response",
             Mechanism::SubsampledGaussian { .. }
             | Mechanism::ShuffledGaussian { .. }
@@ -653,6 +792,27 @@ impl Mechanism {
             Mechanism::Laplace { scale, sensitivity } => {
                 vec![("scale", x(scale)), ("sensitivity", x(sensitivity))]
             }
+            Mechanism::KaryRandomizedResponse {
+                noise_parameter,
+                num_buckets,
+            } => vec![
+                ("noise_parameter", x(noise_parameter)),
+                ("num_buckets", num_buckets.to_string()),
+            ],
+            Mechanism::DiscreteLaplace {
+                parameter,
+                sensitivity,
+            } => vec![
+                ("noise_parameter", x(parameter)),
+                ("sensitivity", sensitivity.to_string()),
+            ],
+            Mechanism::DiscreteGaussian {
+                sigma_squared,
+                sensitivity,
+            } => vec![
+                ("sigma_squared", x(sigma_squared)),
+                ("sensitivity", sensitivity.to_string()),
+            ],
             Mechanism::Pure { epsilon } | Mechanism::RandomizedResponse { epsilon } => {
                 vec![("epsilon", x(epsilon))]
             }
@@ -660,6 +820,7 @@ impl Mechanism {
                 vec![("epsilon", x(epsilon)), ("delta", x(delta))]
             }
             Mechanism::Zcdp { rho } => vec![("rho", x(rho))],
+            Mechanism::ZcdpWithXi { xi, rho } => vec![("xi", x(xi)), ("rho", x(rho))],
             Mechanism::SubsampledGaussian {
                 sigma,
                 rate,
@@ -709,11 +870,27 @@ impl Mechanism {
             Mechanism::Laplace { scale, sensitivity } => {
                 format!("laplace b={} Δ₁={}", s(scale), s(sensitivity))
             }
+            Mechanism::DiscreteLaplace {
+                parameter,
+                sensitivity,
+            } => format!("discrete-laplace a={} Δ₁={sensitivity}", s(parameter)),
+            Mechanism::KaryRandomizedResponse {
+                noise_parameter,
+                num_buckets,
+            } => format!(
+                "randomized-response p={} k={num_buckets} (ε = ln(1 + k(1−p)/p))",
+                s(noise_parameter)
+            ),
+            Mechanism::DiscreteGaussian {
+                sigma_squared,
+                sensitivity,
+            } => format!("discrete-gaussian σ²={} Δ={sensitivity}", s(sigma_squared)),
             Mechanism::Pure { epsilon } => format!("pure ε={}", s(epsilon)),
             Mechanism::Approx { epsilon, delta } => {
                 format!("approx ε={} δ={}", s(epsilon), s(delta))
             }
             Mechanism::Zcdp { rho } => format!("zcdp ρ={}", s(rho)),
+            Mechanism::ZcdpWithXi { xi, rho } => format!("zcdp ξ={} ρ={}", s(xi), s(rho)),
             Mechanism::RandomizedResponse { epsilon } => {
                 format!("randomized-response ε={}", s(epsilon))
             }
@@ -746,12 +923,34 @@ impl Mechanism {
         match self.clone() {
             Mechanism::Gaussian { sigma, sensitivity } => Event::Gaussian { sigma, sensitivity },
             Mechanism::Laplace { scale, sensitivity } => Event::Laplace { scale, sensitivity },
+            Mechanism::KaryRandomizedResponse {
+                noise_parameter,
+                num_buckets,
+            } => Event::KaryRandomizedResponse {
+                noise_parameter,
+                num_buckets,
+            },
+            Mechanism::DiscreteLaplace {
+                parameter,
+                sensitivity,
+            } => Event::DiscreteLaplace {
+                parameter,
+                sensitivity,
+            },
+            Mechanism::DiscreteGaussian {
+                sigma_squared,
+                sensitivity,
+            } => Event::DiscreteGaussian {
+                sigma_squared,
+                sensitivity,
+            },
             Mechanism::Pure { epsilon } => Event::EpsilonDelta {
                 epsilon,
                 delta: Rational::new(),
             },
             Mechanism::Approx { epsilon, delta } => Event::EpsilonDelta { epsilon, delta },
             Mechanism::Zcdp { rho } => Event::Zcdp { rho },
+            Mechanism::ZcdpWithXi { xi, rho } => Event::ZcdpWithXi { xi, rho },
             Mechanism::RandomizedResponse { epsilon } => Event::RandomizedResponse { epsilon },
             Mechanism::SubsampledGaussian {
                 sigma,

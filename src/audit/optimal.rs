@@ -37,11 +37,18 @@ fn classes(l: &Ledger) -> Vec<Class> {
     classes
 }
 
-/// Two-sided unless a Laplace mechanism is present (its worst case is not (ε, 0)-RR).
+/// Two-sided unless a Laplace mechanism, a k-ary randomized response, or a discrete Laplace of
+/// sensitivity Δ ≥ 2 is present
+/// (its worst case is not (ε, 0)-RR; with Δ = 1 the discrete Laplace is a-RR itself: its outputs
+/// ≤ 0 against ≥ 1).
 fn exact(l: &Ledger) -> bool {
-    !l.entries
-        .iter()
-        .any(|m| matches!(m.mechanism, Mechanism::Laplace { .. }))
+    !l.entries.iter().any(|m| match &m.mechanism {
+        Mechanism::Laplace { .. } => true,
+        Mechanism::DiscreteLaplace { sensitivity, .. } => *sensitivity > 1,
+        // its rational ε is an upper end of the irrational one
+        Mechanism::KaryRandomizedResponse { .. } => true,
+        _ => false,
+    })
 }
 
 /// The exact computation refuses too many or too large classes (naming them).

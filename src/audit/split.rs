@@ -23,7 +23,10 @@ pub struct GaussianSplit;
 fn is_split(m: &Mechanism) -> bool {
     matches!(
         m,
-        Mechanism::Gaussian { .. } | Mechanism::Zcdp { .. } | Mechanism::ShuffledGaussian { .. }
+        Mechanism::Gaussian { .. }
+            | Mechanism::DiscreteGaussian { .. }
+            | Mechanism::Zcdp { .. }
+            | Mechanism::ShuffledGaussian { .. }
     )
 }
 

@@ -1,9 +1,11 @@
 //! zCDP: every mechanism ρⱼ-zCDP (Lemma 12 for Gaussians, Proposition 16 for ε-DP, or
-//! declared), composed by Theorem 13 and converted by Proposition 14 (or the closed form of
-//! Remark 15 when smaller). Upper bounds.
+//! declared) or (ξⱼ, ρⱼ)-zCDP (declared), composed by Theorem 13 (ξ and ρ add) and converted by
+//! Proposition 14 (or the closed form of Remark 15 when smaller), shifted by ξ: both conversions
+//! bound δ from the Rényi curve α ↦ ξ + αρ at each α, and raising the curve by ξ raises their ε
+//! by ξ exactly (δ(ε) of the (ξ, ρ) curve is δ(ε − ξ) of the ρ curve). Upper bounds.
 use super::ledger::Ledger;
 use super::route::{Outcome, Route, RouteId, Step, WhyNot};
-use crate::num::{Certified, Precision};
+use crate::num::{Certified, Precision, UpperBound};
 use crate::theorems::zcdp;
 use crate::validate::show;
 use crate::Result;
@@ -18,7 +20,24 @@ use rug::Rational;
 pub struct Zcdp;
 
 fn rho(l: &Ledger) -> Rational {
-    l.total_rho().expect("checked by applies")
+    l.total_xi_rho().expect("checked by applies").1
+}
+
+fn xi(l: &Ledger) -> Rational {
+    l.total_xi_rho().expect("checked by applies").0
+}
+
+/// The bound raised by ξ (each end rounded outward at its own precision).
+fn shifted(b: UpperBound, xi: &Rational) -> Result<UpperBound> {
+    use rug::float::Round;
+    use rug::Float;
+    if *xi == 0 {
+        return Ok(b);
+    }
+    let f = b.formula();
+    let add = |x: &Float, r: Round| Float::with_val_round(x.prec().max(128), x + xi, r).0;
+    let e = f.with_endpoints(add(&f.lower().0, Round::Down), add(&f.upper().0, Round::Up))?;
+    Ok(UpperBound::new(e))
 }
 
 impl Route for Zcdp {
@@ -27,15 +46,19 @@ impl Route for Zcdp {
     }
     fn applies(&self, l: &Ledger) -> std::result::Result<(), WhyNot> {
         l.add_remove_only()?;
-        if let Some(e) = l.first_without(|m| m.zcdp_rho().is_some()) {
+        if let Some(e) = l.first_without(|m| m.zcdp_xi_rho().is_some()) {
             return Err(WhyNot(format!(
                 "`{}` ({}) has no zCDP guarantee",
                 e.name,
                 e.mechanism.type_name()
             )));
         }
-        match l.total_rho() {
-            Some(r) if r > 0 => Ok(()),
+        match l.total_xi_rho() {
+            Some((_, r)) if r > 0 => Ok(()),
+            Some((x, _)) if x > 0 => Err(WhyNot(
+                "ρ = 0: the Rényi curve is the constant ξ, which Proposition 14 does not convert here"
+                    .into(),
+            )),
             _ => Err(WhyNot("ρ = 0: every mechanism is 0-DP".into())),
         }
     }
@@ -44,8 +67,18 @@ impl Route for Zcdp {
             .entries
             .iter()
             .map(|m| {
-                let r = m.mechanism.zcdp_rho().map(|r| show(&r)).unwrap_or_default();
-                format!("{}: ρ = {} × {}", m.name, r, m.repeat)
+                let (x, r) = m.mechanism.zcdp_xi_rho().unwrap_or_default();
+                if x == 0 {
+                    format!("{}: ρ = {} × {}", m.name, show(&r), m.repeat)
+                } else {
+                    format!(
+                        "{}: ξ = {}, ρ = {} × {}",
+                        m.name,
+                        show(&x),
+                        show(&r),
+                        m.repeat
+                    )
+                }
             })
             .collect::<Vec<_>>()
             .join("; ");
@@ -56,7 +89,11 @@ impl Route for Zcdp {
             ),
             Step::new(
                 "Theorem 13 / Proposition 19 (ρ = Σρⱼ)",
-                format!("ρ = {}", show(&rho(l))),
+                if xi(l) == 0 {
+                    format!("ρ = {}", show(&rho(l)))
+                } else {
+                    format!("ξ = {}, ρ = {}", show(&xi(l)), show(&rho(l)))
+                },
             ),
             Step::new(
                 "Proposition 14 (optimised over t; closed form of Remark 15 if smaller)",
@@ -69,10 +106,18 @@ impl Route for Zcdp {
         let a = zcdp::zcdp_epsilon(&rho, delta, Precision::Auto)?;
         let b = zcdp::zcdp_epsilon_closed_form(&rho, delta, Precision::Auto)?;
         let best = if b.upper().0 < a.upper().0 { b } else { a };
-        Ok(Outcome::of(Some(Certified::UpperBound(best))))
+        Ok(Outcome::of(Some(Certified::UpperBound(shifted(
+            best,
+            &xi(l),
+        )?))))
     }
     fn delta_at(&self, l: &Ledger, epsilon: &Rational) -> Result<Outcome> {
         let rho = rho(l);
+        // δ of the (ξ, ρ) curve at ε is δ of the ρ curve at ε − ξ; below ξ no bound under 1
+        let epsilon = &Rational::from(epsilon - xi(l));
+        if *epsilon < 0 {
+            return Ok(Outcome::of(None));
+        }
         let mut best = zcdp::zcdp_delta(&rho, epsilon, Precision::Auto)?;
         if *epsilon >= rho {
             let c = zcdp::zcdp_delta_closed_form(&rho, epsilon, Precision::Auto)?;

@@ -266,7 +266,7 @@ fn composed_estimate(var: f64, h: &Rational) -> f64 {
 pub(super) fn atom_gcd(terms: &[PldTerm]) -> Option<Rational> {
     let mut g: Option<Rational> = None;
     for t in terms {
-        let Some(e) = atom_unit(&t.mechanism).cloned() else {
+        let Some(e) = atom_unit(&t.mechanism) else {
             continue;
         };
         if e == 0 {

@@ -117,6 +117,32 @@ pub enum PldMechanism {
         /// δ ∈ [0, 1).
         delta: Rational,
     },
+    /// k-ary randomized response with noise parameter p (dp_accounting's
+    /// `RandomizedResponseDpEvent`): the true bucket w.p. 1 − p, else a uniform one of the k;
+    /// losses ±ln(1 + k(1 − p)/p) (enclosed, irrational in general) and 0.
+    KaryRandomizedResponse {
+        /// p ∈ (0, 1].
+        noise: Rational,
+        /// k ≥ 2.
+        buckets: Integer,
+    },
+    /// The discrete Laplace mechanism DLap(a) (P\[Y = y\] ∝ e^{−a|y|}, dp_accounting's
+    /// `DiscreteLaplaceDpEvent(noise_parameter = a, sensitivity = Δ)`) on an integer query of
+    /// sensitivity Δ: atoms at a(Δ − 2y), y = 0 … Δ.
+    DiscreteLaplace {
+        /// a > 0.
+        parameter: Rational,
+        /// Integer sensitivity Δ ≥ 1.
+        sensitivity: Integer,
+    },
+    /// The discrete Gaussian N_ℤ(0, σ²) (Canonne, Kamath & Steinke 2020) on an integer query of
+    /// sensitivity Δ: atoms at Δ(Δ − 2y)/(2σ²) over a window of outputs y, the rest bounded.
+    DiscreteGaussian {
+        /// σ² > 0 (exact: σ itself may be irrational, as in the 2020 Census).
+        sigma_squared: Rational,
+        /// Integer sensitivity Δ ≥ 1.
+        sensitivity: Integer,
+    },
     /// Poisson-subsampled Gaussian (sensitivity 1, noise σ, rate q), one neighbour direction.
     SubsampledGaussian {
         /// Noise multiplier σ > 0.

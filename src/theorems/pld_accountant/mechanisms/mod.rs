@@ -6,15 +6,21 @@ use crate::validate;
 use crate::{Error, Result};
 use rug::Rational;
 
+mod discrete_gaussian;
+mod discrete_laplace;
 mod fixed_size_gaussian;
 mod gaussian;
+mod kary_randomized_response;
 mod laplace;
 mod randomized_response;
 mod subsampled_gaussian;
 mod substitution_gaussian;
 
+use discrete_gaussian::discrete_gaussian_profile;
+use discrete_laplace::{discrete_laplace_profile, MAX_DISCRETE_LAPLACE_SENSITIVITY};
 use fixed_size_gaussian::fixed_size_gaussian_profile;
 use gaussian::gaussian_profile;
+use kary_randomized_response::kary_randomized_response_profile;
 use laplace::laplace_profile;
 use randomized_response::approx_atoms;
 use subsampled_gaussian::subsampled_gaussian_profile;
@@ -101,6 +107,17 @@ pub(super) fn profile(m: &PldMechanism) -> Profile {
         PldMechanism::Laplace { eps } => laplace_profile(eps),
         PldMechanism::RandomizedResponse { eps } => approx_atoms(eps, &Rational::new()),
         PldMechanism::ApproxDp { eps, delta } => approx_atoms(eps, delta),
+        PldMechanism::DiscreteLaplace {
+            parameter,
+            sensitivity,
+        } => discrete_laplace_profile(parameter, sensitivity),
+        PldMechanism::KaryRandomizedResponse { noise, buckets } => {
+            kary_randomized_response_profile(noise, buckets)
+        }
+        PldMechanism::DiscreteGaussian {
+            sigma_squared,
+            sensitivity,
+        } => discrete_gaussian_profile(sigma_squared, sensitivity),
         PldMechanism::SubsampledGaussian {
             sigma,
             rate,
@@ -115,12 +132,19 @@ pub(super) fn profile(m: &PldMechanism) -> Profile {
 
 /// The exact loss unit of `m`'s atoms when every atom's finite loss is an integer multiple of
 /// it (the grid choice then tries to hold them exactly); `None` for mechanisms without atoms.
-pub(super) fn atom_unit(m: &PldMechanism) -> Option<&Rational> {
+pub(super) fn atom_unit(m: &PldMechanism) -> Option<Rational> {
     match m {
         PldMechanism::Laplace { eps }
         | PldMechanism::RandomizedResponse { eps }
-        | PldMechanism::ApproxDp { eps, .. } => Some(eps),
+        | PldMechanism::ApproxDp { eps, .. } => Some(eps.clone()),
+        PldMechanism::DiscreteLaplace { parameter, .. } => Some(parameter.clone()),
+        // Δ(Δ − 2y)/(2σ²) is an integer multiple of Δ/(2σ²)
+        PldMechanism::DiscreteGaussian {
+            sigma_squared,
+            sensitivity,
+        } => Some(Rational::from(sensitivity) / Rational::from(sigma_squared * 2u32)),
         PldMechanism::Gaussian { .. }
+        | PldMechanism::KaryRandomizedResponse { .. }
         | PldMechanism::SubsampledGaussian { .. }
         | PldMechanism::SubsampledGaussianSubstitution { .. }
         | PldMechanism::FixedSizeGaussian { .. } => None,
@@ -137,6 +161,30 @@ pub(super) fn validate_term(t: &PldTerm) -> Result<()> {
         PldMechanism::ApproxDp { eps, delta } => {
             validate::nonnegative("epsilon", eps)?;
             validate::unit_from_zero("delta", delta)
+        }
+        PldMechanism::DiscreteLaplace {
+            parameter,
+            sensitivity,
+        } => {
+            validate::positive("noise_parameter", parameter)?;
+            validate::count("sensitivity", sensitivity)?;
+            if *sensitivity > MAX_DISCRETE_LAPLACE_SENSITIVITY {
+                return Err(Error::arg(
+                    "sensitivity",
+                    format!("{sensitivity} exceeds {MAX_DISCRETE_LAPLACE_SENSITIVITY} (one atom per output between the two centres)"),
+                ));
+            }
+            Ok(())
+        }
+        PldMechanism::KaryRandomizedResponse { noise, buckets } => {
+            crate::theorems::randomized_response::check_rr(noise, buckets)
+        }
+        PldMechanism::DiscreteGaussian {
+            sigma_squared,
+            sensitivity,
+        } => {
+            crate::theorems::discrete::check_sigma_squared(sigma_squared)?;
+            validate::count("sensitivity", sensitivity)
         }
         PldMechanism::SubsampledGaussian { sigma, rate, .. }
         | PldMechanism::SubsampledGaussianSubstitution { sigma, rate }
