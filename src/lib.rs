@@ -139,6 +139,7 @@ pub mod cli;
 pub mod deploy;
 pub mod dp_event;
 pub mod event;
+pub mod input;
 pub mod json;
 pub mod num;
 pub mod plot;

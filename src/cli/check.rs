@@ -2,7 +2,7 @@
 //! judging: [`crate::reference::judge`]).
 use super::{fail, out, parse_query};
 use crate::reference::judge::{check_records, parse_records};
-use crate::{json as contract, Error};
+use crate::json as contract;
 use clap::Args;
 use serde_json::{json, Value};
 
@@ -57,9 +57,7 @@ pub(super) fn run_check(a: &CheckArgs) -> i32 {
     use std::io::IsTerminal;
     let input = json!({"file": a.file.display().to_string()});
     let name = a.file.display().to_string();
-    let list = std::fs::read_to_string(&a.file)
-        .map_err(|e| Error::arg("FILE", format!("cannot read {name}: {e}")))
-        .and_then(|text| parse_records(&text, &name));
+    let list = crate::input::read_text(&a.file).and_then(|text| parse_records(&text, &name));
     let list = match list {
         Ok(l) => l,
         Err(e) => return fail("check", input, &e, a.json),
