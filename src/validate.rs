@@ -25,7 +25,7 @@ pub fn open_unit(name: &str, x: &Rational) -> Result<()> {
     } else {
         Err(Error::arg(
             name,
-            format!("must lie in (0, 1), got {}", show(x)),
+            format!("must lie in (0, 1), got {}{}", show(x), delta_hint(x)),
         ))
     }
 }
@@ -37,8 +37,17 @@ pub fn unit_from_zero(name: &str, x: &Rational) -> Result<()> {
     } else {
         Err(Error::arg(
             name,
-            format!("must lie in [0, 1), got {}", show(x)),
+            format!("must lie in [0, 1), got {}{}", show(x), delta_hint(x)),
         ))
+    }
+}
+
+/// A hint for a δ of 1 or more: it is probably an ε.
+fn delta_hint(x: &Rational) -> &'static str {
+    if *x >= 1 {
+        " (δ is a probability such as 1e-5; a value ≥ 1 looks like an ε)"
+    } else {
+        ""
     }
 }
 
@@ -47,9 +56,14 @@ pub fn unit_rate(name: &str, x: &Rational) -> Result<()> {
     if *x > 0 && *x <= 1 {
         Ok(())
     } else {
+        let hint = if *x > 1 {
+            " (the rate is a fraction, batch size / dataset size: e.g. 256/60000)"
+        } else {
+            ""
+        };
         Err(Error::arg(
             name,
-            format!("must lie in (0, 1], got {}", show(x)),
+            format!("must lie in (0, 1], got {}{hint}", show(x)),
         ))
     }
 }
