@@ -143,7 +143,10 @@ impl<'de> Visitor<'de> for Unique {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
         let mut i = 0usize;
-        while seq.next_element_seed(self.below(&format!("[{i}]")))?.is_some() {
+        while seq
+            .next_element_seed(self.below(&format!("[{i}]")))?
+            .is_some()
+        {
             i += 1;
         }
         Ok(())

@@ -1,8 +1,8 @@
 //! `dpcert check FILE`: judge values printed by another library (the library does the
 //! judging: [`crate::reference::judge`]).
 use super::{fail, out, parse_query};
-use crate::reference::judge::{check_records, parse_records};
 use crate::json as contract;
+use crate::reference::judge::{check_records, parse_records};
 use clap::Args;
 use serde_json::{json, Value};
 
