@@ -434,3 +434,114 @@ fn every_commands_json_errors_validate() {
     }
     assert!(ran >= 60, "{ran} error outputs validated");
 }
+
+/// Costly inputs answer fast or are refused up front, naming what the user can change.
+#[test]
+fn costly_inputs_are_fast_or_refused_up_front() {
+    // 10⁶ identical pure-DP releases and ten zCDP ones: the Gaussian-split route searched its
+    // split with ~120 certified optimal compositions (3 min of CPU); now one f64 model
+    let costly = temp(
+        "costly.toml",
+        b"[budget]\ndelta = 1e-5\nepsilon = 1\n[[mechanism]]\ntype = \"pure\"\nepsilon = 0.001\nrepeat = 1000000\n[[mechanism]]\ntype = \"zcdp\"\nrho = 0.001\nrepeat = 10\n",
+    );
+    let started = std::time::Instant::now();
+    let (code, out, err) = run(&["audit", &costly, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let routes = v["result"]["routes"].as_array().unwrap();
+    let split = routes
+        .iter()
+        .find(|r| r["name"] == "Gaussian split + optimal")
+        .unwrap_or_else(|| panic!("{out}"));
+    // the split route is valid whatever ε_g: never below the optimal composition of the pure
+    // part alone (10⁶ × 0.001-DP at δ = 1e-5: ε* ∈ [4.3771710, 4.3771711] by the optimal route)
+    let eps: f64 = split["epsilon"]["upper"].as_str().unwrap().parse().unwrap();
+    assert!((4.3771710..4.95).contains(&eps), "{eps}");
+
+    // a step count far beyond what calibration evaluates: refused at once, the limit named
+    let started = std::time::Instant::now();
+    let (code, _, err) = run(&[
+        "calibrate",
+        "dpsgd",
+        "--target-epsilon",
+        "1",
+        "--delta",
+        "1e-5",
+        "--rate",
+        "0.01",
+        "--steps",
+        "9223372036854775807",
+    ]);
+    assert_eq!(code, exit::BAD_INPUT, "{err}");
+    assert!(err.contains("--steps") && err.contains("10¹²"), "{err}");
+    assert!(started.elapsed().as_secs() < 5);
+
+    // --tight at 10⁶ steps: the promised 2e-5 is not reached, and the output says so
+    let tight = [
+        "dpsgd", "--rate", "0.01", "--sigma", "1", "--steps", "1000000", "--delta", "1e-5",
+        "--tight",
+    ];
+    let (code, out, err) = run(&tight);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("warning: --tight promises a bracket within 2e-5"),
+        "{out}"
+    );
+    let (_, out, _) = run(&[&tight[..], &["--json"]].concat());
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let t = &v["result"]["details"]["tight_width"];
+    assert_eq!(t["met"], false, "{out}");
+    assert!(
+        common::schema_errors(&common::schema_validator(), &v).is_empty(),
+        "{out}"
+    );
+    let lo: f64 = v["result"]["value"]["lower"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let hi: f64 = v["result"]["value"]["upper"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((hi - lo) / hi > 2e-5, "the warning must match the bracket");
+}
+
+/// A δ so large that ε near the target needs an impossible grid: the message names flags
+/// calibrate has (it has no --grid).
+#[test]
+fn calibrate_names_its_own_flags() {
+    let (code, _, err) = run(&[
+        "calibrate",
+        "dpsgd",
+        "--target-epsilon",
+        "0.1",
+        "--delta",
+        "0.5",
+        "--rate",
+        "1",
+        "--steps",
+        "1",
+    ]);
+    assert_eq!(code, exit::BAD_INPUT, "{err}");
+    assert!(
+        !err.contains("--grid") && err.contains("--target-epsilon"),
+        "{err}"
+    );
+}
+
+/// The "(cited)" footnote sits under the routes table, not under a result the PLD accountant
+/// certified without the cited result.
+#[test]
+fn footnotes_only_under_what_they_qualify() {
+    let (code, out, err) = run(&["audit", &example("dpsgd-mnist.toml")]);
+    assert_eq!(code, 0, "{err}");
+    let foot = out
+        .find("(cited) rests on")
+        .expect("the Rényi row is cited");
+    let certified = out.find("Certified:").unwrap();
+    assert!(foot < certified, "{out}");
+    assert!(out.contains("[PLD]\n"), "{out}");
+}

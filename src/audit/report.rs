@@ -315,6 +315,15 @@ impl Report {
             }
             let _ = writeln!(s, "{}", line.trim_end());
         }
+        // the footnote sits under the table whose rows it qualifies, not under the result
+        let cited = self
+            .routes
+            .iter()
+            .flat_map(|r| [&r.epsilon, &r.delta])
+            .find_map(|a| a.as_ref().and_then(|a| a.rests_on()));
+        if let Some(c) = cited {
+            let _ = writeln!(s, "  (cited) rests on {c}");
+        }
         s.push('\n');
         s
     }
@@ -327,10 +336,11 @@ impl Report {
                 (Some((_, a)), Some(r)) => {
                     let _ = writeln!(
                         s,
-                        "Certified: ({}, {})-DP   [{}]",
+                        "Certified: ({}, {})-DP   [{}{}]",
                         a.upper().to_decimal(),
                         show(dl),
-                        r.name
+                        r.name,
+                        cited_mark(a)
                     );
                     if let Some(l) = a.lower().filter(|l| l.0 > 0) {
                         let _ = writeln!(
@@ -350,10 +360,11 @@ impl Report {
                 (Some((_, a)), Some(r)) => {
                     let _ = writeln!(
                         s,
-                        "Certified: ({}, {})-DP   [{}]",
+                        "Certified: ({}, {})-DP   [{}{}]",
                         show(e),
                         a.upper().to_decimal(),
-                        r.name
+                        r.name,
+                        cited_mark(a)
                     );
                 }
                 _ => {
@@ -374,18 +385,19 @@ impl Report {
                 let _ = writeln!(s, "In short: {sentence}.");
             }
         }
-        let cited = self
-            .routes
-            .iter()
-            .flat_map(|r| [&r.epsilon, &r.delta])
-            .find_map(|a| a.as_ref().and_then(|a| a.rests_on()));
-        if let Some(c) = cited {
-            let _ = writeln!(s, "(cited) rests on {c}");
-        }
         for n in &self.notes {
             let _ = writeln!(s, "Note: {n}");
         }
         s
+    }
+}
+
+/// " (cited)" for an answer resting on a cited result (the footnote under the routes says which).
+fn cited_mark(a: &Answer) -> &'static str {
+    if a.lower().is_none() && a.rests_on().is_some() {
+        " (cited)"
+    } else {
+        ""
     }
 }
 

@@ -128,6 +128,11 @@ trait QueryCmd {
     fn details(&self) -> Vec<(&'static str, Value)> {
         Vec::new()
     }
+    /// A promise the flags asked for and whether the answer kept it (e.g. `--tight`'s width):
+    /// the `details` entry, and a warning line for the human output when it was not kept.
+    fn promise(&self, _a: &Answer) -> Option<(&'static str, Value, Option<String>)> {
+        None
+    }
 }
 
 impl Cmd {
@@ -334,6 +339,7 @@ pub fn query_envelope(args: &[String]) -> Result<Value, Error> {
         let q = c.to_query()?;
         let mut a = q.evaluate(precision(c.common())?, std::io::stderr().is_terminal())?;
         a.details.extend(c.details());
+        a.details.extend(c.promise(&a).map(|(k, v, _)| (k, v)));
         Ok((q, a))
     })())?;
     Ok(contract::envelope(
@@ -384,9 +390,11 @@ fn run_query(c: &dyn QueryCmd) -> i32 {
         let q = c.to_query()?;
         let mut a = q.evaluate(precision(c.common())?, std::io::stderr().is_terminal())?;
         a.details.extend(c.details());
-        Ok((q, a, n))
+        let promise = c.promise(&a);
+        a.details.extend(promise.clone().map(|(k, v, _)| (k, v)));
+        Ok((q, a, n, promise.and_then(|p| p.2)))
     })());
-    let (q, a, n) = match evaluated {
+    let (q, a, n, warning) = match evaluated {
         Ok(x) => x,
         Err(e) => return fail(c.command(), c.input(), &e, json_mode),
     };
@@ -407,6 +415,9 @@ fn run_query(c: &dyn QueryCmd) -> i32 {
             f.precision_bits(),
             f.arithmetic().name()
         ));
+        if let Some(w) = warning {
+            out::println(&format!("  warning: {w}"));
+        }
     }
     exit::OK
 }
