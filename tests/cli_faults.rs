@@ -545,3 +545,31 @@ fn footnotes_only_under_what_they_qualify() {
     assert!(foot < certified, "{out}");
     assert!(out.contains("[PLD]\n"), "{out}");
 }
+
+/// One number style across the human output: plain decimals from 10⁻⁴ to 10⁷, scientific
+/// outside — for exact inputs echoed (δ = 1e-5, not 0.00001) and certified values alike
+/// (0.0014169688, not 1.4169688e-3), in the table, the Certified lines and the claim.
+#[test]
+fn one_number_style_in_the_human_output() {
+    let deployment = temp(
+        "style.toml",
+        b"[budget]\ndelta = 0.00001\nepsilon = 1\n[claim]\nepsilon = 3\ndelta = 1e-5\n[[mechanism]]\ntype = \"approx\"\nepsilon = 0.1\ndelta = 1e-7\nrepeat = 10\n[[mechanism]]\ntype = \"gaussian\"\nsigma = 8\n",
+    );
+    let (code, out, err) = run(&["audit", &deployment]);
+    assert_eq!(code, 0, "{err}");
+    for word in out.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '-')) {
+        let Some((mant, exp)) = word.split_once('e') else {
+            assert!(!word.starts_with("0.0000"), "{word} in\n{out}");
+            continue;
+        };
+        if mant.parse::<f64>().is_err() {
+            continue; // a word, not a number
+        }
+        let exp: i32 = exp.parse().unwrap_or_else(|_| panic!("{word}"));
+        assert!(!(-4..=6).contains(&exp), "{word} should be plain in\n{out}");
+    }
+    assert!(
+        out.contains("ε at δ=1e-5") && out.contains("claimed δ = 1e-5"),
+        "{out}"
+    );
+}

@@ -1,7 +1,7 @@
 //! The audit report as data (JSON), as a table, and as a short text with a verdict sentence.
 use super::{Answer, Report, RouteResult, Verdict};
 use crate::json::{lower_decimal, quantity};
-use crate::validate::show;
+use crate::validate::{plain_decimal, show};
 use rug::Rational;
 use serde_json::{json, Map, Value};
 use std::fmt::{self, Write};
@@ -26,10 +26,10 @@ fn bracket(a: &Answer, digits: usize) -> String {
     match a.lower() {
         Some(l) => format!(
             "[{}, {}]",
-            l.to_decimal_digits(digits),
-            a.upper().to_decimal_digits(digits)
+            plain_decimal(l.to_decimal_digits(digits)),
+            plain_decimal(a.upper().to_decimal_digits(digits))
         ),
-        None => format!("≤ {}", a.upper().to_decimal_digits(digits)),
+        None => format!("≤ {}", plain_decimal(a.upper().to_decimal_digits(digits))),
     }
 }
 
@@ -203,8 +203,13 @@ impl Report {
         };
         Some(if let (true, Some(a)) = (by_epsilon, eps) {
             let (what, x) = match (c.verdict, a.lower()) {
-                (Verdict::Refuted, Some(l)) => ("at least", l.to_decimal_digits(digits)),
-                _ => ("at most", a.upper().to_decimal_digits(digits)),
+                (Verdict::Refuted, Some(l)) => {
+                    ("at least", plain_decimal(l.to_decimal_digits(digits)))
+                }
+                _ => (
+                    "at most",
+                    plain_decimal(a.upper().to_decimal_digits(digits)),
+                ),
             };
             let shown = x.parse::<f64>().unwrap_or(f64::NAN);
             format!(
@@ -337,7 +342,7 @@ impl Report {
                     let _ = writeln!(
                         s,
                         "Certified: ({}, {})-DP   [{}{}]",
-                        a.upper().to_decimal(),
+                        plain_decimal(a.upper().to_decimal()),
                         show(dl),
                         r.name,
                         cited_mark(a)
@@ -346,7 +351,7 @@ impl Report {
                         let _ = writeln!(
                             s,
                             "  exact: no ε below {} holds at this δ",
-                            lower_decimal(l)
+                            plain_decimal(lower_decimal(l))
                         );
                     }
                 }
@@ -362,7 +367,7 @@ impl Report {
                         s,
                         "Certified: ({}, {})-DP   [{}{}]",
                         show(e),
-                        a.upper().to_decimal(),
+                        plain_decimal(a.upper().to_decimal()),
                         r.name,
                         cited_mark(a)
                     );

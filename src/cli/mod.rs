@@ -218,53 +218,18 @@ fn digits_arg(text: &str) -> Result<usize, Error> {
     }
 }
 
-/// MPFR's `d.ddde-1` as plain decimal when the exponent is small (the same digits, so the
-/// same number: no rounding happens here).
-fn plain(s: String) -> String {
-    let Some((mant, exp)) = s.split_once('e') else {
-        return s;
-    };
-    let Ok(e) = exp.parse::<i32>() else {
-        return s;
-    };
-    if !(-4..=6).contains(&e) {
-        return s;
-    }
-    let (sign, m) = match mant.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mant),
-    };
-    let digits: String = m.chars().filter(|c| *c != '.').collect();
-    let point = 1 + e; // digits before the decimal point
-    let mut out: String = if point <= 0 {
-        format!("0.{}{digits}", "0".repeat((-point) as usize))
-    } else if (point as usize) >= digits.len() {
-        format!("{digits}{}", "0".repeat(point as usize - digits.len()))
-    } else {
-        format!(
-            "{}.{}",
-            &digits[..point as usize],
-            &digits[point as usize..]
-        )
-    };
-    if out.ends_with('.') {
-        out.pop();
-    }
-    format!("{sign}{out}")
-}
-
 /// A lower end with `n` significant digits, rounded down (clamped at 0).
 fn lower_digits(l: &Lower, n: usize) -> String {
     if *l.as_float() <= 0 {
         "0".into()
     } else {
-        plain(l.to_decimal_digits(n))
+        validate::plain_decimal(l.to_decimal_digits(n))
     }
 }
 
 /// An upper end with `n` significant digits, rounded up.
 fn upper_digits(u: &Upper, n: usize) -> String {
-    plain(u.to_decimal_digits(n))
+    validate::plain_decimal(u.to_decimal_digits(n))
 }
 
 /// The human sentence of a certified value: "lies in [l, u]" or "is at most u".
