@@ -436,15 +436,48 @@ pub fn calibrate(
 ) -> Result<Calibration> {
     validate::positive("target-epsilon", target)?;
     validate::open_unit("delta", delta)?;
+    if parameter != Parameter::Steps && run.steps > MAX_CALIBRATED_STEPS {
+        return Err(Error::arg(
+            "steps",
+            format!(
+                "{} steps: calibration evaluates the accountant many times, and one evaluation at this many steps takes minutes and gigabytes; at most 10¹² steps are calibrated (the range the steps search itself covers)",
+                run.steps
+            ),
+        ));
+    }
     let mut s = search::Search::new(run, parameter, target, delta);
     let ok = |c: Calibration| {
         debug_assert!(*c.feasible.epsilon.upper().as_float() <= *target);
         Ok(c)
     };
-    if run.sampling == Sampling::Shuffled && parameter == Parameter::Sigma {
-        return ok(s.shuffled_sigma()?);
+    let solved = if run.sampling == Sampling::Shuffled && parameter == Parameter::Sigma {
+        s.shuffled_sigma()
+    } else {
+        s.run()
+    };
+    ok(solved.map_err(grid_refusal)?)
+}
+
+/// Most steps of a run whose σ or rate is calibrated: the end of the steps search's own range.
+pub const MAX_CALIBRATED_STEPS: u64 = 1_000_000_000_000;
+
+/// The accountant's refusal of a grid (too many points near the target) in words a calibration
+/// can act on: it has no `--grid`, its grids are chosen automatically.
+fn grid_refusal(e: Error) -> Error {
+    match e {
+        Error::InvalidArgument { name, reason } if name == "grid" => {
+            let why = reason
+                .split("; use a coarser --grid")
+                .next()
+                .unwrap_or(&reason)
+                .to_string();
+            Error::arg(
+                "target-epsilon",
+                format!("the PLD accountant cannot certify ε near this target ({why}); try a larger --target-epsilon, a smaller --delta, or --method rdp"),
+            )
+        }
+        other => other,
     }
-    ok(s.run()?)
 }
 
 /// The noise of the Gaussian mechanism for a target: Corollary 8/10 inverted in σ (an alias

@@ -552,16 +552,7 @@ fn section_num(
 }
 
 fn parse_json(text: &str) -> Result<Node> {
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-        Error::arg(
-            "FILE",
-            format!(
-                "JSON syntax error at line {}, column {}: {e}",
-                e.line(),
-                e.column()
-            ),
-        )
-    })?;
+    let v: serde_json::Value = crate::input::json_value(text)?;
     Ok(from_json(&v))
 }
 
@@ -687,21 +678,16 @@ fn entry(i: usize, m: &Node) -> Result<Event> {
 impl Deployment {
     /// Read a deployment from a `.toml` or `.json` file (by extension; otherwise TOML).
     pub fn load(path: &Path) -> Result<Deployment> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::arg("FILE", format!("cannot read {}: {e}", path.display())))?;
+        let text = crate::input::read_text(path)?;
         let is_json = path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-        Self::parse(&text, is_json).map_err(|e| match e {
-            Error::InvalidArgument { name, reason } if name == "FILE" => {
-                Error::arg("FILE", format!("{}: {reason}", path.display()))
-            }
-            other => other,
-        })
+        Self::parse(&text, is_json).map_err(|e| crate::input::at_path(path, e))
     }
 
     /// Parse deployment text.
     pub fn parse(text: &str, json: bool) -> Result<Deployment> {
+        let text = &crate::input::clean(text);
         let root = if json {
             parse_json(text)?
         } else {

@@ -337,16 +337,7 @@ fn sections(mut d: Deployment, obj: &serde_json::Map<String, Value>) -> Result<D
 
 /// Parse a `dp-event` file: `{"budget": {...}, "claim": {...}, "event": DpEvent}`.
 pub fn parse(text: &str) -> Result<Deployment> {
-    let v: Value = serde_json::from_str(text).map_err(|e| {
-        Error::arg(
-            "FILE",
-            format!(
-                "JSON syntax error at line {}, column {}: {e}",
-                e.line(),
-                e.column()
-            ),
-        )
-    })?;
+    let v: Value = crate::input::json_value(&crate::input::clean(text))?;
     let obj = v.as_object().ok_or_else(|| {
         Error::arg(
             "FILE",
@@ -370,7 +361,5 @@ pub fn parse(text: &str) -> Result<Deployment> {
 
 /// Read a `dp-event` file.
 pub fn load(path: &std::path::Path) -> Result<Deployment> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::arg("FILE", format!("cannot read {}: {e}", path.display())))?;
-    parse(&text)
+    parse(&crate::input::read_text(path)?).map_err(|e| crate::input::at_path(path, e))
 }

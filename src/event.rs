@@ -251,14 +251,7 @@ fn field(field: &str, x: impl Exact, check: fn(&str, &Rational) -> Result<()>) -
 
 /// A sampling rate in (0, 1].
 pub(crate) fn rate_in_unit(name: &str, q: &Rational) -> Result<()> {
-    if *q > 0 && *q <= 1 {
-        Ok(())
-    } else {
-        Err(Error::arg(
-            name,
-            format!("must lie in (0, 1], got {}", validate::show(q)),
-        ))
-    }
+    validate::unit_rate(name, q)
 }
 
 impl Event {

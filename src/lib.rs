@@ -146,6 +146,7 @@ pub mod cli;
 pub mod deploy;
 pub mod dp_event;
 pub mod event;
+pub mod input;
 pub mod json;
 pub mod num;
 pub mod plot;
@@ -213,6 +214,11 @@ pub mod exit {
     pub const NUMERICAL: i32 = 3;
     /// Undecided: the certified bracket contains the claimed or checked value.
     pub const UNDECIDED: i32 = 4;
+    /// The output could not be written (a full disk, an I/O error); one line on stderr.
+    pub const OUTPUT: i32 = 5;
+    /// The reader of the output closed the pipe (`dpcert … | head`): quiet, 128 + SIGPIPE, the
+    /// status a shell reports for a program killed by SIGPIPE.
+    pub const BROKEN_PIPE: i32 = 141;
 }
 
 pub use num::{Certified, Enclosure, Lower, LowerBound, Precision, Upper, UpperBound};

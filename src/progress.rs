@@ -19,6 +19,14 @@ fn unpack(s: u64) -> (u64, u64) {
     (s >> 32, s & 0xffff_ffff)
 }
 
+/// Write a progress line (or its erasure) to standard error, ignoring a failure: a full or
+/// closed stderr never stops a computation.
+pub(crate) fn show(text: &str) {
+    use std::io::Write;
+    let mut e = std::io::stderr().lock();
+    let _ = e.write_all(text.as_bytes()).and_then(|()| e.flush());
+}
+
 /// Forget the last computation's progress (a front end calls this before starting one).
 pub fn reset() {
     STATE.store(0, Ordering::Relaxed);

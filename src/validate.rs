@@ -25,7 +25,7 @@ pub fn open_unit(name: &str, x: &Rational) -> Result<()> {
     } else {
         Err(Error::arg(
             name,
-            format!("must lie in (0, 1), got {}", show(x)),
+            format!("must lie in (0, 1), got {}{}", show(x), delta_hint(x)),
         ))
     }
 }
@@ -37,8 +37,17 @@ pub fn unit_from_zero(name: &str, x: &Rational) -> Result<()> {
     } else {
         Err(Error::arg(
             name,
-            format!("must lie in [0, 1), got {}", show(x)),
+            format!("must lie in [0, 1), got {}{}", show(x), delta_hint(x)),
         ))
+    }
+}
+
+/// A hint for a δ of 1 or more: it is probably an ε.
+fn delta_hint(x: &Rational) -> &'static str {
+    if *x >= 1 {
+        " (δ is a probability such as 1e-5; a value ≥ 1 looks like an ε)"
+    } else {
+        ""
     }
 }
 
@@ -47,9 +56,14 @@ pub fn unit_rate(name: &str, x: &Rational) -> Result<()> {
     if *x > 0 && *x <= 1 {
         Ok(())
     } else {
+        let hint = if *x > 1 {
+            " (the rate is a fraction, batch size / dataset size: e.g. 256/60000)"
+        } else {
+            ""
+        };
         Err(Error::arg(
             name,
-            format!("must lie in (0, 1], got {}", show(x)),
+            format!("must lie in (0, 1], got {}{hint}", show(x)),
         ))
     }
 }
@@ -148,7 +162,9 @@ fn show_terminating(x: &Rational, k: u32, twos: u32, fives: u32) -> String {
     }
     let t = digits.trim_end_matches('0');
     let exp = t.len() as i64 - 1 - k as i64 + (digits.len() - t.len()) as i64;
-    if k <= 6 || exp >= -6 {
+    // one style for every number dpcert prints (as [`plain_decimal`]): plain from 10⁻⁴ up,
+    // scientific below (1e-5, not 0.00001)
+    if exp >= -4 {
         let padded = format!("{digits:0>width$}", width = k + 1);
         let (a, b) = padded.split_at(padded.len() - k);
         return format!("{sign}{a}.{}", b.trim_end_matches('0'))
@@ -161,6 +177,42 @@ fn show_terminating(x: &Rational, k: u32, twos: u32, fives: u32) -> String {
         t.to_string()
     };
     format!("{sign}{mant}e{exp}")
+}
+
+/// MPFR's `d.ddde-1` as plain decimal when the exponent is in −4..=6 (the same digits, so the
+/// same number: no rounding happens here). With [`show`]'s rule this is the one number style
+/// of the human output: plain from 10⁻⁴ to 10⁷, scientific outside.
+pub fn plain_decimal(s: String) -> String {
+    let Some((mant, exp)) = s.split_once('e') else {
+        return s;
+    };
+    let Ok(e) = exp.parse::<i32>() else {
+        return s;
+    };
+    if !(-4..=6).contains(&e) {
+        return s;
+    }
+    let (sign, m) = match mant.strip_prefix('-') {
+        Some(m) => ("-", m),
+        None => ("", mant),
+    };
+    let digits: String = m.chars().filter(|c| *c != '.').collect();
+    let point = 1 + e; // digits before the decimal point
+    let mut out: String = if point <= 0 {
+        format!("0.{}{digits}", "0".repeat((-point) as usize))
+    } else if (point as usize) >= digits.len() {
+        format!("{digits}{}", "0".repeat(point as usize - digits.len()))
+    } else {
+        format!(
+            "{}.{}",
+            &digits[..point as usize],
+            &digits[point as usize..]
+        )
+    };
+    if out.ends_with('.') {
+        out.pop();
+    }
+    format!("{sign}{out}")
 }
 
 /// Smallest MPFR precision accepted (MPFR itself allows 1; we refuse nonsense).
@@ -231,7 +283,11 @@ mod tests {
             ("12", "12"),
             ("1200e-10", "1.2e-7"),
             ("0", "0"),
-            ("0.000001", "0.000001"),
+            ("0.000001", "1e-6"),
+            ("0.00001", "1e-5"),
+            ("0.0001", "0.0001"),
+            ("0.000123", "0.000123"),
+            ("0.0000123", "1.23e-5"),
             ("8317/1024", "8.1220703125"),
             ("1e-7", "1e-7"),
         ] {

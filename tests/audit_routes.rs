@@ -262,7 +262,7 @@ fn result_json_and_text() {
     );
     assert_eq!(
         v["budget"],
-        serde_json::json!({"delta": "0.000001", "epsilon": "2"})
+        serde_json::json!({"delta": "1e-6", "epsilon": "2"})
     );
     assert_eq!(v["epsilon"]["kind"], "two-sided");
     assert_eq!(v["epsilon_route"], "exact_gaussian");

@@ -121,7 +121,7 @@ fn poisson_substitution_entry_is_the_dpsgd_bracket() {
     assert_eq!(r["result"]["verdict"], "verified");
     let summary = r["result"]["summary"].as_str().unwrap();
     assert!(
-        summary.contains("ε(δ=0.00001) ≤") && summary.ends_with("verified"),
+        summary.contains("ε(δ=1e-5) ≤") && summary.ends_with("verified"),
         "{summary}"
     );
 }

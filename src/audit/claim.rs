@@ -3,7 +3,7 @@
 use super::route::RouteId;
 use crate::exit;
 use crate::num::Certified;
-use crate::validate::show;
+use crate::validate::{plain_decimal, show};
 use rug::Rational;
 
 /// Verdict on a deployment's claim.
@@ -118,7 +118,7 @@ pub(crate) fn check_claim(
             format!(
                 "certified δ(ε={}) ≤ {} ≤ claimed δ = {}",
                 show(ce),
-                a.upper().to_decimal(),
+                plain_decimal(a.upper().to_decimal()),
                 show(cd)
             ),
         ),
@@ -129,7 +129,7 @@ pub(crate) fn check_claim(
             format!(
                 "the exact δ(ε={}) is at least {} > claimed δ = {}",
                 show(ce),
-                a.formula().lower().to_decimal(),
+                plain_decimal(a.formula().lower().to_decimal()),
                 show(cd)
             ),
         ),
@@ -141,8 +141,8 @@ pub(crate) fn check_claim(
                 "best certified δ(ε={}) ∈ [{}, {}] does not separate from claimed δ = {}",
                 show(ce),
                 a.lower()
-                    .map_or_else(|| "unknown".into(), |l| l.to_decimal()),
-                a.upper().to_decimal(),
+                    .map_or_else(|| "unknown".into(), |l| plain_decimal(l.to_decimal())),
+                plain_decimal(a.upper().to_decimal()),
                 show(cd)
             ),
         ),
@@ -180,7 +180,7 @@ pub(crate) fn check_claim_by_epsilon(
             format!(
                 "certified ε(δ={}) ≤ {} ≤ claimed ε = {}",
                 show(cd),
-                a.upper().to_decimal(),
+                plain_decimal(a.upper().to_decimal()),
                 show(ce)
             ),
         ),
@@ -190,7 +190,7 @@ pub(crate) fn check_claim_by_epsilon(
             format!(
                 "the exact ε(δ={}) is at least {} > claimed ε = {}",
                 show(cd),
-                a.formula().lower().to_decimal(),
+                plain_decimal(a.formula().lower().to_decimal()),
                 show(ce)
             ),
         ),
@@ -201,8 +201,8 @@ pub(crate) fn check_claim_by_epsilon(
                 "certified ε(δ={}) ∈ [{}, {}] does not separate from claimed ε = {}",
                 show(cd),
                 a.lower()
-                    .map_or_else(|| "unknown".into(), |l| l.to_decimal()),
-                a.upper().to_decimal(),
+                    .map_or_else(|| "unknown".into(), |l| plain_decimal(l.to_decimal())),
+                plain_decimal(a.upper().to_decimal()),
                 show(ce)
             ),
         ),

@@ -431,7 +431,7 @@ impl Stage {
     }
     fn enter(&self, name: &str) {
         if self.on && self.start.elapsed().as_secs() >= 1 {
-            eprint!("\raudit: {name}…\x1b[K");
+            crate::progress::show(&format!("\raudit: {name}…\x1b[K"));
             self.shown.set(true);
         }
     }
@@ -440,7 +440,7 @@ impl Stage {
 impl Drop for Stage {
     fn drop(&mut self) {
         if self.shown.get() {
-            eprint!("\r\x1b[K");
+            crate::progress::show("\r\x1b[K");
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The audit report as data (JSON), as a table, and as a short text with a verdict sentence.
 use super::{Answer, Report, RouteResult, Verdict};
 use crate::json::{lower_decimal, quantity};
-use crate::validate::show;
+use crate::validate::{plain_decimal, show};
 use rug::Rational;
 use serde_json::{json, Map, Value};
 use std::fmt::{self, Write};
@@ -26,10 +26,10 @@ fn bracket(a: &Answer, digits: usize) -> String {
     match a.lower() {
         Some(l) => format!(
             "[{}, {}]",
-            l.to_decimal_digits(digits),
-            a.upper().to_decimal_digits(digits)
+            plain_decimal(l.to_decimal_digits(digits)),
+            plain_decimal(a.upper().to_decimal_digits(digits))
         ),
-        None => format!("≤ {}", a.upper().to_decimal_digits(digits)),
+        None => format!("≤ {}", plain_decimal(a.upper().to_decimal_digits(digits))),
     }
 }
 
@@ -203,8 +203,13 @@ impl Report {
         };
         Some(if let (true, Some(a)) = (by_epsilon, eps) {
             let (what, x) = match (c.verdict, a.lower()) {
-                (Verdict::Refuted, Some(l)) => ("at least", l.to_decimal_digits(digits)),
-                _ => ("at most", a.upper().to_decimal_digits(digits)),
+                (Verdict::Refuted, Some(l)) => {
+                    ("at least", plain_decimal(l.to_decimal_digits(digits)))
+                }
+                _ => (
+                    "at most",
+                    plain_decimal(a.upper().to_decimal_digits(digits)),
+                ),
             };
             let shown = x.parse::<f64>().unwrap_or(f64::NAN);
             format!(
@@ -315,6 +320,15 @@ impl Report {
             }
             let _ = writeln!(s, "{}", line.trim_end());
         }
+        // the footnote sits under the table whose rows it qualifies, not under the result
+        let cited = self
+            .routes
+            .iter()
+            .flat_map(|r| [&r.epsilon, &r.delta])
+            .find_map(|a| a.as_ref().and_then(|a| a.rests_on()));
+        if let Some(c) = cited {
+            let _ = writeln!(s, "  (cited) rests on {c}");
+        }
         s.push('\n');
         s
     }
@@ -327,16 +341,17 @@ impl Report {
                 (Some((_, a)), Some(r)) => {
                     let _ = writeln!(
                         s,
-                        "Certified: ({}, {})-DP   [{}]",
-                        a.upper().to_decimal(),
+                        "Certified: ({}, {})-DP   [{}{}]",
+                        plain_decimal(a.upper().to_decimal()),
                         show(dl),
-                        r.name
+                        r.name,
+                        cited_mark(a)
                     );
                     if let Some(l) = a.lower().filter(|l| l.0 > 0) {
                         let _ = writeln!(
                             s,
                             "  exact: no ε below {} holds at this δ",
-                            lower_decimal(l)
+                            plain_decimal(lower_decimal(l))
                         );
                     }
                 }
@@ -350,10 +365,11 @@ impl Report {
                 (Some((_, a)), Some(r)) => {
                     let _ = writeln!(
                         s,
-                        "Certified: ({}, {})-DP   [{}]",
+                        "Certified: ({}, {})-DP   [{}{}]",
                         show(e),
-                        a.upper().to_decimal(),
-                        r.name
+                        plain_decimal(a.upper().to_decimal()),
+                        r.name,
+                        cited_mark(a)
                     );
                 }
                 _ => {
@@ -374,18 +390,19 @@ impl Report {
                 let _ = writeln!(s, "In short: {sentence}.");
             }
         }
-        let cited = self
-            .routes
-            .iter()
-            .flat_map(|r| [&r.epsilon, &r.delta])
-            .find_map(|a| a.as_ref().and_then(|a| a.rests_on()));
-        if let Some(c) = cited {
-            let _ = writeln!(s, "(cited) rests on {c}");
-        }
         for n in &self.notes {
             let _ = writeln!(s, "Note: {n}");
         }
         s
+    }
+}
+
+/// " (cited)" for an answer resting on a cited result (the footnote under the routes says which).
+fn cited_mark(a: &Answer) -> &'static str {
+    if a.lower().is_none() && a.rests_on().is_some() {
+        " (cited)"
+    } else {
+        ""
     }
 }
 

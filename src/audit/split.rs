@@ -5,7 +5,7 @@
 use super::ledger::{Entry, Ledger, Mechanism};
 use super::route::{answer, Outcome, Route, RouteId, Step, WhyNot};
 use crate::num::{Precision, Upper};
-use crate::theorems::optimal::{self, Class};
+use crate::theorems::optimal::{self, Class, SearchModel};
 use crate::theorems::pld::GaussianPld;
 use crate::theorems::{gaussian, zcdp};
 use crate::validate::show;
@@ -98,19 +98,41 @@ impl Parts {
         });
         Some(c)
     }
-    /// Search ε_g ∈ [0, top] minimising `query`'s upper end, then certify at the ε_g found.
+    /// Search ε_g ∈ [0, top] minimising `objective` (the `f64` model's ε or ln δ of the
+    /// composition with the split part at ε_g), then certify `query` at the ε_g found.
     fn best_split(
         &self,
         top: f64,
         what: &str,
+        objective: impl Fn(&SearchModel, f64, f64) -> f64,
         query: impl Fn(&[Class]) -> Result<crate::Enclosure>,
     ) -> Outcome {
-        let f = |eg: f64| {
-            self.with_split(eg)
-                .and_then(|c| query(&c).ok())
-                .map_or(f64::INFINITY, |e| e.upper().to_f64())
+        let eg = match SearchModel::new(&self.classes) {
+            // δ_g in f64 from the certified upper end (a search value only)
+            Some(model) => crate::search::minimize_with(
+                |eg| {
+                    self.with_split(eg)
+                        .and_then(|c| c.last().map(|g| g.delta.to_f64()))
+                        .map_or(f64::INFINITY, |dg| objective(&model, eg, dg))
+                },
+                0.0,
+                top,
+                48,
+                60,
+            ),
+            // too many atoms for the model: the certified evaluations steer the search
+            None => crate::search::minimize_with(
+                |eg| {
+                    self.with_split(eg)
+                        .and_then(|c| query(&c).ok())
+                        .map_or(f64::INFINITY, |e| e.upper().to_f64())
+                },
+                0.0,
+                top,
+                24,
+                48,
+            ),
         };
-        let eg = crate::search::minimize_with(f, 0.0, top, 24, 48);
         match self.with_split(eg).map(|c| query(&c)) {
             Some(Ok(e)) => Outcome {
                 value: Some(answer(e, false)),
@@ -171,15 +193,23 @@ impl Route for GaussianSplit {
         let p = parts(l)?;
         let r = p.rho.to_f64();
         let top = r + 2.0 * (r * 700.0).sqrt() + 1.0;
-        Ok(p.best_split(top, "ε at δ", |c| {
-            optimal::optimal_composition_epsilon(c, delta, Precision::Auto)
-        }))
+        let ln_delta = crate::search::ln_f64(delta);
+        Ok(p.best_split(
+            top,
+            "ε at δ",
+            |m, eg, dg| m.epsilon_with(eg, dg, ln_delta),
+            |c| optimal::optimal_composition_epsilon(c, delta, Precision::Auto),
+        ))
     }
     fn delta_at(&self, l: &Ledger, epsilon: &Rational) -> Result<Outcome> {
         let p = parts(l)?;
-        let mut o = p.best_split(epsilon.to_f64().max(1e-9), "δ at ε", |c| {
-            optimal::optimal_composition_delta(c, epsilon, Precision::Auto)
-        });
+        let eps = epsilon.to_f64();
+        let mut o = p.best_split(
+            eps.max(1e-9),
+            "δ at ε",
+            |m, eg, dg| m.ln_delta_with(eg, dg, eps),
+            |c| optimal::optimal_composition_delta(c, epsilon, Precision::Auto),
+        );
         if o.value.as_ref().is_some_and(|a| a.upper().0 >= 1) {
             o = Outcome::default();
         }

@@ -1,7 +1,7 @@
 //! `dpcert audit FILE`: the audit report of a deployment file, with a one-sentence verdict on
 //! its claim; exit 1 when the claim is refuted, 4 when undecided, 0 when verified or absent.
 use super::calibrate::{evaluation_json, words};
-use super::{fail, flagged};
+use super::{fail, flagged, out};
 use crate::audit;
 use crate::calibrate::Calibration;
 use crate::deploy::Deployment;
@@ -20,7 +20,12 @@ pub(super) struct AuditArgs {
     file: std::path::PathBuf,
     /// The file's format: `deployment` (TOML, or JSON by the `.json` extension) or
     /// `dp-event` (JSON {"budget", "claim", "event"} with a dp_accounting DpEvent tree).
-    #[arg(long, value_name = "FORMAT", default_value = "deployment")]
+    #[arg(
+        long,
+        value_name = "FORMAT",
+        default_value = "deployment",
+        value_parser = ["deployment", "dp-event"]
+    )]
     format: String,
     /// Print one JSON object (the dpcert/1 envelope; full digits).
     #[arg(long)]
@@ -116,12 +121,12 @@ pub(super) fn run_audit(a: &AuditArgs) -> i32 {
         if let Some(c) = &cal {
             result["calibration"] = calibration_json(c);
         }
-        println!("{}", contract::envelope("audit", a.input(), result));
+        out::println(&contract::envelope("audit", a.input(), result).to_string());
     } else {
         if let Some(c) = &cal {
-            print!("{}", calibration_text(c, n));
+            out::print(&calibration_text(c, n));
         }
-        print!("{}", r.text(n));
+        out::print(&r.text(n));
     }
     r.verdict().exit_code()
 }

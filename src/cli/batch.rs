@@ -46,6 +46,20 @@ pub(super) fn conflict(a: &str, b: &str) -> Error {
     Error::arg(a, format!("conflicts with {b}: give one of them"))
 }
 
+/// `--rate`: a whole number above 1 is taken for what it probably is, a batch size.
+fn rate(text: &str) -> Result<Rational, Error> {
+    let q = num("--rate", text)?;
+    if q > 1 && q.denom() == &1 {
+        return Err(Error::arg(
+            "--rate",
+            format!(
+                "must lie in (0, 1], got {q}: that looks like a batch size; give --batch-size {q} --dataset-size N (q = B/N), or --rate {q}/N"
+            ),
+        ));
+    }
+    Ok(q)
+}
+
 impl BatchArgs {
     /// Whether any of the five flags was given.
     pub(super) fn any(&self) -> Option<&'static str> {
@@ -87,7 +101,7 @@ impl BatchArgs {
             .transpose()?;
         let rate = match (&self.rate, &batch, &dataset) {
             (Some(_), Some(_), _) => return Err(conflict("--rate", "--batch-size")),
-            (Some(r), None, _) => Some(num("--rate", r)?),
+            (Some(r), None, _) => Some(rate(r)?),
             (None, Some(b), Some(n)) => {
                 if b > n {
                     return Err(Error::arg(

@@ -2,7 +2,7 @@
 //! certified feasible, with a certificate that a value 10⁻³ beyond is infeasible where the
 //! route is two-sided.
 use super::batch::{Batch, BatchArgs};
-use super::{count, digits, fail, flagged, lower_digits, num, upper_digits, Common};
+use super::{count, digits, fail, flagged, lower_digits, num, out, upper_digits, Common};
 use crate::calibrate::{self, Calibration, Evaluation, Method, Parameter, Run};
 use crate::num::Certified;
 use crate::theorems::sampling::{Relation, Sampling, UserSampling};
@@ -200,7 +200,7 @@ fn print_human(c: &Calibration, comparison: Option<&Evaluation>, n: usize) {
     let p = c.parameter;
     let f = &c.feasible;
     let show = |e: &Evaluation| validate::show(&calibrate::value(&e.run, p));
-    println!(
+    out::println(&format!(
         "{} = {} meets ε ≤ {} at δ = {}: certified {} (q = {}, σ = {}, T = {}; {}{}).",
         p.name(),
         show(f),
@@ -215,31 +215,33 @@ fn print_human(c: &Calibration, comparison: Option<&Evaluation>, n: usize) {
             .as_ref()
             .map(|g| format!(", grid {}", validate::show(g)))
             .unwrap_or_default()
-    );
+    ));
     if let Some(i) = &c.infeasible {
         let g = c
             .relative_gap()
             .map(|g| validate::show(&g))
             .unwrap_or_default();
-        println!(
+        out::println(&format!(
             "  {} = {} does not: certified {} (relative gap {g}).",
             p.name(),
             show(i),
             words(&i.epsilon, n)
-        );
+        ));
     } else if let Some(i) = &c.bound_exceeds {
-        println!("  At {} = {} this route's bound exceeds the target ({}); it is an upper bound only, so the exact optimum may lie further.", p.name(), show(i), words(&i.epsilon, n));
+        out::println(&format!("  At {} = {} this route's bound exceeds the target ({}); it is an upper bound only, so the exact optimum may lie further.", p.name(), show(i), words(&i.epsilon, n)));
     } else {
-        println!("  No infeasibility certificate (end of the range, or none reached).");
+        out::println(&format!(
+            "  No infeasibility certificate (end of the range, or none reached)."
+        ));
     }
     if let Some(cmp) = comparison {
-        println!(
+        out::println(&format!(
             "  For comparison, the same run with Poisson sampling: {} ({}).",
             words(&cmp.epsilon, n),
             cmp.route
-        );
+        ));
     }
-    println!("  [{} accountant evaluations]", c.evaluations);
+    out::println(&format!("  [{} accountant evaluations]", c.evaluations));
 }
 
 /// Solve a DP-SGD calibration; a shuffled add/remove run also gets the Poisson figure of
@@ -305,14 +307,14 @@ fn run_dpsgd(c: &DpsgdCal) -> i32 {
     match flagged(digits(&c.common).and_then(|n| solve_dpsgd(c).map(|r| (r, n)))) {
         Ok(((cal, cmp), n)) => {
             if json_mode {
-                println!(
+                out::println(&format!(
                     "{}",
                     contract::envelope(
                         "calibrate dpsgd",
                         input(c),
                         result_json(&cal, cmp.as_ref())
                     )
-                );
+                ));
             } else {
                 print_human(&cal, cmp.as_ref(), n);
             }
@@ -327,19 +329,19 @@ fn run_gaussian(c: &GaussianCal) -> i32 {
     match flagged(digits(&c.common).and_then(|n| solve_gaussian(c).map(|e| (e, n)))) {
         Ok((e, n)) => {
             if json_mode {
-                println!(
+                out::println(&format!(
                     "{}",
                     contract::envelope(
                         "calibrate gaussian",
                         gaussian_input(c),
                         gaussian_result(&e)
                     )
-                );
+                ));
             } else {
-                println!(
+                out::println(&format!(
                     "σ = {} meets (ε, δ) = ({}, {}); σ = {} does not (certified; Corollaries 8 and 10).",
                     upper_digits(e.upper(), n), c.target, c.delta, lower_digits(e.lower(), n)
-                );
+                ));
             }
             exit::OK
         }

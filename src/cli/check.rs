@@ -1,8 +1,8 @@
 //! `dpcert check FILE`: judge values printed by another library (the library does the
 //! judging: [`crate::reference::judge`]).
-use super::{fail, parse_query};
+use super::{fail, out, parse_query};
+use crate::json as contract;
 use crate::reference::judge::{check_records, parse_records};
-use crate::{json as contract, Error};
 use clap::Args;
 use serde_json::{json, Value};
 
@@ -57,9 +57,7 @@ pub(super) fn run_check(a: &CheckArgs) -> i32 {
     use std::io::IsTerminal;
     let input = json!({"file": a.file.display().to_string()});
     let name = a.file.display().to_string();
-    let list = std::fs::read_to_string(&a.file)
-        .map_err(|e| Error::arg("FILE", format!("cannot read {name}: {e}")))
-        .and_then(|text| parse_records(&text, &name));
+    let list = crate::input::read_text(&a.file).and_then(|text| parse_records(&text, &name));
     let list = match list {
         Ok(l) => l,
         Err(e) => return fail("check", input, &e, a.json),
@@ -68,27 +66,27 @@ pub(super) fn run_check(a: &CheckArgs) -> i32 {
     let started = std::time::Instant::now();
     let (results, summary) = check_records(&list, &parse_query, |i| {
         if progress && started.elapsed().as_secs() >= 2 {
-            eprint!("\rdpcert check: record {}/{} ", i + 1, list.len());
+            out::progress(&format!("\rdpcert check: record {}/{} ", i + 1, list.len()));
         }
     });
     if progress && started.elapsed().as_secs() >= 2 {
-        eprintln!();
+        out::progress("\n");
     }
     if a.json {
         let result = json!({"records": results, "summary": summary.to_json(results.len())});
-        println!("{}", contract::envelope("check", input, result));
+        out::println(&contract::envelope("check", input, result).to_string());
     } else {
         for r in &results {
-            println!("{}", record_line(r));
+            out::println(&record_line(r));
         }
-        println!(
+        out::println(&format!(
             "{} records: {} sound, {} unsound, {} undecided, {} invalid",
             results.len(),
             summary.sound,
             summary.unsound,
             summary.undecided,
             summary.invalid
-        );
+        ));
     }
     // a file of nothing but invalid records is bad input as a whole
     if !results.is_empty() && summary.invalid == results.len() {

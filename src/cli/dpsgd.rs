@@ -291,6 +291,28 @@ impl QueryCmd for DpsgdArgs {
     fn command(&self) -> &'static str {
         "dpsgd"
     }
+    /// `--tight`: the bracket's relative width against the preset's 2·10⁻⁵ (display only: the
+    /// width is measured in f64 from the certified ends).
+    fn promise(&self, a: &Answer) -> Option<(&'static str, Value, Option<String>)> {
+        let lower = a.value.lower().filter(|_| self.tight)?.to_f64();
+        let upper = a.value.upper().to_f64();
+        let width = if upper > 0.0 {
+            (upper - lower) / upper
+        } else {
+            f64::INFINITY
+        };
+        let promised = crate::theorems::pld_accountant::TIGHT_WIDTH;
+        let met = width <= promised;
+        let shown = format!("{width:.1e}");
+        let warning = (!met).then(|| format!(
+            "--tight promises a bracket within {promised:e} relative; this one is {shown} wide (the preset's work limit stopped the refinement; a finer --grid without --tight costs more time)"
+        ));
+        Some((
+            "tight_width",
+            json!({"promised": format!("{promised:e}"), "relative_width": shown, "met": met}),
+            warning,
+        ))
+    }
     fn common(&self) -> &Common {
         &self.common
     }

@@ -2,7 +2,9 @@
 //! adds a variant to `Cmd` and a hook in [`run`]. A single-value query maps its flags to a
 //! [`Query`] (`QueryCmd`), evaluates it and prints one sentence (8 significant digits by
 //! default, outward rounded) or, with `--json`, one `dpcert/1` envelope ([`crate::json`]).
-//! Exit codes follow [`crate::exit`].
+//! Exit codes follow [`crate::exit`]. Every byte goes through [`out`] (no `println!`: a closed
+//! pipe or a full disk is an exit code, never a panic).
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 mod audit;
 mod batch;
 mod calibrate;
@@ -11,6 +13,7 @@ mod compose;
 mod dpsgd;
 mod gaussian;
 mod gdp;
+mod out;
 mod plot;
 mod rdp;
 mod subsample;
@@ -102,7 +105,8 @@ pub(super) struct Common {
 
 /// The exit-code table, shown under every `--help`.
 const EXIT_CODES: &str = "Exit codes: 0 = verified / answered; 1 = a claim refuted or a checked value unsound; \
-2 = bad input; 3 = numerical failure; 4 = undecided (the certified bracket contains the claimed value).";
+2 = bad input; 3 = numerical failure; 4 = undecided (the certified bracket contains the claimed value); \
+5 = the output could not be written (e.g. a full disk); 141 = the reader closed the pipe (as `| head`), quietly.";
 
 /// A single-value query command: its flags as given, and the [`Query`] they ask.
 trait QueryCmd {
@@ -123,6 +127,11 @@ trait QueryCmd {
     /// the result's `details`.
     fn details(&self) -> Vec<(&'static str, Value)> {
         Vec::new()
+    }
+    /// A promise the flags asked for and whether the answer kept it (e.g. `--tight`'s width):
+    /// the `details` entry, and a warning line for the human output when it was not kept.
+    fn promise(&self, _a: &Answer) -> Option<(&'static str, Value, Option<String>)> {
+        None
     }
 }
 
@@ -209,53 +218,18 @@ fn digits_arg(text: &str) -> Result<usize, Error> {
     }
 }
 
-/// MPFR's `d.ddde-1` as plain decimal when the exponent is small (the same digits, so the
-/// same number: no rounding happens here).
-fn plain(s: String) -> String {
-    let Some((mant, exp)) = s.split_once('e') else {
-        return s;
-    };
-    let Ok(e) = exp.parse::<i32>() else {
-        return s;
-    };
-    if !(-4..=6).contains(&e) {
-        return s;
-    }
-    let (sign, m) = match mant.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mant),
-    };
-    let digits: String = m.chars().filter(|c| *c != '.').collect();
-    let point = 1 + e; // digits before the decimal point
-    let mut out: String = if point <= 0 {
-        format!("0.{}{digits}", "0".repeat((-point) as usize))
-    } else if (point as usize) >= digits.len() {
-        format!("{digits}{}", "0".repeat(point as usize - digits.len()))
-    } else {
-        format!(
-            "{}.{}",
-            &digits[..point as usize],
-            &digits[point as usize..]
-        )
-    };
-    if out.ends_with('.') {
-        out.pop();
-    }
-    format!("{sign}{out}")
-}
-
 /// A lower end with `n` significant digits, rounded down (clamped at 0).
 fn lower_digits(l: &Lower, n: usize) -> String {
     if *l.as_float() <= 0 {
         "0".into()
     } else {
-        plain(l.to_decimal_digits(n))
+        validate::plain_decimal(l.to_decimal_digits(n))
     }
 }
 
 /// An upper end with `n` significant digits, rounded up.
 fn upper_digits(u: &Upper, n: usize) -> String {
-    plain(u.to_decimal_digits(n))
+    validate::plain_decimal(u.to_decimal_digits(n))
 }
 
 /// The human sentence of a certified value: "lies in [l, u]" or "is at most u".
@@ -330,6 +304,7 @@ pub fn query_envelope(args: &[String]) -> Result<Value, Error> {
         let q = c.to_query()?;
         let mut a = q.evaluate(precision(c.common())?, std::io::stderr().is_terminal())?;
         a.details.extend(c.details());
+        a.details.extend(c.promise(&a).map(|(k, v, _)| (k, v)));
         Ok((q, a))
     })())?;
     Ok(contract::envelope(
@@ -361,9 +336,9 @@ pub fn check_record_json(index: usize, record: &Value) -> Value {
 /// Report an error: the message on stderr, and with `--json` the error envelope on stdout.
 /// Returns the exit code.
 fn fail(command: &str, input: Value, e: &Error, json_mode: bool) -> i32 {
-    eprintln!("dpcert: {e}");
+    out::warn(&format!("dpcert: {e}"));
     if json_mode {
-        println!("{}", contract::error_envelope(command, input, e));
+        out::println(&contract::error_envelope(command, input, e).to_string());
     }
     match e {
         Error::InvalidArgument { .. } => exit::BAD_INPUT,
@@ -380,24 +355,23 @@ fn run_query(c: &dyn QueryCmd) -> i32 {
         let q = c.to_query()?;
         let mut a = q.evaluate(precision(c.common())?, std::io::stderr().is_terminal())?;
         a.details.extend(c.details());
-        Ok((q, a, n))
+        let promise = c.promise(&a);
+        a.details.extend(promise.clone().map(|(k, v, _)| (k, v)));
+        Ok((q, a, n, promise.and_then(|p| p.2)))
     })());
-    let (q, a, n) = match evaluated {
+    let (q, a, n, warning) = match evaluated {
         Ok(x) => x,
         Err(e) => return fail(c.command(), c.input(), &e, json_mode),
     };
     if json_mode {
-        println!(
-            "{}",
-            contract::envelope(c.command(), c.input(), answer_json(&q, &a))
-        );
+        out::println(&contract::envelope(c.command(), c.input(), answer_json(&q, &a)).to_string());
     } else {
         let f = a.value.formula();
         let kind = match a.value {
             Certified::TwoSided(_) => "certified lower and upper bounds",
             Certified::UpperBound(_) => "a certified upper bound",
         };
-        println!(
+        out::println(&format!(
             "{} {}{}.\n  [{kind}; {}; {} bits, {}]",
             c.asked(),
             bracket_words(&a.value, n),
@@ -405,75 +379,185 @@ fn run_query(c: &dyn QueryCmd) -> i32 {
             a.theorem,
             f.precision_bits(),
             f.arithmetic().name()
-        );
+        ));
+        if let Some(w) = warning {
+            out::println(&format!("  warning: {w}"));
+        }
     }
     exit::OK
 }
 
-/// The command words and `--json` of a raw argument list clap refused (for the error envelope).
+/// The command words (those clap knows) and `--json` of a raw argument list clap refused (for
+/// the error envelope).
 fn raw_command(args: &[String]) -> (String, bool) {
-    let words: Vec<&str> = args
-        .iter()
-        .skip(1)
-        .take_while(|a| !a.starts_with('-'))
-        .take(2)
-        .map(String::as_str)
-        .collect();
-    (words.join(" "), args.iter().any(|a| a == "--json"))
+    let words = command_path(args).0;
+    (words[1..].join(" "), args.iter().any(|a| a == "--json"))
 }
 
-/// clap's message on one line, up to its usage block, keeping its "did you mean" tip.
+/// The leading words of `args` that name commands (with the program's name first), and the
+/// command they reach.
+fn command_path(args: &[String]) -> (Vec<String>, clap::Command) {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let mut words = vec!["dpcert".to_string()];
+    for a in args.iter().skip(1).take_while(|a| !a.starts_with('-')) {
+        match cmd.find_subcommand(a) {
+            Some(sub) => {
+                words.push(a.clone());
+                cmd = sub.clone();
+            }
+            None => break,
+        }
+    }
+    (words, cmd)
+}
+
+/// clap's message on one line, as clap words it: its list items (a line ending in `:` is
+/// followed by them) joined by commas, its "tip" in parentheses; its usage block left out.
 fn one_line(e: &clap::Error) -> String {
     let text = e.to_string();
-    let msg: Vec<&str> = text
+    let (mut msg, mut tips) = (String::new(), Vec::new());
+    let mut listing = false;
+    for line in text
         .lines()
         .map(str::trim)
         .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
         .filter(|l| !l.is_empty())
+    {
+        if let Some(tip) = line.strip_prefix("tip: ") {
+            tips.push(tip.to_string());
+        } else if msg.is_empty() {
+            msg = line.trim_start_matches("error: ").to_string();
+            listing = msg.ends_with(':');
+        } else {
+            msg += if listing && !msg.ends_with(':') {
+                ", "
+            } else {
+                " "
+            };
+            msg += line;
+        }
+    }
+    for t in tips {
+        msg += &format!(" (tip: {t})");
+    }
+    msg
+}
+
+/// The command group `args` stop at when it needs a subcommand (`dpcert gaussian --sigma 1`):
+/// its words and its subcommands (name, one-line description).
+fn group_of(args: &[String]) -> Option<(String, Vec<(String, String)>)> {
+    let (words, cmd) = command_path(args);
+    let known = args
+        .iter()
+        .skip(1)
+        .take_while(|a| !a.starts_with('-'))
+        .count();
+    if known + 1 != words.len() {
+        return None; // an unknown word: clap names it
+    }
+    let subs: Vec<(String, String)> = cmd
+        .get_subcommands()
+        .filter(|s| s.get_name() != "help")
+        .map(|s| {
+            let about = s.get_about().map(|a| a.to_string()).unwrap_or_default();
+            (s.get_name().to_string(), about)
+        })
         .collect();
-    msg.join("; ")
-        .trim_start_matches("error: ")
-        .replace("; tip: ", " (tip: ")
-        + if text.contains("tip:") { ")" } else { "" }
+    (!subs.is_empty()).then(|| (words.join(" "), subs))
+}
+
+/// "`dpcert gaussian` needs a subcommand: delta | epsilon | sigma; usage: …".
+fn needs_subcommand(group: &str, subs: &[(String, String)]) -> String {
+    let names: Vec<&str> = subs.iter().map(|(n, _)| n.as_str()).collect();
+    format!(
+        "`{group}` needs a subcommand: {}; usage: {group} <{}> [OPTIONS]",
+        names.join(" | "),
+        names.join("|")
+    )
+}
+
+/// The one-line message for arguments clap refused, with a hint where one helps.
+fn refusal(e: &clap::Error, args: &[String]) -> String {
+    use clap::error::ErrorKind::*;
+    let group = group_of(args);
+    match (e.kind(), &group) {
+        (DisplayHelpOnMissingArgumentOrSubcommand | MissingSubcommand, Some((g, subs))) => {
+            needs_subcommand(g, subs)
+        }
+        (UnknownArgument, Some((g, subs))) => {
+            format!("{} (tip: {})", one_line(e), needs_subcommand(g, subs))
+        }
+        (InvalidUtf8, _) => match args.iter().position(|a| a.contains('\u{fffd}')) {
+            Some(i) => format!(
+                "{} (argument {i}, `{}`; arguments must be UTF-8 text)",
+                one_line(e),
+                args[i].chars().take(40).collect::<String>()
+            ),
+            None => one_line(e),
+        },
+        _ => one_line(e),
+    }
+}
+
+/// The arguments, each as a `String` (non-UTF-8 ones lossily: only for messages).
+fn lossy(args: &[std::ffi::OsString]) -> Vec<String> {
+    args.iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
 }
 
 fn parse_args() -> Result<Cli, i32> {
-    let args: Vec<String> = std::env::args().collect();
-    Cli::try_parse_from(&args).map_err(|e| {
+    let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    Cli::try_parse_from(&raw).map_err(|e| {
         use clap::error::ErrorKind::*;
         if matches!(e.kind(), DisplayHelp | DisplayVersion) {
-            let _ = e.print();
+            let text = e.render().to_string();
+            out::print(&text);
+            if !text.ends_with('\n') {
+                out::print("\n");
+            }
             return exit::OK;
         }
-        if e.kind() == DisplayHelpOnMissingArgumentOrSubcommand {
-            let _ = e.print();
-            return exit::BAD_INPUT;
-        }
+        let args = lossy(&raw);
         let (command, json_mode) = raw_command(&args);
-        let msg = one_line(&e);
-        eprintln!("dpcert: {msg}");
+        let msg = refusal(&e, &args);
+        out::warn(&format!("dpcert: {msg}"));
         if json_mode {
             let e = Error::arg("arguments", msg);
-            println!("{}", contract::error_envelope(&command, Value::Null, &e));
+            out::println(&contract::error_envelope(&command, Value::Null, &e).to_string());
+        } else if let (DisplayHelpOnMissingArgumentOrSubcommand, Some((_, subs))) =
+            (e.kind(), group_of(&args))
+        {
+            let w = subs.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+            for (name, about) in subs {
+                out::warn(&format!("  {name:<w$}  {about}"));
+            }
         }
         exit::BAD_INPUT
     })
 }
 
+/// Parse the arguments, run the command and return the process exit code (an output failure
+/// is one too: [`out::finish`]).
 pub fn run() -> i32 {
-    let cli = match parse_args() {
-        Ok(c) => c,
-        Err(code) => return code,
+    let code = match parse_args() {
+        Ok(cli) => run_cmd(&cli.cmd),
+        Err(code) => code,
     };
-    if let Cmd::Tradeoff(t) = &cli.cmd {
+    out::finish(code)
+}
+
+fn run_cmd(cmd: &Cmd) -> i32 {
+    if let Cmd::Tradeoff(t) = cmd {
         if let Some(code) = t.run_plot() {
             return code;
         }
     }
-    if let Some(c) = cli.cmd.query_cmd() {
+    if let Some(c) = cmd.query_cmd() {
         return run_query(c);
     }
-    match &cli.cmd {
+    match cmd {
         Cmd::Audit(a) => audit::run_audit(a),
         Cmd::Plot(a) => plot::run_plot(a),
         Cmd::Vectors(a) => vectors::run_vectors(a),

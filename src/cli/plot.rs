@@ -35,7 +35,7 @@ fn plot(a: &PlotArgs) -> Result<(), Error> {
         crate::plot::profile_svg_with(&d, std::io::stderr().is_terminal())?
     };
     if to_stdout {
-        print!("{svg}");
+        super::out::print(&svg);
         return Ok(());
     }
     std::fs::write(&a.output, svg).map_err(|e| {
@@ -44,7 +44,7 @@ fn plot(a: &PlotArgs) -> Result<(), Error> {
             format!("cannot write {}: {e}", a.output.display()),
         )
     })?;
-    eprintln!("dpcert: wrote {}", a.output.display());
+    super::out::warn(&format!("dpcert: wrote {}", a.output.display()));
     Ok(())
 }
 

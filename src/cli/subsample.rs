@@ -1,5 +1,5 @@
 //! `dpcert subsample`: amplification by subsampling of an (ε, δ)-DP mechanism.
-use super::{bracket_words, digits, fail, flagged, num, precision, Common};
+use super::{bracket_words, digits, fail, flagged, num, out, precision, Common};
 use crate::reference::subsampling::{Amplification, Relation, Scheme, Subsampling};
 use crate::{exit, json as contract, Error};
 use clap::Args;
@@ -75,9 +75,9 @@ pub(super) fn run_subsample(a: &SubsampleArgs) -> i32 {
     };
     if a.common.json {
         let env = contract::envelope("subsample", a.input(), result_json(&s, &out));
-        println!("{env}");
+        out::println(&env.to_string());
     } else {
-        println!(
+        out::println(&format!(
             "Subsampled at rate {} ({}, {}): ε {} and δ {}.\n  [{}]",
             a.rate,
             a.scheme,
@@ -85,7 +85,7 @@ pub(super) fn run_subsample(a: &SubsampleArgs) -> i32 {
             bracket_words(&out.epsilon, n),
             bracket_words(&out.delta, n),
             out.theorem
-        );
+        ));
     }
     exit::OK
 }

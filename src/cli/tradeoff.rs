@@ -143,7 +143,10 @@ impl TradeoffCmd {
         Some(match self.plot(out) {
             Ok(()) => {
                 if !json_mode {
-                    println!("Wrote the certified tradeoff curve to {}.", out.display());
+                    super::out::println(&format!(
+                        "Wrote the certified tradeoff curve to {}.",
+                        out.display()
+                    ));
                 }
                 crate::exit::OK
             }

@@ -1,5 +1,5 @@
 //! `dpcert vectors`: certified test vectors for other implementations.
-use super::{fail, parse_query};
+use super::{fail, out, parse_query};
 use crate::reference::vectors::certified_vectors;
 use crate::{exit, json as contract};
 use clap::Args;
@@ -20,7 +20,7 @@ pub(super) fn run_vectors(a: &VectorsArgs) -> i32 {
     let started = std::time::Instant::now();
     let shown = |i: usize, n: usize| {
         if progress && started.elapsed().as_secs() >= 1 {
-            eprint!("\rdpcert vectors: {}/{n} ", i + 1);
+            out::progress(&format!("\rdpcert vectors: {}/{n} ", i + 1));
         }
     };
     let recs = match certified_vectors(&parse_query, shown) {
@@ -28,11 +28,11 @@ pub(super) fn run_vectors(a: &VectorsArgs) -> i32 {
         Err(e) => return fail("vectors", json!({}), &e, a.json),
     };
     if progress && started.elapsed().as_secs() >= 1 {
-        eprintln!();
+        out::progress("\n");
     }
     if a.json {
         let env = contract::envelope("vectors", json!({}), json!({ "vectors": recs }));
-        println!("{env}");
+        out::println(&env.to_string());
     } else {
         for r in &recs {
             let q: Vec<&str> = r["query"]
@@ -41,12 +41,12 @@ pub(super) fn run_vectors(a: &VectorsArgs) -> i32 {
                 .flatten()
                 .filter_map(|x| x.as_str())
                 .collect();
-            println!(
+            out::println(&format!(
                 "{}  lower={}  upper={}",
                 q.join(" "),
                 r["value"]["lower"].as_str().unwrap_or("-"),
                 r["value"]["upper"].as_str().unwrap_or("-")
-            );
+            ));
         }
     }
     exit::OK

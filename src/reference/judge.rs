@@ -495,16 +495,11 @@ impl Summary {
 /// Read a `check` file's text: a JSON list of `{"query": [...], "value": ...}` (bare NaN /
 /// Infinity tokens accepted). `Err` (bad input, naming `FILE`) when it is not such a list.
 pub fn parse_records(text: &str, file: &str) -> Result<Vec<Value>> {
-    let text = super::check::quote_nonfinite_tokens(text);
-    let v: Value = serde_json::from_str(&text).map_err(|e| {
-        Error::arg(
-            "FILE",
-            format!(
-                "{file}: JSON syntax error at line {}, column {}: {e}",
-                e.line(),
-                e.column()
-            ),
-        )
+    let text = crate::input::clean(text);
+    let text = super::check::quote_nonfinite_tokens(&text);
+    let v: Value = crate::input::json_value(&text).map_err(|e| match e {
+        Error::InvalidArgument { name, reason } => Error::arg(&name, format!("{file}: {reason}")),
+        other => other,
     })?;
     let Value::Array(list) = v else {
         return Err(Error::arg(

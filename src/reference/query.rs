@@ -250,13 +250,7 @@ fn shuffled_rho(
 }
 
 fn rate_in_unit(q: &Rational) -> Result<()> {
-    if *q <= 0 || *q > 1 {
-        return Err(Error::arg(
-            "rate",
-            format!("must lie in (0, 1], got {}", validate::show(q)),
-        ));
-    }
-    Ok(())
+    validate::unit_rate("rate", q)
 }
 
 fn validate_sgm(rate: &Rational, sigma: &Rational, steps: &Integer) -> Result<()> {

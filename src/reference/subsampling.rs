@@ -97,13 +97,7 @@ impl Subsampling {
     pub fn validate(&self) -> Result<()> {
         validate::nonnegative("epsilon", &self.epsilon)?;
         validate::unit_from_zero("delta", &self.delta)?;
-        if self.rate <= 0 || self.rate > 1 {
-            return Err(Error::arg(
-                "rate",
-                format!("must lie in (0, 1], got {}", validate::show(&self.rate)),
-            ));
-        }
-        Ok(())
+        validate::unit_rate("rate", &self.rate)
     }
 
     /// The certified amplified (ε, δ) by the theorem for this scheme and relation.

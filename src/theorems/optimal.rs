@@ -530,3 +530,127 @@ pub fn grouped_composition_delta(
     let lo = build(&down, &deltas, DEFAULT_PREC, TAIL_EXP)?.delta(eps);
     Enclosure::from_real(&Iv::from_endpoints(lo.lo().clone(), hi.hi().clone()))
 }
+
+/// The privacy-loss distribution of an RR product in plain `f64`, for searches only (where to
+/// evaluate, e.g. the Gaussian-split route's ε_g): it never yields a reported number. Atoms are
+/// sorted by loss with suffix sums, so δ_RR(x) = Σ_{Lᵢ > x} mᵢ(1 − e^{x − Lᵢ}) costs one binary
+/// search, and adding one more (ε_g, δ_g) class of one mechanism costs nothing: its RR shifts
+/// the product by ±ε_g.
+pub(crate) struct SearchModel {
+    /// Losses, increasing.
+    loss: Vec<f64>,
+    /// ln Σ_{j ≥ i} mⱼ and ln Σ_{j ≥ i} mⱼe^{−Lⱼ} (one more entry, −∞, at the end).
+    ln_mass: Vec<f64>,
+    ln_mass_exp: Vec<f64>,
+    /// ln Πⱼ(1 − δⱼ)^{kⱼ}.
+    ln_keep: f64,
+}
+
+impl SearchModel {
+    /// The model of `classes` (`None` when their product has too many atoms).
+    pub(crate) fn new(classes: &[Class]) -> Option<SearchModel> {
+        let mut atoms: Vec<(f64, f64)> = vec![(0.0, 0.0)];
+        let mut ln_keep = 0.0;
+        for c in classes {
+            let ca = search_atoms(c)?;
+            if atoms.len().saturating_mul(ca.len()) > MAX_PRODUCT_ATOMS {
+                return None;
+            }
+            atoms = atoms
+                .iter()
+                .flat_map(|a| ca.iter().map(move |b| (a.0 + b.0, a.1 + b.1)))
+                .collect();
+            ln_keep += c.count.to_f64() * (-c.delta.to_f64()).ln_1p();
+        }
+        atoms.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let n = atoms.len();
+        let (mut ln_mass, mut ln_mass_exp) = (
+            vec![f64::NEG_INFINITY; n + 1],
+            vec![f64::NEG_INFINITY; n + 1],
+        );
+        for i in (0..n).rev() {
+            ln_mass[i] = log_add(ln_mass[i + 1], atoms[i].1);
+            ln_mass_exp[i] = log_add(ln_mass_exp[i + 1], atoms[i].1 - atoms[i].0);
+        }
+        Some(SearchModel {
+            loss: atoms.into_iter().map(|a| a.0).collect(),
+            ln_mass,
+            ln_mass_exp,
+            ln_keep,
+        })
+    }
+
+    /// ln δ_RR(x) of the product alone.
+    fn ln_rr(&self, x: f64) -> f64 {
+        let i = self.loss.partition_point(|&l| l <= x);
+        let (s1, s2) = (self.ln_mass[i], self.ln_mass_exp[i]);
+        if s1 == f64::NEG_INFINITY {
+            return s1;
+        }
+        // S1 − e^x·S2 = S1·(1 − e^{x + ln S2 − ln S1})
+        s1 + (-(x + s2 - s1).min(0.0).exp_m1()).ln()
+    }
+
+    /// ln δ_opt(ε) of the classes and one more mechanism, (ε_g, δ_g)-DP.
+    pub(crate) fn ln_delta_with(&self, eg: f64, dg: f64, eps: f64) -> f64 {
+        // RR(ε_g) puts mass e^{ε_g}/(1 + e^{ε_g}) at +ε_g and 1/(1 + e^{ε_g}) at −ε_g
+        let ln_norm = eg + (-eg).exp().ln_1p();
+        let rr = log_add(
+            self.ln_rr(eps - eg) + eg - ln_norm,
+            self.ln_rr(eps + eg) - ln_norm,
+        );
+        let lk = self.ln_keep + (-dg).ln_1p();
+        log_add((-lk.exp_m1()).ln(), lk + rr)
+    }
+
+    /// The smallest ε with ln δ_opt(ε) ≤ `ln_delta`, for the classes and one more mechanism
+    /// (ε_g, δ_g)-DP, by bisection (+∞ when none).
+    pub(crate) fn epsilon_with(&self, eg: f64, dg: f64, ln_delta: f64) -> f64 {
+        let top = self.loss.last().copied().unwrap_or(0.0).max(0.0) + eg;
+        if self.ln_delta_with(eg, dg, top) > ln_delta {
+            return f64::INFINITY;
+        }
+        let (mut a, mut b) = (0.0f64, top);
+        for _ in 0..100 {
+            let m = 0.5 * (a + b);
+            if m <= a || m >= b {
+                break;
+            }
+            if self.ln_delta_with(eg, dg, m) <= ln_delta {
+                b = m;
+            } else {
+                a = m;
+            }
+        }
+        b
+    }
+}
+
+/// A class's atoms (loss, ln mass) in `f64` over its binomial window (as [`class_atoms`]).
+fn search_atoms(c: &Class) -> Option<Vec<(f64, f64)>> {
+    let k = c.count.to_u64().filter(|&k| k <= 1 << 40)?;
+    let e = c.epsilon.to_f64();
+    if e == 0.0 {
+        return Some(vec![(0.0, 0.0)]);
+    }
+    let kf = k as f64;
+    let q = 1.0 / (1.0 + e.exp());
+    let t = (kf * TAIL_EXP / 2.0).sqrt().ceil() + 1.0;
+    let lo = (kf * q - t).floor().max(0.0) as u64;
+    let hi = (kf * q + t).ceil().min(kf) as u64;
+    if (hi - lo) as usize >= MAX_PRODUCT_ATOMS {
+        return None;
+    }
+    let ln_gamma = |n: u64| Iv::ln_gamma_int(&Integer::from(n), 64).hi().to_f64();
+    let log_norm = e + (-e).exp().ln_1p();
+    let mut ln_c = ln_gamma(k + 1) - ln_gamma(lo + 1) - ln_gamma(k - lo + 1);
+    let mut out = Vec::with_capacity((hi - lo + 1) as usize);
+    for l in lo..=hi {
+        if l > lo {
+            ln_c += ((k - l + 1) as f64).ln() - (l as f64).ln();
+        }
+        let loss = e * (kf - 2.0 * l as f64);
+        out.push((loss, ln_c + e * (k - l) as f64 - kf * log_norm));
+    }
+    Some(out)
+}

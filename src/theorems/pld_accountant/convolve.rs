@@ -11,7 +11,6 @@ use super::PldTerm;
 use crate::{Error, Result};
 use rug::integer::Order;
 use rug::{Integer, Rational};
-use std::io::Write;
 
 /// ⌊v / 2^f⌋ (Lower) or ⌈v / 2^f⌉ (Upper) for v given by little-endian limbs, any f (the +∞
 /// masses divide by 2^{F·m}); None if the quotient does not fit in 126 bits.
@@ -330,8 +329,7 @@ pub(super) fn self_compose(
             crate::progress::note(u64::from(i), u64::from(bits));
         }
         if ctx.progress {
-            eprint!("\r[pld] {label}: {}/{bits} squarings", i + 1);
-            let _ = std::io::stderr().flush();
+            crate::progress::show(&format!("\r[pld] {label}: {}/{bits} squarings", i + 1));
         }
         if k.get_bit(i) {
             acc = Some(match acc {
@@ -348,7 +346,7 @@ pub(super) fn self_compose(
         crate::progress::note(u64::from(bits), u64::from(bits));
     }
     if ctx.progress {
-        eprintln!();
+        crate::progress::show("\n");
     }
     acc.ok_or_else(|| Error::arg("count", "must be a positive integer"))
 }

@@ -244,7 +244,7 @@ const REFINE_WIDTH: f64 = 5e-4;
 const REFINE_WORK: f64 = 4_194_304.0;
 /// The same two limits under [`PldOptions::tight`], which also stops after three halvings
 /// (runs at h, h/2, h/4, h/8: about 10–15× the time of one run at h).
-const TIGHT_WIDTH: f64 = 2e-5;
+pub(crate) const TIGHT_WIDTH: f64 = 2e-5;
 const TIGHT_WORK: f64 = 16_777_216.0;
 const TIGHT_HALVINGS: u32 = 3;
 

@@ -1,0 +1,69 @@
+//! Every byte the command line writes. Standard output goes through [`print`], which never
+//! panics: the first write error is kept and later output is dropped, as C's stdio keeps an
+//! error flag that coreutils check when they exit; [`finish`] flushes and turns a kept error
+//! into the exit code. Standard error goes through [`warn`], whose own errors are ignored
+//! (there is nowhere left to report them): a full or closed stderr changes no exit code.
+//!
+//! Exit codes of an output failure (documented under `--help`):
+//! - the reader closed the pipe (EPIPE, e.g. `dpcert vectors --json | head -c 10`): exit
+//!   [`crate::exit::BROKEN_PIPE`] = 141 = 128 + SIGPIPE, quietly — what a shell reports for a
+//!   coreutils program killed by SIGPIPE. (ripgrep exits 0 there; dpcert's exit code carries a
+//!   verdict, and a 0 after truncated output would read as "verified".)
+//! - any other write error (ENOSPC on a full disk, EIO): one line on stderr and exit
+//!   [`crate::exit::OUTPUT`].
+use crate::exit;
+use std::io::{self, Write};
+use std::sync::Mutex;
+
+/// The first error writing standard output, if any.
+static FAILED: Mutex<Option<io::Error>> = Mutex::new(None);
+
+fn failed() -> std::sync::MutexGuard<'static, Option<io::Error>> {
+    FAILED.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Write `text` to standard output (nothing once a write has failed).
+pub(crate) fn print(text: &str) {
+    let mut kept = failed();
+    if kept.is_some() {
+        return;
+    }
+    if let Err(e) = io::stdout().lock().write_all(text.as_bytes()) {
+        *kept = Some(e);
+    }
+}
+
+/// [`print`] of `text` and a newline.
+pub(crate) fn println(text: &str) {
+    print(&format!("{text}\n"));
+}
+
+/// Write `text` and a newline to standard error, ignoring a failure.
+pub(crate) fn warn(text: &str) {
+    let _ = writeln!(io::stderr().lock(), "{text}");
+}
+
+/// Write `text` to standard error without a newline (progress lines), ignoring a failure.
+pub(crate) fn progress(text: &str) {
+    let mut e = io::stderr().lock();
+    let _ = e.write_all(text.as_bytes()).and_then(|()| e.flush());
+}
+
+/// Flush standard output and return the process exit code: `code`, unless writing the
+/// output failed (then [`exit::BROKEN_PIPE`] quietly, or [`exit::OUTPUT`] with one line on
+/// stderr).
+pub(crate) fn finish(code: i32) -> i32 {
+    if failed().is_none() {
+        if let Err(e) = io::stdout().lock().flush() {
+            *failed() = Some(e);
+        }
+    }
+    match failed().as_ref() {
+        None => code,
+        Some(e) if e.kind() == io::ErrorKind::BrokenPipe => exit::BROKEN_PIPE,
+        Some(e) => {
+            warn(&format!("dpcert: cannot write the output: {e}"));
+            exit::OUTPUT
+        }
+    }
+}
