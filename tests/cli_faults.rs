@@ -496,16 +496,8 @@ fn costly_inputs_are_fast_or_refused_up_front() {
         common::schema_errors(&common::schema_validator(), &v).is_empty(),
         "{out}"
     );
-    let lo: f64 = v["result"]["value"]["lower"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap();
-    let hi: f64 = v["result"]["value"]["upper"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let end = |k: &str| -> f64 { v["result"]["value"][k].as_str().unwrap().parse().unwrap() };
+    let (lo, hi) = (end("lower"), end("upper"));
     assert!((hi - lo) / hi > 2e-5, "the warning must match the bracket");
 }
 
