@@ -291,6 +291,10 @@ fn endless_and_huge_files_are_refused_fast() {
         }
     }
     let _ = std::fs::remove_file(&huge);
+    for cmd in ["audit", "check"] {
+        let (_, out, _) = run(&[cmd, "--help"]);
+        assert!(out.contains("At most 16 MiB"), "{cmd} --help: {out}");
+    }
 }
 
 #[test]
