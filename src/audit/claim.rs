@@ -67,8 +67,8 @@ pub struct ClaimCheck {
     pub explanation: String,
 }
 
-/// The report's claim line, e.g. "Claim (2, 0.000001)-DP: REFUTED. the exact δ(ε=2) is at least
-/// … > claimed δ = 0.000001" (bounds printed outward, in full).
+/// The report's claim line, e.g. "Claim (2, 1e-6)-DP: REFUTED. the exact δ(ε=2) is at least
+/// … > claimed δ = 1e-6" (bounds printed outward, in full).
 ///
 /// ```
 /// use dpcert::audit::{audit, Verdict};
@@ -78,7 +78,7 @@ pub struct ClaimCheck {
 /// let claim = audit(&Deployment::new(weekly).with_claim("2", "1e-6")?)?.claim.unwrap();
 /// assert_eq!(claim.verdict.to_string(), "refuted");
 /// let line = claim.to_string();
-/// assert!(line.starts_with("Claim (2, 0.000001)-DP: REFUTED. the exact δ(ε=2) is at least "), "{line}");
+/// assert!(line.starts_with("Claim (2, 1e-6)-DP: REFUTED. the exact δ(ε=2) is at least "), "{line}");
 /// # Ok::<(), dpcert::Error>(())
 /// ```
 impl std::fmt::Display for ClaimCheck {

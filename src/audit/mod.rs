@@ -79,7 +79,7 @@ pub struct RouteResult {
 }
 
 /// "name: result" — the route's name and the numbers it reached (its last step), e.g.
-/// "zCDP: ε(δ=0.000001) ≤ 6.4…", then its note in parentheses, if any.
+/// "zCDP: ε(δ=1e-6) ≤ 6.4…", then its note in parentheses, if any.
 ///
 /// ```
 /// use dpcert::audit::audit;

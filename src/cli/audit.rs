@@ -16,7 +16,8 @@ pub(super) struct AuditArgs {
     /// budget δ and a claimed (ε, δ) to verify. A DP-SGD run (`subsampled-gaussian`) takes
     /// sampling = poisson | shuffled | fixed-size (how batches are drawn) and relation =
     /// add-remove (one example added or removed; default) | substitution (one example
-    /// replaced; audited alone, ε at δ only; fixed-size needs it).
+    /// replaced; audited alone, ε at δ only; fixed-size needs it). At most 16 MiB, UTF-8
+    /// (a byte-order mark and CRLF line ends are fine); a JSON object may not repeat a key.
     file: std::path::PathBuf,
     /// The file's format: `deployment` (TOML, or JSON by the `.json` extension) or
     /// `dp-event` (JSON {"budget", "claim", "event"} with a dp_accounting DpEvent tree).

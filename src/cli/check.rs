@@ -10,7 +10,9 @@ use serde_json::{json, Value};
 #[command(after_help = super::EXIT_CODES)]
 pub(super) struct CheckArgs {
     /// JSON list of {"query": [...], "value": "..."}: `query` is the argument list one would
-    /// pass to dpcert (e.g. ["gaussian", "delta", "--sigma", "1", "--epsilon", "0.5"]).
+    /// pass to dpcert (e.g. ["gaussian", "delta", "--sigma", "1", "--epsilon", "0.5"]). At
+    /// most 16 MiB, UTF-8 (a byte-order mark and CRLF line ends are fine); a record may not
+    /// repeat a key.
     file: std::path::PathBuf,
     /// Print one JSON object (the dpcert/1 envelope; full digits).
     #[arg(long)]

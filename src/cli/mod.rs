@@ -470,6 +470,9 @@ fn group_of(args: &[String]) -> Option<(String, Vec<(String, String)>)> {
 /// "`dpcert gaussian` needs a subcommand: delta | epsilon | sigma; usage: …".
 fn needs_subcommand(group: &str, subs: &[(String, String)]) -> String {
     let names: Vec<&str> = subs.iter().map(|(n, _)| n.as_str()).collect();
+    if names.len() > 4 {
+        return format!("`{group}` needs a command; usage: {group} <COMMAND> [OPTIONS]");
+    }
     format!(
         "`{group}` needs a subcommand: {}; usage: {group} <{}> [OPTIONS]",
         names.join(" | "),
