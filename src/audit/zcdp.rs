@@ -114,7 +114,7 @@ impl Route for Zcdp {
     fn delta_at(&self, l: &Ledger, epsilon: &Rational) -> Result<Outcome> {
         let rho = rho(l);
         // δ of the (ξ, ρ) curve at ε is δ of the ρ curve at ε − ξ; below ξ no bound under 1
-        let epsilon = &Rational::from(epsilon - xi(l));
+        let epsilon = &(epsilon - xi(l));
         if *epsilon < 0 {
             return Ok(Outcome::of(None));
         }

@@ -63,7 +63,7 @@ pub fn discrete_laplace_delta(
 fn laplace_formula<R: Real>(a: &Rational, d: &Integer, eps: &Rational, m: &Rational, p: u32) -> R {
     let r = |q: Rational| R::from_rational(&q, p);
     let ema = r(Rational::from(-a)).exp();
-    let gap = Rational::from(eps - Rational::from(a * Rational::from(d - m)));
+    let gap = eps - a * Rational::from(d - m);
     let first = r(gap).expm1().neg();
     let second = ema.mul(&r(-Rational::from(a * m)).expm1().neg());
     first.add(&second).div(&ema.add(&R::from_int(1, p)))
@@ -184,7 +184,7 @@ impl DiscreteGaussian<'_> {
         let mut s = R::from_int(0, p);
         let mut y = lo.clone();
         while y <= hi {
-            let gap = Rational::from(eps - self.loss(&y));
+            let gap = eps - self.loss(&y);
             s = s.add(
                 &self
                     .weight::<R>(&y, p)
@@ -203,9 +203,8 @@ impl DiscreteGaussian<'_> {
     /// The privacy loss ln(P\[y\]/Q\[y\]) = Δ(Δ − 2y)/(2σ²) at output y, exactly.
     pub(crate) fn loss(&self, y: &Integer) -> Rational {
         let d = self.sensitivity;
-        Rational::from(Integer::from(
-            d * Integer::from(d - Integer::from(y * 2u32)),
-        )) / Rational::from(self.sigma_squared * 2u32)
+        Rational::from(d * (d - Integer::from(y * 2u32)))
+            / Rational::from(self.sigma_squared * 2u32)
     }
 }
 

@@ -44,14 +44,5 @@ pub(super) fn discrete_gaussian_profile(
     let spread = (2.0 * Rational::from(sensitivity * sensitivity).to_f64()
         / (2.0 * sigma_squared.to_f64()))
     .sqrt();
-    Profile {
-        tails: None,
-        atoms,
-        support: (0.0, 0.0),
-        shift: Rational::new(),
-        shift_from: f64::INFINITY,
-        spread: spread.max(1e-6),
-        detail: spread.max(1e-6),
-        mix: None,
-    }
+    Profile::atoms_only(atoms, spread, spread)
 }

@@ -17,7 +17,7 @@ pub(super) fn discrete_laplace_profile(a: &Rational, sensitivity: &Integer) -> P
     let denom = ema.add(&Fi(pt(1.0)));
     let inner = r(Rational::from(-a)).expm1().neg().div(&denom);
     let d = sensitivity.to_u32().unwrap_or(0);
-    let loss = |y: u32| Rational::from(a * Rational::from(Integer::from(sensitivity - 2 * y)));
+    let loss = |y: u32| a * Rational::from(Integer::from(sensitivity - 2 * y));
     let mut atoms = vec![Atom {
         loss: Some(loss(0)),
         p: Fi(pt(1.0)).div(&denom).0,
@@ -35,14 +35,5 @@ pub(super) fn discrete_laplace_profile(a: &Rational, sensitivity: &Integer) -> P
         p: far.0,
     });
     let top = Rational::from(a * sensitivity).to_f64();
-    Profile {
-        tails: None,
-        atoms,
-        support: (0.0, 0.0),
-        shift: Rational::new(),
-        shift_from: f64::INFINITY,
-        spread: top.max(1e-6),
-        detail: a.to_f64().max(1e-6),
-        mix: None,
-    }
+    Profile::atoms_only(atoms, top, a.to_f64())
 }

@@ -100,6 +100,22 @@ pub(super) struct Profile {
     pub(super) mix: Option<Mix>,
 }
 
+impl Profile {
+    /// A mechanism given by its atoms alone (no continuous part), on the unshifted grid.
+    pub(super) fn atoms_only(atoms: Vec<Atom>, spread: f64, detail: f64) -> Profile {
+        Profile {
+            tails: None,
+            atoms,
+            support: (0.0, 0.0),
+            shift: Rational::new(),
+            shift_from: f64::INFINITY,
+            spread: spread.max(1e-6),
+            detail: detail.max(1e-6),
+            mix: None,
+        }
+    }
+}
+
 /// The profile of one copy of `m` (its exact parameters enclosed once, outward).
 pub(super) fn profile(m: &PldMechanism) -> Profile {
     match m {

@@ -24,14 +24,6 @@ pub(super) fn approx_atoms(eps: &Rational, delta: &Rational) -> Profile {
     if *delta > 0 {
         atoms.push(Atom { loss: None, p: d });
     }
-    Profile {
-        tails: None,
-        atoms,
-        support: (0.0, 0.0),
-        shift: Rational::new(),
-        shift_from: f64::INFINITY,
-        spread: eps.to_f64().max(1e-6),
-        detail: eps.to_f64().max(1e-6),
-        mix: None,
-    }
+    let e = eps.to_f64();
+    Profile::atoms_only(atoms, e, e)
 }
