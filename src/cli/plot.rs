@@ -15,36 +15,13 @@ pub(super) struct PlotArgs {
 }
 
 fn plot(a: &PlotArgs) -> Result<(), Error> {
-    let to_stdout = a.output.as_os_str() == "-";
-    if !to_stdout
-        && a.output
-            .extension()
-            .is_none_or(|e| !e.eq_ignore_ascii_case("svg"))
-    {
-        return Err(Error::arg(
-            "--output",
-            format!(
-                "{}: only SVG is supported (name the file *.svg, or - for stdout)",
-                a.output.display()
-            ),
-        ));
-    }
+    let out = crate::plot::svg_output(&a.output, "--output")?;
     let d = crate::deploy::Deployment::load(&a.file)?;
-    let svg = {
-        use std::io::IsTerminal;
-        crate::plot::profile_svg_with(&d, std::io::stderr().is_terminal())?
-    };
-    if to_stdout {
-        print!("{svg}");
-        return Ok(());
+    let svg = crate::plot::profile_svg(&d)?;
+    crate::plot::write_svg(&out, &svg, "--output")?;
+    if out != crate::plot::Output::Stdout {
+        eprintln!("dpcert: wrote {}", a.output.display());
     }
-    std::fs::write(&a.output, svg).map_err(|e| {
-        Error::arg(
-            "--output",
-            format!("cannot write {}: {e}", a.output.display()),
-        )
-    })?;
-    eprintln!("dpcert: wrote {}", a.output.display());
     Ok(())
 }
 
