@@ -67,13 +67,27 @@ impl DirectionRun for PldReport {
     }
 }
 
+/// How far (relative) a coarse second direction's curve may lie above the first's and still
+/// settle it ([`DirectionRun::uppers_within`] for curves; a width heuristic, compared in
+/// floats: whichever run is kept, the maximum's upper end is a certified bound).
+const CURVE_SLACK: f64 = 1.01;
+
 /// A δ(ε) curve: one report per ε (never empty; all on one grid).
 impl DirectionRun for Vec<PldReport> {
     fn grid(&self) -> &Rational {
         &self[0].grid
     }
+    /// Within 1 % (relative) at every point: a curve is a picture, and the maximum over the
+    /// directions takes the larger upper end anyway (sound either way); a fine run of the
+    /// second direction for a few points near ε = 0 would double the plot's time (DP-SGD on
+    /// MNIST: the coarse add direction is 0.24 % above remove at ε = 0, 0.02 % at the next
+    /// point, below it everywhere else).
     fn uppers_within(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.iter().zip(other).all(|(a, b)| a.uppers_within(b))
+        self.len() == other.len()
+            && self.iter().zip(other).all(|(a, b)| {
+                a.uppers_within(b)
+                    || a.enclosure.upper().to_f64() <= CURVE_SLACK * b.enclosure.upper().to_f64()
+            })
     }
 }
 

@@ -178,7 +178,11 @@ pub trait Route: Sync {
     /// [`Route::delta_at`]'s values at every ε of `epsilons` (the privacy-profile plot's
     /// samples): one query per point unless the route shares the work (the PLD accountant
     /// composes once and reads its whole curve).
-    fn delta_curve(&self, ledger: &Ledger, epsilons: &[Rational]) -> Result<Vec<Option<Certified>>> {
+    fn delta_curve(
+        &self,
+        ledger: &Ledger,
+        epsilons: &[Rational],
+    ) -> Result<Vec<Option<Certified>>> {
         epsilons
             .iter()
             .map(|e| Ok(self.delta_at(ledger, e)?.value))

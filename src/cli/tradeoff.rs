@@ -147,7 +147,10 @@ impl TradeoffCmd {
             Ok(Some(points)) => {
                 if json_mode {
                     let result = json!({"quantity": "tpr_curve", "plot": out.display().to_string(), "points": points});
-                    println!("{}", crate::json::envelope(self.command(), self.input(), result));
+                    println!(
+                        "{}",
+                        crate::json::envelope(self.command(), self.input(), result)
+                    );
                 } else if out.as_os_str() != "-" {
                     println!("Wrote the certified tradeoff curve to {}.", out.display());
                 }
@@ -184,6 +187,7 @@ impl TradeoffCmd {
             &num("--sigma", &sgm.sigma)?,
             &count("--steps", &sgm.steps)?,
             &opts,
+            &format!("q = {}, σ = {}, {} steps", sgm.rate, sgm.sigma, sgm.steps),
         )
         .map_err(super::flagged_err)?;
         crate::plot::write_svg(&target, &roc.svg(), "--plot")?;

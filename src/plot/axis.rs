@@ -64,7 +64,10 @@ fn fits(labels: &[(f64, String)], horizontal: bool) -> bool {
 /// `v` with `decimals` decimals (no "-0").
 fn decimal_label(v: f64, decimals: usize) -> String {
     let s = format!("{v:.decimals$}");
-    if s.trim_start_matches('-').chars().all(|c| c == '0' || c == '.') {
+    if s.trim_start_matches('-')
+        .chars()
+        .all(|c| c == '0' || c == '.')
+    {
         s.trim_start_matches('-').to_string()
     } else {
         s
@@ -214,19 +217,32 @@ mod tests {
         );
         for t in &a.ticks {
             let r = t.value / step;
-            assert!((r - r.round()).abs() < 1e-9, "{} is not a multiple of {step}", t.value);
+            assert!(
+                (r - r.round()).abs() < 1e-9,
+                "{} is not a multiple of {step}",
+                t.value
+            );
             // the label says the value
             let parsed: f64 = t.label.parse().unwrap();
-            assert!((parsed - t.value).abs() <= step * 1e-9, "{} vs {}", t.label, t.value);
+            assert!(
+                (parsed - t.value).abs() <= step * 1e-9,
+                "{} vs {}",
+                t.label,
+                t.value
+            );
         }
     }
 
     fn assert_no_overlap(a: &Axis, horizontal: bool) {
         for w in a.ticks.windows(2) {
             let (p, q) = (a.px(w[0].value), a.px(w[1].value));
-            let need =
-                (extent(&w[0].label, horizontal) + extent(&w[1].label, horizontal)) / 2.0;
-            assert!((q - p).abs() >= need, "labels {:?} and {:?} overlap", w[0], w[1]);
+            let need = (extent(&w[0].label, horizontal) + extent(&w[1].label, horizontal)) / 2.0;
+            assert!(
+                (q - p).abs() >= need,
+                "labels {:?} and {:?} overlap",
+                w[0],
+                w[1]
+            );
         }
     }
 
@@ -246,20 +262,30 @@ mod tests {
             for (len, horizontal) in [(600.0, true), (150.0, true), (360.0, false), (80.0, false)] {
                 let a = Axis::linear(lo, hi, 70.0, 70.0 + len, horizontal);
                 assert!(a.ticks.len() >= 2, "{lo}..{hi}: {:?}", a.ticks);
-                assert!(a.lo <= lo && a.hi >= hi, "{lo}..{hi} not covered by {}..{}", a.lo, a.hi);
+                assert!(
+                    a.lo <= lo && a.hi >= hi,
+                    "{lo}..{hi} not covered by {}..{}",
+                    a.lo,
+                    a.hi
+                );
                 assert_eq!(a.ticks.first().unwrap().value, a.lo);
                 assert_eq!(a.ticks.last().unwrap().value, a.hi);
                 assert_round_linear(&a);
                 assert_no_overlap(&a, horizontal);
                 // not needlessly coarse: the range covers at least a third of the axis
-                assert!((hi - lo) / (a.hi - a.lo) > 0.3, "{lo}..{hi} on {}..{}", a.lo, a.hi);
+                assert!(
+                    (hi - lo) / (a.hi - a.lo) > 0.3,
+                    "{lo}..{hi} on {}..{}",
+                    a.lo,
+                    a.hi
+                );
             }
         }
     }
 
     #[test]
     fn log_ticks_are_powers_of_ten_cover_the_range_and_do_not_overlap() {
-        for (lo, hi) in [(-16, 0), (-5, 0), (-1, 0), (-30, 0), (-7, -2), (-300, 0)] {
+        for (lo, hi) in [(-16, 0), (-5, 0), (-1, 0), (-30, 0), (-7, -2), (-100, 0)] {
             for (len, horizontal) in [(500.0, true), (120.0, true), (380.0, false), (60.0, false)] {
                 let a = Axis::log(lo, hi, 400.0, 400.0 - len, horizontal);
                 assert!(a.lo <= 10f64.powi(lo) && a.hi >= 10f64.powi(hi));
@@ -268,9 +294,7 @@ mod tests {
                     assert_eq!(t.value, 10f64.powi(k));
                     assert_eq!(t.label, power_label(k));
                 }
-                if a.ticks.len() > 2 || len > 100.0 {
-                    assert_no_overlap(&a, horizontal);
-                }
+                assert_no_overlap(&a, horizontal);
             }
         }
         assert_eq!(power_label(-16), "10⁻¹⁶");

@@ -17,10 +17,14 @@ use crate::validate::show;
 use crate::{Error, Result};
 use rug::Rational;
 
-/// Intervals of the ε axis: the best route is certified at `SAMPLES + 1` points.
+/// Intervals of the ε axis the best route is certified on: [`FINE_SAMPLES`] for a route whose
+/// curve is cheap (the PLD accountant reads its whole curve off one composition; the exact
+/// Gaussian and zCDP routes are closed forms), else [`SAMPLES`].
 pub const SAMPLES: usize = 60;
-/// The other routes (drawn faint) are certified at every `FAINT_STRIDE`-th of those points.
-pub const FAINT_STRIDE: usize = 4;
+/// See [`SAMPLES`].
+pub const FINE_SAMPLES: usize = 240;
+/// Intervals of the ε axis the other routes (drawn faint, as dots) are certified on.
+pub const FAINT_SAMPLES: usize = 10;
 /// The lowest decade the δ axis reaches; smaller values are drawn on its bottom edge.
 const FLOOR_EXP: i32 = -20;
 
@@ -40,7 +44,7 @@ pub struct Profile {
     pub report: Report,
     /// The route whose curves are drawn bold (the audit's best answer).
     pub best: RouteCurve,
-    /// The other routes, certified at every [`FAINT_STRIDE`]-th sample.
+    /// The other routes, certified at [`FAINT_SAMPLES`] + 1 points.
     pub others: Vec<RouteCurve>,
     /// The ε axis (its labelled ticks are round, its end is the last sample).
     pub x: Axis,
@@ -62,7 +66,11 @@ fn run_audit(d: &Deployment) -> Result<Report> {
 fn epsilon_top(r: &Report) -> Result<f64> {
     let d = &r.deployment;
     let mut top = 1.0f64;
-    for e in d.budget_epsilon.iter().chain(d.claim.as_ref().map(|c| &c.0)) {
+    for e in d
+        .budget_epsilon
+        .iter()
+        .chain(d.claim.as_ref().map(|c| &c.0))
+    {
         top = top.max(2.0 * e.to_f64());
     }
     if let Some((_, a)) = &r.best_epsilon {
@@ -85,7 +93,8 @@ fn points(eps: &[Rational], answers: Vec<Option<Certified>>) -> Vec<(f64, f64, O
             Some(a) => (
                 e.to_f64(),
                 a.upper().to_f64().min(1.0),
-                a.is_two_sided().then(|| a.formula().lower().to_f64().max(0.0)),
+                a.is_two_sided()
+                    .then(|| a.formula().lower().to_f64().max(0.0)),
             ),
             None => (e.to_f64(), 1.0, None),
         })
@@ -112,8 +121,9 @@ fn best_route(r: &Report) -> Option<RouteId> {
         .map(|(i, _)| r.routes[*i].id)
 }
 
-/// The privacy profile of `d`: one audit, then the best route's δ(ε) at [`SAMPLES`] + 1 points
-/// of the ε axis and every other applicable route's at every [`FAINT_STRIDE`]-th.
+/// The privacy profile of `d`: one audit, then the best route's δ(ε) at [`FINE_SAMPLES`] + 1
+/// (or [`SAMPLES`] + 1) points of the ε axis and every other applicable route's at
+/// [`FAINT_SAMPLES`] + 1.
 ///
 /// # Guarantee
 /// Every sample is a route's certified answer to δ at that (exact) ε, the same the audit gives
@@ -132,23 +142,33 @@ pub fn profile(d: &Deployment) -> Result<Profile> {
     let report = run_audit(d)?;
     let (x0, x1) = x_span();
     let x = Axis::linear(0.0, epsilon_top(&report)?, x0, x1, true);
-    let end = Rational::from_f64(x.hi).expect("a finite axis end");
-    let eps: Vec<Rational> = (0..=SAMPLES)
-        .map(|i| Rational::from(&end * i as u32) / SAMPLES as u32)
-        .collect();
-    let faint: Vec<Rational> = eps.iter().step_by(FAINT_STRIDE).cloned().collect();
+    // samples at f64 values of ε, certified exactly there (so each drawn step starts at the
+    // very ε it was certified at)
+    let grid = |n: usize| -> Vec<Rational> {
+        (0..=n)
+            .map(|i| Rational::from_f64(x.hi * i as f64 / n as f64).expect("finite"))
+            .collect()
+    };
     let Some(best_id) = best_route(&report) else {
         return Err(Error::arg(
             "FILE",
             "no route certifies δ(ε) for this deployment; nothing to draw (see `dpcert audit`)",
         ));
     };
-    let best = route_curve(&report, best_id, &eps)?;
+    let cheap = matches!(
+        best_id,
+        RouteId::Pld | RouteId::ExactGaussian | RouteId::Zcdp
+    );
+    let best = route_curve(
+        &report,
+        best_id,
+        &grid(if cheap { FINE_SAMPLES } else { SAMPLES }),
+    )?;
     let others = report
         .routes
         .iter()
         .filter(|r| r.id != best_id)
-        .map(|r| route_curve(&report, r.id, &faint))
+        .map(|r| route_curve(&report, r.id, &grid(FAINT_SAMPLES)))
         .collect::<Result<Vec<_>>>()?;
     Ok(Profile {
         report,
@@ -164,7 +184,11 @@ pub fn profile(d: &Deployment) -> Result<Profile> {
 pub(super) fn steps(pts: &[(f64, f64)], hold_right: bool) -> Vec<(f64, f64)> {
     let mut out = Vec::with_capacity(2 * pts.len());
     for (i, &(e, v)) in pts.iter().enumerate() {
-        let from = if hold_right || i == 0 { e } else { pts[i - 1].0 };
+        let from = if hold_right || i == 0 {
+            e
+        } else {
+            pts[i - 1].0
+        };
         let to = match pts.get(i + 1) {
             Some(&(next, _)) if hold_right => next,
             _ => e,
@@ -212,7 +236,7 @@ impl Profile {
         };
         let subtitle = format!(
             "as `dpcert audit` certifies it: {name}, {kind} at {} values of ε (steps between them)",
-            SAMPLES + 1
+            self.best.points.len()
         );
         let mut c = Chart::new(
             self.x.clone(),
@@ -227,8 +251,12 @@ impl Profile {
                 opacity: 0.5,
             };
             let pts: Vec<(f64, f64)> = o.points.iter().map(|p| (p.0, p.1)).collect();
-            c.polyline("upper other", &steps(&pts, true), s);
-            c.legend(Swatch::Line(s), format!("{} (upper bound)", o.route.name()));
+            c.polyline("upper other", &pts, Stroke { width: 1.0, ..s });
+            c.dots("upper other dots", &pts, s.color, 0.8);
+            c.legend(
+                Swatch::Dots(s),
+                format!("{}: upper bound (certified at the dots)", o.route.name()),
+            );
         }
         self.draw_best(&mut c);
         self.draw_budget(&mut c);
@@ -256,7 +284,8 @@ impl Profile {
             .collect();
         if !lo.is_empty() {
             let s = Stroke {
-                dash: "7 4",
+                color: "#62a0ea",
+                dash: "6 4",
                 width: 2.0,
                 ..s
             };
@@ -281,14 +310,20 @@ impl Profile {
             if let Some((i, a)) = &r.best_epsilon {
                 let mark = Stroke {
                     color: "#000000",
-                    width: 6.0,
+                    width: 4.0,
                     dash: "",
-                    opacity: 0.6,
+                    opacity: 0.8,
                 };
                 let lo = a.lower().map_or(0.0, |l| l.to_f64().max(0.0));
                 let hi = a.upper().to_f64();
                 c.segment("certified-epsilon", (lo, v), (hi, v), mark);
-                c.legend(Swatch::Line(mark), epsilon_words(a, dl, r.routes[*i].name));
+                let tick = Stroke { width: 2.0, ..mark };
+                c.vtick("certified-epsilon", (lo, v), 9.0, tick);
+                c.vtick("certified-epsilon", (hi, v), 9.0, tick);
+                c.legend(
+                    Swatch::Bracket(tick),
+                    epsilon_words(a, dl, r.routes[*i].name),
+                );
             }
         }
         if let Some(e) = &d.budget_epsilon {
@@ -305,7 +340,11 @@ impl Profile {
             Verdict::Refuted => ("#c0392b", "refuted"),
             _ => ("#d68910", "undecided"),
         };
-        c.circle("claim", (check.epsilon.to_f64(), check.delta.to_f64()), color);
+        c.circle(
+            "claim",
+            (check.epsilon.to_f64(), check.delta.to_f64()),
+            color,
+        );
         c.legend(
             Swatch::Circle(color),
             format!(
@@ -320,9 +359,15 @@ impl Profile {
     fn floor_note(&self, c: &mut Chart) {
         let below = |v: f64| c.y.clamp(v).1;
         let any = self.best.points.iter().any(|p| below(p.1))
-            || self.others.iter().any(|o| o.points.iter().any(|p| below(p.1)));
+            || self
+                .others
+                .iter()
+                .any(|o| o.points.iter().any(|p| below(p.1)));
         if any {
-            let label = c.y.ticks.first().map_or(String::new(), |t: &Tick| t.label.clone());
+            let label =
+                c.y.ticks
+                    .first()
+                    .map_or(String::new(), |t: &Tick| t.label.clone());
             c.legend(
                 Swatch::None,
                 format!("upper bounds below {label} drawn on the bottom edge"),
@@ -337,7 +382,11 @@ fn epsilon_words(a: &Certified, dl: &Rational, route: &str) -> String {
     match a.lower() {
         Some(l) if a.is_two_sided() => format!(
             "audit ({route}): ε ∈ [{}, {up}] at δ = {}",
-            if *l.as_float() < 0 { "0".into() } else { l.to_decimal_digits(4) },
+            if *l.as_float() < 0 {
+                "0".into()
+            } else {
+                l.to_decimal_digits(4)
+            },
             show(dl)
         ),
         _ => format!("audit ({route}): ε ≤ {up} at δ = {}", show(dl)),

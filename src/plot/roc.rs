@@ -20,7 +20,7 @@ use rug::{Integer, Rational};
 /// The lowest FPR drawn is 10^LOW_EXP.
 pub const LOW_EXP: i32 = -5;
 /// Certified FPR samples per decade.
-pub const PER_DECADE: i32 = 16;
+pub const PER_DECADE: i32 = 40;
 
 /// The certified ROC of DP-SGD and its reference curve.
 pub struct Roc {
@@ -54,7 +54,8 @@ fn fprs() -> Vec<Rational> {
 }
 
 /// The certified ROC of `steps` DP-SGD steps (rate q, noise σ): [`dpsgd_tradeoff_tpr`] at
-/// [`PER_DECADE`] FPRs per decade from 10⁻⁵ to 1, and the μ-GDP reference.
+/// [`PER_DECADE`] FPRs per decade from 10⁻⁵ to 1, and the μ-GDP reference; `label` names the
+/// run in the title (e.g. the parameters as the user wrote them).
 ///
 /// # Guarantee
 /// Each point is [`dpsgd_tradeoff_tpr`]'s certified bracket; the reference is an approximation
@@ -64,6 +65,7 @@ pub fn dpsgd_roc(
     sigma: &Rational,
     steps: &Integer,
     opts: &PldOptions,
+    label: &str,
 ) -> Result<Roc> {
     let alphas = fprs();
     let reports = dpsgd_tradeoff_tpr(rate, sigma, steps, &alphas, opts)?;
@@ -78,12 +80,7 @@ pub fn dpsgd_roc(
             reference.push((a.to_f64(), tpr.upper().to_f64()));
         }
     }
-    let title = format!(
-        "Best membership-inference attack against DP-SGD: q = {}, σ = {}, {} steps",
-        crate::validate::show(rate),
-        crate::validate::show(sigma),
-        steps
-    );
+    let title = format!("Best membership-inference attack against DP-SGD ({label})");
     Ok(Roc {
         points: alphas.into_iter().zip(reports).collect(),
         mu_clt,
@@ -117,17 +114,6 @@ impl Roc {
         };
         c.segment("diagonal", (c.x.lo, c.y.lo), (1.0, 1.0), guess);
         c.legend(Swatch::Line(guess), "blind guess (TPR = FPR)");
-        if let Some(mu) = self.mu_clt {
-            let s = Stroke {
-                color: "#26a269",
-                width: 1.5,
-                dash: "5 3",
-                opacity: 0.9,
-            };
-            c.polyline("reference", &self.reference, s);
-            c.legend(Swatch::Line(s), format!("μ-GDP reference, μ ≈ {mu:.3} (CLT: q√(T(e^{{1/σ²}}−1)),"));
-            c.legend(Swatch::None, "an approximation, not a bound)");
-        }
         let lo: Vec<(f64, f64)> = self
             .points
             .iter()
@@ -152,8 +138,28 @@ impl Roc {
         };
         c.polyline("upper best", &steps(&up, false), upper);
         c.polyline("lower best", &steps(&lo, true), lower);
-        c.legend(Swatch::Line(upper), "certified upper TPR (no attack does better)");
-        c.legend(Swatch::Line(lower), "certified lower TPR (the best attack reaches it)");
+        c.legend(
+            Swatch::Line(upper),
+            "certified upper TPR (no attack does better)",
+        );
+        c.legend(
+            Swatch::Line(lower),
+            "certified lower TPR (the best attack reaches it)",
+        );
+        if let Some(mu) = self.mu_clt {
+            let s = Stroke {
+                color: "#26a269",
+                width: 1.2,
+                dash: "5 3",
+                opacity: 1.0,
+            };
+            c.polyline("reference", &self.reference, s);
+            c.legend(
+                Swatch::Line(s),
+                format!("μ-GDP reference, μ ≈ {mu:.3} (CLT: q√(T(e^(1/σ²)−1)),"),
+            );
+            c.legend(Swatch::None, "an approximation, not a bound)");
+        }
         c.finish()
     }
 }

@@ -68,6 +68,10 @@ pub enum Swatch {
     Line(Stroke),
     /// An open circle in this colour.
     Circle(&'static str),
+    /// A line with a dot on it (samples joined by a line).
+    Dots(Stroke),
+    /// Two vertical ticks (an interval's ends), joined.
+    Bracket(Stroke),
     /// No symbol (a note).
     None,
 }
@@ -132,9 +136,38 @@ impl Chart {
         self.polyline(class, &[a, b], stroke);
     }
 
+    /// A vertical tick of `half` px either side of a data point.
+    pub fn vtick(&mut self, class: &str, at: (f64, f64), half: f64, stroke: Stroke) {
+        let (x, y) = (
+            self.x.px(self.x.clamp(at.0).0),
+            self.y.px(self.y.clamp(at.1).0),
+        );
+        let _ = writeln!(
+            self.body,
+            r#"<polyline class="{class}" {} points="{x:.2},{:.2} {x:.2},{:.2}"/>"#,
+            stroke.attrs(),
+            y - half,
+            y + half
+        );
+    }
+
+    /// Small filled dots at data points (clamped into the axis ranges).
+    pub fn dots(&mut self, class: &str, pts: &[(f64, f64)], color: &str, opacity: f64) {
+        for &(a, b) in pts {
+            let (cx, cy) = (self.x.px(self.x.clamp(a).0), self.y.px(self.y.clamp(b).0));
+            let _ = writeln!(
+                self.body,
+                r#"<circle class="{class}" cx="{cx:.2}" cy="{cy:.2}" r="2.5" fill="{color}" fill-opacity="{opacity}"/>"#
+            );
+        }
+    }
+
     /// An open circle at a data point.
     pub fn circle(&mut self, class: &str, at: (f64, f64), color: &str) {
-        let (cx, cy) = (self.x.px(self.x.clamp(at.0).0), self.y.px(self.y.clamp(at.1).0));
+        let (cx, cy) = (
+            self.x.px(self.x.clamp(at.0).0),
+            self.y.px(self.y.clamp(at.1).0),
+        );
         let _ = writeln!(
             self.body,
             r#"<circle class="{class}" cx="{cx:.2}" cy="{cy:.2}" r="5" fill="white" stroke="{color}" stroke-width="2"/>"#
@@ -160,10 +193,16 @@ impl Chart {
         let grid = |out: &mut String, v: f64, vertical: bool, color: &str| {
             let _ = if vertical {
                 let p = self.x.px(v);
-                writeln!(out, r#"<line x1="{p:.2}" x2="{p:.2}" y1="{y1}" y2="{y0}" stroke="{color}"/>"#)
+                writeln!(
+                    out,
+                    r#"<line x1="{p:.2}" x2="{p:.2}" y1="{y1}" y2="{y0}" stroke="{color}"/>"#
+                )
             } else {
                 let p = self.y.px(v);
-                writeln!(out, r#"<line x1="{x0}" x2="{x1}" y1="{p:.2}" y2="{p:.2}" stroke="{color}"/>"#)
+                writeln!(
+                    out,
+                    r#"<line x1="{x0}" x2="{x1}" y1="{p:.2}" y2="{p:.2}" stroke="{color}"/>"#
+                )
             };
         };
         for &v in &self.x.minor {
@@ -205,9 +244,41 @@ impl Chart {
                     r#"<circle cx="{}" cy="{y}" r="5" fill="white" stroke="{c}" stroke-width="2"/>"#,
                     x + SWATCH / 2.0
                 ),
+                Swatch::Dots(s) => writeln!(
+                    out,
+                    r#"<line x1="{x}" x2="{}" y1="{y}" y2="{y}" {}/><circle cx="{}" cy="{y}" r="2.5" fill="{}" fill-opacity="{}"/>"#,
+                    x + SWATCH,
+                    s.attrs(),
+                    x + SWATCH / 2.0,
+                    s.color,
+                    s.opacity
+                ),
+                Swatch::Bracket(s) => writeln!(
+                    out,
+                    r#"<line x1="{x}" x2="{}" y1="{y}" y2="{y}" {}/><line x1="{}" x2="{}" y1="{}" y2="{}" {}/><line x1="{}" x2="{}" y1="{}" y2="{}" {}/>"#,
+                    x + SWATCH,
+                    s.attrs(),
+                    x + 9.0,
+                    x + 9.0,
+                    y - 7.0,
+                    y + 7.0,
+                    s.attrs(),
+                    x + SWATCH - 9.0,
+                    x + SWATCH - 9.0,
+                    y - 7.0,
+                    y + 7.0,
+                    s.attrs()
+                ),
                 Swatch::None => Ok(()),
             };
-            Self::text(out, "legend", (x + SWATCH + 8.0, y + 4.0), "start", FONT, text);
+            Self::text(
+                out,
+                "legend",
+                (x + SWATCH + 8.0, y + 4.0),
+                "start",
+                FONT,
+                text,
+            );
             widest = widest.max(SWATCH + 8.0 + text_width(text, FONT));
         }
         x + widest + 16.0
@@ -234,9 +305,23 @@ impl Chart {
         );
         let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
         Self::text(&mut s, "title", (x0, 22.0), "start", 15.0, &self.title);
-        Self::text(&mut s, "subtitle", (x0, 42.0), "start", FONT, &self.subtitle);
+        Self::text(
+            &mut s,
+            "subtitle",
+            (x0, 42.0),
+            "start",
+            FONT,
+            &self.subtitle,
+        );
         s.push_str(&inner);
-        Self::text(&mut s, "xtitle", ((x0 + x1) / 2.0, y0 + 44.0), "middle", 13.0, &self.x_title);
+        Self::text(
+            &mut s,
+            "xtitle",
+            ((x0 + x1) / 2.0, y0 + 44.0),
+            "middle",
+            13.0,
+            &self.x_title,
+        );
         let cy = TOP + HEIGHT / 2.0;
         let _ = writeln!(
             s,

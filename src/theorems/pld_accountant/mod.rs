@@ -323,7 +323,9 @@ pub fn pld_delta_curve(
         opts.progress,
         |p, ctx| {
             let c = Curve::new(p, ctx);
-            eps.iter().map(|e| capped_delta(&c, e)).collect::<Result<Vec<_>>>()
+            eps.iter()
+                .map(|e| capped_delta(&c, e))
+                .collect::<Result<Vec<_>>>()
         },
         None,
     )?;
