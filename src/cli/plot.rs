@@ -1,4 +1,5 @@
-//! `dpcert plot FILE -o OUT.svg`: a deployment's privacy profile as SVG.
+//! `dpcert plot FILE -o OUT.svg`: a deployment's privacy profile as SVG, as the audit
+//! certifies it (`crate::plot::profile`).
 use super::fail;
 use crate::{exit, Error};
 use clap::Args;
@@ -9,7 +10,8 @@ use serde_json::json;
 pub(super) struct PlotArgs {
     /// The deployment file (`.toml`, or `.json`).
     file: std::path::PathBuf,
-    /// Output file: `.svg`, or `-` for stdout (other formats are refused).
+    /// Output file: `*.svg` (written whole or not at all: a temporary file, then renamed), or
+    /// `-` for stdout; other formats are refused (only SVG is written).
     #[arg(short = 'o', long = "output", value_name = "SVG")]
     output: std::path::PathBuf,
 }

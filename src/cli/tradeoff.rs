@@ -26,7 +26,8 @@ pub(super) enum TradeoffCmd {
     },
     /// Certified TPR bracket of the best attack at FPR A against DP-SGD (Poisson-subsampled
     /// Gaussian steps, add/remove neighbours), from both sides of the certified PLD accountant.
-    /// With --plot OUT.svg: the certified tradeoff curve (lower and upper TPR over FPR).
+    /// With --plot OUT.svg: the certified ROC (lower and upper TPR over FPR 10⁻⁵ … 1, log–log
+    /// axes, with the μ-GDP reference); with --fpr too, then the answer at A.
     #[command(after_help = super::EXIT_CODES)]
     Dpsgd {
         #[command(flatten)]
@@ -34,7 +35,8 @@ pub(super) enum TradeoffCmd {
         /// The attack's false-positive rate A in [0, 1] (optional with --plot).
         #[arg(long, value_name = "A", allow_hyphen_values = true)]
         fpr: Option<String>,
-        /// Write the certified tradeoff curve as SVG to this file.
+        /// Write the certified ROC as SVG to this file (*.svg; written whole or not at all), or
+        /// `-` for standard output (alone: not with --json or --fpr).
         #[arg(long, value_name = "SVG")]
         plot: Option<std::path::PathBuf>,
         /// PLD grid width h (default: automatic).
