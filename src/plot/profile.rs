@@ -23,7 +23,8 @@ use rug::Rational;
 pub const SAMPLES: usize = 60;
 /// See [`SAMPLES`].
 pub const FINE_SAMPLES: usize = 240;
-/// Intervals of the ε axis the other routes (drawn faint, as dots) are certified on.
+/// Intervals of the ε axis the other routes (drawn faint: steps, a dot at each certified
+/// point) are certified on.
 pub const FAINT_SAMPLES: usize = 10;
 /// The lowest decade the δ axis reaches; smaller values are drawn on its bottom edge.
 const FLOOR_EXP: i32 = -20;
@@ -258,7 +259,11 @@ impl Profile {
                 opacity: 0.5,
             };
             let pts: Vec<(f64, f64)> = o.points.iter().map(|p| (p.0, p.1)).collect();
-            c.polyline("upper other", &pts, Stroke { width: 1.0, ..s });
+            c.polyline(
+                "upper other",
+                &steps(&pts, true),
+                Stroke { width: 1.0, ..s },
+            );
             c.dots("upper other dots", &pts, s.color, 0.8);
             c.legend(
                 Swatch::Dots(s),
