@@ -78,6 +78,47 @@ fn k_gaussians_bracket_corollary_10() {
     }
 }
 
+/// The whole δ(ε) curve from one composition: each point brackets Corollary 8 (the exact
+/// Gaussian δ at 1024 bits, another formula) within `pld_delta`'s documented width, and equals
+/// `pld_delta`'s answer at that ε (the same composed measures, read at many points). A subsampled
+/// Gaussian's curve is non-increasing on both sides and its bracket is ordered.
+#[test]
+fn delta_curve_brackets_corollary_8_at_every_point_and_matches_pld_delta() {
+    let (rho, k) = ("1/50", 64u32);
+    let terms = [term(PldMechanism::Gaussian { rho: q(rho) }, k)];
+    let eps: Vec<Rational> = (0..=24).map(|i| Rational::from((i, 6))).collect();
+    let curve = pld_delta_curve(&terms, &eps, &grid(None)).unwrap();
+    assert_eq!(curve.len(), eps.len());
+    for (e, r) in eps.iter().zip(&curve) {
+        let exact = gaussian_delta(&Rational::from(q(rho) * k), e);
+        brackets(r, &exact, 1e-4, &format!("curve at ε = {e}"));
+    }
+    for i in [0usize, 7, 24] {
+        let one = pld_delta(&terms, &eps[i], &grid(None)).unwrap();
+        assert_eq!(
+            one.enclosure.lower().as_float(),
+            curve[i].enclosure.lower().as_float()
+        );
+        assert_eq!(
+            one.enclosure.upper().as_float(),
+            curve[i].enclosure.upper().as_float()
+        );
+    }
+    let sg = [term(sgm("1/100", "1", Direction::Remove), 200)];
+    let c = pld_delta_curve(&sg, &eps, &grid(None)).unwrap();
+    for w in c.windows(2) {
+        assert!(w[1].enclosure.upper().as_float() <= w[0].enclosure.upper().as_float());
+        assert!(w[1].enclosure.lower().as_float() <= w[0].enclosure.lower().as_float());
+    }
+    assert!(c
+        .iter()
+        .all(|r| r.enclosure.lower().as_float() <= r.enclosure.upper().as_float()));
+    assert!(pld_delta_curve(&terms, &[q("1"), q("-1/2")], &grid(None)).is_err());
+    assert!(pld_delta_curve(&terms, &[], &grid(None))
+        .unwrap()
+        .is_empty());
+}
+
 #[test]
 fn k_gaussians_epsilon_brackets_the_exact_inverse() {
     // reference: Corollary 8 at 1024 bits (tests/common), inverted by bisection (common::gaussian_epsilon_star)

@@ -175,6 +175,19 @@ pub trait Route: Sync {
     fn epsilon_at(&self, ledger: &Ledger, delta: &Rational) -> Result<Outcome>;
     /// δ at ε ≥ 0.
     fn delta_at(&self, ledger: &Ledger, epsilon: &Rational) -> Result<Outcome>;
+    /// [`Route::delta_at`]'s values at every ε of `epsilons` (the privacy-profile plot's
+    /// samples): one query per point unless the route shares the work (the PLD accountant
+    /// composes once and reads its whole curve).
+    fn delta_curve(
+        &self,
+        ledger: &Ledger,
+        epsilons: &[Rational],
+    ) -> Result<Vec<Option<Certified>>> {
+        epsilons
+            .iter()
+            .map(|e| Ok(self.delta_at(ledger, e)?.value))
+            .collect()
+    }
 }
 
 /// The answer of a route: two-sided when the route is exact, else an upper bound.

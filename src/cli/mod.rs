@@ -13,7 +13,7 @@ mod compose;
 mod dpsgd;
 mod gaussian;
 mod gdp;
-mod out;
+pub(crate) mod out;
 mod plot;
 mod rdp;
 mod subsample;
@@ -66,7 +66,8 @@ enum Cmd {
     Calibrate(calibrate::CalibrateCmd),
     /// Audit a deployment file (TOML or JSON): best certified (ε, δ), routes, claim verdict.
     Audit(audit::AuditArgs),
-    /// Plot a deployment's privacy profile δ(ε) as SVG.
+    /// Plot a deployment's privacy profile δ(ε) as SVG: the audit's best route (upper and lower
+    /// bounds), the other routes faint, the budget and the claim.
     Plot(plot::PlotArgs),
     /// Print certified test vectors for other implementations.
     Vectors(vectors::VectorsArgs),

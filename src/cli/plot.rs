@@ -1,4 +1,5 @@
-//! `dpcert plot FILE -o OUT.svg`: a deployment's privacy profile as SVG.
+//! `dpcert plot FILE -o OUT.svg`: a deployment's privacy profile as SVG, as the audit
+//! certifies it (`crate::plot::profile`).
 use super::fail;
 use crate::{exit, Error};
 use clap::Args;
@@ -9,42 +10,20 @@ use serde_json::json;
 pub(super) struct PlotArgs {
     /// The deployment file (`.toml`, or `.json`).
     file: std::path::PathBuf,
-    /// Output file: `.svg`, or `-` for stdout (other formats are refused).
+    /// Output file: `*.svg` (written whole or not at all: a temporary file, then renamed), or
+    /// `-` for stdout; other formats are refused (only SVG is written).
     #[arg(short = 'o', long = "output", value_name = "SVG")]
     output: std::path::PathBuf,
 }
 
 fn plot(a: &PlotArgs) -> Result<(), Error> {
-    let to_stdout = a.output.as_os_str() == "-";
-    if !to_stdout
-        && a.output
-            .extension()
-            .is_none_or(|e| !e.eq_ignore_ascii_case("svg"))
-    {
-        return Err(Error::arg(
-            "--output",
-            format!(
-                "{}: only SVG is supported (name the file *.svg, or - for stdout)",
-                a.output.display()
-            ),
-        ));
-    }
+    let out = crate::plot::svg_output(&a.output, "--output")?;
     let d = crate::deploy::Deployment::load(&a.file)?;
-    let svg = {
-        use std::io::IsTerminal;
-        crate::plot::profile_svg_with(&d, std::io::stderr().is_terminal())?
-    };
-    if to_stdout {
-        super::out::print(&svg);
-        return Ok(());
+    let svg = crate::plot::profile_svg(&d)?;
+    crate::plot::write_svg(&out, &svg, "--output")?;
+    if out != crate::plot::Output::Stdout {
+        super::out::warn(&format!("dpcert: wrote {}", a.output.display()));
     }
-    std::fs::write(&a.output, svg).map_err(|e| {
-        Error::arg(
-            "--output",
-            format!("cannot write {}: {e}", a.output.display()),
-        )
-    })?;
-    super::out::warn(&format!("dpcert: wrote {}", a.output.display()));
     Ok(())
 }
 

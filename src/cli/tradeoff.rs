@@ -26,7 +26,8 @@ pub(super) enum TradeoffCmd {
     },
     /// Certified TPR bracket of the best attack at FPR A against DP-SGD (Poisson-subsampled
     /// Gaussian steps, add/remove neighbours), from both sides of the certified PLD accountant.
-    /// With --plot OUT.svg: the certified tradeoff curve (lower and upper TPR over FPR).
+    /// With --plot OUT.svg: the certified ROC (lower and upper TPR over FPR 10⁻⁵ … 1, log–log
+    /// axes, with the μ-GDP reference); with --fpr too, then the answer at A.
     #[command(after_help = super::EXIT_CODES)]
     Dpsgd {
         #[command(flatten)]
@@ -34,7 +35,8 @@ pub(super) enum TradeoffCmd {
         /// The attack's false-positive rate A in [0, 1] (optional with --plot).
         #[arg(long, value_name = "A", allow_hyphen_values = true)]
         fpr: Option<String>,
-        /// Write the certified tradeoff curve as SVG to this file.
+        /// Write the certified ROC as SVG to this file (*.svg; written whole or not at all), or
+        /// `-` for standard output (alone: not with --json or --fpr).
         #[arg(long, value_name = "SVG")]
         plot: Option<std::path::PathBuf>,
         /// PLD grid width h (default: automatic).
@@ -130,124 +132,79 @@ impl QueryCmd for TradeoffCmd {
 }
 
 impl TradeoffCmd {
-    /// `tradeoff dpsgd --plot OUT.svg` (with or without --fpr): draw the certified curve and
-    /// return the exit code; `None` for every other form (a single-value query).
+    /// `tradeoff dpsgd --plot OUT.svg|-`: draw the certified ROC. Returns the exit code when the
+    /// command is done (an error, or no --fpr to answer), `None` when the single-value query
+    /// at --fpr is still to run (and for every other form).
     pub(super) fn run_plot(&self) -> Option<i32> {
         let TradeoffCmd::Dpsgd {
-            plot: Some(out), ..
+            plot: Some(out),
+            fpr,
+            ..
         } = self
         else {
             return None;
         };
         let json_mode = self.common().json;
-        Some(match self.plot(out) {
-            Ok(()) => {
-                if !json_mode {
+        match self.plot(out, fpr.is_some()) {
+            Ok(Some(points)) => {
+                if json_mode {
+                    let result = json!({"quantity": "tpr_curve", "plot": out.display().to_string(), "points": points});
+                    super::out::println(&format!(
+                        "{}",
+                        crate::json::envelope(self.command(), self.input(), result)
+                    ));
+                } else if out.as_os_str() != "-" {
                     super::out::println(&format!(
                         "Wrote the certified tradeoff curve to {}.",
                         out.display()
                     ));
                 }
-                crate::exit::OK
+                Some(crate::exit::OK)
             }
-            Err(e) => super::fail(self.command(), self.input(), &e, json_mode),
-        })
+            Ok(None) => None,
+            Err(e) => Some(super::fail(self.command(), self.input(), &e, json_mode)),
+        }
     }
 
-    fn plot(&self, out: &std::path::Path) -> Result<(), Error> {
+    /// Draw the ROC into `out`; the curve's points as JSON when no --fpr query follows
+    /// (`then_query`), else `None`.
+    fn plot(&self, out: &std::path::Path, then_query: bool) -> Result<Option<Value>, Error> {
         let TradeoffCmd::Dpsgd {
             sgm, grid, tail, ..
         } = self
         else {
-            return Ok(());
+            return Ok(None);
         };
+        let target = crate::plot::svg_output(out, "--plot")?;
+        if target == crate::plot::Output::Stdout && (self.common().json || then_query) {
+            return Err(Error::arg(
+                "--plot",
+                "`--plot -` writes the SVG to standard output, so nothing else can go there: give --plot a file name (FILE.svg) to also get --json or the answer at --fpr",
+            ));
+        }
         let opts = crate::theorems::pld_accountant::PldOptions {
-            tight: false,
             grid: grid.as_deref().map(|g| num("--grid", g)).transpose()?,
             tail: tail.as_deref().map(|t| num("--tail", t)).transpose()?,
-            progress: false,
             ..Default::default()
         };
-        // FPR 0, 10⁻⁴ … 10⁻¹ (log-spaced), then 0.02 … 1
-        let mut fprs = vec![rug::Rational::new()];
-        for e in 1..=4u32 {
-            fprs.push(rug::Rational::from((1u32, 10u32.pow(5 - e))));
-        }
-        fprs.extend((1..=50u32).map(|i| rug::Rational::from((i, 50u32))));
-        fprs.sort();
-        let r = crate::theorems::pld_accountant::dpsgd_tradeoff_tpr(
+        let roc = crate::plot::dpsgd_roc(
             &num("--rate", &sgm.rate)?,
             &num("--sigma", &sgm.sigma)?,
             &count("--steps", &sgm.steps)?,
-            &fprs,
             &opts,
+            &format!("q = {}, σ = {}, {} steps", sgm.rate, sgm.sigma, sgm.steps),
         )
         .map_err(super::flagged_err)?;
-        let pts: Vec<(f64, f64, f64)> = fprs
+        crate::plot::write_svg(&target, &roc.svg(), "--plot")?;
+        if then_query {
+            super::out::warn(&format!("dpcert: wrote {}", out.display()));
+            return Ok(None);
+        }
+        let points: Vec<Value> = roc
+            .points
             .iter()
-            .zip(&r)
-            .map(|(a, rep)| {
-                (
-                    a.to_f64(),
-                    rep.enclosure.lower().to_f64(),
-                    rep.enclosure.upper().to_f64(),
-                )
-            })
+            .map(|(a, r)| json!({"fpr": crate::validate::show(a), "tpr": crate::json::enclosure(&r.enclosure)}))
             .collect();
-        let title = format!(
-            "Certified tradeoff: DP-SGD, q = {}, σ = {}, {} steps",
-            sgm.rate, sgm.sigma, sgm.steps
-        );
-        std::fs::write(out, svg(&pts, &title))
-            .map_err(|e| Error::arg("--plot", format!("{}: {e}", out.display())))
+        Ok(Some(Value::Array(points)))
     }
-}
-
-/// The tradeoff curve as SVG: FPR on x, TPR on y, the certified lower (dashed) and upper
-/// (solid) ends, and the diagonal of a blind guess.
-fn svg(pts: &[(f64, f64, f64)], title: &str) -> String {
-    let (w, h, m) = (640.0, 480.0, 60.0);
-    let x = |v: f64| m + v * (w - 2.0 * m);
-    let y = |v: f64| h - m - v * (h - 2.0 * m);
-    let path = |sel: &dyn Fn(&(f64, f64, f64)) -> f64| {
-        pts.iter()
-            .enumerate()
-            .map(|(i, p)| {
-                format!(
-                    "{}{:.2},{:.2}",
-                    if i == 0 { "M" } else { " L" },
-                    x(p.0),
-                    y(sel(p))
-                )
-            })
-            .collect::<String>()
-    };
-    format!(
-        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">
-<text x="{m}" y="24">{title}</text>
-<rect x="{m}" y="{m}" width="{iw}" height="{ih}" fill="none" stroke="#888"/>
-<path d="M{x0},{y0} L{x1},{y1}" stroke="#bbb" stroke-dasharray="2,3"/>
-<path d="{up}" fill="none" stroke="#c22" stroke-width="1.5"/>
-<path d="{lo}" fill="none" stroke="#22c" stroke-width="1.5" stroke-dasharray="5,3"/>
-<text x="{cx}" y="{by}" text-anchor="middle">false-positive rate (FPR)</text>
-<text x="16" y="{cy}" transform="rotate(-90 16 {cy})" text-anchor="middle">true-positive rate of the best attack</text>
-<text x="{lx}" y="{ly}" fill="#c22">certified upper TPR</text>
-<text x="{lx}" y="{ly2}" fill="#22c">certified lower TPR</text>
-</svg>
-"##,
-        iw = w - 2.0 * m,
-        ih = h - 2.0 * m,
-        x0 = x(0.0),
-        y0 = y(0.0),
-        x1 = x(1.0),
-        y1 = y(1.0),
-        up = path(&|p| p.2),
-        lo = path(&|p| p.1),
-        cx = w / 2.0,
-        by = h - 20.0,
-        cy = h / 2.0,
-        lx = x(0.55),
-        ly = y(0.2),
-        ly2 = y(0.2) + 16.0,
-    )
 }

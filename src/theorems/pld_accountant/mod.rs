@@ -313,18 +313,52 @@ pub fn pld_delta(terms: &[PldTerm], eps: &Rational, opts: &PldOptions) -> Result
     let (lo, hi, support, _) = both_sides(
         &s,
         opts.progress,
-        |p, ctx| {
-            let c = Curve::new(p, ctx);
-            // δ ≤ 1 always, so capping either side at 1 keeps it a bound; a non-finite value
-            // (impossible: `pick` refuses empty enclosures, and the min caps +∞) is an error,
-            // never replaced by 1 (on the lower side that would claim δ ≥ 1)
-            let v = c.delta(eps)?.min(1.0);
-            Rational::from_f64(v)
-                .ok_or_else(|| Error::Numerical("PLD δ bound is not finite".into()))
-        },
+        |p, ctx| capped_delta(&Curve::new(p, ctx), eps),
         None,
     )?;
     report(lo, hi, &s, support)
+}
+
+/// This side's δ at ε, capped at 1, as an exact rational: δ ≤ 1 always, so capping either side
+/// at 1 keeps it a bound; a non-finite value (impossible: `pick` refuses empty enclosures, and
+/// the min caps +∞) is an error, never replaced by 1 (on the lower side that would claim δ ≥ 1).
+fn capped_delta(c: &Curve, eps: &Rational) -> Result<Rational> {
+    let v = c.delta(eps)?.min(1.0);
+    Rational::from_f64(v).ok_or_else(|| Error::Numerical("PLD δ bound is not finite".into()))
+}
+
+/// [`pld_delta`] at every ε of `eps`, from one composition per side: the same grid, tail and
+/// composed measures as `pld_delta` (whose answer at each ε this equals), read at many points.
+/// The privacy-profile plot draws the accountant's whole δ(ε) curve with it.
+///
+/// # Guarantee
+/// For each i, `lower ≤ δ(eps[i]) ≤ upper` for the composition of the exact PLDs, for any grid
+/// and tail (they set only the width). Errors on invalid terms, an ε < 0, or a grid/tail out of
+/// range. Note: `proofs-notes/pld_delta_curve.md`.
+pub fn pld_delta_curve(
+    terms: &[PldTerm],
+    eps: &[Rational],
+    opts: &PldOptions,
+) -> Result<Vec<PldReport>> {
+    for e in eps {
+        validate::nonnegative("epsilon", e)?;
+    }
+    let s = setup(terms, opts, None)?;
+    let (lo, hi, support, _) = both_sides(
+        &s,
+        opts.progress,
+        |p, ctx| {
+            let c = Curve::new(p, ctx);
+            eps.iter()
+                .map(|e| capped_delta(&c, e))
+                .collect::<Result<Vec<_>>>()
+        },
+        None,
+    )?;
+    lo.into_iter()
+        .zip(hi)
+        .map(|(l, h)| report(l, h, &s, support))
+        .collect()
 }
 
 /// Two-sided certified ε(δ) = inf{ε ≥ 0 : δ(ε) ≤ δ} of the composition of `terms`. With the
