@@ -282,7 +282,22 @@ fn report(lo: Rational, hi: Rational, s: &Setup, support: usize) -> Result<PldRe
 /// (they set only the width). Errors on invalid terms, ε < 0, or a grid/tail out of range.
 /// Note: `proofs-notes/pld_delta.md`.
 pub fn pld_delta(terms: &[PldTerm], eps: &Rational, opts: &PldOptions) -> Result<PldReport> {
-    validate::nonnegative("epsilon", eps)?;
+    let mut points = pld_delta_points(terms, std::slice::from_ref(eps), opts)?;
+    points
+        .pop()
+        .ok_or_else(|| Error::Numerical("PLD δ: no point".into()))
+}
+
+/// [`pld_delta`] at every ε of `eps` from one composition per side (the grid and tail do not
+/// depend on ε: δ(ε) queries choose them without a hint), in the order given.
+pub(crate) fn pld_delta_points(
+    terms: &[PldTerm],
+    eps: &[Rational],
+    opts: &PldOptions,
+) -> Result<Vec<PldReport>> {
+    for e in eps {
+        validate::nonnegative("epsilon", e)?;
+    }
     let s = setup(terms, opts, None)?;
     let (lo, hi, support, _) = both_sides(
         &s,
@@ -292,13 +307,19 @@ pub fn pld_delta(terms: &[PldTerm], eps: &Rational, opts: &PldOptions) -> Result
             // δ ≤ 1 always, so capping either side at 1 keeps it a bound; a non-finite value
             // (impossible: `pick` refuses empty enclosures, and the min caps +∞) is an error,
             // never replaced by 1 (on the lower side that would claim δ ≥ 1)
-            let v = c.delta(eps)?.min(1.0);
-            Rational::from_f64(v)
-                .ok_or_else(|| Error::Numerical("PLD δ bound is not finite".into()))
+            eps.iter()
+                .map(|e| {
+                    Rational::from_f64(c.delta(e)?.min(1.0))
+                        .ok_or_else(|| Error::Numerical("PLD δ bound is not finite".into()))
+                })
+                .collect::<Result<Vec<_>>>()
         },
         None,
     )?;
-    report(lo, hi, &s, support)
+    lo.into_iter()
+        .zip(hi)
+        .map(|(l, h)| report(l, h, &s, support))
+        .collect()
 }
 
 /// Two-sided certified ε(δ) = inf{ε ≥ 0 : δ(ε) ≤ δ} of the composition of `terms`. With the
