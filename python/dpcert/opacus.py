@@ -65,18 +65,29 @@ class CertifiedAccountant(IAccountant):
     def __init__(self) -> None:
         self.history: List[Tuple[Any, Any, int]] = []
         self._cache: dict = {}
+        self._last: Optional[tuple] = None  # (raw inputs, the entry they wrote)
 
     # --- IAccountant -------------------------------------------------------------------
     def step(self, *, noise_multiplier: float, sample_rate: float) -> None:
         """Count one optimizer step. Bad input (σ ≤ 0, q ∉ (0, 1], NaN, ±∞) raises
         ``ValueError`` and counts nothing."""
+        raw = (type(noise_multiplier), noise_multiplier, type(sample_rate), sample_rate)
+        last = self.history[-1] if self.history else None
+        if last is not None and self._last is not None and self._last[0] == raw and self._last[1] is last:
+            # the same values (and types) as the step that wrote the last entry, already
+            # checked: one more of it (a history assigned from outside never matches)
+            self._append_to_last(raw, (last[0], last[1], last[2] + 1))
+            return
         sigma, rate, _ = _checked_step(noise_multiplier, sample_rate)
-        if self.history:
-            last_sigma, last_rate, count = self.history[-1]
-            if (last_sigma, last_rate) == (sigma, rate):
-                self.history[-1] = (sigma, rate, count + 1)
-                return
-        self.history.append((sigma, rate, 1))
+        if last is not None and (last[0], last[1]) == (sigma, rate):
+            self._append_to_last(raw, (sigma, rate, int(last[2]) + 1))
+        else:
+            self.history.append((sigma, rate, 1))
+            self._last = (raw, self.history[-1])
+
+    def _append_to_last(self, raw: tuple, entry: Tuple[str, str, int]) -> None:
+        self.history[-1] = entry
+        self._last = (raw, entry)
 
     def get_epsilon(self, delta: float, *, bracket: bool = False, **kwargs: Any):
         """The certified ε at ``delta`` of every step counted so far: the upper end as a
@@ -102,7 +113,7 @@ class CertifiedAccountant(IAccountant):
         corrupt checkpoint raises ``ValueError``, it is not half-loaded)."""
         super().load_state_dict(state_dict)
         self.history = self._phases()
-        self._cache = {}
+        self._cache, self._last = {}, None
 
     # --- dpcert -------------------------------------------------------------------------
     def phases(self) -> List[Tuple[str, str, int]]:

@@ -214,7 +214,7 @@ fn check(py: Python<'_>, records: String) -> PyResult<String> {
 }
 
 /// An exact number argument (a decimal or fraction string), the error naming it.
-fn exact(name: &str, text: &str) -> dpcert::Result<rug::Rational> {
+fn exact(name: &str, text: &str) -> dpcert::Result<dpcert::rug::Rational> {
     dpcert::num::parse_exact(text).map_err(|e| dpcert::Error::arg(name, e))
 }
 

@@ -318,7 +318,6 @@ fn parse_query(args: &[String]) -> Result<(Query, Precision), Error> {
 /// or the error it exits with.
 #[doc(hidden)]
 pub fn query_envelope(args: &[String]) -> Result<Value, Error> {
-    use std::io::IsTerminal;
     let cmd = parse_cmd(args)?;
     let c = cmd.query_cmd().ok_or_else(|| {
         Error::arg(
@@ -328,7 +327,9 @@ pub fn query_envelope(args: &[String]) -> Result<Value, Error> {
     })?;
     let (q, a) = flagged((|| {
         let q = c.to_query()?;
-        let mut a = q.evaluate(precision(c.common())?, std::io::stderr().is_terminal())?;
+        // no stderr progress line: a binding draws its own bar where it is watched (from
+        // `crate::progress`, which the accountant updates either way)
+        let mut a = q.evaluate(precision(c.common())?, false)?;
         a.details.extend(c.details());
         Ok((q, a))
     })())?;
