@@ -2,6 +2,7 @@
 --epsilon E`), a profile's points equal to the single calls, and the ε(δ) ↔ δ(ε) consistency
 (a bracket on the wrong side of either would break it)."""
 import decimal
+import math
 from fractions import Fraction
 
 import pytest
@@ -39,8 +40,10 @@ def test_profile_points_are_the_single_calls_and_delta_falls():
     for e, b in zip(grid, p.bounds):
         assert b == dpcert.dpsgd_delta(e, **RUN)
     for (e, lo, hi), b in zip(p, p.bounds):
-        # the floats are the decimals rounded outward
-        assert decimal.Decimal(lo) <= b.lower and decimal.Decimal(hi) >= b.upper
+        # the lower float is the decimal rounded down; the upper is the CLI's upper_f64 (the
+        # binary certified end rounded up)
+        assert decimal.Decimal(lo) <= b.lower < decimal.Decimal(math.nextafter(lo, 1))
+        assert hi == b.upper_float
     # δ(ε) decreases: each upper end is below the previous point's lower end here
     for a, b in zip(p.bounds, p.bounds[1:]):
         assert b.upper < a.lower

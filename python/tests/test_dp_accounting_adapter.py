@@ -47,7 +47,7 @@ def test_it_is_a_privacy_accountant_with_the_audit_numbers(cli):
 def test_compose_chains_and_mixes_events():
     acc = CertifiedAccountant()
     got = acc.compose(dp_accounting.GaussianDpEvent(2.0), 3).compose(
-        dp_accounting.LaplaceDpEvent(10.0)).compose(dp_accounting.EpsilonDeltaDpEvent(0.1, 1e-7))
+        dp_accounting.LaplaceDpEvent(10.0)).compose(dp_accounting.ZCDpEvent(0.01))
     assert got is acc
     eps = acc.get_epsilon(1e-5)
     report = dpcert.audit(acc.ledger, delta="1e-5")
