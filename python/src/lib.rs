@@ -303,6 +303,9 @@ fn version() -> &'static str {
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // the package draws its own bar (dpcert/_progress.py) where it is watched; the library's
+    // stderr lines would double it on a terminal and ignore `set_progress`
+    dpcert::progress::set_stderr_lines(false);
     m.add("NumericalError", m.py().get_type::<NumericalError>())?;
     m.add_function(wrap_pyfunction!(query, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;

@@ -117,7 +117,7 @@ fn query(
     let sets = directions(l);
     // long accountant runs draw a progress line on a terminal (stderr only)
     let opts = PldOptions {
-        progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        progress: crate::progress::stderr_lines(),
         ..PldOptions::default()
     };
     let reports = match on_each_direction(&sets, &opts, &run) {

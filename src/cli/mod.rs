@@ -327,9 +327,8 @@ pub fn query_envelope(args: &[String]) -> Result<Value, Error> {
     })?;
     let (q, a) = flagged((|| {
         let q = c.to_query()?;
-        // no stderr progress line: a binding draws its own bar where it is watched (from
-        // `crate::progress`, which the accountant updates either way)
-        let mut a = q.evaluate(precision(c.common())?, false)?;
+        // a binding that draws its own bar turns the library's stderr lines off
+        let mut a = q.evaluate(precision(c.common())?, crate::progress::stderr_lines())?;
         a.details.extend(c.details());
         Ok((q, a))
     })())?;
