@@ -2,9 +2,21 @@
 //! squarings), for front ends that draw their own bar (the Python package polls it while a
 //! call runs). It carries no number that is reported: process-wide, last writer wins, so two
 //! concurrent long computations share one indicator.
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 static STATE: AtomicU64 = AtomicU64::new(0);
+static LINES: AtomicBool = AtomicBool::new(true);
+
+/// Whether the library draws its own progress lines on stderr: only when stderr is a terminal,
+/// and not after a front end that draws its own bar (the Python package) turned them off.
+pub fn stderr_lines() -> bool {
+    LINES.load(Ordering::Relaxed) && std::io::IsTerminal::is_terminal(&std::io::stderr())
+}
+
+/// Allow (the default) or forbid the library's own stderr progress lines, process-wide.
+pub fn set_stderr_lines(on: bool) {
+    LINES.store(on, Ordering::Relaxed);
+}
 
 /// Record that `done` of `total` steps are finished (each saturated to 32 bits).
 pub(crate) fn note(done: u64, total: u64) {

@@ -1186,3 +1186,130 @@ fn tiny_delta_down_to_1e_30_is_bracketed() {
         "corner above the RDP bound"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// δ at ε of DP-SGD (`schedule::dpsgd_pld_delta`, proofs-notes/dpsgd_pld_delta.md): the larger of
+// the two directions, against the same independent references.
+
+fn phase(qs: &str, ss: &str, t: u32) -> dpcert::theorems::schedule::Phase {
+    dpcert::theorems::schedule::Phase {
+        rate: q(qs),
+        sigma: q(ss),
+        steps: Integer::from(t),
+    }
+}
+
+/// Two steps (as one phase of 2, and as two phases of 1): the bracket contains the larger of the
+/// two directions' 192-bit convolution quadratures, within the one-direction width.
+#[test]
+fn dpsgd_delta_brackets_the_larger_direction_of_the_two_step_quadrature() {
+    use dpcert::theorems::schedule::dpsgd_pld_delta;
+    for (qs, ss, es) in [("0.05", "1", "0.1"), ("0.3", "1.5", "0.4")] {
+        let rem = sgm_delta2(Direction::Remove, &q(qs), &q(ss), &q(es));
+        let add = sgm_delta2(Direction::Add, &q(qs), &q(ss), &q(es));
+        let exact = rem.clone().max(&add);
+        for phases in [
+            vec![phase(qs, ss, 2)],
+            vec![phase(qs, ss, 1), phase(qs, ss, 1)],
+        ] {
+            let r = dpsgd_pld_delta(&phases, &[q(es)], &PldOptions::default()).unwrap();
+            let what = format!(
+                "DP-SGD δ q={qs} σ={ss} T=2 ε={es} ({} phases)",
+                phases.len()
+            );
+            contains(&r[0], &exact, SGM_REL, SGM_ABS, &what);
+        }
+    }
+}
+
+/// q = 1 is the Gaussian composition in both directions: a schedule of two unequal phases at
+/// q = 1 has PLD N(ρ, 2ρ) with ρ = Σ T_j/(2σ_j²), so δ(ε) is Corollary 8 at 1024 bits.
+#[test]
+fn dpsgd_delta_at_q_one_is_corollary_8() {
+    use dpcert::theorems::schedule::dpsgd_pld_delta;
+    for (phases, es) in [
+        (vec![phase("1", "2", 10)], "1"),
+        (vec![phase("1", "1", 1), phase("1", "3", 20)], "0.5"),
+        (vec![phase("1", "5", 100)], "2"),
+    ] {
+        let rho: Rational = phases
+            .iter()
+            .map(|p| Rational::from(&p.steps) / (Rational::from(&p.sigma * &p.sigma) * 2u32))
+            .sum();
+        let exact = gaussian_delta(&rho, &q(es));
+        let r = dpsgd_pld_delta(&phases, &[q(es)], &PldOptions::default()).unwrap();
+        contains(
+            &r[0],
+            &exact,
+            Q_ONE_REL,
+            0.0,
+            &format!("q = 1, ρ = {rho}, ε = {es}"),
+        );
+    }
+}
+
+/// ε(δ) ↔ δ(ε) on MNIST (q = 256/60000, σ = 1.1, T = 14063): δ's lower end at the certified
+/// ε's upper end is ≤ δ, and its upper end at the ε's lower end is ≥ δ (the exact δ(ε) is
+/// decreasing and δ(ε*) = δ, so a bracket on the wrong side of either would break one of
+/// these); and a profile's points are the single-point calls.
+#[test]
+fn dpsgd_delta_and_epsilon_are_consistent_on_mnist() {
+    use dpcert::theorems::schedule::dpsgd_pld_delta;
+    let (rate, sigma, steps, delta) = (q("256/60000"), q("1.1"), Integer::from(14063), q("1e-5"));
+    let o = PldOptions::default();
+    let e = dpsgd_pld_epsilon(&rate, &sigma, &steps, &delta, &o).unwrap();
+    let (el, eu) = (lo(&e).clone(), hi(&e).clone());
+    let grid = [
+        Rational::from(el.to_rational().unwrap()),
+        Rational::from(eu.to_rational().unwrap()),
+    ];
+    let phases = [dpcert::theorems::schedule::Phase { rate, sigma, steps }];
+    let d = dpsgd_pld_delta(&phases, &grid, &o).unwrap();
+    let target = f(&delta);
+    assert!(
+        *lo(&d[1]) <= target,
+        "δ_lower(ε_upper) = {} > δ",
+        show(lo(&d[1]))
+    );
+    assert!(
+        *hi(&d[0]) >= target,
+        "δ_upper(ε_lower) = {} < δ",
+        show(hi(&d[0]))
+    );
+    // and the δ brackets are tight enough to say so sharply: within 2 % of δ at both ends
+    for r in &d {
+        let w = Float::with_val(64, hi(r) - lo(r)).to_f64();
+        assert!(
+            w <= 0.02 * 1e-5,
+            "δ bracket [{}, {}] too wide",
+            show(lo(r)),
+            show(hi(r))
+        );
+    }
+    for (i, eps) in grid.iter().enumerate() {
+        let one = dpsgd_pld_delta(&phases, std::slice::from_ref(eps), &o).unwrap();
+        assert_eq!(
+            (lo(&one[0]), hi(&one[0])),
+            (lo(&d[i]), hi(&d[i])),
+            "profile point {i} differs from the single call"
+        );
+    }
+}
+
+#[test]
+fn dpsgd_delta_refuses_bad_input() {
+    use dpcert::theorems::schedule::dpsgd_pld_delta;
+    let o = PldOptions::default();
+    let bad = |phases: &[dpcert::theorems::schedule::Phase], eps: &[Rational], name: &str| {
+        match dpsgd_pld_delta(phases, eps, &o) {
+            Err(dpcert::Error::InvalidArgument { name: n, .. }) => assert_eq!(n, name),
+            other => panic!("expected an error naming {name}, got {other:?}"),
+        }
+    };
+    bad(&[], &[q("1")], "phases");
+    bad(&[phase("0.1", "1", 10)], &[], "epsilon");
+    bad(&[phase("0.1", "1", 10)], &[q("-1")], "epsilon");
+    bad(&[phase("1.5", "1", 10)], &[q("1")], "rate");
+    bad(&[phase("0.1", "-1", 10)], &[q("1")], "sigma");
+    bad(&[phase("0.1", "1", 0)], &[q("1")], "steps");
+}

@@ -7,17 +7,20 @@ Subsampling*, 2022): ``upper`` is a rigorous upper bound, ``lower`` a rigorous l
 same library entry points as the ``dpcert`` command line, so they are bit-for-bit the CLI's
 ``--json`` output; this package does no arithmetic of its own.
 
-Inputs are exact: ``int``, ``str`` (``"1e-5"``, ``"256/60000"``), ``fractions.Fraction`` and
-``decimal.Decimal`` are taken as the exact value written. A ``float`` is taken as the exact
-binary value it holds (``0.1`` is 3602879701896397/36028797018963968, slightly above 1/10);
-a warning says so once when a float is not a short decimal (its ``repr`` does not name its
-exact value). Pass strings or ``Fraction`` for exact decimal inputs.
+Inputs are numbers as people write them: ``int``, ``str`` (``"1e-5"``, ``"256/60000"``),
+``fractions.Fraction`` and ``decimal.Decimal`` are the exact value written; a ``float`` is the
+shortest decimal that prints as it (its ``repr``): ``1e-5`` is 1/100000, ``1.1`` is 11/10, and
+``256/60000`` evaluated as a float is 0.004266666666666667 (pass the string ``"256/60000"`` or
+``Fraction(256, 60000)`` for the fraction itself). No warning is raised; to account for a
+float's exact binary value, pass ``Fraction(x)``.
 
 Bad input raises ``ValueError`` naming the argument; a numerical failure (no finite certified
 enclosure) raises :class:`NumericalError`. No function returns NaN.
 
-Long computations release the GIL, can be interrupted with Ctrl-C, and draw the CLI's
-progress line on stderr when it is a terminal.
+Long computations release the GIL and can be interrupted with Ctrl-C. Calls that run
+longer than a second draw a progress bar where someone watches: on a terminal and in a
+Jupyter notebook (``tqdm.auto`` when installed), never into pipes, files or CI logs;
+:func:`set_progress` switches it on or off.
 """
 from __future__ import annotations
 
@@ -26,7 +29,6 @@ import fractions
 import json
 import math
 import os
-import warnings
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
 from . import _native
@@ -52,6 +54,9 @@ __all__ = [
     "compose_approx",
     "rdp",
     "dpsgd_epsilon",
+    "dpsgd_delta",
+    "dpsgd_delta_profile",
+    "PrivacyProfile",
     "gdp_mu",
     "dpsgd_gdp_mu",
     "tradeoff_tpr",
@@ -68,16 +73,16 @@ __version__ = _native.version()
 
 ExactNumber = Union[int, str, fractions.Fraction, decimal.Decimal, float]
 
-_warned_float = False
 
 
 class FloatInputWarning(UserWarning):
-    """A float argument is not a short decimal; dpcert takes its exact binary value."""
+    """Kept for code that filters it; dpcert no longer warns about floats (a float is the
+    shortest decimal that prints as it)."""
 
 
 def _exact(name: str, x: Any) -> str:
-    """The exact text of a number argument (no arithmetic: a conversion to a string)."""
-    global _warned_float
+    """The exact text of a number argument (no arithmetic: a conversion to a string). A float
+    is its shortest round-tripping decimal (``repr``)."""
     if isinstance(x, bool) or x is None:
         raise ValueError(f"invalid {name}: expected a number, got {x!r}")
     if isinstance(x, int):
@@ -93,21 +98,11 @@ def _exact(name: str, x: Any) -> str:
     if isinstance(x, float):
         if not math.isfinite(x):
             raise ValueError(f"invalid {name}: {x!r} is not a finite number")
-        f = fractions.Fraction(x)
-        if fractions.Fraction(repr(x)) == f:
-            return repr(x)  # a short decimal that is exactly the float's value
-        if not _warned_float:
-            _warned_float = True
-            warnings.warn(
-                f"dpcert: float {name}={x!r} is taken as its exact binary value "
-                f"{f.numerator}/{f.denominator}, not the decimal {x!r}; pass the string "
-                f"'{x!r}' or a Fraction for the decimal (warned once)",
-                FloatInputWarning,
-                stacklevel=3,
-            )
-        return str(f)
+        return repr(float(x))  # the shortest decimal that prints as x (numpy floats too)
     if hasattr(x, "numerator") and hasattr(x, "denominator"):  # numbers.Rational
         return f"{int(x.numerator)}/{int(x.denominator)}"
+    if hasattr(x, "item") and callable(x.item):  # a 0-d numpy / torch scalar
+        return _exact(name, x.item())
     raise ValueError(
         f"invalid {name}: expected int, str, Fraction, Decimal or float, got {type(x).__name__}"
     )
@@ -327,14 +322,102 @@ def dpsgd_epsilon(rate: ExactNumber = None, sigma: ExactNumber = None, steps: Ex
     args = ["dpsgd"] + _flags(delta=delta) + _opt(rate=rate, sigma=sigma, steps=steps,
                                                    batch_size=batch_size,
                                                    dataset_size=dataset_size, epochs=epochs)
-    for n, ph in enumerate(phases or []):
-        if isinstance(ph, (str, bytes)) or len(ph) != 3:
-            raise ValueError(f"invalid phases: entry {n} must be (rate, sigma, steps), got {ph!r}")
-        args += ["--phase", ",".join(_exact(f"phases[{n}]", x) for x in ph)]
+    args += _phase_flags(phases)
     args += ["--method", method, "--sampling", str(sampling), "--relation", str(relation)]
     if tight:
         args.append("--tight")
     return query(args + _opt(grid=grid, tail=tail) + _common(precision))
+
+
+def dpsgd_delta(epsilon: ExactNumber, rate: ExactNumber = None, sigma: ExactNumber = None,
+                steps: ExactNumber = None, *, batch_size: ExactNumber = None,
+                dataset_size: ExactNumber = None, epochs: ExactNumber = None,
+                phases: Optional[Sequence[Sequence[ExactNumber]]] = None,
+                grid: ExactNumber = None, tail: ExactNumber = None) -> Bound:
+    """δ at ε of DP-SGD — the smallest δ with (ε, δ)-DP — by the certified PLD accountant
+    (two-sided; Poisson sampling, add/remove neighbours, both directions): the same run
+    arguments as :func:`dpsgd_epsilon` (``rate``/``sigma``/``steps``, the ML vocabulary, or
+    ``phases``). The same numbers as ``dpcert dpsgd … --epsilon E``."""
+    args = ["dpsgd"] + _flags(epsilon=epsilon) + _opt(rate=rate, sigma=sigma, steps=steps,
+                                                       batch_size=batch_size,
+                                                       dataset_size=dataset_size, epochs=epochs)
+    args += _phase_flags(phases)
+    return query(args + _opt(grid=grid, tail=tail))
+
+
+def _phase_flags(phases: Optional[Sequence[Sequence[ExactNumber]]]) -> list:
+    """``--phase Q,S,T`` flags of a schedule (each entry checked to be a triple)."""
+    out: list = []
+    for text in _phase_texts(phases or []):
+        out += ["--phase", ",".join(text)]
+    return out
+
+
+def _phase_texts(phases: Sequence[Sequence[ExactNumber]]) -> list:
+    out = []
+    for n, ph in enumerate(phases):
+        if isinstance(ph, (str, bytes)) or len(ph) != 3:
+            raise ValueError(f"invalid phases: entry {n} must be (rate, sigma, steps), got {ph!r}")
+        out.append(tuple(_exact(f"phases[{n}]", x) for x in ph))
+    return out
+
+
+class PrivacyProfile:
+    """A DP-SGD run's privacy profile on an ε grid: ``epsilon`` (the grid, as given, floats),
+    ``delta_lower`` / ``delta_upper`` (floats, the certified bracket of δ(ε) at each point,
+    rounded down / up), ``bounds`` (each point's :class:`Bound`). Plot with
+    ``plt.fill_between(p.epsilon, p.delta_lower, p.delta_upper)``; ``zip`` over it gives
+    ``(ε, lower, upper)`` rows."""
+
+    def __init__(self, epsilons: Sequence[Any], bounds: Sequence[Bound]):
+        self.bounds = list(bounds)
+        self.epsilon = [float(e) if not isinstance(e, str) else float(fractions.Fraction(e))
+                        for e in epsilons]
+        self.delta_lower = [_float_down(b.lower) for b in self.bounds]
+        self.delta_upper = [b.upper_float for b in self.bounds]
+
+    def __iter__(self):
+        return iter(zip(self.epsilon, self.delta_lower, self.delta_upper))
+
+    def __len__(self) -> int:
+        return len(self.bounds)
+
+    def __repr__(self) -> str:
+        return f"PrivacyProfile({len(self)} points, epsilon {self.epsilon[:1]}…{self.epsilon[-1:]})"
+
+
+def _float_down(x: Optional[decimal.Decimal]) -> float:
+    """The nearest float ≤ x (0.0 for a missing lower end: δ ≥ 0)."""
+    if x is None:
+        return 0.0
+    f = float(x)
+    if decimal.Decimal(f) > x:
+        f = math.nextafter(f, -math.inf)
+    return f
+
+
+def dpsgd_delta_profile(epsilons: Iterable[ExactNumber], rate: ExactNumber = None,
+                        sigma: ExactNumber = None, steps: ExactNumber = None, *,
+                        phases: Optional[Sequence[Sequence[ExactNumber]]] = None,
+                        grid: ExactNumber = None, tail: ExactNumber = None) -> PrivacyProfile:
+    """The certified privacy profile ε ↦ δ(ε) of DP-SGD (Poisson, add/remove) at every ε of
+    ``epsilons``, as arrays for plotting (:class:`PrivacyProfile`). The run is ``rate``,
+    ``sigma``, ``steps`` or ``phases=[(q, σ, T), ...]``. Each direction's PLD is composed once
+    for the whole grid, so a 50-point profile costs about one :func:`dpsgd_delta` call; each
+    point equals that call's bracket."""
+    eps = list(epsilons)
+    if phases is None:
+        if rate is None or sigma is None or steps is None:
+            raise ValueError("invalid rate: give rate, sigma and steps, or phases")
+        phases = [(rate, sigma, steps)]
+    elif rate is not None or sigma is not None or steps is not None:
+        raise ValueError("invalid phases: give rate/sigma/steps or phases, not both")
+    texts = _phase_texts(phases)
+    eps_text = [_exact(f"epsilons[{i}]", e) for i, e in enumerate(eps)]
+    out = _loads(_native.dpsgd_delta_profile(texts, eps_text,
+                                             None if grid is None else _exact("grid", grid),
+                                             None if tail is None else _exact("tail", tail)))
+    return PrivacyProfile(eps_text, [Bound(q) for q in out])
 
 
 def gdp_mu(sigma: ExactNumber, sensitivity: ExactNumber = None, compositions: ExactNumber = None,
@@ -370,11 +453,15 @@ def dpsgd_tradeoff_tpr(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber
                  + _opt(grid=grid, tail=tail) + _common(precision))
 
 
-def set_progress(enabled: bool) -> None:
-    """Show (default) or hide the progress bar of long calls: ``tqdm.auto`` when installed
-    (a notebook widget or a terminal bar), else one line on stderr, after a call has run 1 s."""
+def set_progress(enabled: Optional[bool]) -> None:
+    """Progress bars of long calls (drawn after a call has run 1 s, ``tqdm.auto`` when
+    installed, else one line on stderr): ``None`` (the default) draws them where someone
+    watches — stderr is a terminal, or the code runs in a Jupyter kernel — and never into
+    pipes, files or CI logs; ``True`` always; ``False`` never."""
     from . import _progress
-    _progress.enabled = bool(enabled)
+    if enabled is not None and not isinstance(enabled, bool):
+        raise ValueError(f"invalid enabled: expected True, False or None, got {enabled!r}")
+    _progress.enabled = enabled
 
 
 # --- calibration ---------------------------------------------------------------------------

@@ -3,17 +3,18 @@ the exact value of the named theorem (Steinke 2022): upper is a rigorous upper b
 rigorous lower bound (None where none is claimed)."""
 import decimal
 import fractions
-from typing import Any, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._native import NumericalError as NumericalError
 
 __version__: str
 
 ExactNumber = Union[int, str, fractions.Fraction, decimal.Decimal, float]
-"""int, str ("1e-5", "256/60000"), Fraction, Decimal: exact as written; float: its exact
-binary value (warned once when it is not a short decimal)."""
+"""int, str ("1e-5", "256/60000"), Fraction, Decimal: exact as written; float: the shortest
+decimal that prints as it (its repr; 1e-5 is 1/100000), no warning."""
 
-class FloatInputWarning(UserWarning): ...
+class FloatInputWarning(UserWarning):
+    """No longer emitted: a float is the shortest decimal that prints as it."""
 
 class Bound:
     """lower ≤ exact ≤ upper (kind "two-sided") or exact ≤ upper (kind "upper-bound")."""
@@ -69,6 +70,18 @@ def rdp(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber, order: ExactN
     """RDP ε(α) of steps Poisson-subsampled Gaussian steps: two-sided at integer orders."""
 def dpsgd_epsilon(rate: Optional[ExactNumber] = ..., sigma: Optional[ExactNumber] = ..., steps: Optional[ExactNumber] = ..., delta: Optional[ExactNumber] = ..., method: str = ..., grid: Optional[ExactNumber] = ..., tail: Optional[ExactNumber] = ..., precision: Optional[int] = ..., *, batch_size: Optional[ExactNumber] = ..., dataset_size: Optional[ExactNumber] = ..., epochs: Optional[ExactNumber] = ..., phases: Optional[Sequence[Sequence[ExactNumber]]] = ..., sampling: str = ..., relation: str = ..., tight: bool = ...) -> Bound:
     """DP-SGD ε at δ: method "pld" (two-sided), "rdp" (upper bound, cited), "best"; ML vocabulary, phases, samplers and tight= (--tight) as the CLI."""
+def dpsgd_delta(epsilon: ExactNumber, rate: Optional[ExactNumber] = ..., sigma: Optional[ExactNumber] = ..., steps: Optional[ExactNumber] = ..., *, batch_size: Optional[ExactNumber] = ..., dataset_size: Optional[ExactNumber] = ..., epochs: Optional[ExactNumber] = ..., phases: Optional[Sequence[Sequence[ExactNumber]]] = ..., grid: Optional[ExactNumber] = ..., tail: Optional[ExactNumber] = ...) -> Bound:
+    """DP-SGD δ at ε (Poisson, add/remove): the certified PLD bracket, as `dpcert dpsgd … --epsilon E`."""
+class PrivacyProfile:
+    """ε grid → certified δ bracket: epsilon, delta_lower, delta_upper (floats, outward), bounds."""
+    epsilon: List[float]
+    delta_lower: List[float]
+    delta_upper: List[float]
+    bounds: List[Bound]
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[Tuple[float, float, float]]: ...
+def dpsgd_delta_profile(epsilons: Iterable[ExactNumber], rate: Optional[ExactNumber] = ..., sigma: Optional[ExactNumber] = ..., steps: Optional[ExactNumber] = ..., *, phases: Optional[Sequence[Sequence[ExactNumber]]] = ..., grid: Optional[ExactNumber] = ..., tail: Optional[ExactNumber] = ...) -> PrivacyProfile:
+    """The certified privacy profile ε ↦ δ(ε) of DP-SGD on a grid (one composition for all points)."""
 def gdp_mu(sigma: ExactNumber, sensitivity: Optional[ExactNumber] = ..., compositions: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound:
     """Exact μ of μ-GDP for the (composed) Gaussian mechanism: two-sided."""
 def dpsgd_gdp_mu(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber, precision: Optional[int] = ...) -> Bound:
@@ -77,8 +90,8 @@ def tradeoff_tpr(sigma: ExactNumber, fpr: ExactNumber, sensitivity: Optional[Exa
     """Best attack's TPR at the FPR against the (composed) Gaussian mechanism: two-sided."""
 def dpsgd_tradeoff_tpr(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber, fpr: ExactNumber, grid: Optional[ExactNumber] = ..., tail: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound:
     """Certified bracket of the best attack's TPR at the FPR against DP-SGD."""
-def set_progress(enabled: bool) -> None:
-    """Show (default) or hide the progress bar of long calls."""
+def set_progress(enabled: Optional[bool]) -> None:
+    """Progress bars: None (default) where someone watches (a terminal, a notebook), True always, False never."""
 
 class Calibration:
     parameter: str

@@ -14,6 +14,8 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyArithmeticError, PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use serde_json::Value;
+use dpcert::theorems::pld_accountant::PldOptions;
+use dpcert::theorems::schedule::Phase;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -212,6 +214,82 @@ fn check(py: Python<'_>, records: String) -> PyResult<String> {
     })
 }
 
+/// An exact number argument (a decimal or fraction string), the error naming it.
+fn exact(name: &str, text: &str) -> dpcert::Result<dpcert::rug::Rational> {
+    dpcert::num::parse_exact(text).map_err(|e| dpcert::Error::arg(name, e))
+}
+
+/// A schedule's phases from (rate, sigma, steps) strings.
+fn phases(list: &[(String, String, String)]) -> dpcert::Result<Vec<Phase>> {
+    list.iter()
+        .map(|(q, s, t)| {
+            Ok(Phase {
+                rate: exact("rate", q)?,
+                sigma: exact("noise_multiplier", s)?,
+                steps: dpcert::num::parse_positive_integer(t)
+                    .map_err(|e| dpcert::Error::arg("steps", e))?,
+            })
+        })
+        .collect()
+}
+
+/// δ(ε) of DP-SGD (Poisson, add/remove) in phases at every ε of `epsilons`: the JSON list of
+/// the quantities (`{lower, upper, kind, upper_f64, rests_on}`), one composition per side and
+/// direction for the whole list (`schedule::dpsgd_pld_delta`).
+#[pyfunction]
+#[pyo3(signature = (phases_, epsilons, grid=None, tail=None))]
+fn dpsgd_delta_profile(
+    py: Python<'_>,
+    phases_: Vec<(String, String, String)>,
+    epsilons: Vec<String>,
+    grid: Option<String>,
+    tail: Option<String>,
+) -> PyResult<String> {
+    blocking(py, move || {
+        let ph = phases(&phases_)?;
+        let eps = epsilons
+            .iter()
+            .map(|e| exact("epsilon", e))
+            .collect::<dpcert::Result<Vec<_>>>()?;
+        let opts = PldOptions {
+            grid: grid.as_deref().map(|g| exact("grid", g)).transpose()?,
+            tail: tail.as_deref().map(|t| exact("tail", t)).transpose()?,
+            ..PldOptions::default()
+        };
+        let reports = dpcert::theorems::schedule::dpsgd_pld_delta(&ph, &eps, &opts)?;
+        let list: Vec<Value> = reports
+            .iter()
+            .map(|r| dpcert::json::enclosure(&r.enclosure))
+            .collect();
+        Ok(Value::Array(list).to_string())
+    })
+}
+
+/// `None` when the audit certifies the DpEvent tree (JSON text): it reads onto dpcert's
+/// events and at least one route applies to it; otherwise why not (no number is computed).
+#[pyfunction]
+fn dp_event_unsupported(py: Python<'_>, event: String) -> PyResult<Option<String>> {
+    blocking(py, move || {
+        let v = parse_json("event", &event)?;
+        let e = match dpcert::dp_event::to_event(&v) {
+            Ok(e) => e,
+            Err(err) => return Ok(Some(err.to_string())),
+        };
+        let ledger = match dpcert::audit::ledger::Ledger::from_event(&e) {
+            Ok(l) => l,
+            Err(err) => return Ok(Some(err.to_string())),
+        };
+        let mut why = Vec::new();
+        for route in dpcert::audit::ROUTES.iter() {
+            match route.applies(&ledger) {
+                Ok(()) => return Ok(None),
+                Err(w) => why.push(format!("{}: {}", route.name(), w.0)),
+            }
+        }
+        Ok(Some(format!("no route certifies it ({})", why.join("; "))))
+    })
+}
+
 /// The queries of `dpcert vectors` (argument lists).
 #[pyfunction]
 fn vector_queries() -> Vec<Vec<String>> {
@@ -226,6 +304,9 @@ fn version() -> &'static str {
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // the package draws its own bar (dpcert/_progress.py) where it is watched; the library's
+    // stderr lines would double it on a terminal and ignore `set_progress`
+    dpcert::progress::set_stderr_lines(false);
     m.add("NumericalError", m.py().get_type::<NumericalError>())?;
     m.add_function(wrap_pyfunction!(query, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;
@@ -234,5 +315,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(vector_queries, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(dpsgd_delta_profile, m)?)?;
+    m.add_function(wrap_pyfunction!(dp_event_unsupported, m)?)?;
     Ok(())
 }

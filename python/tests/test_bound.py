@@ -51,26 +51,17 @@ def test_repr_shows_the_bracket():
     assert b.theorem and "Corollary" in b.theorem
 
 
-def test_float_input_is_its_exact_binary_value_and_warns_once():
-    import dpcert as d
-
-    d._warned_float = False
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
+def test_float_input_is_the_shortest_decimal_that_prints_as_it_without_a_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning fails the test
         got = dpcert.gaussian_delta(sigma=1.1, epsilon=1, precision=200)
-        dpcert.gaussian_delta(sigma=1.3, epsilon=1)
-    assert len([x for x in w if issubclass(x.category, d.FloatInputWarning)]) == 1
-    assert "exact binary value" in str(w[0].message)
-    assert got == dpcert.gaussian_delta(sigma=Fraction(1.1), epsilon=1, precision=200)
-    # the binary 1.1 is above 11/10, so its δ is strictly below the decimal's (seen at 200 bits)
-    dec = dpcert.gaussian_delta(sigma="1.1", epsilon=1, precision=200)
-    assert got.upper < dec.lower
-    # a short float (exactly a short decimal) does not warn
-    d._warned_float = False
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
+        # 1.1 is 11/10 (the decimal written), not the binary double just above it
+        assert got == dpcert.gaussian_delta(sigma="1.1", epsilon=1, precision=200)
+        assert got == dpcert.gaussian_delta(sigma=Fraction(11, 10), epsilon=1, precision=200)
+        binary = dpcert.gaussian_delta(sigma=Fraction(1.1), epsilon=1, precision=200)
+        # the binary 1.1 is above 11/10, so its δ is strictly below the decimal's (seen at 200 bits)
+        assert binary.upper < got.lower
         assert dpcert.gaussian_delta(sigma=1.25, epsilon=0.5) == dpcert.gaussian_delta(sigma="1.25", epsilon="0.5")
-    assert not w
 
 
 def test_contains():

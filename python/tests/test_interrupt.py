@@ -56,23 +56,62 @@ def test_long_call_releases_the_gil():
     assert ticks > 20
 
 
-def _run_long(code):
-    script = "import dpcert\n" + code + "\n" + (
+def _long_script(code):
+    return "import dpcert\n" + code + "\n" + (
         # a fixed fine grid keeps the call several seconds long (the automatic grid now answers
         # in under the bar's 1 s delay)
         "dpcert.dpsgd_epsilon(rate='0.01', sigma='0.8', steps=2**20 - 1, delta='1e-7', method='pld',"
         " grid='1/2048')\n"
     )
-    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=300)
 
 
-def test_long_call_draws_a_progress_bar_and_it_can_be_turned_off():
-    # without tqdm importable, the bar is one rewritten line on stderr: 20 squarings of 20
-    block = "import sys; sys.modules['tqdm'] = None; sys.modules['tqdm.auto'] = None"
-    p = _run_long(block)
+def _run_long(code):
+    return subprocess.run([sys.executable, "-c", _long_script(code)], capture_output=True,
+                          text=True, timeout=300)
+
+
+NO_TQDM = "import sys; sys.modules['tqdm'] = None; sys.modules['tqdm.auto'] = None"
+
+
+def test_progress_stays_out_of_pipes_unless_switched_on():
+    # stderr is a pipe here (as in CI logs and `2> file`): no bar by default
+    p = _run_long(NO_TQDM)
     assert p.returncode == 0, p.stderr
-    assert "/20 squarings" in p.stderr, p.stderr
-    q = _run_long(block + "\ndpcert.set_progress(False)")
+    assert "squarings" not in p.stderr, p.stderr
+    # switched on, the bar draws even into the pipe (one rewritten line without tqdm:
+    # 20 squarings of 20) ...
+    q = _run_long(NO_TQDM + "\ndpcert.set_progress(True)")
     assert q.returncode == 0, q.stderr
-    assert "squarings" not in q.stderr, q.stderr
+    assert "/20 squarings" in q.stderr, q.stderr
+    # ... and with tqdm, tqdm's bar
+    t = _run_long("dpcert.set_progress(True)")
+    assert t.returncode == 0, t.stderr
+    assert "dpcert" in t.stderr and "squaring" in t.stderr, t.stderr
+
+
+def test_progress_draws_on_a_terminal_and_can_be_switched_off():
+    import os
+    import pty
+
+    def on_a_terminal(code):
+        # the child's stderr is a pseudo-terminal (what an interactive shell gives it)
+        leader, follower = pty.openpty()
+        p = subprocess.Popen([sys.executable, "-c", _long_script(code)],
+                             stdout=subprocess.PIPE, stderr=follower, text=True)
+        os.close(follower)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the child closed its end
+                break
+            if not chunk:
+                break
+            seen += chunk
+        p.wait(timeout=300)
+        os.close(leader)
+        assert p.returncode == 0, seen
+        return seen.decode(errors="replace")
+
+    assert "/20 squarings" in on_a_terminal(NO_TQDM)
+    assert "squarings" not in on_a_terminal(NO_TQDM + "\ndpcert.set_progress(False)")

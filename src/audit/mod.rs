@@ -424,7 +424,7 @@ struct Stage {
 impl Stage {
     fn new() -> Stage {
         Stage {
-            on: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            on: crate::progress::stderr_lines(),
             start: std::time::Instant::now(),
             shown: std::cell::Cell::new(false),
         }

@@ -131,7 +131,9 @@ fn on_each_direction<R: DirectionRun>(
 /// a progress line on a terminal (stderr only).
 fn audit_options() -> PldOptions {
     PldOptions {
-        progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        // long accountant runs draw a progress line on a terminal (stderr only), unless a
+        // front end that draws its own bar turned the library's lines off
+        progress: crate::progress::stderr_lines(),
         ..PldOptions::default()
     }
 }

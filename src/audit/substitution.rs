@@ -103,7 +103,7 @@ impl Route for Substitution {
             Ok(q) => q,
             Err(why) => return Ok(Outcome::none(why.0)),
         };
-        let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        let progress = crate::progress::stderr_lines();
         Ok(match q.evaluate(Precision::Auto, progress) {
             Ok(a) => Outcome::of(Some(a.value)),
             Err(e) => Outcome::none(format!("failed: ε at δ = {}: {e}", show(delta))),

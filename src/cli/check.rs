@@ -56,7 +56,6 @@ fn record_line(r: &Value) -> String {
 }
 
 pub(super) fn run_check(a: &CheckArgs) -> i32 {
-    use std::io::IsTerminal;
     let input = json!({"file": a.file.display().to_string()});
     let name = a.file.display().to_string();
     let list = crate::input::read_text(&a.file).and_then(|text| parse_records(&text, &name));
@@ -64,7 +63,7 @@ pub(super) fn run_check(a: &CheckArgs) -> i32 {
         Ok(l) => l,
         Err(e) => return fail("check", input, &e, a.json),
     };
-    let progress = std::io::stderr().is_terminal();
+    let progress = crate::progress::stderr_lines();
     let started = std::time::Instant::now();
     let (results, summary) = check_records(&list, &parse_query, |i| {
         if progress && started.elapsed().as_secs() >= 2 {

@@ -35,8 +35,19 @@ pub(super) struct DpsgdArgs {
     phase: Vec<String>,
     /// Target δ in (0, 1), per example (the privacy unit is one example), e.g. 1e-5; usually
     /// below 1 / dataset size.
-    #[arg(long, value_name = "D", allow_hyphen_values = true)]
-    delta: String,
+    #[arg(
+        long,
+        value_name = "D",
+        allow_hyphen_values = true,
+        required_unless_present = "epsilon",
+        conflicts_with = "epsilon"
+    )]
+    delta: Option<String>,
+    /// Instead of --delta: the ε ≥ 0 at which to report δ(ε), the smallest δ with (ε, δ)-DP
+    /// (the privacy profile read the other way; certified PLD accountant, two-sided; Poisson
+    /// sampling, add/remove neighbours, example level; a single run or --phase schedules).
+    #[arg(long, value_name = "E", allow_hyphen_values = true)]
+    epsilon: Option<String>,
     /// pld = the certified PLD accountant (two-sided bracket, both neighbour directions);
     /// rdp = Rényi DP (an upper bound resting on a cited result); best = pld, or rdp where
     /// pld cannot run on automatic settings. --sampling fixed-size: best only (it uses RDP for
@@ -326,16 +337,22 @@ impl QueryCmd for DpsgdArgs {
         for (k, x) in self.batch.input() {
             v[k] = x;
         }
+        if let Some(e) = &self.epsilon {
+            v["epsilon"] = json!(e);
+        }
         v
     }
     fn to_query(&self) -> Result<Query, Error> {
         let spec = self.spec()?;
+        if let Some(e) = &self.epsilon {
+            return self.delta_query(spec, num("--epsilon", e)?);
+        }
         let zero = || Rational::from(0);
         let mut d = Dpsgd {
             rate: zero(),
             sigma: zero(),
             steps: Integer::from(0),
-            delta: num("--delta", &self.delta)?,
+            delta: num("--delta", self.delta.as_deref().unwrap_or_default())?,
             method: DpsgdMethod::parse(&self.method)?,
             grid: self.grid.as_deref().map(|g| num("--grid", g)).transpose()?,
             tail: self.tail.as_deref().map(|t| num("--tail", t)).transpose()?,
@@ -378,8 +395,8 @@ impl QueryCmd for DpsgdArgs {
         let Some((q, t, s, b)) = self.single() else {
             let list: Vec<String> = self.phase.iter().map(|p| format!("({p})")).collect();
             return format!(
-                "The ε at δ = {} of DP-SGD in {} phases (q, σ, T) = {}",
-                self.delta,
+                "The {} of DP-SGD in {} phases (q, σ, T) = {}",
+                self.asked_at(),
                 self.phase.len(),
                 list.join(", ")
             );
@@ -397,8 +414,8 @@ impl QueryCmd for DpsgdArgs {
         };
         let sigma = self.sigma.clone().unwrap_or_else(|| echo(&s));
         format!(
-            "The ε at δ = {} of DP-SGD with {rate}, σ = {sigma}, {steps}",
-            self.delta
+            "The {} of DP-SGD with {rate}, σ = {sigma}, {steps}",
+            self.asked_at()
         )
     }
     fn details(&self) -> Vec<(&'static str, Value)> {
@@ -459,13 +476,58 @@ impl QueryCmd for DpsgdArgs {
 }
 
 impl DpsgdArgs {
+    /// "ε at δ = D" or, with --epsilon, "δ at ε = E".
+    fn asked_at(&self) -> String {
+        match (&self.epsilon, &self.delta) {
+            (Some(e), _) => format!("δ at ε = {e}"),
+            (None, d) => format!("ε at δ = {}", d.as_deref().unwrap_or_default()),
+        }
+    }
+
+    /// `--epsilon E`: δ(E) by the PLD accountant, for Poisson add/remove runs at example level
+    /// (a single run is one phase); other settings are refused naming the flag.
+    fn delta_query(&self, spec: Spec, epsilon: Rational) -> Result<Query, Error> {
+        let only = |flag: &str, what: &str| {
+            Err(Error::arg(
+                flag,
+                format!("δ at ε (--epsilon) is certified for {what} only"),
+            ))
+        };
+        if self.sampler()? != (Sampling::Poisson, Relation::AddRemove) {
+            return only("--sampling", "Poisson sampling with add/remove neighbours");
+        }
+        if self.group_size()? > 1 {
+            return only("--group-size", "example-level runs (group size 1)");
+        }
+        if DpsgdMethod::parse(&self.method)? == DpsgdMethod::Rdp || self.tight {
+            return only(
+                if self.tight { "--tight" } else { "--method" },
+                "the PLD accountant on its default or given grid (--method pld or best)",
+            );
+        }
+        let phases = match spec {
+            Spec::Phases(p) => p,
+            Spec::Single { sigma, batch } => vec![Phase {
+                rate: batch.rate.unwrap_or_default(),
+                sigma,
+                steps: batch.steps.unwrap_or_default(),
+            }],
+        };
+        Ok(Query::DpsgdDelta {
+            phases,
+            epsilon,
+            grid: self.grid.as_deref().map(|g| num("--grid", g)).transpose()?,
+            tail: self.tail.as_deref().map(|t| num("--tail", t)).transpose()?,
+        })
+    }
+
     /// The shuffled answer's note: what was counted, and the Poisson figure beside it (a
     /// labelled comparison, from the PLD accountant).
     fn shuffled_note(&self) -> String {
         let Some((q, t, s, b)) = self.single() else {
             return String::new();
         };
-        let d = num("--delta", &self.delta).ok();
+        let d = self.delta.as_deref().and_then(|d| num("--delta", d).ok());
         let passes = self
             .passes(
                 &Dpsgd {

@@ -293,7 +293,6 @@ fn parse_query(args: &[String]) -> Result<(Query, Precision), Error> {
 /// or the error it exits with.
 #[doc(hidden)]
 pub fn query_envelope(args: &[String]) -> Result<Value, Error> {
-    use std::io::IsTerminal;
     let cmd = parse_cmd(args)?;
     let c = cmd.query_cmd().ok_or_else(|| {
         Error::arg(
@@ -303,7 +302,8 @@ pub fn query_envelope(args: &[String]) -> Result<Value, Error> {
     })?;
     let (q, a) = flagged((|| {
         let q = c.to_query()?;
-        let mut a = q.evaluate(precision(c.common())?, std::io::stderr().is_terminal())?;
+        // a binding that draws its own bar turns the library's stderr lines off
+        let mut a = q.evaluate(precision(c.common())?, crate::progress::stderr_lines())?;
         a.details.extend(c.details());
         a.details.extend(c.promise(&a).map(|(k, v, _)| (k, v)));
         Ok((q, a))
@@ -349,12 +349,11 @@ fn fail(command: &str, input: Value, e: &Error, json_mode: bool) -> i32 {
 
 /// Evaluate and print one single-value query.
 fn run_query(c: &dyn QueryCmd) -> i32 {
-    use std::io::IsTerminal;
     let json_mode = c.common().json;
     let evaluated = flagged((|| {
         let n = digits(c.common())?;
         let q = c.to_query()?;
-        let mut a = q.evaluate(precision(c.common())?, std::io::stderr().is_terminal())?;
+        let mut a = q.evaluate(precision(c.common())?, crate::progress::stderr_lines())?;
         a.details.extend(c.details());
         let promise = c.promise(&a);
         a.details.extend(promise.clone().map(|(k, v, _)| (k, v)));

@@ -14,9 +14,8 @@ pub(super) struct VectorsArgs {
 }
 
 pub(super) fn run_vectors(a: &VectorsArgs) -> i32 {
-    use std::io::IsTerminal;
     // about 10 s of work (more on a loaded machine): a progress line on a terminal
-    let progress = std::io::stderr().is_terminal();
+    let progress = crate::progress::stderr_lines();
     let started = std::time::Instant::now();
     let shown = |i: usize, n: usize| {
         if progress && started.elapsed().as_secs() >= 1 {

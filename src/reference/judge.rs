@@ -142,7 +142,8 @@ pub fn judge(query: &Query, precision: Precision, value: &Claimed) -> Judged {
         | Query::DpsgdGroup { .. }
         | Query::DpsgdFixedSize(_)
         | Query::DpsgdPhases { .. }
-        | Query::DpsgdShuffled { .. } => None,
+        | Query::DpsgdShuffled { .. }
+        | Query::DpsgdDelta { .. } => None,
     };
     match decided {
         Some(j) => Ok(j),

@@ -186,6 +186,18 @@ pub enum Query {
         /// PLD tail mass per truncation (automatic when `None`).
         tail: Option<Rational>,
     },
+    /// δ at ε of DP-SGD (Poisson, add/remove), a single run as one phase or a schedule, by the
+    /// PLD accountant (`dpcert dpsgd … --epsilon E`).
+    DpsgdDelta {
+        /// The phases, in order (each q in (0, 1], σ > 0, T ≥ 1); at least one.
+        phases: Vec<Phase>,
+        /// The ε ≥ 0 at which δ(ε) is asked.
+        epsilon: Rational,
+        /// PLD grid width h (automatic when `None`).
+        grid: Option<Rational>,
+        /// PLD tail mass per truncation (automatic when `None`).
+        tail: Option<Rational>,
+    },
     /// ε at δ of shuffled DP-SGD (each example once per epoch, `passes` epochs), without
     /// amplification by shuffling: an upper bound (the exact Gaussian composition is exact only
     /// for the run with its batch assignment revealed).
@@ -300,6 +312,7 @@ impl Query {
             Query::DpsgdTpr { .. } => "tradeoff dpsgd",
             Query::DpsgdPhases { .. } => "dpsgd",
             Query::DpsgdShuffled { .. } => "dpsgd",
+            Query::DpsgdDelta { .. } => "dpsgd",
         }
     }
 
@@ -327,6 +340,7 @@ impl Query {
             Query::DpsgdTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
             Query::DpsgdPhases { .. } => (Quantity::Epsilon, Kind::TwoSided),
             Query::DpsgdShuffled { .. } => (Quantity::Epsilon, Kind::UpperBound),
+            Query::DpsgdDelta { .. } => (Quantity::Delta, Kind::TwoSided),
         }
     }
 
@@ -421,11 +435,14 @@ impl Query {
                 crate::theorems::tradeoff::check_rate("fpr", fpr)
             }
             Query::DpsgdPhases { phases, delta, .. } => {
-                validate::nonempty("phases", phases)?;
-                for p in phases {
-                    validate_sgm(&p.rate, &p.sigma, &p.steps)?;
-                }
+                validate_phases(phases)?;
                 validate::open_unit("delta", delta)
+            }
+            Query::DpsgdDelta {
+                phases, epsilon, ..
+            } => {
+                validate_phases(phases)?;
+                validate::nonnegative("epsilon", epsilon)
             }
             Query::DpsgdShuffled {
                 sigma,
@@ -531,6 +548,22 @@ impl Query {
                 };
                 let r = crate::theorems::schedule::dpsgd_phases_pld_epsilon(phases, delta, &opts)?;
                 pld_answer(&r)
+            }
+            Query::DpsgdDelta {
+                phases,
+                epsilon,
+                grid,
+                tail,
+            } => {
+                let opts = pld_accountant::PldOptions {
+                    grid: grid.clone(),
+                    tail: tail.clone(),
+                    progress,
+                    ..Default::default()
+                };
+                let eps = std::slice::from_ref(epsilon);
+                let r = crate::theorems::schedule::dpsgd_pld_delta(phases, eps, &opts)?;
+                pld_answer(&r[0])
             }
             Query::DpsgdShuffled {
                 sigma,
@@ -844,6 +877,16 @@ pub const PLD_THEOREM: &str = "Theorem 9 (composition = convolution of PLDs) on 
 
 /// The RDP route's theorem for DP-SGD, as printed.
 pub const DPSGD_RDP_THEOREM: &str = "RDP of the Poisson-subsampled Gaussian (Mironov–Talwar–Zhang 2019), Proposition 14 general form / Canonne–Kamath–Steinke 2020 conversion";
+
+/// Every phase of a schedule in the accountant's domain (at least one; the error names the
+/// argument).
+fn validate_phases(phases: &[Phase]) -> Result<()> {
+    validate::nonempty("phases", phases)?;
+    for p in phases {
+        validate_sgm(&p.rate, &p.sigma, &p.steps)?;
+    }
+    Ok(())
+}
 
 fn pld_answer(r: &pld_accountant::PldReport) -> Answer {
     answer(

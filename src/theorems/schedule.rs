@@ -1,7 +1,8 @@
 //! DP-SGD in phases: each phase its own Poisson rate, noise multiplier and number of steps,
 //! composed in the PLD accountant (Theorem 9), add/remove neighbours.
 use super::pld_accountant::{
-    dpsgd_pld_epsilon, pld_epsilon, Direction, PldMechanism, PldOptions, PldReport, PldTerm,
+    dpsgd_pld_epsilon, pld_delta_curve, pld_epsilon, Direction, PldMechanism, PldOptions,
+    PldReport, PldTerm,
 };
 use crate::num::{Arithmetic, Enclosure};
 use crate::validate;
@@ -65,16 +66,8 @@ pub fn dpsgd_phases_pld_epsilon(
     delta: &Rational,
     opts: &PldOptions,
 ) -> Result<PldReport> {
-    validate::nonempty("phases", phases)?;
     validate::open_unit("delta", delta)?;
-    for p in phases {
-        validate::positive("sigma", &p.sigma)?;
-        validate::positive("rate", &p.rate)?;
-        if p.rate > 1 {
-            return Err(Error::arg("rate", "must be at most 1"));
-        }
-        validate::count("steps", &p.steps)?;
-    }
+    validate_phases(phases)?;
     let merged = merge_equal(phases);
     // one (q, σ) after merging: the run is dpsgd_pld_epsilon's (with its refinement), so a
     // schedule of one phase, or of equal phases, prints the same bracket as the whole run
@@ -83,6 +76,28 @@ pub fn dpsgd_phases_pld_epsilon(
     }
     let rem = pld_epsilon(&terms(&merged, Direction::Remove), delta, opts)?;
     let add = pld_epsilon(&terms(&merged, Direction::Add), delta, opts)?;
+    larger_direction(&rem, &add)
+}
+
+/// Every phase in the accountant's domain: at least one, q ∈ (0, 1], σ > 0, T ≥ 1.
+fn validate_phases(phases: &[Phase]) -> Result<()> {
+    validate::nonempty("phases", phases)?;
+    for p in phases {
+        validate::positive("sigma", &p.sigma)?;
+        validate::positive("rate", &p.rate)?;
+        if p.rate > 1 {
+            return Err(Error::arg("rate", "must be at most 1"));
+        }
+        validate::count("steps", &p.steps)?;
+    }
+    Ok(())
+}
+
+/// The larger of the two directions' values: upper = the larger upper, lower = the larger
+/// lower (each direction's lower bound is below its own value, hence below the maximum); the
+/// grid and tail reported are the remove direction's, or the add direction's if it set the
+/// upper bound.
+fn larger_direction(rem: &PldReport, add: &PldReport) -> Result<PldReport> {
     let lo = rem
         .enclosure
         .lower()
@@ -94,8 +109,6 @@ pub fn dpsgd_phases_pld_epsilon(
         .to_float()
         .max(add.enclosure.upper().as_float());
     let enclosure = Enclosure::new(lo, hi, Arithmetic::F64Interval)?;
-    // the report's grid and tail: the remove direction's (the add direction's if it set the
-    // upper bound)
     let base = if add.enclosure.upper().as_float() > rem.enclosure.upper().as_float() {
         add.clone()
     } else {
@@ -106,4 +119,42 @@ pub fn dpsgd_phases_pld_epsilon(
         support: rem.support.max(add.support),
         ..base
     })
+}
+
+/// δ(ε) of a DP-SGD run in phases (Poisson sampling, add/remove neighbours) at every ε of
+/// `epsilons` (in the order given): the larger of the two directions' δ, each direction composed
+/// once over all phases by the PLD accountant and its curve read at every ε. A single run
+/// (q, σ, T) is one phase.
+///
+/// # Guarantee
+/// For each ε, `lower ≤ δ(ε) ≤ upper` for the exact add/remove privacy curve of the run
+/// (δ(ε) = max over the directions of the hockey-stick divergence of the composed pair):
+/// upper is the larger of the directions' upper bounds, lower the larger of their lower
+/// bounds; both in [0, 1]. Errors on an empty schedule, an invalid phase, an empty list or
+/// ε < 0. Note: `proofs-notes/dpsgd_pld_delta.md`.
+pub fn dpsgd_pld_delta(
+    phases: &[Phase],
+    epsilons: &[Rational],
+    opts: &PldOptions,
+) -> Result<Vec<PldReport>> {
+    validate_phases(phases)?;
+    validate::nonempty("epsilon", epsilons)?;
+    let merged = merge_equal(phases);
+    let quiet = PldOptions {
+        progress: false,
+        ..opts.clone()
+    };
+    // the two directions on threads of their own (one progress line: the remove direction's)
+    let (rem, add) = std::thread::scope(|sc| {
+        let add = sc.spawn(|| pld_delta_curve(&terms(&merged, Direction::Add), epsilons, &quiet));
+        let rem = pld_delta_curve(&terms(&merged, Direction::Remove), epsilons, opts);
+        let add = add
+            .join()
+            .map_err(|_| Error::Numerical("PLD worker failed".into()))?;
+        Ok::<_, Error>((rem?, add?))
+    })?;
+    rem.iter()
+        .zip(&add)
+        .map(|(r, a)| larger_direction(r, a))
+        .collect()
 }

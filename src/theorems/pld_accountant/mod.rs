@@ -308,15 +308,10 @@ fn report(lo: Rational, hi: Rational, s: &Setup, support: usize) -> Result<PldRe
 /// (they set only the width). Errors on invalid terms, ε < 0, or a grid/tail out of range.
 /// Note: `proofs-notes/pld_delta.md`.
 pub fn pld_delta(terms: &[PldTerm], eps: &Rational, opts: &PldOptions) -> Result<PldReport> {
-    validate::nonnegative("epsilon", eps)?;
-    let s = setup(terms, opts, None)?;
-    let (lo, hi, support, _) = both_sides(
-        &s,
-        opts.progress,
-        |p, ctx| capped_delta(&Curve::new(p, ctx), eps),
-        None,
-    )?;
-    report(lo, hi, &s, support)
+    let mut points = pld_delta_curve(terms, std::slice::from_ref(eps), opts)?;
+    points
+        .pop()
+        .ok_or_else(|| Error::Numerical("PLD δ: no point".into()))
 }
 
 /// This side's δ at ε, capped at 1, as an exact rational: δ ≤ 1 always, so capping either side
