@@ -18,6 +18,42 @@ pub fn set_stderr_lines(on: bool) {
     LINES.store(on, Ordering::Relaxed);
 }
 
+/// Run `f`, and while it runs longer than two seconds keep one line on a terminal's stderr
+/// saying that `what` is still being computed and for how long, erased when `f` returns. It
+/// stays silent when [`stderr_lines`] is off (pipes, files, CI logs, the Python package) and
+/// while a computation reports its own progress (the PLD accountant's squarings, through
+/// [`note`]): every long command says something, and nothing is said twice. Display only.
+pub fn heartbeat<T>(what: &str, f: impl FnOnce() -> T) -> T {
+    if !stderr_lines() {
+        return f();
+    }
+    reset();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|sc| {
+        let ticker = sc.spawn(|| {
+            let start = std::time::Instant::now();
+            let (mut shown, mut last) = (false, 0);
+            while !done.load(Ordering::Relaxed) {
+                std::thread::park_timeout(std::time::Duration::from_millis(250));
+                let secs = start.elapsed().as_secs();
+                if secs >= 2 && secs != last && get().1 == 0 && !done.load(Ordering::Relaxed) {
+                    last = secs;
+                    show(&format!("\r{what}: still computing ({secs} s; Ctrl-C stops it)\x1b[K"));
+                    shown = true;
+                }
+            }
+            if shown {
+                show("\r\x1b[K");
+            }
+        });
+        let out = f();
+        done.store(true, Ordering::Relaxed);
+        ticker.thread().unpark();
+        let _ = ticker.join();
+        out
+    })
+}
+
 /// Record that `done` of `total` steps are finished (each saturated to 32 bits).
 pub(crate) fn note(done: u64, total: u64) {
     STATE.store(pack(done, total), Ordering::Relaxed);

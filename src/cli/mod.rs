@@ -353,7 +353,10 @@ fn run_query(c: &dyn QueryCmd) -> i32 {
     let evaluated = flagged((|| {
         let n = digits(c.common())?;
         let q = c.to_query()?;
-        let mut a = q.evaluate(precision(c.common())?, crate::progress::stderr_lines())?;
+        let p = precision(c.common())?;
+        let mut a = crate::progress::heartbeat(&format!("dpcert {}", c.command()), || {
+            q.evaluate(p, crate::progress::stderr_lines())
+        })?;
         a.details.extend(c.details());
         let promise = c.promise(&a);
         a.details.extend(promise.clone().map(|(k, v, _)| (k, v)));

@@ -66,7 +66,8 @@ pub(super) fn run_subsample(a: &SubsampleArgs) -> i32 {
     let evaluated = flagged((|| {
         let n = digits(&a.common)?;
         let s = a.to_subsampling()?;
-        let out = s.evaluate(precision(&a.common)?)?;
+        let p = precision(&a.common)?;
+        let out = crate::progress::heartbeat("dpcert subsample", || s.evaluate(p))?;
         Ok((s, out, n))
     })());
     let (s, out, n) = match evaluated {
