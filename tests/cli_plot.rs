@@ -311,7 +311,7 @@ fn profile_svg_draws_the_certified_side_of_corollary_8() {
     );
     assert_round_ticks(&yt, true, 1e-6, 0.3);
     assert!(svg.contains(r#"class="budget""#) && svg.contains(r#"class="claim""#));
-    assert!(svg.contains("claim (2, 0.000001): refuted"), "{svg}");
+    assert!(svg.contains("claim (2, 1e-6): refuted"), "{svg}");
     assert_texts_apart(&svg);
 }
 
@@ -551,7 +551,7 @@ fn tradeoff_plot_outputs() {
     );
     let pts = v["result"]["points"].as_array().unwrap();
     assert_eq!(pts.len(), 201);
-    assert_eq!(pts[0]["fpr"], "0.00001");
+    assert_eq!(pts[0]["fpr"], "1e-5");
     assert!(std::fs::read_to_string(&file).unwrap().starts_with("<svg"));
     // --plot FILE --fpr A --json: the file, then the answer at A
     std::fs::remove_file(&file).unwrap();
