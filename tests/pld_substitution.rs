@@ -173,6 +173,12 @@ fn one_step_delta_brackets_direct_quadrature() {
             let r = pld_delta(&[term(pair(qs, ss), 1)], &Rational::from(-q(es)), &opts).unwrap();
             let at = |b: Float| Float::with_val(QP, 1 - ee.clone()) + Float::with_val(QP, &ee * b);
             let (l, h) = (at(lo(&r)), at(hi(&r)));
+            eprintln!(
+                "q={qs} σ={ss} ε={es}: quadrature {} in [{}, {}]",
+                show(&exact),
+                show(&l),
+                show(&h)
+            );
             assert!(
                 l <= exact && exact <= h,
                 "q={qs} σ={ss} ε={es}: {} ∉ [{}, {}]",
@@ -181,10 +187,19 @@ fn one_step_delta_brackets_direct_quadrature() {
                 show(&h)
             );
             let w = Float::with_val(QP, &h - &l);
-            assert!(w <= Float::with_val(QP, &exact * PAIR_REL) + 1e-9, "ε={es}: too wide");
+            assert!(
+                w <= Float::with_val(QP, &exact * PAIR_REL) + 1e-9,
+                "ε={es}: too wide"
+            );
             continue;
         }
         let r = pld_delta(&[term(pair(qs, ss), 1)], &q(es), &opts).unwrap();
+        eprintln!(
+            "q={qs} σ={ss} ε={es}: quadrature {} in [{}, {}]",
+            show(&exact),
+            show(&lo(&r)),
+            show(&hi(&r))
+        );
         contains(
             &r,
             &exact,
@@ -309,23 +324,41 @@ fn route_is_the_pair_between_add_remove_and_group_of_two() {
     let p = pld_epsilon(&[term(pair("0.01", "1.5"), 300)], &delta, &opts).unwrap();
     assert_eq!((lo(&s), hi(&s)), (lo(&p), hi(&p)), "not the pair's answer");
     let ar = dpsgd_pld_epsilon(&rate, &sigma, &steps, &delta, &opts).unwrap();
-    assert!(lo(&s) > hi(&ar), "substitution lower end not above add/remove");
+    assert!(
+        lo(&s) > hi(&ar),
+        "substitution lower end not above add/remove"
+    );
     let dir = |d, budget: &Rational| {
         let m = PldMechanism::SubsampledGaussian {
             sigma: sigma.clone(),
             rate: rate.clone(),
             direction: d,
         };
-        pld_epsilon(&[PldTerm { mechanism: m, count: steps.clone() }], budget, &opts).unwrap()
+        pld_epsilon(
+            &[PldTerm {
+                mechanism: m,
+                count: steps.clone(),
+            }],
+            budget,
+            &opts,
+        )
+        .unwrap()
     };
     let half = Rational::from(&delta / 2u32);
     let e1 = hi(&dir(Direction::Remove, &half));
     // δ/2·e^{−ε₁}, rounded down (a budget): e^{−ε₁} ≥ e^{−⌈ε₁⌉₁₀₋₃}
     let shrink = Float::with_val(QP, -(e1.to_f64() + 1e-3)).exp();
-    let d2 = Rational::from_f64(Float::with_val(QP, &half * shrink).to_f64() * (1.0 - 1e-12)).unwrap();
+    let d2 =
+        Rational::from_f64(Float::with_val(QP, &half * shrink).to_f64() * (1.0 - 1e-12)).unwrap();
     let group = Float::with_val(REF, &e1 + hi(&dir(Direction::Add, &d2)));
-    eprintln!("substitution {s}; add/remove {ar}; group of two ≤ {}", show(&group));
-    assert!(hi(&s) < group, "pair upper end not below the group-of-two bound");
+    eprintln!(
+        "substitution {s}; add/remove {ar}; group of two ≤ {}",
+        show(&group)
+    );
+    assert!(
+        hi(&s) < group,
+        "pair upper end not below the group-of-two bound"
+    );
 }
 
 /// Monotone in σ (both ends) and invalid input names its argument.
@@ -362,10 +395,23 @@ fn mnist_bracket_is_tight_and_contains_dp_accounting() {
         .unwrap();
     eprintln!("substitution {s}");
     let dpa = Float::with_val(REF, 4.221530938758796f64);
-    assert!(lo(&s) <= dpa && dpa <= hi(&s), "dp_accounting {} ∉ {s}", show(&dpa));
+    assert!(
+        lo(&s) <= dpa && dpa <= hi(&s),
+        "dp_accounting {} ∉ {s}",
+        show(&dpa)
+    );
     let coarse = Float::with_val(REF, 4.22754400179616f64);
-    assert!(lo(&s) <= coarse, "lower end above dp_accounting's coarse upper estimate");
+    assert!(
+        lo(&s) <= coarse,
+        "lower end above dp_accounting's coarse upper estimate"
+    );
     let w = Float::with_val(REF, hi(&s) - lo(&s));
-    assert!(w <= Float::with_val(REF, hi(&s) * 0.02), "MNIST bracket wider than 2 %: {s}");
-    assert!(w <= Float::with_val(REF, hi(&s) * 1e-3), "MNIST bracket wider than documented: {s}");
+    assert!(
+        w <= Float::with_val(REF, hi(&s) * 0.02),
+        "MNIST bracket wider than 2 %: {s}"
+    );
+    assert!(
+        w <= Float::with_val(REF, hi(&s) * 1e-3),
+        "MNIST bracket wider than documented: {s}"
+    );
 }

@@ -939,7 +939,9 @@ fn dpsgd_substitution(d: &Dpsgd, progress: bool) -> Result<Answer> {
     a.details.push(("relation", json!("substitution")));
     a.details.push((
         "pair",
-        json!("(1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²) (dominating and realised: both sides)"),
+        json!(
+            "(1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²) (dominating and realised: both sides)"
+        ),
     ));
     Ok(a)
 }
