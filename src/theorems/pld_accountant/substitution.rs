@@ -12,8 +12,9 @@ use rug::{Integer, Rational};
 ///
 /// Both ends are those of the accountant's two sides on `steps` copies of the pair
 /// P = (1−q)N(0,σ²) + qN(1,σ²), Q = (1−q)N(0,σ²) + qN(−1,σ²): it dominates every step for every
-/// pair of clipped gradients (Schuchardt, Stoian, Kosmala & Günnemann 2024, Theorem 3.8, one
-/// insertion and one deletion; composed by Zhu–Dong–Wang 2022, Theorem 10) and datasets realise
+/// pair of clipped gradients (the note's reflection argument; the substitution case of
+/// Schuchardt, Stoian, Kosmala & Günnemann 2024, Theorem 3.8, one insertion and one deletion;
+/// composed by Zhu–Dong–Wang 2022, Theorem 10) and datasets realise
 /// it (one example's gradient +e replaced by −e, every other gradient 0), so the pair's own ε(δ)
 /// is the run's. Symmetric (x ↦ −x swaps P and Q): one order covers both. With the automatic
 /// grid the run is refined as in [`pld_epsilon`].
