@@ -415,3 +415,54 @@ fn mnist_bracket_is_tight_and_contains_dp_accounting() {
         "MNIST bracket wider than documented: {s}"
     );
 }
+
+/// The domination the route rests on (note, step 2(b)), checked by quadrature: two unit
+/// gradients u = (a, b), v = (−a, b) (a² + b² = 1, b > 0: not antipodal) give one step's
+/// H_{e^ε}(μ_u ‖ μ_v) = ∫ w(t)·δ_t dt, where t (the coordinate along (0, 1)) has the same law
+/// w = (1−q)N(0,σ²) + qN(b,σ²) under both and, given t, the pair along (1, 0) is the antipodal
+/// pair at rate q(t) = qφ(t−b)/w(t) and separation a (noise σ/a at separation 1) — 128-bit
+/// quadrature over t of the bisection closed form. It lies below the accountant's certified
+/// lower end of the antipodal pair's δ(ε): a sound upper end for the pair is one for (u, v).
+#[test]
+fn non_antipodal_unit_gradients_are_dominated() {
+    for (qs, ss, es, bss) in [
+        ("0.1", "0.8", "0.3", &["0.3", "0.9"][..]),
+        ("0.3", "1", "0.1", &["0.6"][..]),
+    ] {
+        let r = pld_delta(&[term(pair(qs, ss), 1)], &q(es), &PldOptions::default()).unwrap();
+        let at = |r: &Rational| Float::with_val(128, r);
+        let (qf, s, e) = (at(&q(qs)), at(&q(ss)), at(&q(es)));
+        for &bs in bss {
+            let b = at(&q(bs));
+            let a = Float::with_val(128, 1 - b.clone().square()).sqrt();
+            let sa = Float::with_val(128, &s / &a);
+            let g = |t: &Float| {
+                let far = Float::with_val(128, &qf * npdf(&Float::with_val(128, t - &b), 0, &s));
+                let near = Float::with_val(128, 1 - qf.clone()) * npdf(t, 0, &s);
+                let w = Float::with_val(128, &far + &near);
+                let qt = Float::with_val(128, &far / &w);
+                w * delta1(&qt, &sa, &e)
+            };
+            let k = range(&s);
+            let h = quad(
+                &g,
+                &[Float::with_val(128, -k.clone()), k],
+                5.0 * s.to_f64(),
+                1e-18,
+                "non-antipodal quadrature",
+            );
+            eprintln!(
+                "q={qs} σ={ss} ε={es} b={bs}: H(u, v) = {} < pair's δ ∈ [{}, {}]",
+                show(&h),
+                show(&lo(&r)),
+                show(&hi(&r))
+            );
+            assert!(
+                h < lo(&r),
+                "b={bs}: {} not below {}",
+                show(&h),
+                show(&lo(&r))
+            );
+        }
+    }
+}
