@@ -170,7 +170,7 @@ fn one_step_delta_brackets_direct_quadrature() {
             ..PldOptions::default()
         };
         if e < 0 {
-            let r = pld_delta(&[term(pair(qs, ss), 1)], &Rational::from(-q(es)), &opts).unwrap();
+            let r = pld_delta(&[term(pair(qs, ss), 1)], &(-q(es)), &opts).unwrap();
             let at = |b: Float| Float::with_val(QP, 1 - ee.clone()) + Float::with_val(QP, &ee * b);
             let (l, h) = (at(lo(&r)), at(hi(&r)));
             eprintln!(
