@@ -2,9 +2,10 @@
 """Float probe (NOT a certificate, NOT used by dpcert): one step of the Poisson-subsampled
 Gaussian under substitution with clipped gradients u, v in the plane, H_a(mu_u || mu_v) with
 mu_w = (1-q)N(0, s^2 I) + qN(w, s^2 I), against the pair u = +e, v = -e, by a midpoint rule on
-[-8s, 8s]^2. Prints the largest ratio other/pair over a few (u, v); < 1 everywhere is what the
-conjecture "the +-e pair dominates substitution" predicts. See
-proofs-notes/dpsgd_substitution_pld_epsilon.md ("Not claimed"). Pure Python, ~1 min."""
+[-8s, 8s]^2. Prints the largest ratio other/pair over a few (u, v); < 1 everywhere is what
+"the +-e pair dominates substitution" (Schuchardt et al. 2024, Theorem 3.8, one insertion and one
+deletion) predicts. Evidence only; see proofs-notes/dpsgd_substitution_pld_epsilon.md, step 2(b).
+Pure Python, ~1 min."""
 import math, itertools
 def H(q, s, u, v, a, L=8.0, n=500):
     h = 2*L*s/n; tot = 0.0

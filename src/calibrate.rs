@@ -143,8 +143,8 @@ pub struct Evaluation {
 
 /// Route names (the theorem each evaluation rests on).
 pub const ROUTE_PLD: &str = "PLD accountant (Theorem 9 on a certified grid), Poisson, add/remove";
-/// Route of Poisson, substitution runs: PLD pair lower bound, group-privacy upper bound.
-pub const ROUTE_PLD_SUBSTITUTION: &str = "Poisson, substitution: lower = PLD accountant on the pair ((1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²)); upper = group privacy (2 add/remove steps) on the add/remove PLD accountant";
+/// Route of Poisson, substitution runs: both sides of the PLD of the dominating (and realised) pair.
+pub const ROUTE_PLD_SUBSTITUTION: &str = "Poisson, substitution: PLD accountant, both sides, on the dominating and realised pair ((1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²))";
 /// Route of user-level runs with examples Poisson-sampled: a one-sided group-privacy upper bound.
 pub const ROUTE_PLD_GROUP_EXAMPLES: &str = "user-level, examples Poisson-sampled: upper bound by group privacy over K add/remove hops on the PLD accountant (dpsgd_group_pld_epsilon); one-sided";
 /// Route of Poisson, add/remove runs by RDP converted to (ε, δ) (an upper bound).

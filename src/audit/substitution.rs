@@ -1,7 +1,7 @@
 //! The substitution route: a deployment that is one DP-SGD run under substitution neighbours
 //! (one example replaced by another), audited by the theorem function `dpcert dpsgd
 //! --relation substitution` uses for its sampling — two-sided for Poisson
-//! (`dpsgd_substitution_pld_epsilon`: realisable pair lower, group-of-two chain upper) and
+//! (`dpsgd_substitution_pld_epsilon`: both sides of the dominating pair, which is realised) and
 //! fixed-size batches (`dpsgd_fixed_size_pld_epsilon`: realised pairs lower, dominating pair
 //! upper; `--method rdp`: WBK19 upper only), an upper
 //! bound for shuffled batches (one Gaussian release of sensitivity 2 per pass). Only ε at δ:
@@ -69,7 +69,7 @@ fn query(l: &Ledger, delta: &Rational) -> std::result::Result<Query, WhyNot> {
 /// The theorem chain for a sampling, as the route's first step names it.
 fn theorem(sampling: Sampling) -> &'static str {
     match sampling {
-        Sampling::Poisson => "Poisson sampling, substitution neighbours (`dpsgd_substitution_pld_epsilon`): lower = certified PLD of the realisable pair (1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²); upper = group privacy of two add/remove steps over the certified PLD accountant",
+        Sampling::Poisson => "Poisson sampling, substitution neighbours (`dpsgd_substitution_pld_epsilon`): certified PLD, both sides, of the pair (1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²), which dominates every step (Schuchardt et al. 2024, Theorem 3.8) and which datasets realise",
         Sampling::FixedSize => crate::reference::query::FIXED_SIZE_THEOREM,
         Sampling::Shuffled => "shuffled batches, substitution neighbours (`shuffled_dpsgd_epsilon`): each pass over the data is one Gaussian release of sensitivity 2 per example, composed exactly (Corollary 10); an upper bound (amplification by shuffling neither claimed nor excluded)",
     }

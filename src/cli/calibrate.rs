@@ -47,8 +47,8 @@ pub(super) struct DpsgdCal {
     #[arg(long, value_name = "KIND", default_value = "poisson")]
     sampling: String,
     /// Neighbouring datasets: add-remove (default: one example added or removed) | substitution
-    /// (one example replaced). Poisson + substitution calibrates on a two-sided but loose
-    /// bracket (upper end by group privacy over add/remove; `dpcert dpsgd --help`); PLD only.
+    /// (one example replaced). Poisson + substitution calibrates on the two-sided bracket of
+    /// the dominating pair gradient +1 vs −1 (`dpcert dpsgd --help`); PLD only.
     #[arg(long, value_name = "REL", default_value = "add-remove")]
     relation: String,
     /// pld (two-sided, default) | rdp (an upper bound only).

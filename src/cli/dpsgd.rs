@@ -79,8 +79,8 @@ pub(super) struct DpsgdArgs {
     sampling: String,
     /// Neighbouring datasets: add-remove (default: one example added or removed) |
     /// substitution (one example replaced by another; clipped gradients may then differ by 2).
-    /// Poisson + substitution: two-sided, lower from the pair gradient +1 vs −1, upper by
-    /// group privacy over add/remove (a remove then an add step); PLD only. --sampling
+    /// Poisson + substitution: two-sided, both ends from the certified PLD of the pair
+    /// gradient +1 vs −1, which dominates every step and is realised; PLD only. --sampling
     /// fixed-size requires substitution (N is fixed).
     #[arg(long, value_name = "REL", default_value = "add-remove")]
     relation: String,
@@ -456,7 +456,7 @@ impl QueryCmd for DpsgdArgs {
             return self.shuffled_note();
         }
         if self.relation == "substitution" {
-            return " (Poisson, substitution neighbours: lower bound from the certified PLD of the pair (1−q)N(0,σ²)+qN(1,σ²) vs (1−q)N(0,σ²)+qN(−1,σ²); upper bound by group privacy over the certified add/remove accountant)".to_string();
+            return " (Poisson, substitution neighbours: both ends from the certified PLD of the pair (1−q)N(0,σ²)+qN(1,σ²) vs (1−q)N(0,σ²)+qN(−1,σ²), dominating and realised)".to_string();
         }
         let detail = |k: &str| {
             a.details

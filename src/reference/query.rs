@@ -927,7 +927,7 @@ fn dpsgd_tpr(
 }
 
 /// The substitution route's theorem, as printed.
-pub const PLD_SUBSTITUTION_THEOREM: &str = "Poisson sampling, substitution neighbours: lower = certified PLD of the realisable pair ((1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²)) (gradient +1 replaced by −1); upper = group privacy through the dataset without (or with both) examples: δ_sub(ε₁+ε₂) ≤ δ_remove(ε₁) + e^{ε₁}·δ_add(ε₂) (or add, remove) on the certified add/remove PLD";
+pub const PLD_SUBSTITUTION_THEOREM: &str = "Poisson sampling, substitution neighbours: certified PLD (both sides) of the pair ((1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²)), which dominates every step (Schuchardt–Stoian–Kosmala–Günnemann 2024, Theorem 3.8, one insertion and one deletion; composed by Zhu–Dong–Wang 2022, Theorem 10) and which datasets realise (gradient +1 replaced by −1)";
 
 fn dpsgd_substitution(d: &Dpsgd, progress: bool) -> Result<Answer> {
     let opts = pld_options(d, progress);
@@ -939,7 +939,9 @@ fn dpsgd_substitution(d: &Dpsgd, progress: bool) -> Result<Answer> {
     a.details.push(("relation", json!("substitution")));
     a.details.push((
         "pair",
-        json!("(1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²) (lower side); upper by group privacy over add/remove"),
+        json!(
+            "(1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²) (dominating and realised: both sides)"
+        ),
     ));
     Ok(a)
 }
