@@ -49,11 +49,21 @@ fn rational_iv(r: &Rational) -> Interval {
     Interval::try_from((lo, hi)).unwrap_or(Interval::ENTIRE)
 }
 
-/// Φ(b) − Φ(a) for a ≤ b, enclosed without cancellation against 1 (upper tails when a ≥ 0).
-fn mass(a: Interval, b: Interval) -> Interval {
-    let (pa, na) = normal_cdf_pair(a);
+/// Φ(b) − Φ(a) for a ≤ b (a = None: −∞), enclosed without cancellation against 1 (upper
+/// tails when a ≥ 0).
+fn mass(a: Option<Interval>, b: Interval) -> Interval {
     let (pb, nb) = normal_cdf_pair(b);
-    let v = if a.inf() >= 0.0 { na - nb } else { pb - pa };
+    let v = match a {
+        None => pb,
+        Some(a) => {
+            let (pa, na) = normal_cdf_pair(a);
+            if a.inf() >= 0.0 {
+                na - nb
+            } else {
+                pb - pa
+            }
+        }
+    };
     v.max(point(0.0))
 }
 
@@ -68,16 +78,12 @@ fn lattice(sigma: Interval, d: f64, j_max: usize) -> Vec<Interval> {
     let x = |j: usize| -> Option<Interval> {
         (j > 0).then(|| s2 * point(j as f64 * d).ln() + half)
     };
-    let neg_inf = point(f64::NEG_INFINITY);
     let mut out = vec![point(0.0); j_max + 1];
     for j in 0..j_max {
-        let (xa, xb) = (x(j), x(j + 1).unwrap_or(neg_inf));
-        let (za, wa) = match xa {
-            Some(xa) => (xa / sigma, (xa - one) / sigma),
-            None => (neg_inf, neg_inf),
-        };
-        let m = mass(za, xb / sigma);
-        let mm = mass(wa, (xb - one) / sigma);
+        let xb = s2 * point((j + 1) as f64 * d).ln() + half;
+        let xa = x(j);
+        let m = mass(xa.map(|x| x / sigma), xb / sigma);
+        let mm = mass(xa.map(|x| (x - one) / sigma), (xb - one) / sigma);
         let (lo_w, hi_w) = (point(j as f64 * d), point((j + 1) as f64 * d));
         let dd = point(d);
         let at_lo = ((hi_w * m - mm) / dd).max(point(0.0));
