@@ -10,7 +10,7 @@
 //! Truncated Poisson: the Poisson-subsampled Gaussian accountant ± the probability that any
 //! batch is truncated (a coupling; `proofs-notes/truncated_poisson_epsilon.md`).
 use super::gaussian::{gaussian_composition, gaussian_delta, GaussianMechanism};
-use super::pld_accountant::{dpsgd_pld_epsilon, PldOptions};
+use super::pld_accountant::{dpsgd_balls_and_bins_pld_epsilon, dpsgd_pld_epsilon, PldOptions};
 use super::sampling::Relation;
 use super::schedule::{dpsgd_pld_delta, Phase};
 use super::shuffle::shuffled_dpsgd_epsilon;
@@ -226,9 +226,12 @@ pub fn random_allocation_delta_lower(a: &Allocation, epsilon: &Rational) -> Resu
 }
 
 /// Two-sided certified ε(δ) of DP-SGD with random allocation (k of t steps per epoch, `epochs`
-/// epochs, noise multiplier σ, add/remove): upper end the composition of the k·epochs Gaussian
+/// epochs, noise multiplier σ, add/remove). Upper end: for k = 1 < t (balls-and-bins) the
+/// certified dominating PLD of one epoch composed over the epochs
+/// ([`dpsgd_balls_and_bins_pld_epsilon`]), capped by the composition of the k·epochs Gaussian
 /// releases without amplification ([`shuffled_dpsgd_epsilon`]'s bound: sound for every
-/// allocation, so for their mixture), lower end [`random_allocation_epsilon_lower`].
+/// allocation, so for their mixture), which alone serves k > 1 or t = 1. Lower end:
+/// [`random_allocation_epsilon_lower`].
 ///
 /// # Guarantee
 /// `lower ≤ ε(δ) ≤ upper`. Errors as [`random_allocation_epsilon_lower`]. Note:
@@ -237,10 +240,11 @@ pub fn random_allocation_epsilon(
     a: &Allocation,
     delta: &Rational,
     prec: Precision,
+    opts: &PldOptions,
 ) -> Result<Enclosure> {
     let lower = random_allocation_epsilon_lower(a, delta)?;
     let uses = Integer::from(&a.selected * &a.epochs);
-    let upper = shuffled_dpsgd_epsilon(
+    let plain = shuffled_dpsgd_epsilon(
         &a.sigma,
         &uses,
         Relation::AddRemove,
@@ -248,9 +252,14 @@ pub fn random_allocation_epsilon(
         delta,
         prec,
     )?;
+    let mut hi = plain.upper().to_float();
+    if a.selected == 1 && a.steps > 1 {
+        let pld = dpsgd_balls_and_bins_pld_epsilon(&a.sigma, &a.steps, &a.epochs, delta, opts)?;
+        let pld = Float::with_val_round(64, &pld, Round::Up).0;
+        hi = hi.min(&pld);
+    }
     let lo = lower.lower().to_float();
-    let hi = upper.upper().to_float();
-    Enclosure::new(lo.clone().min(&hi), hi, Arithmetic::F64Interval)
+    Enclosure::new(lo.min(&hi), hi, Arithmetic::F64Interval)
 }
 
 /// Two-sided certified δ(ε) of DP-SGD with random allocation: upper end the exact δ(ε) of the
@@ -275,7 +284,7 @@ pub fn random_allocation_delta(
     let upper = gaussian_delta(&pld, epsilon, prec)?;
     let hi = upper.upper().to_float().min(&Float::with_val(53, 1));
     let lo = lower.lower().to_float();
-    Enclosure::new(lo.clone().min(&hi), hi, Arithmetic::F64Interval)
+    Enclosure::new(lo.min(&hi), hi, Arithmetic::F64Interval)
 }
 
 /// A truncated-Poisson run (dp_accounting's `TruncatedSubsampledGaussianDpEvent`): each step
