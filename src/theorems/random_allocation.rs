@@ -230,7 +230,8 @@ pub fn random_allocation_delta_lower(a: &Allocation, epsilon: &Rational) -> Resu
 /// certified dominating PLD of one epoch composed over the epochs
 /// ([`dpsgd_balls_and_bins_pld_epsilon`]), capped by the composition of the k·epochs Gaussian
 /// releases without amplification ([`shuffled_dpsgd_epsilon`]'s bound: sound for every
-/// allocation, so for their mixture), which alone serves k > 1 or t = 1. Lower end:
+/// allocation, so for their mixture), which alone serves k > 1, t = 1, and runs whose lattice
+/// is too coarse for δ (the PLD route's +∞ mass above δ). Lower end:
 /// [`random_allocation_epsilon_lower`].
 ///
 /// # Guarantee
@@ -254,9 +255,13 @@ pub fn random_allocation_epsilon(
     )?;
     let mut hi = plain.upper().to_float();
     if a.selected == 1 && a.steps > 1 {
-        let pld = dpsgd_balls_and_bins_pld_epsilon(&a.sigma, &a.steps, &a.epochs, delta, opts)?;
-        let pld = Float::with_val_round(64, &pld, Round::Up).0;
-        hi = hi.min(&pld);
+        // a lattice too coarse for δ (its +∞ mass above δ: small t, small σ) leaves the
+        // plain composition; any other error is reported
+        match dpsgd_balls_and_bins_pld_epsilon(&a.sigma, &a.steps, &a.epochs, delta, opts) {
+            Ok(pld) => hi = hi.min(&Float::with_val_round(64, &pld, Round::Up).0),
+            Err(Error::Numerical(_)) => {}
+            Err(e) => return Err(e),
+        }
     }
     let lo = lower.lower().to_float();
     Enclosure::new(lo.min(&hi), hi, Arithmetic::F64Interval)

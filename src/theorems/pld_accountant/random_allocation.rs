@@ -34,10 +34,12 @@ const UNIT_BITS: u32 = 12;
 const FLOOR: i64 = -3 << UNIT_BITS;
 /// Fixed-point fraction bits of the lattice convolution.
 const FRAC: u32 = 64;
-/// Most lattice points of one W (the spacing grows past it).
-const MAX_LATTICE: f64 = 4096.0;
-/// Most points of the t-fold sum.
-const MAX_SUM: f64 = 4.0e6;
+/// Lattice points of one W: at least this many may be used (the spacing grows past the cap)…
+const MIN_LATTICE_CAP: f64 = 4096.0;
+/// …and at most this many…
+const MAX_LATTICE: f64 = 65536.0;
+/// …the cap being this many points of the t-fold sum divided by t, between the two.
+const SUM_TARGET: f64 = 1.0e6;
 
 fn point(x: f64) -> Interval {
     Interval::try_from((x, x)).unwrap_or(Interval::ENTIRE)
@@ -225,7 +227,8 @@ pub(super) fn epoch_atoms(
     let sd = ((1.0 / (s * s)).exp() - 1.0).sqrt();
     // spacing: a power of two near sd/10, coarser when the lattice would pass its caps
     let mut d = 2f64.powi((sd / 10.0).log2().floor() as i32);
-    while w_max / d > MAX_LATTICE || (w_max / d) * t as f64 > MAX_SUM {
+    let cap = (SUM_TARGET / t as f64).clamp(MIN_LATTICE_CAP, MAX_LATTICE);
+    while w_max / d > cap {
         d *= 2.0;
     }
     let j_max = (w_max / d).ceil() as usize;
