@@ -457,8 +457,20 @@ impl QueryCmd for DpsgdArgs {
         }
     }
     fn note(&self, a: &Answer) -> String {
-        if matches!(self.allocated_query(), Ok(Some(_))) {
-            return format!(" ({})", a.theorem);
+        match self.allocated_query() {
+            Ok(Some(Query::DpsgdAllocation { allocation, at })) => {
+                let upper = if allocation.selected == 1 && allocation.steps > 1 && matches!(at, At::Delta(_)) {
+                    "upper from a certified dominating PLD of one epoch composed over the epochs"
+                } else {
+                    "upper without amplification (the Gaussian composition of the k·epochs releases)"
+                };
+                return format!(" (random allocation, add/remove: {upper}; lower from a distinguishing event of the realisable pair)");
+            }
+            Ok(Some(Query::DpsgdTruncated { .. })) => {
+                let eta = a.details.iter().find(|(n, _)| *n == "truncation_probability").and_then(|(_, v)| v.as_str().map(str::to_string)).unwrap_or_default();
+                return format!(" (truncated Poisson, add/remove: the certified Poisson accountant with δ moved by η(1 + e^ε), η = {eta} ≥ P[some batch is cut])");
+            }
+            _ => {}
         }
         if self.group.trim() != "1" {
             let route = a
@@ -643,7 +655,23 @@ impl DpsgdArgs {
             (Some(e), _) => At::Epsilon(num("--epsilon", e)?),
             (None, d) => At::Delta(num("--delta", d.as_deref().unwrap_or_default())?),
         };
-        let batch = self.batch.resolve()?;
+        // random allocation may be given as --steps-per-epoch with --epochs or --steps alone
+        let plain = self.steps_per_epoch.is_some()
+            && self.batch.batch.is_none()
+            && self.batch.dataset.is_none()
+            && self.batch.rate.is_none();
+        let batch = if alloc && plain {
+            if let (Some(_), Some(_)) = (&self.batch.epochs, &self.batch.steps) {
+                return Err(conflict("--epochs", "--steps"));
+            }
+            Batch {
+                epochs: self.batch.epochs.as_deref().map(|e| num("--epochs", e)).transpose()?,
+                steps: self.batch.steps.as_deref().map(|t| super::count("--steps", t)).transpose()?,
+                ..Batch::default()
+            }
+        } else {
+            self.batch.resolve()?
+        };
         if alloc {
             return Ok(Some(self.allocation_query(sigma, batch, at, kind)?));
         }
