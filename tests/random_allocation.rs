@@ -185,3 +185,35 @@ fn truncated_poisson_brackets_the_poisson_figure() {
     let tight = TruncatedPoisson { max_batch: Integer::from(260), ..run };
     assert!(truncated_poisson_epsilon(&tight, &d, &o).is_err());
 }
+
+/// The command line: answers for each sampler, and bad input refused (exit 2) naming the flag.
+#[test]
+fn cli_flags_and_refusals() {
+    let ok = |args: &[&str], want: &str| {
+        let (code, out, err) = common::run(args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(out.contains(want), "{args:?}: {out}");
+    };
+    ok(&["dpsgd", "--sampling", "balls-and-bins", "--steps-per-epoch", "16", "--steps", "20", "--sigma", "1", "--delta", "1e-5"], "t = 16 steps of each epoch), σ = 1, 2 epochs");
+    ok(&["dpsgd", "--sampling", "random-allocation", "--uses-per-epoch", "2", "--batch-size", "10", "--dataset-size", "100", "--epochs", "3", "--sigma", "2", "--delta", "1e-5"], "each example in 2 of the t = 10 steps");
+    ok(&["dpsgd", "--sampling", "truncated-poisson", "--rate", "0.01", "--dataset-size", "10000", "--steps", "50", "--sigma", "1", "--max-batch-size", "200", "--epsilon", "1"], "δ at ε = 1");
+    for (args, flag) in [
+        (vec!["--sampling", "random-allocation", "--steps-per-epoch", "3", "--uses-per-epoch", "4", "--epochs", "1"], "--uses-per-epoch"),
+        (vec!["--sampling", "balls-and-bins", "--epochs", "1"], "--steps-per-epoch"),
+        (vec!["--sampling", "balls-and-bins", "--steps-per-epoch", "8"], "--epochs"),
+        (vec!["--sampling", "balls-and-bins", "--steps-per-epoch", "8", "--epochs", "1.5"], "--epochs"),
+        (vec!["--sampling", "balls-and-bins", "--steps-per-epoch", "0", "--epochs", "1"], "--steps-per-epoch"),
+        (vec!["--sampling", "balls-and-bins", "--steps-per-epoch", "8", "--epochs", "1", "--relation", "substitution"], "--relation"),
+        (vec!["--sampling", "balls-and-bins", "--steps-per-epoch", "8", "--epochs", "1", "--tight"], "--tight"),
+        (vec!["--sampling", "poisson", "--rate", "0.1", "--steps", "3", "--max-batch-size", "5"], "--max-batch-size"),
+        (vec!["--sampling", "truncated-poisson", "--rate", "0.1", "--steps", "3", "--max-batch-size", "5"], "--dataset-size"),
+        (vec!["--sampling", "truncated-poisson", "--rate", "0.1", "--steps", "3", "--dataset-size", "100"], "--max-batch-size"),
+        (vec!["--sampling", "truncated-poisson", "--rate", "0.1", "--steps", "3", "--dataset-size", "100", "--max-batch-size", "10"], "--max-batch-size"),
+    ] {
+        let mut a = vec!["dpsgd", "--sigma", "1", "--delta", "1e-5"];
+        a.extend(args.iter().copied());
+        let (code, _, err) = common::run(&a);
+        assert_eq!(code, 2, "{a:?}: {err}");
+        assert!(err.contains(flag) && !err.contains("panicked"), "{a:?}: {err}");
+    }
+}

@@ -655,6 +655,9 @@ impl DpsgdArgs {
             (Some(e), _) => At::Epsilon(num("--epsilon", e)?),
             (None, d) => At::Delta(num("--delta", d.as_deref().unwrap_or_default())?),
         };
+        if alloc && self.steps_per_epoch.is_none() && self.batch.rate.is_none() && (self.batch.batch.is_none() || self.batch.dataset.is_none()) {
+            return Err(Error::arg("--steps-per-epoch", format!("is missing: --sampling {kind} needs the steps per epoch t (or --batch-size with --dataset-size, t = ⌊N/B⌋, or --rate, t = ⌊1/q⌋)")));
+        }
         // random allocation may be given as --steps-per-epoch with --epochs or --steps alone
         let plain = self.steps_per_epoch.is_some()
             && self.batch.batch.is_none()
