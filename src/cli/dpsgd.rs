@@ -419,7 +419,7 @@ impl QueryCmd for DpsgdArgs {
     }
     fn asked(&self) -> String {
         if let Ok(Some(q)) = self.allocated_query() {
-            return allocated_asked(&q, &self.asked_at());
+            return allocated_asked(&q, &self.asked_at(), self.sigma.as_deref().unwrap_or_default());
         }
         let Some((q, t, s, b)) = self.single() else {
             let list: Vec<String> = self.phase.iter().map(|p| format!("({p})")).collect();
@@ -737,15 +737,15 @@ impl DpsgdArgs {
 }
 
 /// The question of a random-allocation or truncated-Poisson query, in words.
-fn allocated_asked(q: &Query, at: &str) -> String {
+fn allocated_asked(q: &Query, at: &str, sigma: &str) -> String {
     match q {
         Query::DpsgdAllocation { allocation: a, .. } => format!(
             "The {at} of DP-SGD with random allocation (each example in {} of the t = {} steps of each epoch), σ = {}, {} epochs",
-            a.selected, a.steps, echo(&a.sigma), a.epochs
+            a.selected, a.steps, sigma.trim(), a.epochs
         ),
         Query::DpsgdTruncated { run: r, .. } => format!(
             "The {at} of DP-SGD with truncated Poisson sampling, q = {}, σ = {}, {} steps, N = {}, batches cut at B = {}",
-            echo(&r.rate), echo(&r.sigma), r.steps, r.dataset_size, r.max_batch
+            echo(&r.rate), sigma.trim(), r.steps, r.dataset_size, r.max_batch
         ),
         _ => String::new(),
     }
