@@ -98,7 +98,7 @@ fn one_epoch_of_two_steps_brackets_the_quadrature() {
 fn delta_bracket_holds_the_quadrature() {
     for (sigma, eps) in [("1", "1"), ("0.8", "2")] {
         let a = run(sigma, 2, 1, 1);
-        let e = random_allocation_delta(&a, &q(eps), Precision::Auto).unwrap();
+        let e = random_allocation_delta(&a, &q(eps), Precision::Auto, &PldOptions::default()).unwrap();
         let exact = exact_delta_t2(q(sigma).to_f64(), q(eps).to_f64());
         assert!(e.lower().to_f64() <= exact * (1.0 + 1e-6) && exact <= e.upper().to_f64() * (1.0 + 1e-6), "σ = {sigma}: {e} misses {exact}");
     }

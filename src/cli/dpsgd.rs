@@ -459,7 +459,8 @@ impl QueryCmd for DpsgdArgs {
     fn note(&self, a: &Answer) -> String {
         match self.allocated_query() {
             Ok(Some(Query::DpsgdAllocation { allocation, at })) => {
-                let upper = if allocation.selected == 1 && allocation.steps > 1 && matches!(at, At::Delta(_)) {
+                let _ = at;
+                let upper = if allocation.selected == 1 && allocation.steps > 1 {
                     "upper from a certified dominating PLD of one epoch composed over the epochs"
                 } else {
                     "upper without amplification (the Gaussian composition of the k·epochs releases)"

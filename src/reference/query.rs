@@ -1249,8 +1249,12 @@ fn allocation_answer(
             },
         ),
         At::Epsilon(e) => (
-            ra::random_allocation_delta(a, e, p)?,
-            "random allocation: upper = exact δ(ε) of the Gaussian composition of the k·epochs releases without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair",
+            ra::random_allocation_delta(a, e, p, &opts)?,
+            if balls {
+                "random allocation, k = 1 (balls-and-bins): upper = certified dominating PLD of one epoch composed over the epochs, read at ε, capped by the Gaussian composition without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair"
+            } else {
+                "random allocation, k of t: upper = exact δ(ε) of the Gaussian composition of the k·epochs releases without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair"
+            },
         ),
     };
     Ok(answer(

@@ -10,7 +10,9 @@
 //! Truncated Poisson: the Poisson-subsampled Gaussian accountant ± the probability that any
 //! batch is truncated (a coupling; `proofs-notes/truncated_poisson_epsilon.md`).
 use super::gaussian::{gaussian_composition, gaussian_delta, GaussianMechanism};
-use super::pld_accountant::{dpsgd_balls_and_bins_pld_epsilon, dpsgd_pld_epsilon, PldOptions};
+use super::pld_accountant::{
+    dpsgd_balls_and_bins_pld_delta, dpsgd_balls_and_bins_pld_epsilon, dpsgd_pld_epsilon, PldOptions,
+};
 use super::sampling::Relation;
 use super::schedule::{dpsgd_pld_delta, Phase};
 use super::shuffle::shuffled_dpsgd_epsilon;
@@ -267,9 +269,10 @@ pub fn random_allocation_epsilon(
     Enclosure::new(lo.min(&hi), hi, Arithmetic::F64Interval)
 }
 
-/// Two-sided certified δ(ε) of DP-SGD with random allocation: upper end the exact δ(ε) of the
-/// composition of the k·epochs Gaussian releases (no amplification), lower end
-/// [`random_allocation_delta_lower`].
+/// Two-sided certified δ(ε) of DP-SGD with random allocation: upper end, for k = 1 < t
+/// (balls-and-bins), [`dpsgd_balls_and_bins_pld_delta`], capped by the exact δ(ε) of the
+/// composition of the k·epochs Gaussian releases (no amplification), which alone serves k > 1,
+/// t = 1 and lattices too coarse; lower end [`random_allocation_delta_lower`].
 ///
 /// # Guarantee
 /// `lower ≤ δ(ε) ≤ upper`. Errors as [`random_allocation_delta_lower`]. Note:
@@ -278,6 +281,7 @@ pub fn random_allocation_delta(
     a: &Allocation,
     epsilon: &Rational,
     prec: Precision,
+    opts: &PldOptions,
 ) -> Result<Enclosure> {
     let lower = random_allocation_delta_lower(a, epsilon)?;
     let uses = Integer::from(&a.selected * &a.epochs);
@@ -287,7 +291,14 @@ pub fn random_allocation_delta(
         uses,
     )?])?;
     let upper = gaussian_delta(&pld, epsilon, prec)?;
-    let hi = upper.upper().to_float().min(&Float::with_val(53, 1));
+    let mut hi = upper.upper().to_float().min(&Float::with_val(53, 1));
+    if a.selected == 1 && a.steps > 1 {
+        match dpsgd_balls_and_bins_pld_delta(&a.sigma, &a.steps, &a.epochs, epsilon, opts) {
+            Ok(d) => hi = hi.min(&Float::with_val_round(64, &d, Round::Up).0),
+            Err(Error::Numerical(_)) => {}
+            Err(e) => return Err(e),
+        }
+    }
     let lo = lower.lower().to_float();
     Enclosure::new(lo.min(&hi), hi, Arithmetic::F64Interval)
 }

@@ -326,3 +326,37 @@ pub fn dpsgd_balls_and_bins_pld_epsilon(
     let (rem, add) = super::join(|| one(Direction::Remove), || one(Direction::Add))?;
     Ok(rem?.max(add?))
 }
+
+/// DP-SGD with balls-and-bins batches (as [`dpsgd_balls_and_bins_pld_epsilon`]): a certified
+/// upper bound on δ(ε), the larger of the two directions' upper sides of `epochs` copies of one
+/// epoch's dominating atoms, read at ε (capped at 1).
+///
+/// # Guarantee
+/// `δ(ε) ≤` the returned value for the exact run. σ > 0, t ≥ 2, epochs ≥ 1, ε ≥ 0; errors
+/// otherwise. Note: `proofs-notes/dpsgd_balls_and_bins_pld_delta.md`.
+pub fn dpsgd_balls_and_bins_pld_delta(
+    sigma: &Rational,
+    steps: &Integer,
+    epochs: &Integer,
+    epsilon: &Rational,
+    opts: &PldOptions,
+) -> Result<Rational> {
+    validate::positive("sigma", sigma)?;
+    validate::count("epochs", epochs)?;
+    validate::nonnegative("epsilon", epsilon)?;
+    // the lattice cut charges at most about this much to +∞ (δ itself is not known here)
+    let tail = 1e-10 / epochs.to_f64().max(1.0);
+    let one = |direction| -> Result<Rational> {
+        let atoms = epoch_atoms(sigma, steps, direction, tail)?;
+        let t = [PldTerm {
+            mechanism: PldMechanism::BallsAndBinsEpoch(Arc::new(atoms)),
+            count: epochs.clone(),
+        }];
+        let s = setup(&t, opts, None)?;
+        let tabs = tables(&t, &s, None)?;
+        let (p, ctx) = super::compose_side(&t, &tabs, &s, Side::Upper, opts.progress)?;
+        super::capped_delta(&super::Curve::new(&p, &ctx), epsilon)
+    };
+    let (rem, add) = super::join(|| one(Direction::Remove), || one(Direction::Add))?;
+    Ok(rem?.max(add?))
+}
