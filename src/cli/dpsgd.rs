@@ -419,7 +419,11 @@ impl QueryCmd for DpsgdArgs {
     }
     fn asked(&self) -> String {
         if let Ok(Some(q)) = self.allocated_query() {
-            return allocated_asked(&q, &self.asked_at(), self.sigma.as_deref().unwrap_or_default());
+            return allocated_asked(
+                &q,
+                &self.asked_at(),
+                self.sigma.as_deref().unwrap_or_default(),
+            );
         }
         let Some((q, t, s, b)) = self.single() else {
             let list: Vec<String> = self.phase.iter().map(|p| format!("({p})")).collect();
@@ -468,7 +472,12 @@ impl QueryCmd for DpsgdArgs {
                 return format!(" (random allocation, add/remove: {upper}; lower from a distinguishing event of the realisable pair)");
             }
             Ok(Some(Query::DpsgdTruncated { .. })) => {
-                let eta = a.details.iter().find(|(n, _)| *n == "truncation_probability").and_then(|(_, v)| v.as_str().map(str::to_string)).unwrap_or_default();
+                let eta = a
+                    .details
+                    .iter()
+                    .find(|(n, _)| *n == "truncation_probability")
+                    .and_then(|(_, v)| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
                 return format!(" (truncated Poisson, add/remove: the certified Poisson accountant with δ moved by η(1 + e^ε), η = {eta} ≥ P[some batch is cut])");
             }
             _ => {}
@@ -618,15 +627,25 @@ impl DpsgdArgs {
         let trunc = matches!(kind, "truncated-poisson" | "truncated");
         for (flag, given, ok) in [
             ("--steps-per-epoch", self.steps_per_epoch.is_some(), alloc),
-            ("--uses-per-epoch", self.uses_per_epoch.is_some(), kind == "random-allocation"),
+            (
+                "--uses-per-epoch",
+                self.uses_per_epoch.is_some(),
+                kind == "random-allocation",
+            ),
             ("--max-batch-size", self.max_batch_size.is_some(), trunc),
         ] {
             if given && !ok {
-                return Err(Error::arg(flag, format!("applies to --sampling {} only", match flag {
-                    "--max-batch-size" => "truncated-poisson",
-                    "--uses-per-epoch" => "random-allocation",
-                    _ => "balls-and-bins or random-allocation",
-                })));
+                return Err(Error::arg(
+                    flag,
+                    format!(
+                        "applies to --sampling {} only",
+                        match flag {
+                            "--max-batch-size" => "truncated-poisson",
+                            "--uses-per-epoch" => "random-allocation",
+                            _ => "balls-and-bins or random-allocation",
+                        }
+                    ),
+                ));
             }
         }
         if !alloc && !trunc {
@@ -635,28 +654,54 @@ impl DpsgdArgs {
         if !self.phase.is_empty() {
             return Err(conflict("--phase", "--sampling"));
         }
-        if Relation::parse(&self.relation).map_err(|e| relabel(e, "--relation"))? != Relation::AddRemove {
-            return Err(Error::arg("--relation", format!("--sampling {kind} is accounted for add/remove neighbours only")));
+        if Relation::parse(&self.relation).map_err(|e| relabel(e, "--relation"))?
+            != Relation::AddRemove
+        {
+            return Err(Error::arg(
+                "--relation",
+                format!("--sampling {kind} is accounted for add/remove neighbours only"),
+            ));
         }
         if self.group_size()? > 1 {
-            return Err(Error::arg("--group-size", format!("--sampling {kind} is accounted at example level only (group size 1)")));
+            return Err(Error::arg(
+                "--group-size",
+                format!("--sampling {kind} is accounted at example level only (group size 1)"),
+            ));
         }
         if self.tight || self.grid.is_some() || self.tail.is_some() {
-            let flag = if self.tight { "--tight" } else if self.grid.is_some() { "--grid" } else { "--tail" };
+            let flag = if self.tight {
+                "--tight"
+            } else if self.grid.is_some() {
+                "--grid"
+            } else {
+                "--tail"
+            };
             return Err(Error::arg(flag, format!("is not available with --sampling {kind} (its accountant runs choose their own grid)")));
         }
         if DpsgdMethod::parse(&self.method)? == DpsgdMethod::Rdp {
-            return Err(Error::arg("--method", format!("--sampling {kind} has no RDP route; use pld or best")));
+            return Err(Error::arg(
+                "--method",
+                format!("--sampling {kind} has no RDP route; use pld or best"),
+            ));
         }
         let sigma = match &self.sigma {
             Some(s) => num("--sigma", s)?,
-            None => return Err(Error::arg("--sigma", "is missing (the noise multiplier; alias --noise-multiplier)")),
+            None => {
+                return Err(Error::arg(
+                    "--sigma",
+                    "is missing (the noise multiplier; alias --noise-multiplier)",
+                ))
+            }
         };
         let at = match (&self.epsilon, &self.delta) {
             (Some(e), _) => At::Epsilon(num("--epsilon", e)?),
             (None, d) => At::Delta(num("--delta", d.as_deref().unwrap_or_default())?),
         };
-        if alloc && self.steps_per_epoch.is_none() && self.batch.rate.is_none() && (self.batch.batch.is_none() || self.batch.dataset.is_none()) {
+        if alloc
+            && self.steps_per_epoch.is_none()
+            && self.batch.rate.is_none()
+            && (self.batch.batch.is_none() || self.batch.dataset.is_none())
+        {
             return Err(Error::arg("--steps-per-epoch", format!("is missing: --sampling {kind} needs the steps per epoch t (or --batch-size with --dataset-size, t = ⌊N/B⌋, or --rate, t = ⌊1/q⌋)")));
         }
         // random allocation may be given as --steps-per-epoch with --epochs or --steps alone
@@ -669,8 +714,18 @@ impl DpsgdArgs {
                 return Err(conflict("--epochs", "--steps"));
             }
             Batch {
-                epochs: self.batch.epochs.as_deref().map(|e| num("--epochs", e)).transpose()?,
-                steps: self.batch.steps.as_deref().map(|t| super::count("--steps", t)).transpose()?,
+                epochs: self
+                    .batch
+                    .epochs
+                    .as_deref()
+                    .map(|e| num("--epochs", e))
+                    .transpose()?,
+                steps: self
+                    .batch
+                    .steps
+                    .as_deref()
+                    .map(|t| super::count("--steps", t))
+                    .transpose()?,
                 ..Batch::default()
             }
         } else {
@@ -683,7 +738,13 @@ impl DpsgdArgs {
     }
 
     /// t, K and the epochs of a random-allocation run.
-    fn allocation_query(&self, sigma: Rational, b: Batch, at: At, kind: &str) -> Result<Query, Error> {
+    fn allocation_query(
+        &self,
+        sigma: Rational,
+        b: Batch,
+        at: At,
+        kind: &str,
+    ) -> Result<Query, Error> {
         let steps = match (&self.steps_per_epoch, &b.batch, &b.dataset, &b.rate) {
             (Some(t), ..) => super::count("--steps-per-epoch", t)?,
             (None, Some(bs), Some(n), _) => Integer::from(n / bs),
@@ -691,28 +752,53 @@ impl DpsgdArgs {
             _ => return Err(Error::arg("--steps-per-epoch", format!("is missing: --sampling {kind} needs the steps per epoch t (or --batch-size with --dataset-size, t = ⌊N/B⌋, or --rate, t = ⌊1/q⌋)"))),
         };
         if steps < 1 {
-            return Err(Error::arg("--steps-per-epoch", format!("must be at least 1, got {steps} (the batch size exceeds the dataset size)")));
+            return Err(Error::arg(
+                "--steps-per-epoch",
+                format!(
+                    "must be at least 1, got {steps} (the batch size exceeds the dataset size)"
+                ),
+            ));
         }
         let selected = match (&self.uses_per_epoch, kind) {
             (Some(k), _) => super::count("--uses-per-epoch", k)?,
             (None, _) => Integer::from(1),
         };
-        let epochs = match (&b.epochs, &b.steps) {
-            (Some(e), _) if self.batch.steps.is_none() => {
-                if e.denom() != &1 {
-                    return Err(Error::arg("--epochs", format!("--sampling {kind} allocates whole epochs: give an integer, got {}", crate::validate::echo(e))));
+        let epochs =
+            match (&b.epochs, &b.steps) {
+                (Some(e), _) if self.batch.steps.is_none() => {
+                    if e.denom() != &1 {
+                        return Err(Error::arg(
+                            "--epochs",
+                            format!(
+                                "--sampling {kind} allocates whole epochs: give an integer, got {}",
+                                crate::validate::echo(e)
+                            ),
+                        ));
+                    }
+                    e.numer().clone()
                 }
-                e.numer().clone()
-            }
-            (_, Some(t)) => (Integer::from(t + &steps) - 1u32) / &steps,
-            _ => return Err(Error::arg("--epochs", format!("is missing: --sampling {kind} needs --epochs E (or --steps T, E = ⌈T/t⌉)"))),
+                (_, Some(t)) => (Integer::from(t + &steps) - 1u32) / &steps,
+                _ => return Err(Error::arg(
+                    "--epochs",
+                    format!(
+                        "is missing: --sampling {kind} needs --epochs E (or --steps T, E = ⌈T/t⌉)"
+                    ),
+                )),
+            };
+        let allocation = crate::theorems::random_allocation::Allocation {
+            sigma,
+            steps,
+            selected,
+            epochs,
         };
-        let allocation = crate::theorems::random_allocation::Allocation { sigma, steps, selected, epochs };
         allocation.validate().map_err(|e| match e {
-            Error::InvalidArgument { name, reason } => Error::arg(&match name.as_str() {
-                "selected" => "--uses-per-epoch".to_string(),
-                n => format!("--{n}"),
-            }, reason),
+            Error::InvalidArgument { name, reason } => Error::arg(
+                &match name.as_str() {
+                    "selected" => "--uses-per-epoch".to_string(),
+                    n => format!("--{n}"),
+                },
+                reason,
+            ),
             other => other,
         })?;
         Ok(Query::DpsgdAllocation { allocation, at })
@@ -722,7 +808,12 @@ impl DpsgdArgs {
     fn truncated_query(&self, sigma: Rational, b: Batch, at: At) -> Result<Query, Error> {
         let max_batch = match &self.max_batch_size {
             Some(m) => super::count("--max-batch-size", m)?,
-            None => return Err(Error::arg("--max-batch-size", "is missing: --sampling truncated-poisson needs the maximum batch size B")),
+            None => {
+                return Err(Error::arg(
+                    "--max-batch-size",
+                    "is missing: --sampling truncated-poisson needs the maximum batch size B",
+                ))
+            }
         };
         let Some(dataset_size) = b.dataset.clone() else {
             return Err(Error::arg("--dataset-size", "is missing: --sampling truncated-poisson needs the dataset size N (the truncation probability depends on it)"));
@@ -731,7 +822,13 @@ impl DpsgdArgs {
             return Err(Error::arg("--steps", "is missing: give --rate (or --batch-size with --dataset-size) and --steps (or --epochs)"));
         };
         Ok(Query::DpsgdTruncated {
-            run: crate::theorems::random_allocation::TruncatedPoisson { rate, sigma, steps, dataset_size, max_batch },
+            run: crate::theorems::random_allocation::TruncatedPoisson {
+                rate,
+                sigma,
+                steps,
+                dataset_size,
+                max_batch,
+            },
             at,
         })
     }

@@ -641,7 +641,9 @@ impl Query {
                     ],
                 )
             }
-            Query::DpsgdAllocation { allocation, at } => allocation_answer(allocation, at, p, progress)?,
+            Query::DpsgdAllocation { allocation, at } => {
+                allocation_answer(allocation, at, p, progress)?
+            }
             Query::DpsgdTruncated { run, at } => truncated_answer(run, at, progress)?,
         };
         require_finite_upper(a.value.upper(), self.command())?;

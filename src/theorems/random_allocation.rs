@@ -66,7 +66,10 @@ impl Allocation {
         if self.epochs > MAX_ALLOCATION_EPOCHS {
             return Err(Error::arg(
                 "epochs",
-                format!("must be at most {MAX_ALLOCATION_EPOCHS}, got {}", self.epochs),
+                format!(
+                    "must be at most {MAX_ALLOCATION_EPOCHS}, got {}",
+                    self.epochs
+                ),
             ));
         }
         Ok(())
@@ -118,7 +121,9 @@ fn binomial_tail(e: u32, p: Interval, n: u32) -> Interval {
         return one;
     }
     if p.sup() >= 1.0 {
-        return p.convex_hull(point(0.0)).intersection(Interval::try_from((0.0, 1.0)).unwrap_or(one));
+        return p
+            .convex_hull(point(0.0))
+            .intersection(Interval::try_from((0.0, 1.0)).unwrap_or(one));
     }
     if n == 1 {
         return one - (point(f64::from(e)) * (-p).ln1p()).exp();
@@ -155,7 +160,9 @@ fn search(a: &Allocation, score: impl Fn(f64, f64) -> f64) -> Option<(f64, u32)>
     let counts: Vec<u32> = if e <= 400 {
         (1..=e).collect()
     } else {
-        (0..=400u32).map(|i| 1 + (u64::from(e - 1) * u64::from(i) / 400) as u32).collect()
+        (0..=400u32)
+            .map(|i| 1 + (u64::from(e - 1) * u64::from(i) / 400) as u32)
+            .collect()
     };
     for i in 0..=240 {
         let tau = lo + (hi - lo) * f64::from(i) / 240.0;
@@ -183,10 +190,20 @@ pub fn random_allocation_epsilon_lower(a: &Allocation, delta: &Rational) -> Resu
     a.validate()?;
     validate::open_unit("delta", delta)?;
     let d = delta.to_f64();
-    let chosen = search(a, |p, q| if p > d && q > 0.0 { ((p - d) / q).ln() } else { f64::NAN });
+    let chosen = search(a, |p, q| {
+        if p > d && q > 0.0 {
+            ((p - d) / q).ln()
+        } else {
+            f64::NAN
+        }
+    });
     let zero = Float::with_val(53, 0);
     let Some((tau, n)) = chosen else {
-        return Ok(LowerBound::new(Enclosure::new(zero.clone(), zero, Arithmetic::F64Interval)?));
+        return Ok(LowerBound::new(Enclosure::new(
+            zero.clone(),
+            zero,
+            Arithmetic::F64Interval,
+        )?));
     };
     let (p, q) = event(a, tau, n);
     let v = ((p - rational_iv(delta)) / q).ln();
@@ -214,11 +231,19 @@ pub fn random_allocation_delta_lower(a: &Allocation, epsilon: &Rational) -> Resu
     let chosen = search(a, |p, q| p - w * q);
     let zero = Float::with_val(53, 0);
     let Some((tau, n)) = chosen else {
-        return Ok(LowerBound::new(Enclosure::new(zero.clone(), zero, Arithmetic::F64Interval)?));
+        return Ok(LowerBound::new(Enclosure::new(
+            zero.clone(),
+            zero,
+            Arithmetic::F64Interval,
+        )?));
     };
     let (p, q) = event(a, tau, n);
     let v = p - rational_iv(epsilon).exp() * q;
-    let lo = if v.inf().is_nan() { 0.0 } else { v.inf().max(0.0) };
+    let lo = if v.inf().is_nan() {
+        0.0
+    } else {
+        v.inf().max(0.0)
+    };
     let hi = v.sup().clamp(lo, 1.0);
     Ok(LowerBound::new(Enclosure::new(
         Float::with_val(53, lo),
@@ -325,7 +350,10 @@ impl TruncatedPoisson {
     pub fn validate(&self) -> Result<()> {
         validate::positive("rate", &self.rate)?;
         if self.rate > 1 {
-            return Err(Error::arg("rate", format!("must be in (0, 1], got {}", self.rate)));
+            return Err(Error::arg(
+                "rate",
+                format!("must be in (0, 1], got {}", self.rate),
+            ));
         }
         validate::positive("sigma", &self.sigma)?;
         validate::count("steps", &self.steps)?;
@@ -355,7 +383,8 @@ pub fn truncation_probability(run: &TruncatedPoisson) -> Result<Rational> {
     let (x, q, one) = (rational_iv(&m), rational_iv(&run.rate), point(1.0));
     // D(x‖q) = x ln(x/q) + (1 − x) ln((1 − x)/(1 − q)); x < 1 here (B + 1 ≤ N)
     let kl = x * (x / q).ln() + (one - x) * ((one - x) / (one - q)).ln();
-    let bound = rational_iv(&Rational::from(&run.steps)) * (-(rational_iv(&Rational::from(&n1)) * kl)).exp();
+    let bound = rational_iv(&Rational::from(&run.steps))
+        * (-(rational_iv(&Rational::from(&n1)) * kl)).exp();
     let hi = bound.sup();
     if hi.is_nan() || hi >= 1.0 {
         return Ok(Rational::from(1));
@@ -403,7 +432,9 @@ pub fn truncated_poisson_epsilon(
     }
     let up = poisson(&d1)?.enclosure.upper().to_float();
     if to_q(&up) > c {
-        return Err(Error::Numerical("truncated Poisson: the ε guess was exceeded".into()));
+        return Err(Error::Numerical(
+            "truncated Poisson: the ε guess was exceeded".into(),
+        ));
     }
     // lower: min(Poisson lower at δ + η(1 + e^{c'}), c') with c' the Poisson upper at δ
     let c2 = to_q(r0.upper().as_float());

@@ -111,7 +111,10 @@ mod tests {
     #[test]
     fn uncertified_samplers_are_refused_with_a_reason() {
         for (s, why) in [
-            ("truncated-poisson", "dpcert dpsgd --sampling truncated-poisson"),
+            (
+                "truncated-poisson",
+                "dpcert dpsgd --sampling truncated-poisson",
+            ),
             ("balls-and-bins", "dpcert dpsgd --sampling balls-and-bins"),
             ("random-allocation", "only"),
             ("bogus", "expected poisson"),

@@ -72,8 +72,10 @@ mod random_allocation;
 mod substitution;
 mod tradeoff;
 pub use fixed_size::dpsgd_fixed_size_pld_epsilon;
-pub use random_allocation::{dpsgd_balls_and_bins_pld_delta, dpsgd_balls_and_bins_pld_epsilon, EpochAtoms};
 pub use group::{dpsgd_group_pld_epsilon, MAX_GROUP};
+pub use random_allocation::{
+    dpsgd_balls_and_bins_pld_delta, dpsgd_balls_and_bins_pld_epsilon, EpochAtoms,
+};
 pub use substitution::dpsgd_substitution_pld_epsilon;
 pub use tradeoff::dpsgd_tradeoff_tpr;
 #[cfg(test)]

@@ -77,9 +77,8 @@ fn lattice(sigma: Interval, d: f64, j_max: usize) -> Vec<Interval> {
     let s2 = sigma * sigma;
     let half = point(0.5);
     let one = point(1.0);
-    let x = |j: usize| -> Option<Interval> {
-        (j > 0).then(|| s2 * point(j as f64 * d).ln() + half)
-    };
+    let x =
+        |j: usize| -> Option<Interval> { (j > 0).then(|| s2 * point(j as f64 * d).ln() + half) };
     let mut out = vec![point(0.0); j_max + 1];
     for j in 0..j_max {
         let xb = s2 * point((j + 1) as f64 * d).ln() + half;
@@ -101,7 +100,9 @@ fn to_fixed(m: &[Interval]) -> Vec<Integer> {
     m.iter()
         .map(|x| {
             let v = Float::with_val(64, x.sup()) << FRAC;
-            v.to_integer_round(Round::Up).map(|(i, _)| i).unwrap_or_default()
+            v.to_integer_round(Round::Up)
+                .map(|(i, _)| i)
+                .unwrap_or_default()
         })
         .collect()
 }
@@ -175,7 +176,9 @@ fn power(base: &[Integer], t: u64) -> Vec<Integer> {
 /// preserving P- and Q-mass (connect the dots: a pair the atom is a post-processing of), both
 /// parts rounded up; when z's enclosure straddles a grid point, all of p moves up to the next.
 fn split(z: Interval, p: Interval, out: &mut std::collections::BTreeMap<i64, Interval>) {
-    let u = (UNIT_BITS as i32).checked_neg().map_or(1.0, |e| 2f64.powi(e));
+    let u = (UNIT_BITS as i32)
+        .checked_neg()
+        .map_or(1.0, |e| 2f64.powi(e));
     let k = (z.inf() / u).floor();
     if !k.is_finite() {
         return;
@@ -211,10 +214,12 @@ pub(super) fn epoch_atoms(
     direction: Direction,
     tail: f64,
 ) -> Result<EpochAtoms> {
-    let t = steps
-        .to_u64()
-        .filter(|&t| t >= 2)
-        .ok_or_else(|| Error::arg("steps-per-epoch", "must be an integer ≥ 2 for the balls-and-bins PLD"))?;
+    let t = steps.to_u64().filter(|&t| t >= 2).ok_or_else(|| {
+        Error::arg(
+            "steps-per-epoch",
+            "must be an integer ≥ 2 for the balls-and-bins PLD",
+        )
+    })?;
     let sg = rational_iv(sigma);
     let s = sigma.to_f64();
     // cut: x_max = 1 + zσ with Φ(−z) ≲ tail/t (float choice; the charged tail is certified)
@@ -265,10 +270,14 @@ pub(super) fn epoch_atoms(
             Direction::Add => split(-r.ln(), pi, &mut bins),
         }
     }
-    let mut atoms: Vec<(Option<i64>, f64)> = bins.into_iter().map(|(k, m)| (Some(k), m.sup())).collect();
+    let mut atoms: Vec<(Option<i64>, f64)> =
+        bins.into_iter().map(|(k, m)| (Some(k), m.sup())).collect();
     atoms.push((None, infinite.sup()));
     let u = 2f64.powi(-(UNIT_BITS as i32));
-    let (m1, m2) = atoms.iter().filter_map(|(k, m)| k.map(|k| (k as f64 * u, *m))).fold((0.0, 0.0), |(a, b), (z, m)| (a + z * m, b + z * z * m));
+    let (m1, m2) = atoms
+        .iter()
+        .filter_map(|(k, m)| k.map(|k| (k as f64 * u, *m)))
+        .fold((0.0, 0.0), |(a, b), (z, m)| (a + z * m, b + z * z * m));
     let spread = (m2 - m1 * m1).max(1e-12).sqrt();
     Ok(EpochAtoms { atoms, spread })
 }
@@ -321,7 +330,15 @@ pub fn dpsgd_balls_and_bins_pld_epsilon(
         };
         let t = [term];
         let s = setup(&t, opts, Some(delta))?;
-        Ok(side_epsilon(&t, &tables(&t, &s, None)?, &s, Side::Upper, delta, opts.progress)?.0)
+        Ok(side_epsilon(
+            &t,
+            &tables(&t, &s, None)?,
+            &s,
+            Side::Upper,
+            delta,
+            opts.progress,
+        )?
+        .0)
     };
     let (rem, add) = super::join(|| one(Direction::Remove), || one(Direction::Add))?;
     Ok(rem?.max(add?))
