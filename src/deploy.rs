@@ -345,7 +345,7 @@ fn batches(m: &Node, label: &str) -> Result<(Batches, bool)> {
                 format!("`{}` is not \"poisson\" or \"shuffled\"", clip(a)),
             ))
         }
-        // samplers without a certified route: the reason `Sampling::parse` gives
+        // samplers accounted by `dpsgd` alone: the reason `Sampling::parse` gives
         (s @ ("truncated-poisson" | "truncated" | "random-allocation" | "balls-and-bins"), _) => {
             let why = match Sampling::parse(s) {
                 Err(Error::InvalidArgument { reason, .. }) => reason,

@@ -156,6 +156,7 @@ fn to_event_at(ev: &Value, at: &str, depth: usize) -> Result<Event> {
         },
         "DiscreteGaussian" => discrete_gaussian(ev, at)?,
         "RandomizedResponse" => randomized_response(ev, at)?,
+        "TruncatedSubsampledGaussian" => return Err(truncated_subsampled_gaussian(ev, at)),
         "NonPrivate" => {
             return Err(refuse(
                 class,
@@ -171,6 +172,33 @@ fn to_event_at(ev: &Value, at: &str, depth: usize) -> Result<Event> {
             ))
         }
     })
+}
+
+/// dp_accounting's `TruncatedSubsampledGaussianDpEvent` (Poisson batches cut at a maximum size):
+/// its fields read and checked, then refused inside an event tree with the command that certifies
+/// it — `theorems::random_allocation::truncated_poisson_epsilon` charges the truncation
+/// probability as η(1 + e^ε), which depends on ε and so is not a mechanism of the tree.
+fn truncated_subsampled_gaussian(ev: &Value, at: &str) -> Error {
+    let fields = (|| -> Result<String> {
+        let n = count(ev, "dataset_size", at)?;
+        let q = positive(ev, "sampling_probability", at)?;
+        let b = count(ev, "truncated_batch_size", at)?;
+        let s = positive(ev, "noise_multiplier", at)?;
+        let show = crate::validate::show;
+        Ok(format!(
+            "dpcert dpsgd --sampling truncated-poisson --rate {} --sigma {} --dataset-size {n} --max-batch-size {b} --steps <T>",
+            show(&q),
+            show(&s)
+        ))
+    })();
+    match fields {
+        Err(e) => e,
+        Ok(cmd) => refuse(
+            "TruncatedSubsampledGaussianDpEvent",
+            at,
+            &format!("its certified bound adds the truncation probability as η(1 + e^ε), which depends on ε, so it is not a mechanism of an event tree; it is certified for a whole run by `{cmd}`"),
+        ),
+    }
 }
 
 fn zcdp(ev: &Value, at: &str) -> Result<Event> {

@@ -254,12 +254,18 @@ fn refusals_name_the_entry_or_field() {
     bad(
         "trunc",
         &format!("{BUDGET}{RUN}sampling = \"truncated-poisson\"\n"),
-        &["field `sampling`", "not a post-processing"],
+        &[
+            "field `sampling`",
+            "dpcert dpsgd --sampling truncated-poisson",
+        ],
     );
     bad(
         "alloc",
         &format!("{BUDGET}{RUN}sampling = \"random-allocation\"\n"),
-        &["field `sampling`", "no certified route"],
+        &[
+            "field `sampling`",
+            "dpcert dpsgd --sampling random-allocation",
+        ],
     );
     bad(
         "acc",

@@ -125,9 +125,21 @@ fn events_dpcert_cannot_certify_are_refused_by_name() {
             json!({"class_name": "UnsupportedDpEvent"}),
             "UnsupportedDpEvent",
         ),
+        // read and checked (a missing field is named), then referred to the command that
+        // certifies it for a whole run
         (
             json!({"class_name": "TruncatedSubsampledGaussianDpEvent", "dataset_size": 10}),
-            "TruncatedSubsampledGaussianDpEvent",
+            "sampling_probability",
+        ),
+        (
+            json!({"class_name": "TruncatedSubsampledGaussianDpEvent", "dataset_size": 60000,
+                   "sampling_probability": 0.01, "truncated_batch_size": 800, "noise_multiplier": 1.1}),
+            "TruncatedSubsampledGaussianDpEvent is not supported: its certified bound adds the truncation probability as η(1 + e^ε)",
+        ),
+        (
+            json!({"class_name": "TruncatedSubsampledGaussianDpEvent", "dataset_size": 60000,
+                   "sampling_probability": 0.01, "truncated_batch_size": 800, "noise_multiplier": 1.1}),
+            "dpcert dpsgd --sampling truncated-poisson --rate 0.01 --sigma 1.1 --dataset-size 60000 --max-batch-size 800",
         ),
         (
             json!({"class_name": "ComposedDpEvent", "events": [gaussian(json!(1)), {"class_name": "NonPrivateDpEvent"}]}),

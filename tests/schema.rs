@@ -611,3 +611,89 @@ fn schema_rejects_broken_outputs() {
         assert!(!v.is_valid(&e), "broken output {i} was accepted: {e}");
     }
 }
+
+/// The random-allocation and truncated-Poisson samplers of `dpsgd` (their input flags and result
+/// details), answers and refusals, validate.
+#[test]
+fn allocated_samplers_validate() {
+    let v = common::schema_validator();
+    for (args, code) in [
+        (
+            vec![
+                "dpsgd",
+                "--sampling",
+                "balls-and-bins",
+                "--steps-per-epoch",
+                "16",
+                "--epochs",
+                "2",
+                "--sigma",
+                "1",
+                "--delta",
+                "1e-5",
+            ],
+            exit::OK,
+        ),
+        (
+            vec![
+                "dpsgd",
+                "--sampling",
+                "random-allocation",
+                "--steps-per-epoch",
+                "10",
+                "--uses-per-epoch",
+                "3",
+                "--epochs",
+                "2",
+                "--sigma",
+                "2",
+                "--epsilon",
+                "1",
+            ],
+            exit::OK,
+        ),
+        (
+            vec![
+                "dpsgd",
+                "--sampling",
+                "truncated-poisson",
+                "--batch-size",
+                "256",
+                "--dataset-size",
+                "60000",
+                "--steps",
+                "100",
+                "--sigma",
+                "1.1",
+                "--max-batch-size",
+                "400",
+                "--delta",
+                "1e-5",
+            ],
+            exit::OK,
+        ),
+        (
+            vec![
+                "dpsgd",
+                "--sampling",
+                "random-allocation",
+                "--steps-per-epoch",
+                "3",
+                "--uses-per-epoch",
+                "4",
+                "--epochs",
+                "2",
+                "--sigma",
+                "1",
+                "--delta",
+                "1e-5",
+            ],
+            exit::BAD_INPUT,
+        ),
+    ] {
+        let env = envelope(&v, &args, code);
+        if code == exit::OK {
+            assert!(env["result"]["value"]["kind"] == "two-sided", "{env}");
+        }
+    }
+}

@@ -4,7 +4,7 @@
 use super::batch::{conflict, Batch, BatchArgs};
 use super::{num, Common, QueryCmd};
 use crate::calibrate::{self, Run};
-use crate::reference::query::{Answer, Dpsgd, DpsgdMethod, Query, UserSampling};
+use crate::reference::query::{Answer, At, Dpsgd, DpsgdMethod, Query, UserSampling};
 use crate::theorems::sampling::{Relation, Sampling};
 use crate::theorems::schedule::Phase;
 use crate::validate::echo;
@@ -75,8 +75,29 @@ pub(super) struct DpsgdArgs {
     /// two-sided by the PLD accountant: upper from the symmetric dominating pair of one step
     /// (replace-one sensitivity 2), lower from the pairs datasets realise (Poisson add/remove
     /// at σ/2); --method rdp: upper only, Wang–Balle–Kasiviswanathan 2019 Theorem 9.
+    ///
+    /// balls-and-bins: each epoch every example goes to one of the t steps, uniformly
+    /// (t = --steps-per-epoch, or ⌊N/B⌋ from --batch-size/--dataset-size, or ⌊1/q⌋ from
+    /// --rate; epochs = --epochs, or ⌈T/t⌉ from --steps); two-sided: upper from a certified
+    /// dominating PLD of one epoch composed over the epochs, lower from an explicit
+    /// distinguishing event | random-allocation: each example in K of the t steps of every
+    /// epoch (--uses-per-epoch K, default 1 = balls-and-bins; K > 1: upper without
+    /// amplification) | truncated-poisson: Poisson batches cut at --max-batch-size B (needs
+    /// --dataset-size N); the Poisson accountant ± the probability that any batch is cut.
+    /// These three: add/remove neighbours, example level; ε at δ, or δ at ε (--epsilon).
     #[arg(long, value_name = "KIND", default_value = "poisson")]
     sampling: String,
+    /// --sampling balls-and-bins / random-allocation: steps per epoch t (an integer ≥ 1).
+    #[arg(long = "steps-per-epoch", value_name = "T", allow_hyphen_values = true)]
+    steps_per_epoch: Option<String>,
+    /// --sampling random-allocation: the K of the t steps of each epoch every example takes
+    /// part in, uniformly at random (1 ≤ K ≤ t; default 1).
+    #[arg(long = "uses-per-epoch", value_name = "K", allow_hyphen_values = true)]
+    uses_per_epoch: Option<String>,
+    /// --sampling truncated-poisson: the maximum batch size B (an integer ≥ 1); a step that
+    /// draws more than B examples keeps at most B of them.
+    #[arg(long = "max-batch-size", value_name = "B", allow_hyphen_values = true)]
+    max_batch_size: Option<String>,
     /// Neighbouring datasets: add-remove (default: one example added or removed) |
     /// substitution (one example replaced by another; clipped gradients may then differ by 2).
     /// Poisson + substitution: two-sided, both ends from the certified PLD of the pair
@@ -333,6 +354,8 @@ impl QueryCmd for DpsgdArgs {
                "tight": self.tight,
                "sampling": self.sampling, "relation": self.relation,
                "group_size": self.group, "user_sampling": self.user_sampling,
+               "steps_per_epoch": self.steps_per_epoch, "uses_per_epoch": self.uses_per_epoch,
+               "max_batch_size": self.max_batch_size,
                "precision": self.common.precision});
         for (k, x) in self.batch.input() {
             v[k] = x;
@@ -343,6 +366,9 @@ impl QueryCmd for DpsgdArgs {
         v
     }
     fn to_query(&self) -> Result<Query, Error> {
+        if let Some(q) = self.allocated_query()? {
+            return Ok(q);
+        }
         let spec = self.spec()?;
         if let Some(e) = &self.epsilon {
             return self.delta_query(spec, num("--epsilon", e)?);
@@ -392,6 +418,13 @@ impl QueryCmd for DpsgdArgs {
         }
     }
     fn asked(&self) -> String {
+        if let Ok(Some(q)) = self.allocated_query() {
+            return allocated_asked(
+                &q,
+                &self.asked_at(),
+                self.sigma.as_deref().unwrap_or_default(),
+            );
+        }
         let Some((q, t, s, b)) = self.single() else {
             let list: Vec<String> = self.phase.iter().map(|p| format!("({p})")).collect();
             return format!(
@@ -428,6 +461,27 @@ impl QueryCmd for DpsgdArgs {
         }
     }
     fn note(&self, a: &Answer) -> String {
+        match self.allocated_query() {
+            Ok(Some(Query::DpsgdAllocation { allocation, at })) => {
+                let _ = at;
+                let upper = if allocation.selected == 1 && allocation.steps > 1 {
+                    "upper from a certified dominating PLD of one epoch composed over the epochs"
+                } else {
+                    "upper without amplification (the Gaussian composition of the k·epochs releases)"
+                };
+                return format!(" (random allocation, add/remove: {upper}; lower from a distinguishing event of the realisable pair)");
+            }
+            Ok(Some(Query::DpsgdTruncated { .. })) => {
+                let eta = a
+                    .details
+                    .iter()
+                    .find(|(n, _)| *n == "truncation_probability")
+                    .and_then(|(_, v)| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                return format!(" (truncated Poisson, add/remove: the certified Poisson accountant with δ moved by η(1 + e^ε), η = {eta} ≥ P[some batch is cut])");
+            }
+            _ => {}
+        }
         if self.group.trim() != "1" {
             let route = a
                 .details
@@ -559,5 +613,238 @@ impl DpsgdArgs {
             self.relation,
             poisson.unwrap_or_default()
         )
+    }
+}
+
+/// The samplers `theorems::random_allocation` accounts: their flags read, checked and turned into
+/// one query each (kept apart from the Poisson dispatch so that it can move).
+impl DpsgdArgs {
+    /// `--sampling balls-and-bins | random-allocation | truncated-poisson`: the query; other
+    /// samplers: None (and their flags are refused).
+    fn allocated_query(&self) -> Result<Option<Query>, Error> {
+        let kind = self.sampling.trim();
+        let alloc = matches!(kind, "balls-and-bins" | "random-allocation");
+        let trunc = matches!(kind, "truncated-poisson" | "truncated");
+        for (flag, given, ok) in [
+            ("--steps-per-epoch", self.steps_per_epoch.is_some(), alloc),
+            (
+                "--uses-per-epoch",
+                self.uses_per_epoch.is_some(),
+                kind == "random-allocation",
+            ),
+            ("--max-batch-size", self.max_batch_size.is_some(), trunc),
+        ] {
+            if given && !ok {
+                return Err(Error::arg(
+                    flag,
+                    format!(
+                        "applies to --sampling {} only",
+                        match flag {
+                            "--max-batch-size" => "truncated-poisson",
+                            "--uses-per-epoch" => "random-allocation",
+                            _ => "balls-and-bins or random-allocation",
+                        }
+                    ),
+                ));
+            }
+        }
+        if !alloc && !trunc {
+            return Ok(None);
+        }
+        if !self.phase.is_empty() {
+            return Err(conflict("--phase", "--sampling"));
+        }
+        if Relation::parse(&self.relation).map_err(|e| relabel(e, "--relation"))?
+            != Relation::AddRemove
+        {
+            return Err(Error::arg(
+                "--relation",
+                format!("--sampling {kind} is accounted for add/remove neighbours only"),
+            ));
+        }
+        if self.group_size()? > 1 {
+            return Err(Error::arg(
+                "--group-size",
+                format!("--sampling {kind} is accounted at example level only (group size 1)"),
+            ));
+        }
+        if self.tight || self.grid.is_some() || self.tail.is_some() {
+            let flag = if self.tight {
+                "--tight"
+            } else if self.grid.is_some() {
+                "--grid"
+            } else {
+                "--tail"
+            };
+            return Err(Error::arg(flag, format!("is not available with --sampling {kind} (its accountant runs choose their own grid)")));
+        }
+        if DpsgdMethod::parse(&self.method)? == DpsgdMethod::Rdp {
+            return Err(Error::arg(
+                "--method",
+                format!("--sampling {kind} has no RDP route; use pld or best"),
+            ));
+        }
+        let sigma = match &self.sigma {
+            Some(s) => num("--sigma", s)?,
+            None => {
+                return Err(Error::arg(
+                    "--sigma",
+                    "is missing (the noise multiplier; alias --noise-multiplier)",
+                ))
+            }
+        };
+        let at = match (&self.epsilon, &self.delta) {
+            (Some(e), _) => At::Epsilon(num("--epsilon", e)?),
+            (None, d) => At::Delta(num("--delta", d.as_deref().unwrap_or_default())?),
+        };
+        if alloc
+            && self.steps_per_epoch.is_none()
+            && self.batch.rate.is_none()
+            && (self.batch.batch.is_none() || self.batch.dataset.is_none())
+        {
+            return Err(Error::arg("--steps-per-epoch", format!("is missing: --sampling {kind} needs the steps per epoch t (or --batch-size with --dataset-size, t = ⌊N/B⌋, or --rate, t = ⌊1/q⌋)")));
+        }
+        // random allocation may be given as --steps-per-epoch with --epochs or --steps alone
+        let plain = self.steps_per_epoch.is_some()
+            && self.batch.batch.is_none()
+            && self.batch.dataset.is_none()
+            && self.batch.rate.is_none();
+        let batch = if alloc && plain {
+            if let (Some(_), Some(_)) = (&self.batch.epochs, &self.batch.steps) {
+                return Err(conflict("--epochs", "--steps"));
+            }
+            Batch {
+                epochs: self
+                    .batch
+                    .epochs
+                    .as_deref()
+                    .map(|e| num("--epochs", e))
+                    .transpose()?,
+                steps: self
+                    .batch
+                    .steps
+                    .as_deref()
+                    .map(|t| super::count("--steps", t))
+                    .transpose()?,
+                ..Batch::default()
+            }
+        } else {
+            self.batch.resolve()?
+        };
+        if alloc {
+            return Ok(Some(self.allocation_query(sigma, batch, at, kind)?));
+        }
+        Ok(Some(self.truncated_query(sigma, batch, at)?))
+    }
+
+    /// t, K and the epochs of a random-allocation run.
+    fn allocation_query(
+        &self,
+        sigma: Rational,
+        b: Batch,
+        at: At,
+        kind: &str,
+    ) -> Result<Query, Error> {
+        let steps = match (&self.steps_per_epoch, &b.batch, &b.dataset, &b.rate) {
+            (Some(t), ..) => super::count("--steps-per-epoch", t)?,
+            (None, Some(bs), Some(n), _) => Integer::from(n / bs),
+            (None, _, _, Some(q)) => Integer::from(Rational::from(q.recip_ref()).floor_ref()),
+            _ => return Err(Error::arg("--steps-per-epoch", format!("is missing: --sampling {kind} needs the steps per epoch t (or --batch-size with --dataset-size, t = ⌊N/B⌋, or --rate, t = ⌊1/q⌋)"))),
+        };
+        if steps < 1 {
+            return Err(Error::arg(
+                "--steps-per-epoch",
+                format!(
+                    "must be at least 1, got {steps} (the batch size exceeds the dataset size)"
+                ),
+            ));
+        }
+        let selected = match (&self.uses_per_epoch, kind) {
+            (Some(k), _) => super::count("--uses-per-epoch", k)?,
+            (None, _) => Integer::from(1),
+        };
+        let epochs =
+            match (&b.epochs, &b.steps) {
+                (Some(e), _) if self.batch.steps.is_none() => {
+                    if e.denom() != &1 {
+                        return Err(Error::arg(
+                            "--epochs",
+                            format!(
+                                "--sampling {kind} allocates whole epochs: give an integer, got {}",
+                                crate::validate::echo(e)
+                            ),
+                        ));
+                    }
+                    e.numer().clone()
+                }
+                (_, Some(t)) => (Integer::from(t + &steps) - 1u32) / &steps,
+                _ => return Err(Error::arg(
+                    "--epochs",
+                    format!(
+                        "is missing: --sampling {kind} needs --epochs E (or --steps T, E = ⌈T/t⌉)"
+                    ),
+                )),
+            };
+        let allocation = crate::theorems::random_allocation::Allocation {
+            sigma,
+            steps,
+            selected,
+            epochs,
+        };
+        allocation.validate().map_err(|e| match e {
+            Error::InvalidArgument { name, reason } => Error::arg(
+                &match name.as_str() {
+                    "selected" => "--uses-per-epoch".to_string(),
+                    n => format!("--{n}"),
+                },
+                reason,
+            ),
+            other => other,
+        })?;
+        Ok(Query::DpsgdAllocation { allocation, at })
+    }
+
+    /// q, σ, T, N and B of a truncated-Poisson run.
+    fn truncated_query(&self, sigma: Rational, b: Batch, at: At) -> Result<Query, Error> {
+        let max_batch = match &self.max_batch_size {
+            Some(m) => super::count("--max-batch-size", m)?,
+            None => {
+                return Err(Error::arg(
+                    "--max-batch-size",
+                    "is missing: --sampling truncated-poisson needs the maximum batch size B",
+                ))
+            }
+        };
+        let Some(dataset_size) = b.dataset.clone() else {
+            return Err(Error::arg("--dataset-size", "is missing: --sampling truncated-poisson needs the dataset size N (the truncation probability depends on it)"));
+        };
+        let (Some(rate), Some(steps)) = (b.rate.clone(), b.steps.clone()) else {
+            return Err(Error::arg("--steps", "is missing: give --rate (or --batch-size with --dataset-size) and --steps (or --epochs)"));
+        };
+        Ok(Query::DpsgdTruncated {
+            run: crate::theorems::random_allocation::TruncatedPoisson {
+                rate,
+                sigma,
+                steps,
+                dataset_size,
+                max_batch,
+            },
+            at,
+        })
+    }
+}
+
+/// The question of a random-allocation or truncated-Poisson query, in words.
+fn allocated_asked(q: &Query, at: &str, sigma: &str) -> String {
+    match q {
+        Query::DpsgdAllocation { allocation: a, .. } => format!(
+            "The {at} of DP-SGD with random allocation (each example in {} of the t = {} steps of each epoch), σ = {}, {} epochs",
+            a.selected, a.steps, sigma.trim(), a.epochs
+        ),
+        Query::DpsgdTruncated { run: r, .. } => format!(
+            "The {at} of DP-SGD with truncated Poisson sampling, q = {}, σ = {}, {} steps, N = {}, batches cut at B = {}",
+            echo(&r.rate), sigma.trim(), r.steps, r.dataset_size, r.max_batch
+        ),
+        _ => String::new(),
     }
 }

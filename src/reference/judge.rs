@@ -143,6 +143,8 @@ pub fn judge(query: &Query, precision: Precision, value: &Claimed) -> Judged {
         | Query::DpsgdFixedSize(_)
         | Query::DpsgdPhases { .. }
         | Query::DpsgdShuffled { .. }
+        | Query::DpsgdAllocation { .. }
+        | Query::DpsgdTruncated { .. }
         | Query::DpsgdDelta { .. } => None,
     };
     match decided {

@@ -211,6 +211,21 @@ pub enum Query {
         /// Target δ in (0, 1).
         delta: Rational,
     },
+    /// DP-SGD with random allocation (each example in k of the t steps of every epoch;
+    /// balls-and-bins is k = 1), ε at δ or δ at ε.
+    DpsgdAllocation {
+        /// The run.
+        allocation: crate::theorems::random_allocation::Allocation,
+        /// What is asked.
+        at: At,
+    },
+    /// DP-SGD with truncated Poisson sampling (batches cut at a maximum size), ε at δ or δ at ε.
+    DpsgdTruncated {
+        /// The run.
+        run: crate::theorems::random_allocation::TruncatedPoisson,
+        /// What is asked.
+        at: At,
+    },
     /// The best membership-inference attack's TPR at FPR `fpr` against DP-SGD (certified PLD).
     DpsgdTpr {
         /// Sampling rate q in (0, 1], exact.
@@ -226,6 +241,31 @@ pub enum Query {
         /// PLD tail mass per truncation (automatic when `None`).
         tail: Option<Rational>,
     },
+}
+
+/// The point of a privacy profile a query asks about.
+#[derive(Clone, Debug, PartialEq)]
+pub enum At {
+    /// ε at this δ ∈ (0, 1).
+    Delta(Rational),
+    /// δ at this ε ≥ 0.
+    Epsilon(Rational),
+}
+
+impl At {
+    /// The asked quantity: ε at a δ, δ at an ε.
+    fn quantity(&self) -> Quantity {
+        match self {
+            At::Delta(_) => Quantity::Epsilon,
+            At::Epsilon(_) => Quantity::Delta,
+        }
+    }
+    fn validate(&self) -> Result<()> {
+        match self {
+            At::Delta(d) => validate::open_unit("delta", d),
+            At::Epsilon(e) => validate::nonnegative("epsilon", e),
+        }
+    }
 }
 
 /// A query's certified answer.
@@ -312,6 +352,7 @@ impl Query {
             Query::DpsgdTpr { .. } => "tradeoff dpsgd",
             Query::DpsgdPhases { .. } => "dpsgd",
             Query::DpsgdShuffled { .. } => "dpsgd",
+            Query::DpsgdAllocation { .. } | Query::DpsgdTruncated { .. } => "dpsgd",
             Query::DpsgdDelta { .. } => "dpsgd",
         }
     }
@@ -340,6 +381,9 @@ impl Query {
             Query::DpsgdTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
             Query::DpsgdPhases { .. } => (Quantity::Epsilon, Kind::TwoSided),
             Query::DpsgdShuffled { .. } => (Quantity::Epsilon, Kind::UpperBound),
+            Query::DpsgdAllocation { at, .. } | Query::DpsgdTruncated { at, .. } => {
+                (at.quantity(), Kind::TwoSided)
+            }
             Query::DpsgdDelta { .. } => (Quantity::Delta, Kind::TwoSided),
         }
     }
@@ -453,6 +497,14 @@ impl Query {
                 validate::positive("sigma", sigma)?;
                 validate::count("epochs", passes)?;
                 validate::open_unit("delta", delta)
+            }
+            Query::DpsgdAllocation { allocation, at } => {
+                allocation.validate()?;
+                at.validate()
+            }
+            Query::DpsgdTruncated { run, at } => {
+                run.validate()?;
+                at.validate()
             }
         }
     }
@@ -589,6 +641,10 @@ impl Query {
                     ],
                 )
             }
+            Query::DpsgdAllocation { allocation, at } => {
+                allocation_answer(allocation, at, p, progress)?
+            }
+            Query::DpsgdTruncated { run, at } => truncated_answer(run, at, progress)?,
         };
         require_finite_upper(a.value.upper(), self.command())?;
         Ok(a)
@@ -1171,4 +1227,74 @@ mod tests {
         assert!(width < 1e-12, "relative width {width}");
         assert_eq!(query.command(), "gaussian delta");
     }
+}
+
+/// Random allocation's two-sided answer (`theorems::random_allocation`): the wiring of one
+/// sampler, kept apart so that the DP-SGD dispatch can move it.
+fn allocation_answer(
+    a: &crate::theorems::random_allocation::Allocation,
+    at: &At,
+    p: Precision,
+    progress: bool,
+) -> Result<Answer> {
+    use crate::theorems::random_allocation as ra;
+    let opts = pld_accountant::PldOptions {
+        progress,
+        ..Default::default()
+    };
+    let balls = a.selected == 1 && a.steps > 1;
+    let (value, theorem) = match at {
+        At::Delta(d) => (
+            ra::random_allocation_epsilon(a, d, p, &opts)?,
+            if balls {
+                "random allocation, k = 1 (balls-and-bins): upper = certified dominating PLD of one epoch (mean-preserving spread of the likelihood ratio's summands) composed over the epochs, capped by the Gaussian composition without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair"
+            } else {
+                "random allocation, k of t: upper = the Gaussian composition of the k·epochs releases without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair"
+            },
+        ),
+        At::Epsilon(e) => (
+            ra::random_allocation_delta(a, e, p, &opts)?,
+            if balls {
+                "random allocation, k = 1 (balls-and-bins): upper = certified dominating PLD of one epoch composed over the epochs, read at ε, capped by the Gaussian composition without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair"
+            } else {
+                "random allocation, k of t: upper = exact δ(ε) of the Gaussian composition of the k·epochs releases without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair"
+            },
+        ),
+    };
+    Ok(answer(
+        Certified::TwoSided(value),
+        theorem,
+        vec![
+            ("steps_per_epoch", json!(a.steps.to_string())),
+            ("selected", json!(a.selected.to_string())),
+            ("epochs", json!(a.epochs.to_string())),
+        ],
+    ))
+}
+
+/// Truncated Poisson's two-sided answer (`theorems::random_allocation`): the wiring of one
+/// sampler, kept apart so that the DP-SGD dispatch can move it.
+fn truncated_answer(
+    run: &crate::theorems::random_allocation::TruncatedPoisson,
+    at: &At,
+    progress: bool,
+) -> Result<Answer> {
+    use crate::theorems::random_allocation as ra;
+    let opts = pld_accountant::PldOptions {
+        progress,
+        ..Default::default()
+    };
+    let value = match at {
+        At::Delta(d) => ra::truncated_poisson_epsilon(run, d, &opts)?,
+        At::Epsilon(e) => ra::truncated_poisson_delta(run, e, &opts)?,
+    };
+    let eta = ra::truncation_probability(run)?;
+    Ok(answer(
+        Certified::TwoSided(value),
+        "truncated Poisson: the certified Poisson accountant with δ moved by η(1 + e^ε), η ≥ P[some batch is truncated] (Chernoff–Hoeffding) — a coupling of the truncated and the untruncated run",
+        vec![
+            ("truncation_probability", json!(format!("{:e}", eta.to_f64()))),
+            ("max_batch_size", json!(run.max_batch.to_string())),
+        ],
+    ))
 }

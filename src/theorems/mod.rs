@@ -8,6 +8,7 @@ pub mod gdp;
 pub mod optimal;
 pub mod pld;
 pub mod pld_accountant;
+pub mod random_allocation;
 pub mod randomized_response;
 pub mod rdp;
 pub mod sampling;

@@ -60,14 +60,10 @@ impl Sampling {
             "poisson" => Ok(Sampling::Poisson),
             "shuffled" | "shuffle" => Ok(Sampling::Shuffled),
             "fixed-size" | "fixed" => Ok(Sampling::FixedSize),
-            // named, so that the refusal says why rather than "unknown"
-            "truncated-poisson" | "truncated" => Err(crate::Error::arg(
+            // named, so that the refusal says where they are accounted
+            "truncated-poisson" | "truncated" | "random-allocation" | "balls-and-bins" => Err(crate::Error::arg(
                 "sampling",
-                "truncated Poisson sampling (a maximum batch size) has no certified treatment in dpcert: dropping examples beyond the cap is not a post-processing of Poisson sampling, so the Poisson figure is not a bound for it; use poisson if batches are never truncated",
-            )),
-            "random-allocation" | "balls-and-bins" => Err(crate::Error::arg(
-                "sampling",
-                format!("`{s}` (each example in k of t steps) has no certified route in dpcert: no published bound for it is implemented here, and Monte-Carlo estimates are not certified; use shuffled for an upper bound without amplification"),
+                format!("`{s}` is accounted by `dpcert dpsgd --sampling {s}` only (two-sided: theorems::random_allocation), not by this command"),
             )),
             _ => Err(crate::Error::arg(
                 "sampling",
@@ -111,13 +107,16 @@ impl UserSampling {
 mod tests {
     use super::*;
 
-    /// The samplers without a certified route are refused by name, with the reason.
+    /// The samplers accounted by `dpsgd` alone are refused elsewhere by name, saying where.
     #[test]
     fn uncertified_samplers_are_refused_with_a_reason() {
         for (s, why) in [
-            ("truncated-poisson", "not a post-processing"),
-            ("balls-and-bins", "Monte-Carlo"),
-            ("random-allocation", "no certified route"),
+            (
+                "truncated-poisson",
+                "dpcert dpsgd --sampling truncated-poisson",
+            ),
+            ("balls-and-bins", "dpcert dpsgd --sampling balls-and-bins"),
+            ("random-allocation", "only"),
             ("bogus", "expected poisson"),
         ] {
             match Sampling::parse(s) {

@@ -68,10 +68,14 @@ mod group;
 mod mechanisms;
 mod power;
 mod query;
+mod random_allocation;
 mod substitution;
 mod tradeoff;
 pub use fixed_size::dpsgd_fixed_size_pld_epsilon;
 pub use group::{dpsgd_group_pld_epsilon, MAX_GROUP};
+pub use random_allocation::{
+    dpsgd_balls_and_bins_pld_delta, dpsgd_balls_and_bins_pld_epsilon, EpochAtoms,
+};
 pub use substitution::dpsgd_substitution_pld_epsilon;
 pub use tradeoff::dpsgd_tradeoff_tpr;
 #[cfg(test)]
@@ -173,6 +177,11 @@ pub enum PldMechanism {
         /// Sampling ratio γ = B/N ∈ (0, 1].
         rate: Rational,
     },
+    /// One epoch of balls-and-bins DP-SGD (each example in one uniformly chosen step of the
+    /// epoch's t; noise σ, clipping norm 1), one neighbour direction: its certified dominating
+    /// atoms (`random_allocation::epoch_atoms`). An upper-side term only: the atoms dominate the
+    /// epoch's pair but are not themselves realised.
+    BallsAndBinsEpoch(std::sync::Arc<random_allocation::EpochAtoms>),
 }
 
 /// `count` independent copies of `mechanism`.

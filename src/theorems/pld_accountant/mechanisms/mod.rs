@@ -143,6 +143,7 @@ pub(super) fn profile(m: &PldMechanism) -> Profile {
             substitution_gaussian_profile(sigma, rate)
         }
         PldMechanism::FixedSizeGaussian { sigma, rate } => fixed_size_gaussian_profile(sigma, rate),
+        PldMechanism::BallsAndBinsEpoch(e) => super::random_allocation::epoch_profile(e),
     }
 }
 
@@ -159,6 +160,7 @@ pub(super) fn atom_unit(m: &PldMechanism) -> Option<Rational> {
             sigma_squared,
             sensitivity,
         } => Some(Rational::from(sensitivity) / Rational::from(sigma_squared * 2u32)),
+        PldMechanism::BallsAndBinsEpoch(_) => Some(super::random_allocation::epoch_unit()),
         PldMechanism::Gaussian { .. }
         | PldMechanism::KaryRandomizedResponse { .. }
         | PldMechanism::SubsampledGaussian { .. }
@@ -215,6 +217,8 @@ pub(super) fn validate_term(t: &PldTerm) -> Result<()> {
             }
             Ok(())
         }
+        // built by `epoch_atoms`, which checked its parameters
+        PldMechanism::BallsAndBinsEpoch(_) => Ok(()),
     }
 }
 
