@@ -37,6 +37,9 @@ __all__ = ["CertifiedAccountant", "UnsupportedEventError", "NeighboringRelation"
 # classes dpcert reads with a relation of their own, refused under the other one
 _REFUSED = {
     NeighboringRelation.ADD_OR_REMOVE_ONE: {
+        "RandomizedResponseDpEvent": "randomized response's guarantee is for replacing one "
+        "person's value (dp_accounting defines it under REPLACE_ONE); use "
+        "CertifiedAccountant(REPLACE_ONE)",
         "SampledWithoutReplacementDpEvent": "dpcert accounts fixed-size sampling without "
         "replacement under REPLACE_ONE (substitution); use CertifiedAccountant(REPLACE_ONE)",
     },
