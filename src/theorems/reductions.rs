@@ -57,7 +57,7 @@ pub const MIXTURE_SUM_TOLERANCE: (u32, u32) = (1, 1_000_000_000);
 /// dp_accounting's `MixtureOfGaussiansDpEvent(σ, c, p)`): N(0, σ²) on one dataset against
 /// Σᵢ pᵢ N(cᵢ, σ²) on its neighbour (both orders), dominated by the Poisson-subsampled Gaussian
 /// with rate q = Σ_{cᵢ>0} pᵢ/Σpᵢ and sensitivity c = max cᵢ: every hockey-stick divergence of
-/// the mixture pair is at most the subsampled Gaussian's (Blackwell: the pair is a
+/// the mixture pair is at most the subsampled Gaussian's (the pair is a kernel's
 /// post-processing of the subsampled Gaussian pair).
 ///
 /// # Guarantee
