@@ -19,10 +19,17 @@
 //! | `SelfComposedDpEvent(event, count)` | `SelfComposed` (count 0: `NoOp`) |
 //! | `ComposedDpEvent(events)` | `Composed`, identical events merged into `SelfComposed` |
 //! | `NoOpDpEvent` | `NoOp` |
+//! | `ExponentialMechanismDpEvent(epsilon)`, `PermuteAndFlipDpEvent(epsilon)` | the ε-DP black box (`EpsilonDelta`, δ = 0) |
+//! | `SingleEpochTreeAggregationDpEvent(noise_multiplier=σ, step_counts)` | `SelfComposed(Gaussian(σ), ⌈log₂(max T + 1)⌉)` ([`crate::theorems::reductions::tree_aggregation_gaussian`]) |
+//! | `MixtureOfGaussiansDpEvent(standard_deviation, sensitivities, sampling_probs)` | the dominating `PoissonSampled(Gaussian)` ([`crate::theorems::reductions::mixture_of_gaussians_domination`]); wrapped in `Dominated` (upper bounds only) unless the positive sensitivities are equal |
+//! | `RepeatAndSelectDpEvent(event, mean, shape)` | `RepeatAndSelect` (Papernot & Steinke 2022, Theorem 2, in Rényi DP; mean 1: the event itself) |
 //!
 //! Refused here by name with the reason, never skipped: `NonPrivateDpEvent` (no finite
-//! guarantee), `RandomizedResponseDpEvent` with p = 0 (it releases the input), and classes
-//! dpcert does not know. The audit then refuses, by name, what no route certifies (Poisson or
+//! guarantee), `RandomizedResponseDpEvent` with p = 0 (it releases the input),
+//! `UnsupportedDpEvent` (no DP description), `SampledWithReplacementDpEvent` (no theorem
+//! implemented; dp_accounting's accountants refuse it too), `RepeatAndSelectDpEvent` with a
+//! Poisson number of runs (shape = ∞: Theorem 6, not implemented), and classes dpcert does not
+//! know. The audit then refuses, by name, what no route certifies (Poisson or
 //! fixed-size sampling of anything but a Gaussian, a fixed-size run composed with others).
 //!
 //! A `dp-event` file (`dpcert audit FILE --format dp-event`) is one JSON object
