@@ -241,3 +241,12 @@ def test_sampling_with_replacement_is_refused_as_by_dp_accounting():
         assert not acc.supports(ev)
     with pytest.raises(ValueError, match="sampling with replacement"):
         dpcert.audit(ev, delta="1e-5")
+
+
+def test_zcdp_with_xi_matches_dp_accounting_rdp():
+    """(ξ, ρ)-zCDP: RDP ξ + ρα in both; dpcert's conversion (real orders) within 1 % of
+    dp_accounting's (order grid), and not above it by more than that."""
+    ev = dp_event.SelfComposedDpEvent(dp_event.ZCDpEvent(0.05, 0.01), 4)
+    theirs = _rdp_eps(ev, 1e-6)
+    r = dpcert.audit(ev, delta="1e-6")
+    assert abs(r.epsilon.upper_float - theirs) <= 0.01 * theirs
