@@ -22,14 +22,12 @@
 //! | `ExponentialMechanismDpEvent(epsilon)`, `PermuteAndFlipDpEvent(epsilon)` | the ε-DP black box (`EpsilonDelta`, δ = 0) |
 //! | `SingleEpochTreeAggregationDpEvent(noise_multiplier=σ, step_counts)` | `SelfComposed(Gaussian(σ), ⌈log₂(max T + 1)⌉)` ([`crate::theorems::reductions::tree_aggregation_gaussian`]) |
 //! | `MixtureOfGaussiansDpEvent(standard_deviation, sensitivities, sampling_probs)` | the dominating `PoissonSampled(Gaussian)` ([`crate::theorems::reductions::mixture_of_gaussians_domination`]); wrapped in `Dominated` (upper bounds only) unless the positive sensitivities are equal |
-//! | `RepeatAndSelectDpEvent(event, mean, shape)` | `RepeatAndSelect` (Papernot & Steinke 2022, Theorem 2, in Rényi DP; mean 1: the event itself) |
+//! | `RepeatAndSelectDpEvent(event, mean, shape)` | `RepeatAndSelect` (Papernot & Steinke 2022, Theorem 2, or Theorem 6 for shape = ∞ (`"inf"`, a Poisson number of runs), in Rényi DP; mean 1: the event itself) |
 //!
 //! Refused here by name with the reason, never skipped: `NonPrivateDpEvent` (no finite
 //! guarantee), `RandomizedResponseDpEvent` with p = 0 (it releases the input),
 //! `UnsupportedDpEvent` (no DP description), `SampledWithReplacementDpEvent` (no theorem
-//! implemented; dp_accounting's accountants refuse it too), `RepeatAndSelectDpEvent` with a
-//! Poisson number of runs (shape = ∞: Theorem 6, not implemented), and classes dpcert does not
-//! know. The audit then refuses, by name, what no route certifies (Poisson or
+//! implemented; dp_accounting's accountants refuse it too), and classes dpcert does not know. The audit then refuses, by name, what no route certifies (Poisson or
 //! fixed-size sampling of anything but a Gaussian, a fixed-size run composed with others).
 //!
 //! A `dp-event` file (`dpcert audit FILE --format dp-event`) is one JSON object
@@ -286,8 +284,8 @@ fn mixture_of_gaussians(ev: &Value, at: &str) -> Result<Event> {
 }
 
 /// `RepeatAndSelectDpEvent(event, mean, shape)`: accounted in Rényi DP by Papernot & Steinke
-/// 2022, Theorem 2 (truncated negative binomial K, shape η ≥ 0); a Poisson K (shape = ∞,
-/// their Theorem 6) is refused: not implemented here.
+/// 2022, Theorem 2 (truncated negative binomial K, shape η ≥ 0) or Theorem 6 (a Poisson K,
+/// shape = ∞, given as `"inf"`).
 fn repeat_and_select(ev: &Value, at: &str, depth: usize) -> Result<Event> {
     let infinite = |v: &Value| {
         v.as_str().is_some_and(|s| {
@@ -297,13 +295,10 @@ fn repeat_and_select(ev: &Value, at: &str, depth: usize) -> Result<Event> {
             )
         })
     };
-    if ev.get("shape").is_some_and(infinite) {
-        return Err(refuse(
-            "RepeatAndSelectDpEvent",
-            &format!("{at}.shape"),
-            "shape = ∞ (a Poisson number of runs) needs Papernot & Steinke 2022, Theorem 6, which is not implemented here; the truncated negative binomial shapes 0 ≤ η < ∞ (Theorem 2) are",
-        ));
-    }
+    let shape = match ev.get("shape") {
+        Some(v) if infinite(v) => None,
+        _ => Some(nonnegative(ev, "shape", at)?),
+    };
     let mean = number(ev, "mean", at)?;
     if mean < 1 {
         return Err(Error::arg(
@@ -317,7 +312,7 @@ fn repeat_and_select(ev: &Value, at: &str, depth: usize) -> Result<Event> {
     Ok(Event::RepeatAndSelect {
         event: Box::new(nested(ev, "event", at, depth)?),
         mean,
-        shape: nonnegative(ev, "shape", at)?,
+        shape,
     })
 }
 

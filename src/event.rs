@@ -160,7 +160,8 @@ pub enum Event {
         sampling: crate::theorems::sampling::Sampling,
     },
     /// `event` run K times, K random with mean `mean` and shape `shape` (truncated negative
-    /// binomial: shape 1 geometric, 0 logarithmic), only the best run released
+    /// binomial: shape 1 geometric, 0 logarithmic; `None`: shape ∞, Poisson), only the best
+    /// run released
     /// (dp_accounting's `RepeatAndSelectDpEvent`; Papernot & Steinke 2022). Accounted in Rényi
     /// DP ([`crate::theorems::repeat_select`]): `event` must have an RDP curve.
     RepeatAndSelect {
@@ -168,8 +169,8 @@ pub enum Event {
         event: Box<Event>,
         /// E\[K\] ≥ 1.
         mean: Rational,
-        /// The shape η ≥ 0.
-        shape: Rational,
+        /// The shape η ≥ 0; `None` for a Poisson number of runs (shape ∞).
+        shape: Option<Rational>,
     },
     /// A stand-in for the released event that dominates it (e.g. the Poisson-subsampled
     /// Gaussian standing in for a mixture of Gaussians with unequal sensitivities,
@@ -530,7 +531,9 @@ impl Event {
                         format!("must be ≥ 1, got {}", validate::show(mean)),
                     ));
                 }
-                validate::nonnegative(&at("shape"), shape)?;
+                if let Some(shape) = shape {
+                    validate::nonnegative(&at("shape"), shape)?;
+                }
                 event.validate_at(&format!("{path}.{}", self.kind()))
             }
             Event::NoOp => Ok(()),

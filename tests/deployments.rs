@@ -231,7 +231,10 @@ fn de_2022_cifar10_audit_is_below_the_published_budget() {
     let (_, rdp) = epsilon_of(&r, RouteId::Rdp);
     let (lo, hi) = epsilon_of(&r, RouteId::Pld);
     assert!(hi <= rdp && rdp.to_f64() <= 1.0, "RDP {rdp}, PLD {hi}");
-    assert!(rdp.to_f64() >= 0.98, "RDP {rdp}: the config's 875 steps spend ≈ 1");
+    assert!(
+        rdp.to_f64() >= 0.98,
+        "RDP {rdp}: the config's 875 steps spend ≈ 1"
+    );
     assert!(
         lo.to_f64() >= 0.9026 && hi.to_f64() <= 0.9030,
         "[{lo}, {hi}]"
@@ -279,7 +282,10 @@ fn de_2022_imagenet_audit_is_below_the_published_budget() {
 fn wikimedia_pageviews_audit_reproduces_and_tightens_the_published_conversion() {
     let d = load("examples/deployments/wikimedia-pageviews-2023.toml");
     let ledger = Ledger::from_event(&d.event).unwrap();
-    assert_eq!(ledger.entries[0].mechanism, Mechanism::Zcdp { rho: q("0.015") });
+    assert_eq!(
+        ledger.entries[0].mechanism,
+        Mechanism::Zcdp { rho: q("0.015") }
+    );
     let (rho, delta) = (q("0.015"), q("1e-7"));
     let ln_inv = Float::with_val(REF, Float::with_val(REF, &delta).recip_ref()).ln();
     let classic = Float::with_val(REF, &rho)
@@ -290,7 +296,10 @@ fn wikimedia_pageviews_audit_reproduces_and_tightens_the_published_conversion() 
     let (_, zcdp) = epsilon_of(&r, RouteId::Zcdp);
     assert!(zcdp >= cks, "zCDP route {zcdp} below the infimum {cks}");
     let slack = Float::with_val(REF, &cks * 1e-9);
-    assert!(zcdp <= Float::with_val(REF, &cks + &slack), "{zcdp} vs {cks}");
+    assert!(
+        zcdp <= Float::with_val(REF, &cks + &slack),
+        "{zcdp} vs {cks}"
+    );
     assert!((zcdp.to_f64() - 0.85461).abs() < 1e-5, "{zcdp}");
     assert!(1.0 - zcdp.to_f64() >= 0.145);
     assert_eq!(r.verdict(), dpcert::audit::Verdict::Verified);

@@ -568,7 +568,7 @@ fn flatten(event: &Event, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
 fn repeat_and_select(
     inner: &Event,
     mean: &Rational,
-    shape: &Rational,
+    shape: &Option<Rational>,
     path: &str,
 ) -> Result<Mechanism> {
     let at = format!("{path}.repeat_and_select");
@@ -906,7 +906,7 @@ impl Mechanism {
             Mechanism::ZcdpWithXi { xi, rho } => vec![("xi", x(xi)), ("rho", x(rho))],
             Mechanism::RepeatAndSelect { event, term } => vec![
                 ("mean", x(&term.mean)),
-                ("shape", x(&term.shape)),
+                ("shape", term.shape.as_ref().map_or("inf".into(), x)),
                 ("of", repeated(event)),
             ],
             Mechanism::SubsampledGaussian {
@@ -982,7 +982,7 @@ impl Mechanism {
             Mechanism::RepeatAndSelect { event, term } => format!(
                 "repeat-and-select mean={} shape={} of [{}]",
                 s(&term.mean),
-                s(&term.shape),
+                term.shape.as_ref().map_or("∞ (Poisson)".into(), s),
                 repeated(event)
             ),
             Mechanism::RandomizedResponse { epsilon } => {
@@ -1048,7 +1048,7 @@ impl Mechanism {
             Mechanism::RepeatAndSelect { event, term } => Event::RepeatAndSelect {
                 event,
                 mean: term.mean,
-                shape: term.shape,
+                shape: term.shape.clone(),
             },
             Mechanism::RandomizedResponse { epsilon } => Event::RandomizedResponse { epsilon },
             Mechanism::SubsampledGaussian {

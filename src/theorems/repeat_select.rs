@@ -6,6 +6,9 @@
 //!
 //!   ε′ = ε + (1 + η)(1 − 1/λ̂)ε̂ + (1 + η)·ln(1/γ)/λ̂ + ln E\[K\]/(λ − 1).
 //!
+//! Theorem 6: for K ~ Poisson(μ) (shape ∞), if Q is (λ, ε)-RDP and (ε̂, δ̂)-DP with
+//! ε̂ = ln(1 + 1/(λ − 1)), the selection is (λ, ε + μδ̂ + ln μ/(λ − 1))-RDP.
+//!
 //! dp_accounting's `RepeatAndSelectDpEvent(event, mean, shape)` gives E\[K\] (the mean) and η.
 use crate::num::{Enclosure, Iv, Precision, Real, UpperBound};
 use crate::search::minimize;
@@ -24,10 +27,10 @@ pub struct RepeatSelect {
     pub inner: RdpCurve,
     /// E\[K\] > 1.
     pub mean: Rational,
-    /// η ≥ 0.
-    pub shape: Rational,
-    /// A rational γ₋ ≤ γ, certified (E\[K\] is decreasing in γ).
-    pub gamma_lower: Rational,
+    /// η ≥ 0; `None`: shape ∞, K ~ Poisson(mean) (Theorem 6).
+    pub shape: Option<Rational>,
+    /// A rational γ₋ ≤ γ, certified (E\[K\] is decreasing in γ); `None` for Poisson.
+    pub gamma_lower: Option<Rational>,
     /// λ̂ > 1 (any value gives a valid bound; chosen by search).
     pub lambda_hat: Rational,
     /// λ* > 1: ε′ is evaluated at max(λ, λ*) (chosen by search).
@@ -106,8 +109,8 @@ fn order(a: f64) -> Rational {
 
 impl RepeatSelect {
     /// Check the parameters and choose λ̂, the envelope's floor and γ₋ (`mean` > 1, `shape` ≥ 0
-    /// finite; errors name the argument).
-    pub fn new(inner: RdpCurve, mean: &Rational, shape: &Rational) -> Result<RepeatSelect> {
+    /// or `None` for Poisson; errors name the argument).
+    pub fn new(inner: RdpCurve, mean: &Rational, shape: &Option<Rational>) -> Result<RepeatSelect> {
         inner.validate()?;
         if *mean <= 1 {
             return Err(Error::arg(
@@ -118,10 +121,13 @@ impl RepeatSelect {
                 ),
             ));
         }
+        let (lo, hi) = ((1e-3f64).ln(), ((MAX_ORDER - 1) as f64).ln());
+        let Some(shape) = shape else {
+            return Ok(RepeatSelect::poisson(inner, mean, lo, hi));
+        };
         validate::nonnegative("shape", shape)?;
         let gamma_lower = gamma_lower(mean, shape)?;
         let ln_inv_g = -crate::search::ln_f64(&gamma_lower);
-        let (lo, hi) = ((1e-3f64).ln(), ((MAX_ORDER - 1) as f64).ln());
         let hat = |u: f64| {
             let l = 1.0 + u.exp();
             (inner.k_f64(l) + ln_inv_g) / l
@@ -136,11 +142,82 @@ impl RepeatSelect {
         Ok(RepeatSelect {
             inner,
             mean: mean.clone(),
-            shape: shape.clone(),
-            gamma_lower,
+            shape: Some(shape.clone()),
+            gamma_lower: Some(gamma_lower),
             lambda_hat,
             floor_order,
         })
+    }
+
+    /// Theorem 6 (K ~ Poisson(μ)): no λ̂; the envelope's floor minimises the f64 bound.
+    fn poisson(inner: RdpCurve, mean: &Rational, lo: f64, hi: f64) -> RepeatSelect {
+        let mut r = RepeatSelect {
+            inner,
+            mean: mean.clone(),
+            shape: None,
+            gamma_lower: None,
+            lambda_hat: Rational::from(2),
+            floor_order: Rational::from(2),
+        };
+        let env = |u: f64| r.eps_f64(1.0 + u.exp());
+        r.floor_order = order(1.0 + crate::search::minimize_with(env, lo, hi, 24, 40).exp());
+        r
+    }
+
+    /// The order α′ at which Q's δ̂ at ε̂ = ln(λ/(λ − 1)) is bounded (search only).
+    fn delta_order(&self, lambda: f64) -> f64 {
+        let eh = (lambda / (lambda - 1.0)).ln();
+        let f = |a: f64| {
+            let v = self.inner.k_f64(a) - (a - 1.0) * eh + (a - 1.0) * (a - 1.0).ln() - a * a.ln();
+            if v.is_nan() {
+                f64::INFINITY
+            } else {
+                v
+            }
+        };
+        // a geometric grid of 48 orders in (1.01, 20 000) (each point costs a curve evaluation)
+        let step = (((MAX_ORDER - 1) as f64).ln() - (1e-2f64).ln()) / 47.0;
+        let u0 = (0..48)
+            .map(|i| (1e-2f64).ln() + step * i as f64)
+            .min_by(|x, y| f(1.0 + x.exp()).total_cmp(&f(1.0 + y.exp())))
+            .unwrap_or(0.0);
+        // then a short golden-section refinement around the best grid point
+        let g = |u: f64| f(1.0 + u.exp());
+        1.0 + crate::search::minimize_with(g, u0 - step, u0 + step, 4, 16).exp()
+    }
+
+    /// ε′(λ) in f64 (search only).
+    fn eps_f64(&self, lambda: f64) -> f64 {
+        let ln_mean = crate::search::ln_f64(&self.mean);
+        let base = (self.inner.k_f64(lambda) + ln_mean) / (lambda - 1.0);
+        match (&self.shape, &self.gamma_lower) {
+            (Some(eta), Some(g)) => {
+                let lh = self.lambda_hat.to_f64();
+                let ln_inv_g = -crate::search::ln_f64(g);
+                base + (eta.to_f64() + 1.0) * (self.inner.k_f64(lh) + ln_inv_g) / lh
+            }
+            _ => {
+                let a = self.delta_order(lambda);
+                let eh = (lambda / (lambda - 1.0)).ln();
+                let ld =
+                    self.inner.k_f64(a) - (a - 1.0) * eh + (a - 1.0) * (a - 1.0).ln() - a * a.ln();
+                base + self.mean.to_f64() * ld.min(0.0).exp()
+            }
+        }
+    }
+
+    /// Theorem 6's μ·δ̂ at order λ, enclosed from above: δ̂ ≤ min(1, e^{K(α′) − (α′−1)ε̂}
+    /// (α′−1)^{α′−1}/α′^{α′}) for ε̂ = ln(λ/(λ − 1)) (Proposition 14's general form at an order
+    /// α′ chosen by search).
+    fn poisson_term<R: Real>(&self, lambda: &Rational, p: u32) -> R {
+        let a = order(self.delta_order(lambda.to_f64()));
+        let ar = R::from_rational(&a, p);
+        let a1 = R::from_rational(&Rational::from(&a - 1u32), p);
+        let ratio = Rational::from(lambda / Rational::from(lambda - 1u32));
+        let eh = R::from_rational(&ratio, p).ln();
+        let log_c = a1.mul(&a1.ln()).sub(&ar.mul(&ar.ln()));
+        let d = self.inner.k::<R>(&a, p).sub(&a1.mul(&eh)).add(&log_c).exp();
+        R::from_rational(&self.mean, p).mul(&d.min(&R::from_int(1, p)))
     }
 
     /// (α − 1)·ε′(max(α, λ*)), enclosing an upper bound of (α − 1) times the selection's RDP
@@ -152,17 +229,23 @@ impl RepeatSelect {
             self.floor_order.clone()
         };
         let a21 = R::from_rational(&Rational::from(&a2 - 1u32), p);
-        let lh = R::from_rational(&self.lambda_hat, p);
-        let ln_inv_g = R::from_rational(&self.gamma_lower, p).ln().neg();
-        let eta1 = R::from_rational(&Rational::from(&self.shape + 1u32), p);
-        // (1 + η)((1 − 1/λ̂)ε̂ + ln(1/γ)/λ̂) = (1 + η)(K(λ̂) + ln(1/γ))/λ̂
-        let c = eta1.mul(
-            &self
-                .inner
-                .k::<R>(&self.lambda_hat, p)
-                .add(&ln_inv_g)
-                .div(&lh),
-        );
+        let c = match (&self.shape, &self.gamma_lower) {
+            (Some(shape), Some(g)) => {
+                let lh = R::from_rational(&self.lambda_hat, p);
+                let ln_inv_g = R::from_rational(g, p).ln().neg();
+                let eta1 = R::from_rational(&Rational::from(shape + 1u32), p);
+                // (1 + η)((1 − 1/λ̂)ε̂ + ln(1/γ)/λ̂) = (1 + η)(K(λ̂) + ln(1/γ))/λ̂
+                eta1.mul(
+                    &self
+                        .inner
+                        .k::<R>(&self.lambda_hat, p)
+                        .add(&ln_inv_g)
+                        .div(&lh),
+                )
+            }
+            // Theorem 6: μ·δ̂ at ε̂ = ln(1 + 1/(λ − 1)), λ = α₂
+            _ => self.poisson_term::<R>(&a2, p),
+        };
         let ln_mean = R::from_rational(&self.mean, p).ln();
         let eps = self.inner.k::<R>(&a2, p).add(&ln_mean).div(&a21).add(&c);
         eps.mul(&R::from_rational(&Rational::from(alpha - 1u32), p))
@@ -170,20 +253,25 @@ impl RepeatSelect {
 
     /// [`RepeatSelect::k`] in f64 (search only).
     pub(crate) fn k_f64(&self, alpha: f64) -> f64 {
-        let a2 = alpha.max(self.floor_order.to_f64());
-        let lh = self.lambda_hat.to_f64();
-        let ln_inv_g = -crate::search::ln_f64(&self.gamma_lower);
-        let c = (self.shape.to_f64() + 1.0) * (self.inner.k_f64(lh) + ln_inv_g) / lh;
-        let eps = (self.inner.k_f64(a2) + crate::search::ln_f64(&self.mean)) / (a2 - 1.0) + c;
-        eps * (alpha - 1.0)
+        self.eps_f64(alpha.max(self.floor_order.to_f64())) * (alpha - 1.0)
     }
 
     /// Re-check the parameters (the fields are public).
     pub fn validate(&self) -> Result<()> {
         self.inner.validate()?;
-        validate::nonnegative("shape", &self.shape)?;
-        if self.mean <= 1 || self.gamma_lower <= 0 || self.gamma_lower >= 1 {
-            return Err(Error::arg("mean", "must be > 1 (with γ₋ in (0, 1))"));
+        if let Some(shape) = &self.shape {
+            validate::nonnegative("shape", shape)?;
+        }
+        let g_ok = match (&self.shape, &self.gamma_lower) {
+            (Some(_), Some(g)) => *g > 0 && *g < 1,
+            (None, None) => true,
+            _ => false,
+        };
+        if self.mean <= 1 || !g_ok {
+            return Err(Error::arg(
+                "mean",
+                "must be > 1 (with γ₋ in (0, 1) for a finite shape)",
+            ));
         }
         if self.lambda_hat <= 1 || self.floor_order <= 1 {
             return Err(Error::arg("order", "λ̂ and λ* must be > 1"));
@@ -192,18 +280,19 @@ impl RepeatSelect {
     }
 }
 
-/// The RDP of repeat-and-select at order α (Papernot & Steinke 2022, Theorem 2, with the
-/// monotone envelope in the order): run a mechanism with RDP curve `inner` K times,
-/// K ~ TNB(η = `shape`, γ) with E\[K\] = `mean`, release the best run.
+/// The RDP of repeat-and-select at order α (Papernot & Steinke 2022, Theorem 2, or Theorem 6
+/// when `shape` is `None`, with the monotone envelope in the order): run a mechanism with RDP
+/// curve `inner` K times, K ~ TNB(η = `shape`, γ) (or Poisson) with E\[K\] = `mean`, release
+/// the best run.
 ///
 /// # Guarantee
 /// `upper` bounds the selection's Rényi divergence of order α > 1 (α ≤ 20 000); mean > 1,
-/// shape ≥ 0, a valid curve; errors otherwise.
+/// shape ≥ 0 or `None` (Poisson), a valid curve; errors otherwise.
 /// Note: `proofs-notes/repeat_and_select_rdp.md`.
 pub fn repeat_and_select_rdp(
     inner: &RdpCurve,
     mean: &Rational,
-    shape: &Rational,
+    shape: &Option<Rational>,
     alpha: &Rational,
     prec: Precision,
 ) -> Result<UpperBound> {
