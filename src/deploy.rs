@@ -798,6 +798,23 @@ impl Deployment {
     pub fn to_json(&self) -> Result<serde_json::Value> {
         use serde_json::{json, Map, Value};
         let ledger = crate::audit::ledger::Ledger::from_event(&self.event)?;
+        if ledger.stand_in {
+            return Err(Error::arg(
+                "event",
+                "holds a dominating stand-in (a mixture of Gaussians with unequal sensitivities): a deployment file would describe the stand-in as the release itself",
+            ));
+        }
+        if let Some(m) = ledger.entries.iter().find(|m| {
+            matches!(
+                m.mechanism,
+                crate::audit::ledger::Mechanism::RepeatAndSelect { .. }
+            )
+        }) {
+            return Err(Error::arg(
+                &format!("mechanism `{}`", m.name),
+                "repeat-and-select has no deployment-file form (audit the DpEvent itself)",
+            ));
+        }
         let x = crate::audit::ledger::exact_text;
         let mut root = Map::new();
         let mut budget = Map::new();

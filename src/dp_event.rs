@@ -19,10 +19,15 @@
 //! | `SelfComposedDpEvent(event, count)` | `SelfComposed` (count 0: `NoOp`) |
 //! | `ComposedDpEvent(events)` | `Composed`, identical events merged into `SelfComposed` |
 //! | `NoOpDpEvent` | `NoOp` |
+//! | `ExponentialMechanismDpEvent(epsilon)`, `PermuteAndFlipDpEvent(epsilon)` | the ε-DP black box (`EpsilonDelta`, δ = 0) |
+//! | `SingleEpochTreeAggregationDpEvent(noise_multiplier=σ, step_counts)` | `SelfComposed(Gaussian(σ), ⌈log₂(max T + 1)⌉)` ([`crate::theorems::reductions::tree_aggregation_gaussian`]) |
+//! | `MixtureOfGaussiansDpEvent(standard_deviation, sensitivities, sampling_probs)` | the dominating `PoissonSampled(Gaussian)` ([`crate::theorems::reductions::mixture_of_gaussians_domination`]); wrapped in `Dominated` (upper bounds only) unless the positive sensitivities are equal |
+//! | `RepeatAndSelectDpEvent(event, mean, shape)` | `RepeatAndSelect` (Papernot & Steinke 2022, Theorem 2, or Theorem 6 for shape = ∞ (`"inf"`, a Poisson number of runs), in Rényi DP; mean 1: the event itself) |
 //!
 //! Refused here by name with the reason, never skipped: `NonPrivateDpEvent` (no finite
-//! guarantee), `RandomizedResponseDpEvent` with p = 0 (it releases the input), and classes
-//! dpcert does not know. The audit then refuses, by name, what no route certifies (Poisson or
+//! guarantee), `RandomizedResponseDpEvent` with p = 0 (it releases the input),
+//! `UnsupportedDpEvent` (no DP description), `SampledWithReplacementDpEvent` (no theorem
+//! implemented; dp_accounting's accountants refuse it too), and classes dpcert does not know. The audit then refuses, by name, what no route certifies (Poisson or
 //! fixed-size sampling of anything but a Gaussian, a fixed-size run composed with others).
 //!
 //! A `dp-event` file (`dpcert audit FILE --format dp-event`) is one JSON object
@@ -52,6 +57,11 @@ pub const CLASSES: &[&str] = &[
     "SelfComposedDpEvent",
     "ComposedDpEvent",
     "NoOpDpEvent",
+    "ExponentialMechanismDpEvent",
+    "PermuteAndFlipDpEvent",
+    "SingleEpochTreeAggregationDpEvent",
+    "MixtureOfGaussiansDpEvent",
+    "RepeatAndSelectDpEvent",
 ];
 
 fn class_of<'a>(ev: &'a Value, at: &str) -> Result<&'a str> {
@@ -157,11 +167,34 @@ fn to_event_at(ev: &Value, at: &str, depth: usize) -> Result<Event> {
         "DiscreteGaussian" => discrete_gaussian(ev, at)?,
         "RandomizedResponse" => randomized_response(ev, at)?,
         "TruncatedSubsampledGaussian" => return Err(truncated_subsampled_gaussian(ev, at)),
+        // ε-DP (McSherry & Talwar 2007; McKenna & Sheldon 2020, Theorem 1): the ε-DP black
+        // box, whose worst case (ε-randomized response) dominates either mechanism
+        "ExponentialMechanism" | "PermuteAndFlip" => Event::EpsilonDelta {
+            epsilon: nonnegative(ev, "epsilon", at)?,
+            delta: Rational::new(),
+        },
+        "SingleEpochTreeAggregation" => tree_aggregation(ev, at)?,
+        "MixtureOfGaussians" => mixture_of_gaussians(ev, at)?,
+        "RepeatAndSelect" => repeat_and_select(ev, at, depth)?,
         "NonPrivate" => {
             return Err(refuse(
                 class,
                 at,
                 "a non-private operation has no finite (ε, δ) guarantee",
+            ))
+        }
+        "Unsupported" => {
+            return Err(refuse(
+                class,
+                at,
+                "it declares an operation with no DP description, so no theorem can certify it (dp_accounting's accountants refuse it too)",
+            ))
+        }
+        "SampledWithReplacement" => {
+            return Err(refuse(
+                class,
+                at,
+                "no theorem implemented here certifies sampling with replacement: a record may enter the batch several times (Binomial(m, 1/n) copies), so the batch's sensitivity is unbounded in m, and the published amplification bounds (Balle, Barthe & Gaboardi 2018, Theorem 10) are for ε-DP mechanisms under substitution neighbours; dp_accounting's RDP and PLD accountants refuse this event as well",
             ))
         }
         _ => {
@@ -199,6 +232,116 @@ fn truncated_subsampled_gaussian(ev: &Value, at: &str) -> Error {
             &format!("its certified bound adds the truncation probability as η(1 + e^ε), which depends on ε, so it is not a mechanism of an event tree; it is certified for a whole run by `{cmd}`"),
         ),
     }
+}
+
+fn nonnegative(ev: &Value, field: &str, at: &str) -> Result<Rational> {
+    let v = number(ev, field, at)?;
+    crate::validate::nonnegative(&format!("{at}.{field}"), &v)?;
+    Ok(v)
+}
+
+/// A field holding a number or a list of numbers, as exact rationals.
+fn numbers(ev: &Value, field: &str, at: &str) -> Result<Vec<Rational>> {
+    let name = format!("{at}.{field}");
+    match ev.get(field) {
+        Some(Value::Array(xs)) => xs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| {
+                let wrap = serde_json::json!({ "x": x });
+                number(&wrap, "x", &format!("{name}[{i}]")).map_err(|e| match e {
+                    Error::InvalidArgument { reason, .. } => {
+                        Error::arg(&format!("{name}[{i}]"), reason)
+                    }
+                    other => other,
+                })
+            })
+            .collect(),
+        _ => Ok(vec![number(ev, field, at)?]),
+    }
+}
+
+/// A theorem's error, its argument renamed to the field's place in the tree.
+fn at_field(at: &str) -> impl Fn(Error) -> Error + '_ {
+    move |e| match e {
+        Error::InvalidArgument { name, reason } => Error::arg(&format!("{at}.{name}"), reason),
+        other => other,
+    }
+}
+
+/// `SingleEpochTreeAggregationDpEvent(noise_multiplier, step_counts)`: a composition of
+/// Gaussians, one per level of the tallest tree
+/// ([`crate::theorems::reductions::tree_aggregation_gaussian`]).
+fn tree_aggregation(ev: &Value, at: &str) -> Result<Event> {
+    let sigma = number(ev, "noise_multiplier", at)?;
+    let steps = numbers(ev, "step_counts", at)?;
+    let mut counts = Vec::with_capacity(steps.len());
+    for (i, t) in steps.iter().enumerate() {
+        if !t.is_integer() {
+            return Err(Error::arg(
+                &format!("{at}.step_counts[{i}]"),
+                format!("must be an integer, got {}", crate::validate::show(t)),
+            ));
+        }
+        counts.push(t.numer().clone());
+    }
+    if counts.len() == 1 && counts[0] == 0 {
+        return Err(Error::arg(
+            &format!("{at}.step_counts"),
+            "must be a non-zero scalar or a non-empty list (as dp_accounting requires)",
+        ));
+    }
+    crate::theorems::reductions::tree_aggregation_gaussian(&sigma, &counts).map_err(at_field(at))
+}
+
+/// `MixtureOfGaussiansDpEvent(standard_deviation, sensitivities, sampling_probs)`: the
+/// Poisson-subsampled Gaussian that dominates it, exact when the non-zero sensitivities are
+/// equal, else marked [`Event::Dominated`] (upper bounds only).
+fn mixture_of_gaussians(ev: &Value, at: &str) -> Result<Event> {
+    let sigma = number(ev, "standard_deviation", at)?;
+    let c = numbers(ev, "sensitivities", at)?;
+    let p = numbers(ev, "sampling_probs", at)?;
+    let (event, exact) =
+        crate::theorems::reductions::mixture_of_gaussians_domination(&sigma, &c, &p)
+            .map_err(at_field(at))?;
+    Ok(if exact {
+        event
+    } else {
+        Event::Dominated(Box::new(event))
+    })
+}
+
+/// `RepeatAndSelectDpEvent(event, mean, shape)`: accounted in Rényi DP by Papernot & Steinke
+/// 2022, Theorem 2 (truncated negative binomial K, shape η ≥ 0) or Theorem 6 (a Poisson K,
+/// shape = ∞, given as `"inf"`).
+fn repeat_and_select(ev: &Value, at: &str, depth: usize) -> Result<Event> {
+    let infinite = |v: &Value| {
+        v.as_str().is_some_and(|s| {
+            matches!(
+                s.trim().to_ascii_lowercase().as_str(),
+                "inf" | "+inf" | "infinity" | "+infinity"
+            )
+        })
+    };
+    let shape = match ev.get("shape") {
+        Some(v) if infinite(v) => None,
+        _ => Some(nonnegative(ev, "shape", at)?),
+    };
+    let mean = number(ev, "mean", at)?;
+    if mean < 1 {
+        return Err(Error::arg(
+            &format!("{at}.mean"),
+            format!(
+                "must be ≥ 1 (the mean number of runs), got {}",
+                crate::validate::show(&mean)
+            ),
+        ));
+    }
+    Ok(Event::RepeatAndSelect {
+        event: Box::new(nested(ev, "event", at, depth)?),
+        mean,
+        shape,
+    })
 }
 
 fn zcdp(ev: &Value, at: &str) -> Result<Event> {

@@ -159,6 +159,24 @@ pub enum Event {
         /// How batches were drawn.
         sampling: crate::theorems::sampling::Sampling,
     },
+    /// `event` run K times, K random with mean `mean` and shape `shape` (truncated negative
+    /// binomial: shape 1 geometric, 0 logarithmic; `None`: shape ∞, Poisson), only the best
+    /// run released
+    /// (dp_accounting's `RepeatAndSelectDpEvent`; Papernot & Steinke 2022). Accounted in Rényi
+    /// DP ([`crate::theorems::repeat_select`]): `event` must have an RDP curve.
+    RepeatAndSelect {
+        /// The event repeated.
+        event: Box<Event>,
+        /// E\[K\] ≥ 1.
+        mean: Rational,
+        /// The shape η ≥ 0; `None` for a Poisson number of runs (shape ∞).
+        shape: Option<Rational>,
+    },
+    /// A stand-in for the released event that dominates it (e.g. the Poisson-subsampled
+    /// Gaussian standing in for a mixture of Gaussians with unequal sensitivities,
+    /// [`crate::theorems::reductions::mixture_of_gaussians_domination`]): every number the
+    /// routes certify for `0` is an upper bound for the release, and no lower bound is claimed.
+    Dominated(Box<Event>),
     /// Releases nothing (0-DP).
     NoOp,
 }
@@ -413,6 +431,8 @@ impl Event {
             Event::ShuffledAccountedAsPoisson(_) => "shuffled_accounted_as_poisson",
             Event::ShuffledGaussian { .. } => "shuffled_gaussian",
             Event::SubstitutionGaussian { .. } => "substitution_gaussian",
+            Event::Dominated(_) => "dominated",
+            Event::RepeatAndSelect { .. } => "repeat_and_select",
             Event::NoOp => "no_op",
         }
     }
@@ -493,9 +513,9 @@ impl Event {
                 .iter()
                 .enumerate()
                 .try_for_each(|(i, e)| e.validate_at(&format!("{path}.composed[{i}]"))),
-            Event::Named { event, .. } | Event::ShuffledAccountedAsPoisson(event) => {
-                event.validate_at(&format!("{path}.{}", self.kind()))
-            }
+            Event::Named { event, .. }
+            | Event::ShuffledAccountedAsPoisson(event)
+            | Event::Dominated(event) => event.validate_at(&format!("{path}.{}", self.kind())),
             Event::ShuffledGaussian { sigma, rate, steps }
             | Event::SubstitutionGaussian {
                 sigma, rate, steps, ..
@@ -503,6 +523,18 @@ impl Event {
                 validate::positive(&at("sigma"), sigma)?;
                 rate_in_unit(&at("rate"), rate)?;
                 validate::count(&at("steps"), steps)
+            }
+            Event::RepeatAndSelect { event, mean, shape } => {
+                if *mean < 1 {
+                    return Err(Error::arg(
+                        &at("mean"),
+                        format!("must be ≥ 1, got {}", validate::show(mean)),
+                    ));
+                }
+                if let Some(shape) = shape {
+                    validate::nonnegative(&at("shape"), shape)?;
+                }
+                event.validate_at(&format!("{path}.{}", self.kind()))
             }
             Event::NoOp => Ok(()),
         }

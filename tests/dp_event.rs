@@ -3,6 +3,8 @@
 //! References: the event trees are built independently with the `Event` builders (not the
 //! mapping), and the audits are compared with audits of the equivalent TOML deployment file,
 //! parsed by `deploy` (no DpEvent code involved). Refusals must name the refused class.
+mod common;
+use common::{gaussian_delta, golden_argmin, q, REF};
 use dpcert::audit::audit;
 use dpcert::deploy::Deployment;
 use dpcert::dp_event::{parse, to_event};
@@ -310,4 +312,258 @@ fn discrete_and_irrational_classes_map_and_audit() {
         got >= want && got.to_f64() - want.to_f64() < 1e-12,
         "{got} vs {want}"
     );
+}
+
+fn audit_event_at_epsilon(ev: Value, eps: &str) -> dpcert::audit::Report {
+    let file = json!({"budget": {"epsilon": eps}, "event": ev});
+    audit(&parse(&file.to_string()).unwrap()).unwrap()
+}
+
+/// Tree aggregation over [100, 30] steps with σ = 4 is 7 = ⌈log₂ 101⌉ Gaussian releases: the
+/// audit's two-sided δ(ε) must contain Corollary 8's closed form at ρ = 7/(2·16), 1024 bits.
+#[test]
+fn tree_aggregation_is_a_gaussian_per_level() {
+    let ev = json!({"class_name": "SingleEpochTreeAggregationDpEvent", "noise_multiplier": 4,
+        "step_counts": [100, 30]});
+    assert_eq!(
+        to_event(&ev).unwrap(),
+        Event::gaussian("4").unwrap().self_composed(7).unwrap()
+    );
+    for (t, d) in [
+        (1u64, 1u32),
+        (2, 2),
+        (3, 2),
+        (4, 3),
+        (7, 3),
+        (8, 4),
+        (1000, 10),
+    ] {
+        let one = json!({"class_name": "SingleEpochTreeAggregationDpEvent",
+            "noise_multiplier": "2.5", "step_counts": t});
+        let want = Event::gaussian("2.5").unwrap();
+        let want = if d == 1 {
+            want
+        } else {
+            want.self_composed(d).unwrap()
+        };
+        assert_eq!(to_event(&one).unwrap(), want, "T = {t}");
+    }
+    let r = audit_event_at_epsilon(ev, "1");
+    let (_, a) = r.best_delta.clone().unwrap();
+    assert!(a.is_two_sided());
+    let reference = gaussian_delta(&q("7/32"), &q("1"));
+    let (lo, hi) = (a.formula().lower().to_float(), a.upper().to_float());
+    assert!(
+        lo <= reference && reference <= hi,
+        "[{lo}, {hi}] ∌ {reference}"
+    );
+    let rel = rug::Float::with_val(REF, &hi - &lo) / &reference;
+    assert!(rel.to_f64() < 1e-6, "width {rel}");
+    // all trees empty: nothing released; a scalar 0 is refused as dp_accounting does
+    let empty = json!({"class_name": "SingleEpochTreeAggregationDpEvent", "noise_multiplier": 1,
+        "step_counts": [0, 0]});
+    assert_eq!(to_event(&empty).unwrap(), Event::NoOp);
+    for (bad, field) in [
+        (
+            json!({"class_name": "SingleEpochTreeAggregationDpEvent", "noise_multiplier": 1, "step_counts": 0}),
+            "event.step_counts",
+        ),
+        (
+            json!({"class_name": "SingleEpochTreeAggregationDpEvent", "noise_multiplier": 0, "step_counts": 3}),
+            "event.noise_multiplier",
+        ),
+        (
+            json!({"class_name": "SingleEpochTreeAggregationDpEvent", "noise_multiplier": 1, "step_counts": [3, "1.5"]}),
+            "event.step_counts[1]",
+        ),
+    ] {
+        match to_event(&bad) {
+            Err(Error::InvalidArgument { name, .. }) => assert_eq!(name, field, "{bad}"),
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
+}
+
+/// A mixture over {0, c} is the Poisson-subsampled Gaussian (two-sided); unequal positive
+/// sensitivities give the dominating subsampled Gaussian marked as a stand-in (upper bounds
+/// only), never a two-sided answer.
+#[test]
+fn mixture_of_gaussians_maps_to_the_dominating_subsampled_gaussian() {
+    let exact = json!({"class_name": "MixtureOfGaussiansDpEvent", "standard_deviation": 1,
+        "sensitivities": [0, 1], "sampling_probs": [0.9, 0.1]});
+    assert_eq!(
+        to_event(&exact).unwrap(),
+        Event::gaussian("1")
+            .unwrap()
+            .poisson_sampled("0.1")
+            .unwrap()
+    );
+    let general = json!({"class_name": "MixtureOfGaussiansDpEvent", "standard_deviation": 1,
+        "sensitivities": [0, 1, 2], "sampling_probs": [0.81, 0.18, 0.01]});
+    let want = Event::Dominated(Box::new(
+        Event::gaussian("1")
+            .unwrap()
+            .with_sensitivity(2)
+            .unwrap()
+            .poisson_sampled("0.19")
+            .unwrap(),
+    ));
+    assert_eq!(to_event(&general).unwrap(), want);
+    let r = audit_event_at_epsilon(
+        json!({"class_name": "SelfComposedDpEvent", "count": 10, "event": general}),
+        "2",
+    );
+    assert!(!r.routes.is_empty());
+    for route in &r.routes {
+        if let Some(a) = &route.delta {
+            assert!(
+                !a.is_two_sided(),
+                "{}: a stand-in claims no lower bound",
+                route.name
+            );
+        }
+    }
+    let r = audit_event_at_epsilon(exact, "1");
+    assert!(r.best_delta.unwrap().1.is_two_sided());
+    // one sensitivity only: the Gaussian itself; all zero: nothing released
+    let g = json!({"class_name": "MixtureOfGaussiansDpEvent", "standard_deviation": 3,
+        "sensitivities": [2], "sampling_probs": [1]});
+    assert_eq!(
+        to_event(&g).unwrap(),
+        Event::gaussian("3").unwrap().with_sensitivity(2).unwrap()
+    );
+    let z = json!({"class_name": "MixtureOfGaussiansDpEvent", "standard_deviation": 3,
+        "sensitivities": [0], "sampling_probs": [1]});
+    assert_eq!(to_event(&z).unwrap(), Event::NoOp);
+    for (bad, field) in [
+        (
+            json!({"class_name": "MixtureOfGaussiansDpEvent", "standard_deviation": 1, "sensitivities": [0, 1], "sampling_probs": [0.5, 0.4]}),
+            "event.sampling_probs",
+        ),
+        (
+            json!({"class_name": "MixtureOfGaussiansDpEvent", "standard_deviation": 1, "sensitivities": [0, 1], "sampling_probs": [1]}),
+            "event.sampling_probs",
+        ),
+        (
+            json!({"class_name": "MixtureOfGaussiansDpEvent", "standard_deviation": 1, "sensitivities": [-1, 1], "sampling_probs": [0.5, 0.5]}),
+            "event.sensitivities",
+        ),
+        (
+            json!({"class_name": "MixtureOfGaussiansDpEvent", "standard_deviation": 0, "sensitivities": [1], "sampling_probs": [1]}),
+            "event.standard_deviation",
+        ),
+    ] {
+        match to_event(&bad) {
+            Err(Error::InvalidArgument { name, .. }) => assert_eq!(name, field, "{bad}"),
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
+}
+
+/// The exponential mechanism and permute-and-flip are ε-DP black boxes.
+#[test]
+fn exponential_and_permute_and_flip_are_pure_black_boxes() {
+    for class in ["ExponentialMechanismDpEvent", "PermuteAndFlipDpEvent"] {
+        let ev = json!({"class_name": class, "epsilon": "0.3"});
+        assert_eq!(
+            to_event(&ev).unwrap(),
+            Event::pure("0.3").unwrap(),
+            "{class}"
+        );
+        let bad = json!({"class_name": class, "epsilon": -1});
+        assert!(
+            matches!(to_event(&bad), Err(Error::InvalidArgument { name, .. }) if name == "event.epsilon")
+        );
+    }
+}
+
+/// Papernot & Steinke 2022, Theorem 2 for a Gaussian (ε(α) = α/(2σ²)) repeated a geometric
+/// number of times (η = 1, γ = 1/μ exactly): the reference minimises the theorem's ε′(α) over
+/// λ̂ at 1024 bits; dpcert's certified bound at an order above its envelope floor must lie above
+/// that infimum and within 10⁻⁴ relative of it (its λ̂ is a rounded search point).
+#[test]
+fn repeat_and_select_follows_papernot_steinke_theorem_2() {
+    use dpcert::num::Precision;
+    use dpcert::theorems::rdp::{RdpCurve, RdpTerm};
+    use dpcert::theorems::repeat_select::repeat_and_select_rdp;
+    use rug::Float;
+    let mut inner = RdpCurve::new();
+    inner
+        .push(RdpTerm::Zcdp { rho: q("1/8") }, rug::Integer::from(1))
+        .unwrap();
+    let (mean, alpha) = (q("10"), q("8"));
+    let got = repeat_and_select_rdp(&inner, &mean, &Some(q("1")), &alpha, Precision::Auto).unwrap();
+    let ln_mu = Float::with_val(REF, 10).ln();
+    // (1 + η)·min over λ̂ of ((1 − 1/λ̂)·λ̂/8 + ln(1/γ)/λ̂), γ = 1/μ
+    let g = |l: &Float| {
+        let a = Float::with_val(REF, l - 1u32) / 8u32;
+        Float::with_val(REF, &a + Float::with_val(REF, &ln_mu / l)) * 2u32
+    };
+    let (_, c) = golden_argmin(g, 1.01, 200.0);
+    let reference = Float::with_val(REF, 1) + c + Float::with_val(REF, &ln_mu / 7u32);
+    let up = got.upper().to_float();
+    assert!(
+        up >= reference,
+        "{up} below the theorem's infimum {reference}"
+    );
+    let rel = Float::with_val(REF, &up - &reference) / &reference;
+    assert!(rel.to_f64() < 1e-4, "{up} vs {reference}");
+    // the event: only mechanisms with an RDP curve can be repeated; the Poisson shape is refused
+    let ev = json!({"class_name": "RepeatAndSelectDpEvent", "mean": 10, "shape": 1,
+        "event": {"class_name": "EpsilonDeltaDpEvent", "epsilon": 1, "delta": "1e-6"}});
+    let file = json!({"budget": {"delta": "1e-5"}, "event": ev});
+    match audit(&parse(&file.to_string()).unwrap()) {
+        Err(Error::InvalidArgument { reason, .. }) => {
+            assert!(reason.contains("Papernot & Steinke"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+    // shape ∞ (a Poisson number of runs, Theorem 6)
+    let poisson = json!({"class_name": "RepeatAndSelectDpEvent", "mean": 10, "shape": "inf",
+        "event": gaussian(json!(2))});
+    assert_eq!(
+        to_event(&poisson).unwrap(),
+        Event::RepeatAndSelect {
+            event: Box::new(Event::gaussian("2").unwrap()),
+            mean: q("10"),
+            shape: None
+        }
+    );
+    // mean 1: the event itself
+    let once = json!({"class_name": "RepeatAndSelectDpEvent", "mean": 1, "shape": 0,
+        "event": gaussian(json!(2))});
+    let l = dpcert::audit::Ledger::from_event(&to_event(&once).unwrap()).unwrap();
+    assert_eq!(
+        l,
+        dpcert::audit::Ledger::from_event(&Event::gaussian("2").unwrap()).unwrap()
+    );
+    // composed with a DP-SGD run, the RDP route certifies the whole (and only it)
+    let both = json!({"budget": {"delta": "1e-5"}, "event": {"class_name": "ComposedDpEvent", "events": [
+        {"class_name": "RepeatAndSelectDpEvent", "mean": 5, "shape": 0, "event": dpsgd("0.01", "1", 100)},
+        dpsgd("0.01", "1", 100)]}});
+    let r = audit(&parse(&both.to_string()).unwrap()).unwrap();
+    assert_eq!(r.routes.len(), 1, "{:?}", r.not_applicable);
+    assert!(r.best_epsilon.is_some());
+}
+
+#[test]
+fn classes_without_a_theorem_are_refused_with_the_reason() {
+    for (ev, needle) in [
+        (
+            json!({"class_name": "SampledWithReplacementDpEvent", "source_dataset_size": 100,
+            "sample_size": 10, "event": gaussian(json!(1))}),
+            "sampling with replacement",
+        ),
+        (
+            json!({"class_name": "UnsupportedDpEvent"}),
+            "no DP description",
+        ),
+    ] {
+        match to_event(&ev) {
+            Err(Error::InvalidArgument { reason, .. }) => {
+                assert!(reason.contains(needle), "{reason}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }

@@ -602,7 +602,12 @@ def dp_event_json(event: Any, _path: str = "event") -> dict:
         if _is_event(v):
             out[k] = dp_event_json(v, at)
         elif isinstance(v, (list, tuple)):
-            out[k] = [dp_event_json(e, f"{at}[{i}]") for i, e in enumerate(v)]
+            out[k] = [
+                dp_event_json(e, f"{at}[{i}]") if _is_event(e) else _exact(f"{at}[{i}]", e)
+                for i, e in enumerate(v)
+            ]
+        elif isinstance(v, float) and math.isinf(v) and v > 0:
+            out[k] = "inf"  # e.g. RepeatAndSelectDpEvent's Poisson shape: refused by name
         elif v is None:
             out[k] = None
         elif isinstance(v, (int, float, str, fractions.Fraction, decimal.Decimal)):

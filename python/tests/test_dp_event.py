@@ -131,3 +131,125 @@ def test_events_dpcert_cannot_certify_are_refused_by_name(event, needle):
 def test_noop_only_is_zero_privacy_loss():
     r = dpcert.audit(dp_event.NoOpDpEvent(), epsilon="0")
     assert r.delta is not None and r.delta.upper == 0
+
+
+# ---- every DpEvent class against dp_accounting's own value -------------------------------
+# dp_accounting's accountants are floats: its PLD accountant (value_discretization_interval
+# 1e-4, pessimistic) over-estimates ε by at most about the interval times the number of
+# compositions' discretisation steps; its RDP accountant evaluates a fixed grid of orders. The
+# tolerances below are those, stated per test.
+
+def _da():
+    import dp_accounting as da
+    return da
+
+
+def _rdp_eps(ev, delta, relation=None):
+    da = _da()
+    rel = relation or da.NeighboringRelation.ADD_OR_REMOVE_ONE
+    acc = da.rdp.RdpAccountant(neighboring_relation=rel)
+    acc.compose(ev)
+    return acc.get_epsilon(delta)
+
+
+def _pld_eps(ev, delta):
+    acc = _da().pld.PLDAccountant()
+    acc.compose(ev)
+    return acc.get_epsilon(delta)
+
+
+def test_tree_aggregation_is_the_gaussian_dp_accounting_accounts():
+    """dp_accounting's RDP for a tree over [100, 30] steps (σ = 4) is α·7/(2·16): the Gaussian
+    with ρ = 7/32. dpcert's exact Gaussian bracket lies below it (RDP conversion is loose) and
+    contains dp_accounting's PLD value of that Gaussian within its discretisation (1e-4)."""
+    ev = dp_event.SingleEpochTreeAggregationDpEvent(4.0, [100, 30])
+    theirs_rdp = _rdp_eps(ev, 1e-5, _da().NeighboringRelation.REPLACE_SPECIAL)
+    theirs_pld = _pld_eps(dp_event.GaussianDpEvent(4.0 / 7 ** 0.5), 1e-5)
+    r = dpcert.audit(ev, delta="1e-5")
+    assert r.epsilon.kind == "two-sided"
+    lo, up = float(r.epsilon.lower), r.epsilon.upper_float
+    assert up < theirs_rdp
+    assert lo - 1e-4 <= theirs_pld <= up + 1e-4
+    # dpcert's zCDP route is dp_accounting's RDP figure, certified (same curve αρ)
+    zcdp = [x for x in r.routes if x["id"] == "zcdp"][0]
+    assert abs(zcdp["epsilon"].upper_float - theirs_rdp) <= 1e-4 * theirs_rdp
+
+
+def test_mixture_of_gaussians_brackets_dp_accounting():
+    """Sensitivities {0, 1}: the Poisson-subsampled Gaussian, whose exact ε dpcert brackets;
+    dp_accounting's PLD value (pessimistic, interval 1e-4, 20 compositions) lies in the bracket
+    or above it by at most 2e-3. Unequal sensitivities: dpcert's dominating bound is an upper
+    bound, at or above dp_accounting's value."""
+    exact = dp_event.SelfComposedDpEvent(
+        dp_event.MixtureOfGaussiansDpEvent(1.0, [0.0, 1.0], [0.9, 0.1]), 20)
+    theirs = _pld_eps(exact, 1e-5)
+    r = dpcert.audit(exact, delta="1e-5")
+    assert r.epsilon.kind == "two-sided"
+    assert float(r.epsilon.lower) - 1e-4 <= theirs <= r.epsilon.upper_float + 2e-3
+    general = dp_event.SelfComposedDpEvent(
+        dp_event.MixtureOfGaussiansDpEvent(2.0, [0.0, 1.0, 2.0], [0.81, 0.18, 0.01]), 20)
+    theirs = _pld_eps(general, 1e-5)
+    r = dpcert.audit(general, delta="1e-5")
+    assert r.epsilon.kind == "upper-bound"
+    assert r.epsilon.upper_float >= theirs
+
+
+def test_repeat_and_select_matches_dp_accounting_rdp():
+    """Papernot & Steinke 2022 Theorem 2, in both: dpcert searches real orders, dp_accounting a
+    grid, so the two ε agree to 1 % (either may be lower)."""
+    sgd = dp_event.SelfComposedDpEvent(
+        dp_event.PoissonSampledDpEvent(0.01, dp_event.GaussianDpEvent(1.0)), 1000)
+    for inner, mean, shape in [(sgd, 10, 1), (dp_event.GaussianDpEvent(2.0), 10, 0),
+                               (dp_event.GaussianDpEvent(2.0), 5, 2.5)]:
+        ev = dp_event.RepeatAndSelectDpEvent(inner, mean, shape)
+        theirs = _rdp_eps(ev, 1e-5)
+        r = dpcert.audit(ev, delta="1e-5")
+        assert r.epsilon.kind == "upper-bound"
+        assert abs(r.epsilon.upper_float - theirs) <= 0.01 * theirs, (mean, shape, theirs)
+    # shape ∞: a Poisson number of runs (Theorem 6)
+    ev = dp_event.RepeatAndSelectDpEvent(dp_event.GaussianDpEvent(2.0), 5, float("inf"))
+    theirs = _rdp_eps(ev, 1e-5)
+    r = dpcert.audit(ev, delta="1e-5")
+    assert abs(r.epsilon.upper_float - theirs) <= 0.01 * theirs, theirs
+
+
+def _pure_pld_eps(pld, delta):
+    return pld.self_compose(10).get_epsilon_for_delta(delta)
+
+
+def test_exponential_and_permute_and_flip_against_dp_accounting():
+    """dp_accounting's PLD accountant takes the exponential mechanism as the worst-case ε-DP
+    PLD (from_privacy_parameters(ε, 0)) — dpcert's ε-DP black box, so the values agree within
+    the discretisation — and permute-and-flip as the Laplace PLD with parameter 1/ε, below
+    dpcert's ε-DP bound (McKenna & Sheldon prove ε-DP; the Laplace PLD is dp_accounting's own
+    reading). Older releases lack the classes: their dict form, and the PLDs they build."""
+    from dp_accounting.pld import common, privacy_loss_distribution as P
+    worst = P.from_privacy_parameters(common.DifferentialPrivacyParameters(0.3, 0),
+                                      value_discretization_interval=1e-4)
+    laplace = P.from_laplace_mechanism(1 / 0.3, value_discretization_interval=1e-4)
+    for cls, theirs in [("ExponentialMechanismDpEvent", _pure_pld_eps(worst, 1e-5)),
+                        ("PermuteAndFlipDpEvent", _pure_pld_eps(laplace, 1e-5))]:
+        one = getattr(dp_event, cls, None)
+        one = one(0.3) if one is not None else {"class_name": cls, "epsilon": 0.3}
+        ev = dp_event.SelfComposedDpEvent(one, 10)
+        r = dpcert.audit(ev, delta="1e-5")
+        assert r.epsilon.upper_float >= theirs - 1e-3, cls
+        if cls == "ExponentialMechanismDpEvent":
+            assert float(r.epsilon.lower) - 1e-3 <= theirs <= r.epsilon.upper_float + 1e-3
+
+
+def test_sampling_with_replacement_is_refused_as_by_dp_accounting():
+    ev = dp_event.SampledWithReplacementDpEvent(100, 10, dp_event.GaussianDpEvent(1.0))
+    for acc in (_da().rdp.RdpAccountant(), _da().pld.PLDAccountant()):
+        assert not acc.supports(ev)
+    with pytest.raises(ValueError, match="sampling with replacement"):
+        dpcert.audit(ev, delta="1e-5")
+
+
+def test_zcdp_with_xi_matches_dp_accounting_rdp():
+    """(ξ, ρ)-zCDP: RDP ξ + ρα in both; dpcert's conversion (real orders) within 1 % of
+    dp_accounting's (order grid), and not above it by more than that."""
+    ev = dp_event.SelfComposedDpEvent(dp_event.ZCDpEvent(0.05, 0.01), 4)
+    theirs = _rdp_eps(ev, 1e-6)
+    r = dpcert.audit(ev, delta="1e-6")
+    assert abs(r.epsilon.upper_float - theirs) <= 0.01 * theirs

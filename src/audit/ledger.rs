@@ -109,6 +109,14 @@ pub enum Mechanism {
         /// The number of steps (≥ 1).
         steps: Integer,
     },
+    /// Repeat-and-select of `event` (run K times, E\[K\] = mean, the best run released),
+    /// accounted in Rényi DP only (Papernot & Steinke 2022, Theorem 2).
+    RepeatAndSelect {
+        /// The event repeated.
+        event: Box<Event>,
+        /// Its RDP term: the theorem's bound over the event's own RDP curve.
+        term: Box<crate::theorems::repeat_select::RepeatSelect>,
+    },
     /// A DP-SGD run under substitution neighbours (one example replaced), batches drawn by
     /// `sampling`: audited only alone, by the substitution route
     /// ([`crate::audit::substitution::Substitution`]), which every other route refuses.
@@ -153,6 +161,9 @@ impl std::fmt::Display for Entry {
 pub struct Ledger {
     /// The entries, in the event tree's order.
     pub entries: Vec<Entry>,
+    /// Whether an entry stands in for (dominates) the released mechanism
+    /// ([`Event::Dominated`]): the routes' numbers are then upper bounds only.
+    pub stand_in: bool,
 }
 
 /// One [`Entry`] per line.
@@ -207,7 +218,10 @@ impl Ledger {
                 repeat,
             })
             .collect();
-        Ok(Ledger { entries })
+        Ok(Ledger {
+            entries,
+            stand_in: has_stand_in(event),
+        })
     }
 
     /// The entry audited under substitution neighbours, if any (then it is the only entry).
@@ -240,13 +254,14 @@ impl Ledger {
     /// used shuffled batches, whose numbers (the Poisson ones, or the shuffled bound: Gaussian
     /// releases per pass, exact only when the batch assignment is revealed) are upper bounds only.
     pub fn lower_bounds_hold(&self) -> bool {
-        !self.entries.iter().any(|m| {
-            matches!(
-                m.mechanism,
-                Mechanism::SubsampledGaussian { shuffled: true, .. }
-                    | Mechanism::ShuffledGaussian { .. }
-            )
-        })
+        !self.stand_in
+            && !self.entries.iter().any(|m| {
+                matches!(
+                    m.mechanism,
+                    Mechanism::SubsampledGaussian { shuffled: true, .. }
+                        | Mechanism::ShuffledGaussian { .. }
+                )
+            })
     }
 
     /// Whether a subsampled Gaussian declared shuffled batches (its numbers assume Poisson).
@@ -504,6 +519,18 @@ fn flatten(event: &Event, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
             c.name = Some(name.clone());
             flatten(inner, &c, out)?;
         }
+        Event::Dominated(inner) => flatten(inner, &ctx.below("dominated"), out)?,
+        Event::RepeatAndSelect {
+            event: inner, mean, ..
+        } if *mean == 1 => {
+            // K = 1 always: the event itself
+            flatten(inner, &ctx.below("repeat_and_select"), out)?
+        }
+        Event::RepeatAndSelect {
+            event: inner,
+            mean,
+            shape,
+        } => leaf(repeat_and_select(inner, mean, shape, &ctx.path)?, out),
         Event::ShuffledAccountedAsPoisson(inner) => {
             let mut c = ctx.below("shuffled_accounted_as_poisson");
             c.shuffled = true;
@@ -534,6 +561,57 @@ fn flatten(event: &Event, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
         Event::NoOp => {}
     }
     Ok(())
+}
+
+/// Repeat-and-select as an RDP term over the repeated event's own curve; refused by name when
+/// a mechanism of the event has no RDP curve.
+fn repeat_and_select(
+    inner: &Event,
+    mean: &Rational,
+    shape: &Option<Rational>,
+    path: &str,
+) -> Result<Mechanism> {
+    let at = format!("{path}.repeat_and_select");
+    let sub = Ledger::from_event(inner)?;
+    let mut curve = crate::theorems::rdp::RdpCurve::new();
+    for e in &sub.entries {
+        let Some((t, k)) = e.mechanism.rdp_term() else {
+            return Err(Error::arg(
+                &at,
+                format!(
+                    "repeat-and-select is certified in Rényi DP only (Papernot & Steinke 2022, Theorem 2), and the repeated `{}` ({}) has no Rényi-DP curve here",
+                    e.name,
+                    e.mechanism.type_name()
+                ),
+            ));
+        };
+        curve.push(t, k * &e.repeat)?;
+    }
+    let term = crate::theorems::repeat_select::RepeatSelect::new(curve, mean, shape).map_err(
+        |e| match e {
+            Error::InvalidArgument { name, reason } => Error::arg(&format!("{at}.{name}"), reason),
+            other => other,
+        },
+    )?;
+    Ok(Mechanism::RepeatAndSelect {
+        event: Box::new(inner.clone()),
+        term: Box::new(term),
+    })
+}
+
+/// Whether the tree holds a dominating stand-in ([`Event::Dominated`]).
+fn has_stand_in(event: &Event) -> bool {
+    match event {
+        Event::Dominated(_) => true,
+        Event::PoissonSampled { event, .. }
+        | Event::FixedSizeSampled { event, .. }
+        | Event::SelfComposed { event, .. }
+        | Event::Named { event, .. }
+        | Event::ShuffledAccountedAsPoisson(event) => has_stand_in(event),
+        Event::Composed(list) => list.iter().any(has_stand_in),
+        Event::RepeatAndSelect { event, .. } => has_stand_in(event),
+        _ => false,
+    }
 }
 
 /// A Poisson-subsampled event run `steps` times: a subsampled Gaussian (noise multiplier
@@ -687,6 +765,9 @@ impl Mechanism {
                 },
                 steps.clone(),
             )),
+            Mechanism::RepeatAndSelect { term, .. } => {
+                Some((RdpTerm::RepeatAndSelect(term.clone()), Integer::from(1)))
+            }
             Mechanism::Gaussian { .. }
             | Mechanism::DiscreteGaussian { .. }
             | Mechanism::Zcdp { .. }
@@ -762,6 +843,7 @@ impl Mechanism {
             )),
             Mechanism::Zcdp { .. }
             | Mechanism::ZcdpWithXi { .. }
+            | Mechanism::RepeatAndSelect { .. }
             | Mechanism::SubstitutionGaussian { .. } => None,
         }
     }
@@ -780,6 +862,7 @@ impl Mechanism {
             Mechanism::SubsampledGaussian { .. }
             | Mechanism::ShuffledGaussian { .. }
             | Mechanism::SubstitutionGaussian { .. } => "subsampled-gaussian",
+            Mechanism::RepeatAndSelect { .. } => "repeat-and-select",
         }
     }
     /// The parameters as (field, exact value) pairs, in the deployment file's spelling.
@@ -821,6 +904,11 @@ impl Mechanism {
             }
             Mechanism::Zcdp { rho } => vec![("rho", x(rho))],
             Mechanism::ZcdpWithXi { xi, rho } => vec![("xi", x(xi)), ("rho", x(rho))],
+            Mechanism::RepeatAndSelect { event, term } => vec![
+                ("mean", x(&term.mean)),
+                ("shape", term.shape.as_ref().map_or("inf".into(), x)),
+                ("of", repeated(event)),
+            ],
             Mechanism::SubsampledGaussian {
                 sigma,
                 rate,
@@ -891,6 +979,12 @@ impl Mechanism {
             }
             Mechanism::Zcdp { rho } => format!("zcdp ρ={}", s(rho)),
             Mechanism::ZcdpWithXi { xi, rho } => format!("zcdp ξ={} ρ={}", s(xi), s(rho)),
+            Mechanism::RepeatAndSelect { event, term } => format!(
+                "repeat-and-select mean={} shape={} of [{}]",
+                s(&term.mean),
+                term.shape.as_ref().map_or("∞ (Poisson)".into(), s),
+                repeated(event)
+            ),
             Mechanism::RandomizedResponse { epsilon } => {
                 format!("randomized-response ε={}", s(epsilon))
             }
@@ -951,6 +1045,11 @@ impl Mechanism {
             Mechanism::Approx { epsilon, delta } => Event::EpsilonDelta { epsilon, delta },
             Mechanism::Zcdp { rho } => Event::Zcdp { rho },
             Mechanism::ZcdpWithXi { xi, rho } => Event::ZcdpWithXi { xi, rho },
+            Mechanism::RepeatAndSelect { event, term } => Event::RepeatAndSelect {
+                event,
+                mean: term.mean,
+                shape: term.shape.clone(),
+            },
             Mechanism::RandomizedResponse { epsilon } => Event::RandomizedResponse { epsilon },
             Mechanism::SubsampledGaussian {
                 sigma,
@@ -989,6 +1088,19 @@ impl Mechanism {
                 sampling,
             },
         }
+    }
+}
+
+/// The repeated event of a repeat-and-select entry, as its mechanisms' descriptions.
+fn repeated(event: &Event) -> String {
+    match Ledger::from_event(event) {
+        Ok(l) => l
+            .entries
+            .iter()
+            .map(|e| format!("{} × {}", e.mechanism.describe(), e.repeat))
+            .collect::<Vec<_>>()
+            .join("; "),
+        Err(_) => event.kind().to_string(),
     }
 }
 

@@ -42,13 +42,14 @@ fn classes(l: &Ledger) -> Vec<Class> {
 /// (its worst case is not (ε, 0)-RR; with Δ = 1 the discrete Laplace is a-RR itself: its outputs
 /// ≤ 0 against ≥ 1).
 fn exact(l: &Ledger) -> bool {
-    !l.entries.iter().any(|m| match &m.mechanism {
-        Mechanism::Laplace { .. } => true,
-        Mechanism::DiscreteLaplace { sensitivity, .. } => *sensitivity > 1,
-        // its rational ε is an upper end of the irrational one
-        Mechanism::KaryRandomizedResponse { .. } => true,
-        _ => false,
-    })
+    !l.stand_in
+        && !l.entries.iter().any(|m| match &m.mechanism {
+            Mechanism::Laplace { .. } => true,
+            Mechanism::DiscreteLaplace { sensitivity, .. } => *sensitivity > 1,
+            // its rational ε is an upper end of the irrational one
+            Mechanism::KaryRandomizedResponse { .. } => true,
+            _ => false,
+        })
 }
 
 /// The exact computation refuses too many or too large classes (naming them).

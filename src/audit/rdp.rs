@@ -37,9 +37,15 @@ impl Route for Rdp {
     }
     fn applies(&self, l: &Ledger) -> std::result::Result<(), WhyNot> {
         l.add_remove_only()?;
-        if !l.has_subsampled() {
+        let selects = l.entries.iter().any(|m| {
+            matches!(
+                m.mechanism,
+                super::ledger::Mechanism::RepeatAndSelect { .. }
+            )
+        });
+        if !l.has_subsampled() && !selects {
             return Err(WhyNot(
-                "no subsampled Gaussian (the other routes are tighter without one)".into(),
+                "no subsampled Gaussian or repeat-and-select (the other routes are tighter without one)".into(),
             ));
         }
         match l.first_without(|m| m.rdp_term().is_some()) {

@@ -27,6 +27,9 @@ pub enum RdpTerm {
         /// Noise multiplier σ > 0.
         sigma: Rational,
     },
+    /// Repeat-and-select of a mechanism with its own RDP curve (Papernot & Steinke 2022,
+    /// Theorem 2; [`crate::theorems::repeat_select`]).
+    RepeatAndSelect(Box<crate::theorems::repeat_select::RepeatSelect>),
 }
 
 /// An RDP guarantee ε(α) for all α > 1: a sum (composition, Mironov 2017 Prop 1) of terms
@@ -547,6 +550,7 @@ fn check_term(term: &RdpTerm, count: &Integer) -> Result<()> {
         RdpTerm::Zcdp { rho } => validate::nonnegative("rho", rho),
         RdpTerm::Pure { epsilon } => validate::nonnegative("epsilon", epsilon),
         RdpTerm::SubsampledGaussian { rate, sigma } => check_sgm(rate, sigma),
+        RdpTerm::RepeatAndSelect(r) => r.validate(),
     }
 }
 
@@ -567,7 +571,7 @@ impl RdpCurve {
         self.terms.iter().try_for_each(|(t, c)| check_term(t, c))
     }
     /// (α − 1)·ε(α) of the whole curve, enclosed.
-    fn k<R: Real>(&self, alpha: &Rational, p: u32) -> R {
+    pub(crate) fn k<R: Real>(&self, alpha: &Rational, p: u32) -> R {
         let a = R::from_rational(alpha, p);
         let a1 = R::from_rational(&Rational::from(alpha - 1u32), p);
         let mut sum = R::from_int(0, p);
@@ -579,12 +583,13 @@ impl RdpCurve {
                     e.min(&a.mul(&e.sqr()).div(&R::from_int(2, p))).mul(&a1)
                 }
                 RdpTerm::SubsampledGaussian { rate, sigma } => sgm_k::<R>(rate, sigma, alpha, p),
+                RdpTerm::RepeatAndSelect(r) => r.k::<R>(alpha, p),
             };
             sum = sum.add(&one.mul(&R::from_rational(&Rational::from(c), p)));
         }
         sum
     }
-    fn k_f64(&self, alpha: f64) -> f64 {
+    pub(crate) fn k_f64(&self, alpha: f64) -> f64 {
         self.terms
             .iter()
             .map(|(t, c)| {
@@ -598,6 +603,7 @@ impl RdpCurve {
                     RdpTerm::SubsampledGaussian { rate, sigma } => {
                         sgm_k_f64(rate.to_f64(), crate::search::ln_f64(sigma), alpha)
                     }
+                    RdpTerm::RepeatAndSelect(r) => r.k_f64(alpha),
                 }
             })
             .sum()
