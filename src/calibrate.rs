@@ -13,6 +13,9 @@
 //! coarse evaluations; it only places the two certified evaluations. A search that lands badly
 //! costs evaluations or tightness, never soundness: every reported number is a certified
 //! evaluation at an exact rational point.
+//!
+//! The run and the theorem that accounts it are [`crate::dpsgd`]'s; this module only chooses
+//! where to evaluate ([`evaluate`] is `dpsgd::epsilon` under calibration's grid policy).
 use crate::dpsgd::{self, Accounting, Delta, Route, Sampling};
 use crate::num::{normal_cdf_f64, Certified, Enclosure, Precision, UpperBound};
 use crate::theorems::gaussian::gaussian_sigma;
@@ -20,6 +23,7 @@ use crate::validate;
 use crate::{Error, Result};
 use rug::{Integer, Rational};
 
+/// The run a calibration solves over (defined in [`crate::dpsgd`]).
 pub use crate::dpsgd::{steps_from_epochs, Method, Run};
 
 /// One certified evaluation of a run's ε at δ.

@@ -389,18 +389,7 @@ impl Query {
                 "Dong–Roth–Su 2022 Theorem 2.7 / Corollary 3.3: μ = Δ√K/σ",
                 vec![],
             ),
-            Query::DpsgdGdp { rate, sigma, steps } => {
-                let r = crate::theorems::gdp::dpsgd_gdp(rate, sigma, steps, p)?;
-                let witness = r
-                    .witness
-                    .as_ref()
-                    .map_or(Value::Null, |w| Value::String(validate::show(&w.z)));
-                answer(
-                    Certified::TwoSided(r.mu),
-                    "μ* = √T/σ: each step is (1/σ)-GDP, composed by Dong–Roth–Su 2022 Corollary 3.3 (upper); the test Σx > z·σ√T with TPR ≥ q^T·Φ̄(z − √T/σ) > 1 − G_μ(FPR), by Gordon's Mills-ratio bounds (lower)",
-                    vec![("witness_z", witness)],
-                )
-            }
+            Query::DpsgdGdp { rate, sigma, steps } => dpsgd_gdp(rate, sigma, steps, p)?,
             Query::DpsgdTpr {
                 rate,
                 sigma,
@@ -644,6 +633,20 @@ fn compose(classes: &[optimal::Class], d: &Rational, p: Precision) -> Result<Ans
         }
         Err(e) => Err(e),
     }
+}
+
+/// μ-GDP of the Poisson add/remove run, with the lower end's witness test.
+fn dpsgd_gdp(rate: &Rational, sigma: &Rational, steps: &Integer, p: Precision) -> Result<Answer> {
+    let r = crate::theorems::gdp::dpsgd_gdp(rate, sigma, steps, p)?;
+    let witness = r
+        .witness
+        .as_ref()
+        .map_or(Value::Null, |w| Value::String(validate::show(&w.z)));
+    Ok(answer(
+        Certified::TwoSided(r.mu),
+        "μ* = √T/σ: each step is (1/σ)-GDP, composed by Dong–Roth–Su 2022 Corollary 3.3 (upper); the test Σx > z·σ√T with TPR ≥ q^T·Φ̄(z − √T/σ) > 1 − G_μ(FPR), by Gordon's Mills-ratio bounds (lower)",
+        vec![("witness_z", witness)],
+    ))
 }
 
 fn rdp_point(
