@@ -103,6 +103,73 @@ pub(super) struct DpsgdArgs {
     pub(super) common: Common,
 }
 
+/// A `dpcert dpsgd` question as values, for bindings: each field is the exact text its flag
+/// would carry (`None`: the flag is absent), `phases` the `--phase Q,S,T` texts.
+#[derive(Clone, Debug, Default)]
+pub struct DpsgdRequest {
+    /// `--rate`.
+    pub rate: Option<String>,
+    /// `--batch-size`.
+    pub batch_size: Option<String>,
+    /// `--dataset-size`.
+    pub dataset_size: Option<String>,
+    /// `--steps`.
+    pub steps: Option<String>,
+    /// `--epochs`.
+    pub epochs: Option<String>,
+    /// `--sigma`.
+    pub sigma: Option<String>,
+    /// `--phase Q,S,T`, one per phase.
+    pub phases: Vec<String>,
+    /// `--delta` (ε at δ), or
+    pub delta: Option<String>,
+    /// `--epsilon` (δ at ε).
+    pub epsilon: Option<String>,
+    /// `--method` (`None`: best).
+    pub method: Option<String>,
+    /// `--grid`.
+    pub grid: Option<String>,
+    /// `--tail`.
+    pub tail: Option<String>,
+    /// `--tight`.
+    pub tight: bool,
+    /// `--sampling` (`None`: poisson).
+    pub sampling: Option<String>,
+    /// `--relation` (`None`: add-remove).
+    pub relation: Option<String>,
+    /// `--precision`.
+    pub precision: Option<String>,
+}
+
+impl From<DpsgdRequest> for DpsgdArgs {
+    /// The flags as clap would hold them (its defaults where the request leaves one out).
+    fn from(r: DpsgdRequest) -> DpsgdArgs {
+        let or = |x: Option<String>, default: &str| x.unwrap_or_else(|| default.to_string());
+        DpsgdArgs {
+            batch: BatchArgs {
+                rate: r.rate,
+                batch: r.batch_size,
+                dataset: r.dataset_size,
+                steps: r.steps,
+                epochs: r.epochs,
+            },
+            sigma: r.sigma,
+            phase: r.phases,
+            delta: r.delta,
+            epsilon: r.epsilon,
+            method: or(r.method, "best"),
+            grid: r.grid,
+            tail: r.tail,
+            tight: r.tight,
+            sampling: or(r.sampling, "poisson"),
+            relation: or(r.relation, "add-remove"),
+            group: "1".into(),
+            user_sampling: "users".into(),
+            common: Common::new(r.precision),
+        }
+    }
+}
+
 /// The run the flags describe.
 enum Spec {
     /// One (q, σ, T), with the ML quantities it was stated in.
