@@ -145,6 +145,7 @@ pub mod calibrate;
 pub mod cli;
 pub mod deploy;
 pub mod dp_event;
+pub mod dpsgd;
 pub mod event;
 pub mod input;
 pub mod json;

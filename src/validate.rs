@@ -87,6 +87,18 @@ pub fn nonempty<T>(name: &str, xs: &[T]) -> Result<()> {
     }
 }
 
+/// Refuse an answer whose upper end overflowed to +∞ (an input far outside any sensible
+/// range): a numerical failure with a clear message, never `inf` printed as a bound.
+pub fn require_finite_upper(u: &crate::Upper, what: &str) -> Result<()> {
+    if u.as_float().is_finite() {
+        Ok(())
+    } else {
+        Err(Error::Numerical(format!(
+            "the certified upper bound of {what} overflowed (beyond MPFR's exponent range); an input is too extreme for this route"
+        )))
+    }
+}
+
 /// Longest exact echo of a number, in characters; anything longer is shown as `≈` and a
 /// 20-significant-digit decimal (an echo of an input, never a bound).
 pub const MAX_ECHO_CHARS: usize = 40;

@@ -429,11 +429,11 @@ fn calibrated_sigma_is_feasible_and_near_the_optimum() {
     use dpcert::theorems::pld_accountant::dpsgd_pld_epsilon;
     use dpcert::theorems::sampling::{Relation, Sampling};
     let (target, delta) = (q("2"), q("1e-5"));
-    let mut run = Run::poisson(q("1/100"), q("1"), Integer::from(100));
+    let mut run = Run::checked(q("1/100"), q("1"), Integer::from(100)).unwrap();
     run.sampling = Sampling::FixedSize;
     run.relation = Relation::Substitution;
     let c = calibrate(&run, Parameter::Sigma, &target, &delta).unwrap();
-    let sigma = c.feasible.run.sigma.clone();
+    let sigma = Rational::from(&*c.feasible.run.sigma);
     let up = dpsgd_fixed_size_pld_epsilon(
         &run.rate,
         &sigma,
@@ -450,7 +450,7 @@ fn calibrated_sigma_is_feasible_and_near_the_optimum() {
     run.method = Method::Rdp;
     let r = calibrate(&run, Parameter::Sigma, &target, &delta).unwrap();
     assert!(
-        r.feasible.run.sigma > sigma,
+        *r.feasible.run.sigma > sigma,
         "RDP σ {} not above the PLD σ {sigma}",
         r.feasible.run.sigma
     );

@@ -319,14 +319,16 @@ def dpsgd_epsilon(rate: ExactNumber = None, sigma: ExactNumber = None, steps: Ex
     ``grid``)."""
     if method not in ("pld", "rdp", "best"):
         raise ValueError(f"invalid method: {method!r} is not 'pld', 'rdp' or 'best'")
-    args = ["dpsgd"] + _flags(delta=delta) + _opt(rate=rate, sigma=sigma, steps=steps,
-                                                   batch_size=batch_size,
-                                                   dataset_size=dataset_size, epochs=epochs)
-    args += _phase_flags(phases)
-    args += ["--method", method, "--sampling", str(sampling), "--relation", str(relation)]
-    if tight:
-        args.append("--tight")
-    return query(args + _opt(grid=grid, tail=tail) + _common(precision))
+    fields = _texts(delta=delta)
+    fields.update(_opt_texts(rate=rate, sigma=sigma, steps=steps, batch_size=batch_size,
+                             dataset_size=dataset_size, epochs=epochs))
+    fields["phases"] = [",".join(t) for t in _phase_texts(phases or [])]
+    fields.update(method=method, sampling=str(sampling), relation=str(relation), tight=bool(tight))
+    fields.update(_opt_texts(grid=grid, tail=tail))
+    common = _common(precision)
+    if common:
+        fields["precision"] = common[1]
+    return _dpsgd(fields)
 
 
 def dpsgd_delta(epsilon: ExactNumber, rate: ExactNumber = None, sigma: ExactNumber = None,
@@ -338,19 +340,27 @@ def dpsgd_delta(epsilon: ExactNumber, rate: ExactNumber = None, sigma: ExactNumb
     (two-sided; Poisson sampling, add/remove neighbours, both directions): the same run
     arguments as :func:`dpsgd_epsilon` (``rate``/``sigma``/``steps``, the ML vocabulary, or
     ``phases``). The same numbers as ``dpcert dpsgd … --epsilon E``."""
-    args = ["dpsgd"] + _flags(epsilon=epsilon) + _opt(rate=rate, sigma=sigma, steps=steps,
-                                                       batch_size=batch_size,
-                                                       dataset_size=dataset_size, epochs=epochs)
-    args += _phase_flags(phases)
-    return query(args + _opt(grid=grid, tail=tail))
+    fields = _texts(epsilon=epsilon)
+    fields.update(_opt_texts(rate=rate, sigma=sigma, steps=steps, batch_size=batch_size,
+                             dataset_size=dataset_size, epochs=epochs))
+    fields["phases"] = [",".join(t) for t in _phase_texts(phases or [])]
+    fields.update(_opt_texts(grid=grid, tail=tail))
+    return _dpsgd(fields)
 
 
-def _phase_flags(phases: Optional[Sequence[Sequence[ExactNumber]]]) -> list:
-    """``--phase Q,S,T`` flags of a schedule (each entry checked to be a triple)."""
-    out: list = []
-    for text in _phase_texts(phases or []):
-        out += ["--phase", ",".join(text)]
-    return out
+def _texts(**kwargs: Any) -> dict:
+    """The exact text of each required number argument (None is refused, naming it)."""
+    return {name: _exact(name, value) for name, value in kwargs.items()}
+
+
+def _opt_texts(**kwargs: Any) -> dict:
+    """The exact text of each optional number argument that is given."""
+    return _texts(**{k: v for k, v in kwargs.items() if v is not None})
+
+
+def _dpsgd(fields: Mapping[str, Any]) -> Bound:
+    """The answer of ``dpcert dpsgd`` for the question's values (the native typed call)."""
+    return _bound(_result(_loads(_native.dpsgd(**fields))))
 
 
 def _phase_texts(phases: Sequence[Sequence[ExactNumber]]) -> list:

@@ -149,6 +149,56 @@ fn query(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
     })
 }
 
+/// The `dpcert/1` envelope of `dpcert dpsgd` (JSON text) for a question given as values:
+/// each number as its exact text, `phases` as `Q,S,T` texts; the same command as
+/// `dpcert dpsgd … --json`, without an argument vector.
+#[pyfunction]
+#[pyo3(signature = (*, rate=None, batch_size=None, dataset_size=None, steps=None, epochs=None,
+    sigma=None, phases=Vec::new(), delta=None, epsilon=None, method=None, grid=None, tail=None,
+    tight=false, sampling=None, relation=None, precision=None))]
+#[allow(clippy::too_many_arguments)]
+fn dpsgd(
+    py: Python<'_>,
+    rate: Option<String>,
+    batch_size: Option<String>,
+    dataset_size: Option<String>,
+    steps: Option<String>,
+    epochs: Option<String>,
+    sigma: Option<String>,
+    phases: Vec<String>,
+    delta: Option<String>,
+    epsilon: Option<String>,
+    method: Option<String>,
+    grid: Option<String>,
+    tail: Option<String>,
+    tight: bool,
+    sampling: Option<String>,
+    relation: Option<String>,
+    precision: Option<String>,
+) -> PyResult<String> {
+    let request = dpcert::cli::DpsgdRequest {
+        rate,
+        batch_size,
+        dataset_size,
+        steps,
+        epochs,
+        sigma,
+        phases,
+        delta,
+        epsilon,
+        method,
+        grid,
+        tail,
+        tight,
+        sampling,
+        relation,
+        precision,
+    };
+    blocking(py, move || {
+        dpcert::cli::dpsgd_envelope(request).map(|v| v.to_string())
+    })
+}
+
 /// The `dpcert/1` envelope `dpcert calibrate ARGS --json` prints (JSON text).
 #[pyfunction]
 fn calibrate(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
@@ -309,6 +359,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     dpcert::progress::set_stderr_lines(false);
     m.add("NumericalError", m.py().get_type::<NumericalError>())?;
     m.add_function(wrap_pyfunction!(query, m)?)?;
+    m.add_function(wrap_pyfunction!(dpsgd, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate, m)?)?;
     m.add_function(wrap_pyfunction!(dp_event_mechanisms, m)?)?;

@@ -652,7 +652,7 @@ fn sampled(event: &Event, steps: &Integer, ctx: &Ctx, out: &mut Vec<Flat>) -> Re
 
 impl Mechanism {
     /// How many Gaussian releases per example a shuffled run is: ⌈steps/⌊1/q⌋⌉ passes
-    /// ([`crate::calibrate::shuffled_participations`]); 1 for every other mechanism.
+    /// ([`crate::dpsgd::Run::passes`]); 1 for every other mechanism.
     pub fn passes(&self) -> Integer {
         match self {
             Mechanism::ShuffledGaussian { sigma, rate, steps }
@@ -662,11 +662,10 @@ impl Mechanism {
                 steps,
                 sampling: Sampling::Shuffled,
             } => {
-                let mut run =
-                    crate::calibrate::Run::poisson(rate.clone(), sigma.clone(), steps.clone());
-                run.sampling = crate::theorems::sampling::Sampling::Shuffled;
                 // q > 0 is checked when the event is validated
-                crate::calibrate::shuffled_participations(&run).unwrap_or_else(|_| steps.clone())
+                crate::dpsgd::Run::checked(rate.clone(), sigma.clone(), steps.clone())
+                    .and_then(|run| run.passes())
+                    .unwrap_or_else(|_| steps.clone())
             }
             _ => Integer::from(1),
         }

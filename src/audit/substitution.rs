@@ -8,9 +8,7 @@
 //! dpcert has no δ(ε) function for these, so the route says it cannot answer δ(ε).
 use super::ledger::{Entry, Ledger, Mechanism};
 use super::route::{Outcome, Route, RouteId, Step, WhyNot};
-use crate::num::Precision;
-use crate::reference::query::{Dpsgd, DpsgdMethod, Query};
-use crate::theorems::sampling::{Relation, Sampling};
+use crate::dpsgd::{self, Accounting, Delta, Relation, Sampling};
 use crate::validate::show;
 use crate::Result;
 use rug::{Integer, Rational};
@@ -41,36 +39,26 @@ fn run(l: &Ledger) -> std::result::Result<(&Entry, Rational, Rational, Integer, 
     }
 }
 
-/// The `dpcert dpsgd` query of the run at δ.
-fn query(l: &Ledger, delta: &Rational) -> std::result::Result<Query, WhyNot> {
+/// The run `dpcert dpsgd --relation substitution` would account (default grid, method
+/// best); a shuffled run counts its passes as the ledger does.
+fn dpsgd_run(l: &Ledger) -> std::result::Result<dpsgd::Run, WhyNot> {
     let (e, sigma, rate, steps, sampling) = run(l)?;
-    let d = Dpsgd {
-        rate,
-        sigma: sigma.clone(),
-        steps,
-        delta: delta.clone(),
-        method: DpsgdMethod::Best,
-        grid: None,
-        tail: None,
-        tight: false,
-    };
-    Ok(match sampling {
-        Sampling::Poisson => Query::DpsgdSubstitution(d),
-        Sampling::FixedSize => Query::DpsgdFixedSize(d),
-        Sampling::Shuffled => Query::DpsgdShuffled {
-            sigma,
-            passes: e.mechanism.passes() * &e.repeat,
-            relation: Relation::Substitution,
-            delta: delta.clone(),
-        },
-    })
+    let invalid = |err: crate::Error| WhyNot(format!("failed: {err}"));
+    let mut run = dpsgd::Run::checked(rate, sigma, steps).map_err(invalid)?;
+    run.sampling = sampling;
+    run.relation = Relation::Substitution;
+    run.method = dpsgd::Method::Best;
+    if sampling == Sampling::Shuffled {
+        run.epochs = Some(Rational::from(e.mechanism.passes() * &e.repeat));
+    }
+    Ok(run)
 }
 
 /// The theorem chain for a sampling, as the route's first step names it.
 fn theorem(sampling: Sampling) -> &'static str {
     match sampling {
         Sampling::Poisson => "Poisson sampling, substitution neighbours (`dpsgd_substitution_pld_epsilon`): certified PLD, both sides, of the pair (1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²), which dominates every step (Schuchardt et al. 2024, Theorem 3.8) and which datasets realise",
-        Sampling::FixedSize => crate::reference::query::FIXED_SIZE_THEOREM,
+        Sampling::FixedSize => dpsgd::route::FIXED_SIZE_THEOREM,
         Sampling::Shuffled => "shuffled batches, substitution neighbours (`shuffled_dpsgd_epsilon`): each pass over the data is one Gaussian release of sensitivity 2 per example, composed exactly (Corollary 10); an upper bound (amplification by shuffling neither claimed nor excluded)",
     }
 }
@@ -99,13 +87,22 @@ impl Route for Substitution {
         )])
     }
     fn epsilon_at(&self, l: &Ledger, delta: &Rational) -> Result<Outcome> {
-        let q = match query(l, delta) {
-            Ok(q) => q,
+        let run = match dpsgd_run(l) {
+            Ok(run) => run,
             Err(why) => return Ok(Outcome::none(why.0)),
         };
-        let progress = crate::progress::stderr_lines();
-        Ok(match q.evaluate(Precision::Auto, progress) {
-            Ok(a) => Outcome::of(Some(a.value)),
+        let acc = Accounting {
+            progress: crate::progress::stderr_lines(),
+            ..Accounting::default()
+        };
+        let answer = Delta::new("delta", delta.clone())
+            .and_then(|d| dpsgd::epsilon(&run, &d, &acc))
+            .and_then(|e| {
+                crate::validate::require_finite_upper(e.value.upper(), "dpsgd")?;
+                Ok(e.value)
+            });
+        Ok(match answer {
+            Ok(value) => Outcome::of(Some(value)),
             Err(e) => Outcome::none(format!("failed: ε at δ = {}: {e}", show(delta))),
         })
     }

@@ -115,19 +115,21 @@ impl<'a> Search<'a> {
     }
 
     /// The run with the calibrated parameter set to `x` (steps: an integer, rate ≤ 1).
-    fn with(&self, x: &Rational) -> Run {
+    fn with(&self, x: &Rational) -> Result<Run> {
         let mut r = self.run.clone();
         match self.p {
-            Parameter::Sigma => r.sigma = x.clone(),
-            Parameter::Steps => r.steps = x.clone().ceil().numer().clone(),
-            Parameter::Rate => r.rate = x.clone(),
+            Parameter::Sigma => r.sigma = dpsgd::Sigma::new("sigma", x.clone())?,
+            Parameter::Steps => {
+                r.steps = dpsgd::Steps::new("steps", x.clone().ceil().numer().clone())?
+            }
+            Parameter::Rate => r.rate = dpsgd::Rate::new("rate", x.clone())?,
         }
-        r
+        Ok(r)
     }
 
     fn eval(&mut self, x: &Rational, grid: Option<&Rational>) -> Result<Evaluation> {
         self.evals += 1;
-        dpsgd_epsilon(&self.with(x), self.delta, grid)
+        evaluate(&self.with(x)?, self.delta, grid)
     }
 
     /// A coarse evaluation at u = ln x (automatic grid): F and the grid used. Refusals of a

@@ -1,7 +1,7 @@
 //! DP-SGD's run length and batch fraction in either vocabulary — `--rate`/`--steps`, or the ML
 //! one (`--batch-size`, `--dataset-size`, `--epochs`) — shared by `dpsgd` and `calibrate dpsgd`.
 use super::{count, flagged, num};
-use crate::calibrate;
+use crate::dpsgd;
 use crate::Error;
 use clap::Args;
 use rug::{Integer, Rational};
@@ -133,7 +133,7 @@ impl BatchArgs {
                         "needs --batch-size and --dataset-size",
                     ));
                 };
-                Some(flagged(calibrate::steps_from_epochs(e, b, n))?.1)
+                Some(flagged(dpsgd::steps_from_epochs(e, b, n))?.1.into_inner())
             }
             (None, None) => None,
         };

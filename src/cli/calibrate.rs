@@ -3,7 +3,8 @@
 //! route is two-sided.
 use super::batch::{Batch, BatchArgs};
 use super::{count, digits, fail, flagged, lower_digits, num, out, upper_digits, Common};
-use crate::calibrate::{self, Calibration, Evaluation, Method, Parameter, Run};
+use crate::calibrate::{self, Calibration, Evaluation, Parameter};
+use crate::dpsgd::{Method, Rate, Run, Sigma, Steps};
 use crate::num::Certified;
 use crate::theorems::sampling::{Relation, Sampling, UserSampling};
 use crate::{exit, json as contract, validate, Error};
@@ -120,26 +121,32 @@ fn run_of(c: &DpsgdCal) -> Result<(Run, Parameter), Error> {
             ))
         }
     };
+    let sampling = flagged(Sampling::parse(&c.sampling))?;
+    let relation = flagged(Relation::parse(&c.relation))?;
+    let method = match c.method.as_str() {
+        "pld" | "rdp" => Method::parse(&c.method)?,
+        m => {
+            return Err(Error::arg(
+                "--method",
+                format!("expected pld or rdp, got '{m}'"),
+            ))
+        }
+    };
+    let group = count("--group-size", &c.group)?;
+    let user_sampling = UserSampling::parse(&c.user_sampling)?;
+    // the calibrated parameter's value is a placeholder (1), replaced by the search
+    let one = || Rational::from(1);
     let run = Run {
-        rate: rate.unwrap_or_else(|| Rational::from(1)),
-        sigma: sigma.unwrap_or_else(|| Rational::from(1)),
-        steps: steps.unwrap_or_else(|| Integer::from(1)),
-        sampling: flagged(Sampling::parse(&c.sampling))?,
-        relation: flagged(Relation::parse(&c.relation))?,
-        method: match c.method.as_str() {
-            "pld" => Method::Pld,
-            "rdp" => Method::Rdp,
-            m => {
-                return Err(Error::arg(
-                    "--method",
-                    format!("expected pld or rdp, got '{m}'"),
-                ))
-            }
-        },
+        rate: flagged(Rate::new("rate", rate.unwrap_or_else(one)))?,
+        sigma: flagged(Sigma::new("sigma", sigma.unwrap_or_else(one)))?,
+        steps: flagged(Steps::new("steps", steps.unwrap_or_else(|| Integer::from(1))))?,
+        sampling,
+        relation,
+        method,
         epochs,
         dataset,
-        group: count("--group-size", &c.group)?,
-        user_sampling: UserSampling::parse(&c.user_sampling)?,
+        group,
+        user_sampling,
     };
     Ok((run, parameter))
 }
@@ -254,7 +261,7 @@ fn solve_dpsgd(c: &DpsgdCal) -> Result<(Calibration, Option<Evaluation>), Error>
     let cmp = if run.sampling == Sampling::Shuffled && run.relation == Relation::AddRemove {
         let mut r = cal.feasible.run.clone();
         r.sampling = Sampling::Poisson;
-        calibrate::dpsgd_epsilon(&r, &delta, None).ok()
+        calibrate::evaluate(&r, &delta, None).ok()
     } else {
         None
     };

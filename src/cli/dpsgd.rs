@@ -3,10 +3,11 @@
 //! epochs), or as a schedule of phases.
 use super::batch::{conflict, Batch, BatchArgs};
 use super::{num, Common, QueryCmd};
-use crate::calibrate::{self, Run};
-use crate::reference::query::{Answer, At, Dpsgd, DpsgdMethod, Query, UserSampling};
-use crate::theorems::sampling::{Relation, Sampling};
-use crate::theorems::schedule::Phase;
+use crate::dpsgd::{
+    self, Accounting, Delta, Method, Phase, Rate, Relation, Run, Sampling, Sigma, Steps,
+    UserSampling,
+};
+use crate::reference::query::{Answer, At, Dpsgd, Query};
 use crate::validate::echo;
 use crate::Error;
 use clap::Args;
@@ -123,6 +124,77 @@ pub(super) struct DpsgdArgs {
     pub(super) common: Common,
 }
 
+/// A `dpcert dpsgd` question as values, for bindings: each field is the exact text its flag
+/// would carry (`None`: the flag is absent), `phases` the `--phase Q,S,T` texts.
+#[derive(Clone, Debug, Default)]
+pub struct DpsgdRequest {
+    /// `--rate`.
+    pub rate: Option<String>,
+    /// `--batch-size`.
+    pub batch_size: Option<String>,
+    /// `--dataset-size`.
+    pub dataset_size: Option<String>,
+    /// `--steps`.
+    pub steps: Option<String>,
+    /// `--epochs`.
+    pub epochs: Option<String>,
+    /// `--sigma`.
+    pub sigma: Option<String>,
+    /// `--phase Q,S,T`, one per phase.
+    pub phases: Vec<String>,
+    /// `--delta` (ε at δ), or
+    pub delta: Option<String>,
+    /// `--epsilon` (δ at ε).
+    pub epsilon: Option<String>,
+    /// `--method` (`None`: best).
+    pub method: Option<String>,
+    /// `--grid`.
+    pub grid: Option<String>,
+    /// `--tail`.
+    pub tail: Option<String>,
+    /// `--tight`.
+    pub tight: bool,
+    /// `--sampling` (`None`: poisson).
+    pub sampling: Option<String>,
+    /// `--relation` (`None`: add-remove).
+    pub relation: Option<String>,
+    /// `--precision`.
+    pub precision: Option<String>,
+}
+
+impl From<DpsgdRequest> for DpsgdArgs {
+    /// The flags as clap would hold them (its defaults where the request leaves one out).
+    fn from(r: DpsgdRequest) -> DpsgdArgs {
+        let or = |x: Option<String>, default: &str| x.unwrap_or_else(|| default.to_string());
+        DpsgdArgs {
+            batch: BatchArgs {
+                rate: r.rate,
+                batch: r.batch_size,
+                dataset: r.dataset_size,
+                steps: r.steps,
+                epochs: r.epochs,
+            },
+            sigma: r.sigma,
+            phase: r.phases,
+            delta: r.delta,
+            epsilon: r.epsilon,
+            method: or(r.method, "best"),
+            grid: r.grid,
+            tail: r.tail,
+            tight: r.tight,
+            sampling: or(r.sampling, "poisson"),
+            // random allocation and truncated Poisson are the CLI's (not yet in Python)
+            steps_per_epoch: None,
+            uses_per_epoch: None,
+            max_batch_size: None,
+            relation: or(r.relation, "add-remove"),
+            group: "1".into(),
+            user_sampling: "users".into(),
+            common: Common::new(r.precision),
+        }
+    }
+}
+
 /// The run the flags describe.
 enum Spec {
     /// One (q, σ, T), with the ML quantities it was stated in.
@@ -201,39 +273,6 @@ impl DpsgdArgs {
         }
     }
 
-    /// The passes one example takes part in, for a shuffled run.
-    fn passes(&self, d: &Dpsgd, epochs: Option<Rational>) -> Result<Integer, Error> {
-        let mut run = Run::poisson(d.rate.clone(), d.sigma.clone(), d.steps.clone());
-        run.sampling = Sampling::Shuffled;
-        run.epochs = epochs;
-        calibrate::shuffled_participations(&run)
-    }
-
-    /// Shuffled runs: `shuffled_dpsgd_epsilon`'s upper bound (the exact Gaussian composition of
-    /// the passes); other non-default samplers are refused.
-    fn sampler_query(&self, d: &Dpsgd, epochs: Option<Rational>) -> Result<Option<Query>, Error> {
-        let (sampling, relation) = self.sampler()?;
-        match (sampling, relation) {
-            (Sampling::Poisson, Relation::AddRemove) => Ok(None),
-            (Sampling::Shuffled, relation) => Ok(Some(Query::DpsgdShuffled {
-                sigma: d.sigma.clone(),
-                passes: self.passes(d, epochs)?,
-                relation,
-                delta: d.delta.clone(),
-            })),
-            (Sampling::Poisson, Relation::Substitution) => {
-                Ok(Some(Query::DpsgdSubstitution(d.clone())))
-            }
-            (Sampling::FixedSize, Relation::Substitution) => {
-                Ok(Some(Query::DpsgdFixedSize(d.clone())))
-            }
-            (Sampling::FixedSize, Relation::AddRemove) => Err(Error::arg(
-                "--relation",
-                "fixed-size batches are certified for --relation substitution only (under add/remove the dataset size N, hence B/N, changes between neighbours and no certified route exists in dpcert); use --relation substitution, or --sampling poisson",
-            )),
-        }
-    }
-
     /// --group-size K (checked: 1 ≤ K ≤ 4096) and --user-sampling (checked even when K = 1).
     fn group_size(&self) -> Result<u32, Error> {
         UserSampling::parse(&self.user_sampling)?;
@@ -250,21 +289,27 @@ impl DpsgdArgs {
         })
     }
 
-    /// K > 1: the user-level query (Poisson sampling, add/remove only); K = 1: none.
-    fn group_query(&self, d: &Dpsgd) -> Result<Option<Query>, Error> {
+    /// The single run the flags state (sampler, relation, group, method and the numbers,
+    /// each checked where it is read); user-level accounting (K > 1) is offered for Poisson
+    /// sampling with add/remove neighbours only.
+    fn run(&self, sigma: Rational, batch: Batch, method: Method) -> Result<Run, Error> {
         let k = self.group_size()?;
-        if k == 1 {
-            return Ok(None);
-        }
-        if self.sampler()? != (Sampling::Poisson, Relation::AddRemove) {
+        let (sampling, relation) = self.sampler()?;
+        if k > 1 && (sampling, relation) != (Sampling::Poisson, Relation::AddRemove) {
             return Err(Error::arg("--group-size", "user-level accounting (K > 1) is available for --sampling poisson --relation add-remove only"));
         }
-        let user_sampling = UserSampling::parse(&self.user_sampling)?;
-        Ok(Some(Query::DpsgdGroup {
-            run: d.clone(),
-            group_size: k,
-            user_sampling,
-        }))
+        Ok(Run {
+            rate: Rate::new("rate", batch.rate.unwrap_or_default())?,
+            sigma: Sigma::new("sigma", sigma)?,
+            steps: Steps::new("steps", batch.steps.unwrap_or_default())?,
+            sampling,
+            relation,
+            method,
+            epochs: batch.epochs,
+            dataset: batch.dataset,
+            group: Integer::from(k),
+            user_sampling: UserSampling::parse(&self.user_sampling)?,
+        })
     }
 
     fn sampler(&self) -> Result<(Sampling, Relation), Error> {
@@ -274,7 +319,7 @@ impl DpsgdArgs {
     }
 
     /// A schedule runs on the PLD accountant, Poisson sampling, add/remove neighbours.
-    fn phases_query(&self, phases: Vec<Phase>, d: Dpsgd) -> Result<Query, Error> {
+    fn phases_query(&self, phases: Vec<Phase>, delta: Rational) -> Result<Query, Error> {
         match self.sampler()? {
             (Sampling::Poisson, Relation::AddRemove) => {}
             (Sampling::Poisson, _) => {
@@ -290,7 +335,7 @@ impl DpsgdArgs {
                 ))
             }
         }
-        if d.method == DpsgdMethod::Rdp {
+        if Method::parse(&self.method)? == Method::Rdp {
             return Err(Error::arg(
                 "--method",
                 "--phase schedules run on the PLD accountant only (pld or best)",
@@ -298,9 +343,9 @@ impl DpsgdArgs {
         }
         Ok(Query::DpsgdPhases {
             phases,
-            delta: d.delta,
-            grid: d.grid,
-            tail: d.tail,
+            delta: Delta::new("delta", delta)?,
+            grid: self.grid()?,
+            tail: self.tail()?,
         })
     }
 }
@@ -373,16 +418,13 @@ impl QueryCmd for DpsgdArgs {
         if let Some(e) = &self.epsilon {
             return self.delta_query(spec, num("--epsilon", e)?);
         }
-        let zero = || Rational::from(0);
-        let mut d = Dpsgd {
-            rate: zero(),
-            sigma: zero(),
-            steps: Integer::from(0),
-            delta: num("--delta", self.delta.as_deref().unwrap_or_default())?,
-            method: DpsgdMethod::parse(&self.method)?,
-            grid: self.grid.as_deref().map(|g| num("--grid", g)).transpose()?,
-            tail: self.tail.as_deref().map(|t| num("--tail", t)).transpose()?,
+        let delta = num("--delta", self.delta.as_deref().unwrap_or_default())?;
+        let method = Method::parse(&self.method)?;
+        let accounting = Accounting {
+            grid: self.grid()?,
+            tail: self.tail()?,
             tight: self.tight,
+            ..Accounting::default()
         };
         match spec {
             Spec::Phases(phases) => {
@@ -398,23 +440,13 @@ impl QueryCmd for DpsgdArgs {
                         "is implemented for single Poisson add/remove runs, not --phase schedules",
                     ));
                 }
-                self.phases_query(phases, d)
+                self.phases_query(phases, delta)
             }
-            Spec::Single { sigma, batch } => {
-                (d.rate, d.steps, d.sigma) = (
-                    batch.rate.unwrap_or_else(zero),
-                    batch.steps.unwrap_or_default(),
-                    sigma,
-                );
-                if let Some(q) = self.group_query(&d)? {
-                    return Ok(q);
-                }
-                let q = self.sampler_query(&d, batch.epochs)?;
-                if self.tight && matches!(q, Some(Query::DpsgdShuffled { .. })) {
-                    return Err(Error::arg("--tight", "refines the PLD accountant; a shuffled run is accounted by the Gaussian closed form"));
-                }
-                Ok(q.unwrap_or(Query::Dpsgd(d)))
-            }
+            Spec::Single { sigma, batch } => Ok(Query::Dpsgd(Dpsgd {
+                run: self.run(sigma, batch, method)?,
+                delta: Delta::new("delta", delta)?,
+                accounting,
+            })),
         }
     }
     fn asked(&self) -> String {
@@ -553,7 +585,7 @@ impl DpsgdArgs {
         if self.group_size()? > 1 {
             return only("--group-size", "example-level runs (group size 1)");
         }
-        if DpsgdMethod::parse(&self.method)? == DpsgdMethod::Rdp || self.tight {
+        if Method::parse(&self.method)? == Method::Rdp || self.tight {
             return only(
                 if self.tight { "--tight" } else { "--method" },
                 "the PLD accountant on its default or given grid (--method pld or best)",
@@ -570,9 +602,19 @@ impl DpsgdArgs {
         Ok(Query::DpsgdDelta {
             phases,
             epsilon,
-            grid: self.grid.as_deref().map(|g| num("--grid", g)).transpose()?,
-            tail: self.tail.as_deref().map(|t| num("--tail", t)).transpose()?,
+            grid: self.grid()?,
+            tail: self.tail()?,
         })
+    }
+
+    /// `--grid`, exact.
+    fn grid(&self) -> Result<Option<Rational>, Error> {
+        self.grid.as_deref().map(|g| num("--grid", g)).transpose()
+    }
+
+    /// `--tail`, exact.
+    fn tail(&self) -> Result<Option<Rational>, Error> {
+        self.tail.as_deref().map(|t| num("--tail", t)).transpose()
     }
 
     /// The shuffled answer's note: what was counted, and the Poisson figure beside it (a
@@ -581,31 +623,28 @@ impl DpsgdArgs {
         let Some((q, t, s, b)) = self.single() else {
             return String::new();
         };
-        let d = self.delta.as_deref().and_then(|d| num("--delta", d).ok());
-        let passes = self
-            .passes(
-                &Dpsgd {
-                    rate: q.clone(),
-                    sigma: s.clone(),
-                    steps: t.clone(),
-                    delta: Rational::new(),
-                    method: DpsgdMethod::Pld,
-                    grid: None,
-                    tail: None,
-                    tight: false,
-                },
-                b.epochs.clone(),
-            )
+        let run = Run::checked(q, s, t).ok().map(|mut run| {
+            run.epochs = b.epochs;
+            run
+        });
+        let passes = run
+            .as_ref()
+            .map(|run| Run {
+                sampling: Sampling::Shuffled,
+                ..run.clone()
+            })
+            .and_then(|run| run.passes().ok())
             .map(|k| k.to_string())
             .unwrap_or_default();
-        let poisson = d.and_then(|d| {
-            let opts = crate::theorems::pld_accountant::PldOptions::default();
-            let r =
-                crate::theorems::pld_accountant::dpsgd_pld_epsilon(&q, &s, &t, &d, &opts).ok()?;
+        let d = self.delta.as_deref().and_then(|d| num("--delta", d).ok());
+        let poisson = d.zip(run).and_then(|(d, run)| {
+            let d = Delta::new("delta", d).ok()?;
+            let r = dpsgd::epsilon(&run, &d, &Accounting::default()).ok()?;
+            let e = r.pld?.enclosure;
             Some(format!(
                 "; for comparison, Poisson sampling (add/remove) would give ε ∈ [{}, {}]",
-                super::lower_digits(r.enclosure.lower(), 8),
-                super::upper_digits(r.enclosure.upper(), 8)
+                super::lower_digits(e.lower(), 8),
+                super::upper_digits(e.upper(), 8)
             ))
         });
         format!(
@@ -678,7 +717,7 @@ impl DpsgdArgs {
             };
             return Err(Error::arg(flag, format!("is not available with --sampling {kind} (its accountant runs choose their own grid)")));
         }
-        if DpsgdMethod::parse(&self.method)? == DpsgdMethod::Rdp {
+        if Method::parse(&self.method)? == Method::Rdp {
             return Err(Error::arg(
                 "--method",
                 format!("--sampling {kind} has no RDP route; use pld or best"),

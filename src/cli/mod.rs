@@ -21,6 +21,7 @@ mod tradeoff;
 mod vectors;
 mod zcdp;
 
+pub use dpsgd::DpsgdRequest;
 use crate::num::{parse_exact, parse_positive_integer, Certified, Lower, Precision, Upper};
 use crate::reference::query::{Answer, Query};
 use crate::{exit, json as contract, validate, Error};
@@ -102,6 +103,17 @@ pub(super) struct Common {
     /// upper ends up). JSON always has full digits.
     #[arg(long, value_name = "N", default_value = "8")]
     digits: String,
+}
+
+impl Common {
+    /// The flags of a binding's call: envelope output, `precision` as given, 8 digits.
+    fn new(precision: Option<String>) -> Common {
+        Common {
+            json: true,
+            precision,
+            digits: "8".into(),
+        }
+    }
 }
 
 /// The exit-code table, shown under every `--help`.
@@ -300,6 +312,19 @@ pub fn query_envelope(args: &[String]) -> Result<Value, Error> {
             "not a single-value query (gaussian, zcdp, compose, rdp or dpsgd)",
         )
     })?;
+    envelope_of(c)
+}
+
+/// Library entry point for bindings: the envelope of `dpcert dpsgd` for a question given as
+/// values ([`DpsgdRequest`]: each flag's exact text, no argument vector) — the same command,
+/// so the same numbers and JSON as `query_envelope` with the equivalent flags.
+#[doc(hidden)]
+pub fn dpsgd_envelope(request: DpsgdRequest) -> Result<Value, Error> {
+    envelope_of(&dpsgd::DpsgdArgs::from(request))
+}
+
+/// The `dpcert/1` envelope of one single-value query command.
+fn envelope_of(c: &dyn QueryCmd) -> Result<Value, Error> {
     let (q, a) = flagged((|| {
         let q = c.to_query()?;
         // a binding that draws its own bar turns the library's stderr lines off

@@ -2,7 +2,8 @@
 //! records. The verdict is read off a [`Bracket`] that every certified evaluation narrows, so
 //! the bracket shown never contradicts the verdict.
 use super::check::{screen, Bracket, Claimed, Kind, Verdict};
-use super::query::{pld_options, Dpsgd, DpsgdMethod, GaussianShape, Query};
+use super::query::{Dpsgd, GaussianShape, Query};
+use crate::dpsgd::Method;
 use crate::num::{Certified, Precision};
 use crate::theorems::{gaussian, optimal, pld, pld_accountant, rdp, zcdp};
 use crate::{Error, Result};
@@ -89,7 +90,7 @@ pub fn judge(query: &Query, precision: Precision, value: &Claimed) -> Judged {
     let mut b = Bracket::new(qty, kind);
     // dpcert's own answer to the query (this also validates every argument of the query)
     match query {
-        Query::Dpsgd(_) => query.validate()?,
+        Query::Dpsgd(d) if d.run.is_plain() => query.validate()?,
         _ => match query.evaluate(precision, false)?.value {
             Certified::TwoSided(e) => b.meet_enclosure(&e),
             Certified::UpperBound(u) => {
@@ -102,13 +103,13 @@ pub fn judge(query: &Query, precision: Precision, value: &Claimed) -> Judged {
     let v = match screen(qty, value) {
         Ok(v) => v,
         Err((verdict, why)) => {
-            if let Query::Dpsgd(d) = query {
+            if let Some(d) = query.plain_dpsgd() {
                 dpsgd_bracket(d, None, &mut b)?;
             }
             return judged(verdict, why, &b);
         }
     };
-    if !matches!(query, Query::Dpsgd(_)) {
+    if query.plain_dpsgd().is_none() {
         if let Some(j) = read_off(&b, &v) {
             return j;
         }
@@ -131,18 +132,15 @@ pub fn judge(query: &Query, precision: Precision, value: &Claimed) -> Judged {
             steps,
             order,
         } => rdp_point(rate, sigma, steps, order, &v, &mut b)?,
-        Query::Dpsgd(d) => dpsgd(d, &v, &mut b)?,
+        Query::Dpsgd(d) if d.run.is_plain() => dpsgd(d, &v, &mut b)?,
         Query::GaussianTpr { .. } | Query::GaussianGdp { .. } | Query::DpsgdGdp { .. } => {
             by_higher_precision(query, &v, &mut b)?
         }
         // the PLD bracket does not depend on the precision: nothing more to try
         // (shuffled: an upper bound only, so a value below it cannot be called unsound)
         Query::DpsgdTpr { .. }
-        | Query::DpsgdSubstitution(_)
-        | Query::DpsgdGroup { .. }
-        | Query::DpsgdFixedSize(_)
+        | Query::Dpsgd(_)
         | Query::DpsgdPhases { .. }
-        | Query::DpsgdShuffled { .. }
         | Query::DpsgdAllocation { .. }
         | Query::DpsgdTruncated { .. }
         | Query::DpsgdDelta { .. } => None,
@@ -346,9 +344,11 @@ pub fn dpsgd_bracket(
     value: Option<&Rational>,
     b: &mut Bracket,
 ) -> Result<(Option<Verdict>, Option<&'static str>)> {
-    let mut opts = pld_options(d, false);
+    let mut opts = d.accounting.pld_options();
     let decided = |b: &Bracket| value.and_then(|v| b.decide(v));
-    let user_chose = d.method == DpsgdMethod::Pld || d.grid.is_some() || d.tail.is_some();
+    let (q, s, t, delta) = (&*d.run.rate, &*d.run.sigma, &*d.run.steps, &*d.delta);
+    let acc = &d.accounting;
+    let user_chose = d.run.method == Method::Pld || acc.grid.is_some() || acc.tail.is_some();
     // the PLD accountant first: two-sided, both neighbour directions, no cited result
     let rounds = if value.is_some() {
         PLD_CHECK_REFINEMENTS
@@ -357,7 +357,7 @@ pub fn dpsgd_bracket(
     };
     for i in 0..rounds {
         let r =
-            match pld_accountant::dpsgd_pld_epsilon(&d.rate, &d.sigma, &d.steps, &d.delta, &opts) {
+            match pld_accountant::dpsgd_pld_epsilon(q, s, t, delta, &opts) {
                 Ok(r) => r,
                 // the query asked for the PLD route (or chose its grid): its errors are the answer
                 Err(e) if i == 0 && user_chose => return Err(e),
@@ -376,9 +376,8 @@ pub fn dpsgd_bracket(
         opts.grid = Some(Rational::from(&r.grid / 2u32));
     }
     // then the RDP bound, which rests on a cited domination result (the reason says so)
-    if d.method != DpsgdMethod::Pld {
-        if let Ok((bound, _)) =
-            rdp::dpsgd_rdp_epsilon(&d.rate, &d.sigma, &d.steps, &d.delta, Precision::Auto)
+    if d.run.method != Method::Pld {
+        if let Ok((bound, _)) = rdp::dpsgd_rdp_epsilon(q, s, t, delta, Precision::Auto)
         {
             b.meet_upper(bound.upper());
             if let Some(verdict) = decided(b) {

@@ -5,7 +5,7 @@
 //! its flags to a `Query`; `check` ([`super::judge`]) and `vectors` evaluate the same values.
 use crate::num::{Certified, Enclosure, Precision, UpperBound, DEFAULT_PREC};
 use crate::reference::check::{Kind, Quantity};
-use crate::theorems::schedule::Phase;
+use crate::dpsgd::{Accountant, Accounting, Delta, Phase, Route, Run};
 use crate::theorems::{approx, basic, gaussian, optimal, pld, pld_accountant, rdp, zcdp};
 use crate::{validate, Error, Result};
 use rug::{Integer, Rational};
@@ -22,55 +22,17 @@ pub struct GaussianShape {
     pub compositions: Integer,
 }
 
-/// How DP-SGD's ε is computed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DpsgdMethod {
-    /// Rényi DP, converted (an upper bound resting on a cited domination result).
-    Rdp,
-    /// The certified PLD accountant (two-sided, both neighbour directions).
-    Pld,
-    /// The PLD accountant, or RDP where it cannot run on automatic settings.
-    Best,
-}
-
-impl DpsgdMethod {
-    /// `rdp`, `pld` or `best`.
-    pub fn parse(text: &str) -> Result<DpsgdMethod> {
-        match text {
-            "rdp" => Ok(DpsgdMethod::Rdp),
-            "pld" => Ok(DpsgdMethod::Pld),
-            "best" => Ok(DpsgdMethod::Best),
-            m => Err(Error::arg(
-                "method",
-                format!("`{m}` is not rdp, pld or best"),
-            )),
-        }
-    }
-}
-
-/// DP-SGD: T steps of the Poisson-subsampled Gaussian mechanism.
+/// DP-SGD's ε at δ: the run, the target δ and how the accountants run (grid, tail, tight
+/// preset; the precision and progress lines come with the evaluation).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dpsgd {
-    /// Sampling rate q = batch size / dataset size, in (0, 1].
-    pub rate: Rational,
-    /// Noise multiplier σ (noise std / clipping norm), > 0.
-    pub sigma: Rational,
-    /// Number of steps T = epochs · N / batch size.
-    pub steps: Integer,
+    /// The run: rate, σ, steps, sampler, relation, group, method.
+    pub run: Run,
     /// Target δ in (0, 1).
-    pub delta: Rational,
-    /// Which accountant computes ε (see [`DpsgdMethod`]).
-    pub method: DpsgdMethod,
-    /// PLD grid width h (automatic when `None`).
-    pub grid: Option<Rational>,
-    /// PLD tail mass per truncation (automatic when `None`).
-    pub tail: Option<Rational>,
-    /// The PLD accountant's tight preset ([`pld_accountant::PldOptions::tight`]): Poisson
-    /// add/remove runs on the automatic grid only; a narrower bracket for about 10–20× the time.
-    pub tight: bool,
+    pub delta: Delta,
+    /// The PLD accountant's grid, tail and tight preset.
+    pub accounting: Accounting,
 }
-
-pub use crate::theorems::sampling::UserSampling;
 
 /// A single-value query. Parameters are exact rationals (as the user wrote them).
 #[derive(Clone, Debug, PartialEq)]
@@ -136,23 +98,8 @@ pub enum Query {
         /// Rényi order α in (1, `rdp::MAX_ORDER`].
         order: Rational,
     },
-    /// ε at δ of DP-SGD.
+    /// ε at δ of DP-SGD, any sampler, relation and group ([`crate::dpsgd::route`]).
     Dpsgd(Dpsgd),
-    /// ε at δ of DP-SGD under substitution (replace-one) neighbours, Poisson sampling (PLD only).
-    DpsgdSubstitution(Dpsgd),
-    /// ε at δ of user-level DP-SGD (add/remove one user who contributes up to `group_size`
-    /// examples), users or examples Poisson-sampled.
-    DpsgdGroup {
-        /// The DP-SGD run (its `rate` is the user or example sampling rate).
-        run: Dpsgd,
-        /// Examples per user K, in [1, `pld_accountant::MAX_GROUP`].
-        group_size: u32,
-        /// Whether users or individual examples are Poisson-sampled.
-        user_sampling: UserSampling,
-    },
-    /// ε at δ of DP-SGD with fixed-size batches (B of N without replacement, `rate` = B/N)
-    /// under substitution neighbours: RDP upper (WBK19 Theorem 9), PLD pair lower.
-    DpsgdFixedSize(Dpsgd),
     /// The best membership-inference attack's TPR at FPR `fpr` (f-DP, Gaussian tradeoff).
     GaussianTpr {
         /// The mechanism: σ, sensitivity Δ and number of compositions K.
@@ -180,7 +127,7 @@ pub enum Query {
         /// The phases, in order (each q in (0, 1], σ > 0, T ≥ 1); at least one.
         phases: Vec<Phase>,
         /// Target δ in (0, 1).
-        delta: Rational,
+        delta: Delta,
         /// PLD grid width h (automatic when `None`).
         grid: Option<Rational>,
         /// PLD tail mass per truncation (automatic when `None`).
@@ -197,19 +144,6 @@ pub enum Query {
         grid: Option<Rational>,
         /// PLD tail mass per truncation (automatic when `None`).
         tail: Option<Rational>,
-    },
-    /// ε at δ of shuffled DP-SGD (each example once per epoch, `passes` epochs), without
-    /// amplification by shuffling: an upper bound (the exact Gaussian composition is exact only
-    /// for the run with its batch assignment revealed).
-    DpsgdShuffled {
-        /// Noise multiplier σ > 0.
-        sigma: Rational,
-        /// Number of epochs (passes over the data), ≥ 1.
-        passes: Integer,
-        /// The neighbouring relation (add/remove or substitution).
-        relation: crate::theorems::sampling::Relation,
-        /// Target δ in (0, 1).
-        delta: Rational,
     },
     /// DP-SGD with random allocation (each example in k of the t steps of every epoch;
     /// balls-and-bins is k = 1), ε at δ or δ at ε.
@@ -343,17 +277,13 @@ impl Query {
             Query::Compose { .. } => "compose approx",
             Query::RdpSubsampledGaussian { .. } => "rdp subsampled-gaussian",
             Query::Dpsgd(_) => "dpsgd",
-            Query::DpsgdSubstitution(_) => "dpsgd",
-            Query::DpsgdGroup { .. } => "dpsgd",
-            Query::DpsgdFixedSize(_) => "dpsgd",
             Query::GaussianTpr { .. } => "tradeoff gaussian",
             Query::GaussianGdp { .. } => "gdp gaussian",
             Query::DpsgdGdp { .. } => "gdp dpsgd",
             Query::DpsgdTpr { .. } => "tradeoff dpsgd",
             Query::DpsgdPhases { .. } => "dpsgd",
-            Query::DpsgdShuffled { .. } => "dpsgd",
-            Query::DpsgdAllocation { .. } | Query::DpsgdTruncated { .. } => "dpsgd",
             Query::DpsgdDelta { .. } => "dpsgd",
+            Query::DpsgdAllocation { .. } | Query::DpsgdTruncated { .. } => "dpsgd",
         }
     }
 
@@ -367,24 +297,22 @@ impl Query {
             Query::ZcdpEpsilon { .. } => (Quantity::Epsilon, Kind::UpperBound),
             Query::Compose { .. } => (Quantity::Epsilon, Kind::TwoSided),
             Query::RdpSubsampledGaussian { .. } => (Quantity::RdpEpsilon, Kind::TwoSided),
-            // an upper bound (RDP) until a two-sided PLD bracket is met
-            Query::Dpsgd(_) => (Quantity::Epsilon, Kind::UpperBound),
-            Query::DpsgdSubstitution(_) => (Quantity::Epsilon, Kind::TwoSided),
-            Query::DpsgdGroup {
-                user_sampling: UserSampling::Users,
-                ..
-            } => (Quantity::Epsilon, Kind::UpperBound),
-            Query::DpsgdGroup { .. } => (Quantity::Epsilon, Kind::TwoSided),
-            Query::DpsgdFixedSize(_) => (Quantity::Epsilon, Kind::UpperBound),
+            // two-sided where only the PLD accountant answers; else an upper bound (RDP)
+            // until a two-sided PLD bracket is met
+            Query::Dpsgd(d) => match crate::dpsgd::route(&d.run, &d.accounting) {
+                Ok(Route::PoissonSubstitution | Route::GroupExamples) => {
+                    (Quantity::Epsilon, Kind::TwoSided)
+                }
+                _ => (Quantity::Epsilon, Kind::UpperBound),
+            },
             Query::GaussianTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
             Query::GaussianGdp { .. } | Query::DpsgdGdp { .. } => (Quantity::Mu, Kind::TwoSided),
             Query::DpsgdTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
             Query::DpsgdPhases { .. } => (Quantity::Epsilon, Kind::TwoSided),
-            Query::DpsgdShuffled { .. } => (Quantity::Epsilon, Kind::UpperBound),
+            Query::DpsgdDelta { .. } => (Quantity::Delta, Kind::TwoSided),
             Query::DpsgdAllocation { at, .. } | Query::DpsgdTruncated { at, .. } => {
                 (at.quantity(), Kind::TwoSided)
             }
-            Query::DpsgdDelta { .. } => (Quantity::Delta, Kind::TwoSided),
         }
     }
 
@@ -428,40 +356,7 @@ impl Query {
                 validate_sgm(rate, sigma, steps)?;
                 validate_order(order)
             }
-            Query::Dpsgd(d) => {
-                validate_sgm(&d.rate, &d.sigma, &d.steps)?;
-                validate::open_unit("delta", &d.delta)?;
-                validate_tight(d, true)
-            }
-            Query::DpsgdFixedSize(d) => {
-                validate_sgm(&d.rate, &d.sigma, &d.steps)?;
-                validate::open_unit("delta", &d.delta)?;
-                validate_tight(d, false)?;
-                if d.method == DpsgdMethod::Rdp && (d.grid.is_some() || d.tail.is_some()) {
-                    return Err(Error::arg(
-                        "method",
-                        "--grid and --tail set the PLD accountant; --method rdp does not use it",
-                    ));
-                }
-                Ok(())
-            }
-            Query::DpsgdSubstitution(d) => {
-                validate_sgm(&d.rate, &d.sigma, &d.steps)?;
-                validate::open_unit("delta", &d.delta)?;
-                validate_tight(d, false)?;
-                if d.method == DpsgdMethod::Rdp {
-                    return Err(Error::arg(
-                        "method",
-                        "substitution with Poisson sampling is certified by the PLD accountant only; use --method pld or best",
-                    ));
-                }
-                Ok(())
-            }
-            Query::DpsgdGroup {
-                run,
-                group_size,
-                user_sampling,
-            } => validate_group(run, *group_size, *user_sampling),
+            Query::Dpsgd(d) => crate::dpsgd::route(&d.run, &d.accounting).map(|_| ()),
             Query::GaussianTpr { shape, fpr } => {
                 shape.validate()?;
                 crate::theorems::tradeoff::check_rate("fpr", fpr)
@@ -478,25 +373,12 @@ impl Query {
                 validate_sgm(rate, sigma, steps)?;
                 crate::theorems::tradeoff::check_rate("fpr", fpr)
             }
-            Query::DpsgdPhases { phases, delta, .. } => {
-                validate_phases(phases)?;
-                validate::open_unit("delta", delta)
-            }
+            Query::DpsgdPhases { phases, .. } => validate_phases(phases),
             Query::DpsgdDelta {
                 phases, epsilon, ..
             } => {
                 validate_phases(phases)?;
                 validate::nonnegative("epsilon", epsilon)
-            }
-            Query::DpsgdShuffled {
-                sigma,
-                passes,
-                delta,
-                ..
-            } => {
-                validate::positive("sigma", sigma)?;
-                validate::count("epochs", passes)?;
-                validate::open_unit("delta", delta)
             }
             Query::DpsgdAllocation { allocation, at } => {
                 allocation.validate()?;
@@ -545,13 +427,6 @@ impl Query {
                 order,
             } => rdp_point(rate, sigma, steps, order, p)?,
             Query::Dpsgd(d) => dpsgd(d, p, progress)?,
-            Query::DpsgdSubstitution(d) => dpsgd_substitution(d, progress)?,
-            Query::DpsgdGroup {
-                run,
-                group_size,
-                user_sampling,
-            } => dpsgd_group(run, *group_size, *user_sampling, p, progress)?,
-            Query::DpsgdFixedSize(d) => dpsgd_fixed_size(d, p, progress)?,
             Query::GaussianTpr { shape, fpr } => answer(
                 Certified::TwoSided(crate::theorems::tradeoff::gaussian_tradeoff_tpr(
                     &shape.pld()?,
@@ -566,18 +441,7 @@ impl Query {
                 "Dong–Roth–Su 2022 Theorem 2.7 / Corollary 3.3: μ = Δ√K/σ",
                 vec![],
             ),
-            Query::DpsgdGdp { rate, sigma, steps } => {
-                let r = crate::theorems::gdp::dpsgd_gdp(rate, sigma, steps, p)?;
-                let witness = r
-                    .witness
-                    .as_ref()
-                    .map_or(Value::Null, |w| Value::String(validate::show(&w.z)));
-                answer(
-                    Certified::TwoSided(r.mu),
-                    "μ* = √T/σ: each step is (1/σ)-GDP, composed by Dong–Roth–Su 2022 Corollary 3.3 (upper); the test Σx > z·σ√T with TPR ≥ q^T·Φ̄(z − √T/σ) > 1 − G_μ(FPR), by Gordon's Mills-ratio bounds (lower)",
-                    vec![("witness_z", witness)],
-                )
-            }
+            Query::DpsgdGdp { rate, sigma, steps } => dpsgd_gdp(rate, sigma, steps, p)?,
             Query::DpsgdTpr {
                 rate,
                 sigma,
@@ -592,14 +456,8 @@ impl Query {
                 grid,
                 tail,
             } => {
-                let opts = pld_accountant::PldOptions {
-                    grid: grid.clone(),
-                    tail: tail.clone(),
-                    progress,
-                    ..Default::default()
-                };
-                let r = crate::theorems::schedule::dpsgd_phases_pld_epsilon(phases, delta, &opts)?;
-                pld_answer(&r)
+                let acc = schedule_accounting(grid, tail, progress);
+                pld_answer(&crate::dpsgd::schedule_epsilon(phases, delta, &acc)?)
             }
             Query::DpsgdDelta {
                 phases,
@@ -607,39 +465,8 @@ impl Query {
                 grid,
                 tail,
             } => {
-                let opts = pld_accountant::PldOptions {
-                    grid: grid.clone(),
-                    tail: tail.clone(),
-                    progress,
-                    ..Default::default()
-                };
-                let eps = std::slice::from_ref(epsilon);
-                let r = crate::theorems::schedule::dpsgd_pld_delta(phases, eps, &opts)?;
-                pld_answer(&r[0])
-            }
-            Query::DpsgdShuffled {
-                sigma,
-                passes,
-                relation,
-                delta,
-            } => {
-                let e = crate::theorems::shuffle::shuffled_dpsgd_epsilon(
-                    sigma,
-                    passes,
-                    *relation,
-                    &Integer::from(1),
-                    delta,
-                    p,
-                )?;
-                answer(
-                    Certified::UpperBound(e),
-                    "shuffled epochs without amplification: an upper bound by the exact Gaussian composition of the passes (Corollaries 8 and 10), exact only with the batch assignment revealed",
-                    vec![
-                        ("rho", Value::String(validate::show(&shuffled_rho(sigma, passes, *relation)))),
-                        ("passes", Value::String(passes.to_string())),
-                        ("relation", Value::String(relation.name().into())),
-                    ],
-                )
+                let acc = schedule_accounting(grid, tail, progress);
+                pld_answer(&crate::dpsgd::schedule_delta(phases, epsilon, &acc)?)
             }
             Query::DpsgdAllocation { allocation, at } => {
                 allocation_answer(allocation, at, p, progress)?
@@ -648,6 +475,15 @@ impl Query {
         };
         require_finite_upper(a.value.upper(), self.command())?;
         Ok(a)
+    }
+
+    /// The query itself when it is DP-SGD's plain run (Poisson, add/remove, example level):
+    /// the one `check` judges by refining the PLD grid and trying RDP.
+    pub fn plain_dpsgd(&self) -> Option<&Dpsgd> {
+        match self {
+            Query::Dpsgd(d) if d.run.is_plain() => Some(d),
+            _ => None,
+        }
     }
 
     /// The one class of a composition query, and the target δ (validated).
@@ -676,41 +512,6 @@ impl Query {
     }
 }
 
-/// A user-level DP-SGD query: the run, 1 ≤ K ≤ MAX_GROUP, and PLD for `examples`.
-fn validate_group(run: &Dpsgd, group_size: u32, user_sampling: UserSampling) -> Result<()> {
-    validate_sgm(&run.rate, &run.sigma, &run.steps)?;
-    validate::open_unit("delta", &run.delta)?;
-    let max = pld_accountant::MAX_GROUP;
-    if group_size == 0 || group_size > max {
-        return Err(Error::arg(
-            "--group-size",
-            format!("must be an integer in [1, {max}] (examples per user), got {group_size}"),
-        ));
-    }
-    if user_sampling == UserSampling::Examples && run.method == DpsgdMethod::Rdp {
-        return Err(Error::arg("method", "--user-sampling examples is certified by the PLD accountant only; use --method pld or best"));
-    }
-    validate_tight(run, user_sampling == UserSampling::Users)
-}
-
-/// The tight preset refines the automatic grid of the Poisson add/remove run (`applies`), so
-/// it refuses a fixed grid, the RDP route and every other route rather than being ignored.
-fn validate_tight(d: &Dpsgd, applies: bool) -> Result<()> {
-    if !d.tight {
-        return Ok(());
-    }
-    let why = if !applies {
-        "is implemented for the Poisson add/remove run (example level, or users sampled with all of their examples) only"
-    } else if d.method == DpsgdMethod::Rdp {
-        "refines the PLD accountant; use --method pld or best"
-    } else if d.grid.is_some() {
-        "chooses the grid itself; drop --grid"
-    } else {
-        return Ok(());
-    };
-    Err(Error::arg("--tight", why))
-}
-
 /// The Rényi order α must lie in (1, MAX_ORDER].
 fn validate_order(a: &Rational) -> Result<()> {
     if *a <= 1 || *a > rdp::MAX_ORDER {
@@ -726,17 +527,7 @@ fn validate_order(a: &Rational) -> Result<()> {
     Ok(())
 }
 
-/// Refuse an answer whose upper end overflowed to +∞ (an input far outside any sensible
-/// range): a numerical failure with a clear message, never `inf` printed as a bound.
-pub fn require_finite_upper(u: &crate::Upper, what: &str) -> Result<()> {
-    if u.as_float().is_finite() {
-        Ok(())
-    } else {
-        Err(Error::Numerical(format!(
-            "the certified upper bound of {what} overflowed (beyond MPFR's exponent range); an input is too extreme for this route"
-        )))
-    }
-}
+pub use crate::validate::require_finite_upper;
 
 /// A bound route's certified statement, as a quantity object.
 fn bound_json(b: &UpperBound) -> Value {
@@ -812,13 +603,13 @@ fn zcdp_epsilon(r: &Rational, d: &Rational, p: Precision) -> Result<Answer> {
 }
 
 /// A bound route of a composition query: name, theorem, bound.
-type Route = (&'static str, &'static str, UpperBound);
+type BoundRoute = (&'static str, &'static str, UpperBound);
 
 /// The bound routes of one class, for comparison; Theorem 1 on the k copies (refuses
 /// k·δ0 ≥ 1).
-fn compose_routes(c: &optimal::Class, d: &Rational, p: Precision) -> Result<Vec<Route>> {
+fn compose_routes(c: &optimal::Class, d: &Rational, p: Precision) -> Result<Vec<BoundRoute>> {
     let kr = Rational::from(&c.count);
-    let mut routes: Vec<Route> = Vec::new();
+    let mut routes: Vec<BoundRoute> = Vec::new();
     let basic_sums = basic::basic_composition(&[(
         Rational::from(&c.epsilon * &kr),
         Rational::from(&c.delta * &kr),
@@ -900,6 +691,20 @@ fn compose(classes: &[optimal::Class], d: &Rational, p: Precision) -> Result<Ans
     }
 }
 
+/// μ-GDP of the Poisson add/remove run, with the lower end's witness test.
+fn dpsgd_gdp(rate: &Rational, sigma: &Rational, steps: &Integer, p: Precision) -> Result<Answer> {
+    let r = crate::theorems::gdp::dpsgd_gdp(rate, sigma, steps, p)?;
+    let witness = r
+        .witness
+        .as_ref()
+        .map_or(Value::Null, |w| Value::String(validate::show(&w.z)));
+    Ok(answer(
+        Certified::TwoSided(r.mu),
+        "μ* = √T/σ: each step is (1/σ)-GDP, composed by Dong–Roth–Su 2022 Corollary 3.3 (upper); the test Σx > z·σ√T with TPR ≥ q^T·Φ̄(z − √T/σ) > 1 − G_μ(FPR), by Gordon's Mills-ratio bounds (lower)",
+        vec![("witness_z", witness)],
+    ))
+}
+
 fn rdp_point(
     q: &Rational,
     s: &Rational,
@@ -917,22 +722,20 @@ fn rdp_point(
     Ok(answer(Certified::TwoSided(enc), theorem, vec![]))
 }
 
-/// The PLD accountant's settings for a DP-SGD query.
-pub fn pld_options(d: &Dpsgd, progress: bool) -> pld_accountant::PldOptions {
-    pld_accountant::PldOptions {
-        tight: d.tight,
-        grid: d.grid.clone(),
-        tail: d.tail.clone(),
+/// The PLD accountant's settings for a schedule of phases.
+fn schedule_accounting(grid: &Option<Rational>, tail: &Option<Rational>, progress: bool) -> Accounting {
+    Accounting {
+        grid: grid.clone(),
+        tail: tail.clone(),
         progress,
-        ..Default::default()
+        ..Accounting::default()
     }
 }
 
-/// The PLD accountant's theorem, as printed.
-pub const PLD_THEOREM: &str = "Theorem 9 (composition = convolution of PLDs) on a certified grid: dominating and dominated discretisations, integer convolution (exact, or by FFT with a proven error bound added on each side); add and remove neighbours";
-
-/// The RDP route's theorem for DP-SGD, as printed.
-pub const DPSGD_RDP_THEOREM: &str = "RDP of the Poisson-subsampled Gaussian (Mironov–Talwar–Zhang 2019), Proposition 14 general form / Canonne–Kamath–Steinke 2020 conversion";
+pub use crate::dpsgd::route::{
+    DPSGD_RDP_THEOREM, FIXED_SIZE_RDP_THEOREM, FIXED_SIZE_THEOREM, GROUP_EXAMPLES_THEOREM,
+    GROUP_USERS_THEOREM, PLD_SUBSTITUTION_THEOREM, PLD_THEOREM,
+};
 
 /// Every phase of a schedule in the accountant's domain (at least one; the error names the
 /// argument).
@@ -982,154 +785,73 @@ fn dpsgd_tpr(
     Ok(a)
 }
 
-/// The substitution route's theorem, as printed.
-pub const PLD_SUBSTITUTION_THEOREM: &str = "Poisson sampling, substitution neighbours: certified PLD (both sides) of the pair ((1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²)), which dominates every step (Schuchardt–Stoian–Kosmala–Günnemann 2024, Theorem 3.8, one insertion and one deletion; composed by Zhu–Dong–Wang 2022, Theorem 10) and which datasets realise (gradient +1 replaced by −1)";
-
-fn dpsgd_substitution(d: &Dpsgd, progress: bool) -> Result<Answer> {
-    let opts = pld_options(d, progress);
-    let r = pld_accountant::dpsgd_substitution_pld_epsilon(
-        &d.rate, &d.sigma, &d.steps, &d.delta, &opts,
-    )?;
-    let mut a = pld_answer(&r);
-    a.theorem = PLD_SUBSTITUTION_THEOREM;
-    a.details.push(("relation", json!("substitution")));
-    a.details.push((
-        "pair",
-        json!(
-            "(1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²) (dominating and realised: both sides)"
+/// The answer of a DP-SGD query: [`crate::dpsgd::epsilon`] at the query's run, δ and
+/// accounting, with the route's facts as details.
+fn dpsgd(d: &Dpsgd, p: Precision, progress: bool) -> Result<Answer> {
+    let acc = Accounting {
+        precision: p,
+        progress,
+        ..d.accounting.clone()
+    };
+    let e = crate::dpsgd::epsilon(&d.run, &d.delta, &acc)?;
+    let mut a = match (&e.pld, e.accountant) {
+        (Some(r), _) => pld_answer(r),
+        (None, Accountant::Rdp) => answer(
+            e.value.clone(),
+            "",
+            vec![
+                ("method", json!("rdp")),
+                ("grid", Value::Null),
+                ("tail", Value::Null),
+                ("fixed_point_bits", Value::Null),
+                ("support", Value::Null),
+                ("order", json!(e.order.clone().unwrap_or_default())),
+            ],
         ),
-    ));
-    Ok(a)
-}
-
-/// The route behind `dpsgd --group-size K --user-sampling examples`.
-pub const GROUP_EXAMPLES_THEOREM: &str = "user-level DP-SGD, examples Poisson-sampled, up to K examples per user: upper = group privacy over K add/remove hops D₀ ⊃ … ⊃ D_K of the whole run, P₀(E) ≤ e^{Σε_j}P_K(E) + Σ_j e^{ε₁+…+ε_{j−1}}δ_j (Dwork–Roth Thm 2.2 in (ε, δ) form), each hop on the certified add/remove PLD (remove curve for (D₀, D_K), add curve for (D_K, D₀)); lower = the one-example add/remove run's certified lower end (loose)";
-/// The route behind `dpsgd --group-size K --user-sampling users`.
-pub const GROUP_USERS_THEOREM: &str = "user-level DP-SGD, users Poisson-sampled with all of their up to K examples: the user's summed clipped gradients have sensitivity K, so the run is the add/remove DP-SGD run at noise multiplier σ/K (exact)";
-
-/// User-level DP-SGD: `users` by the add/remove run at σ/K (any method), `examples` by the
-/// K-hop group chain on the PLD accountant.
-fn dpsgd_group(
-    d: &Dpsgd,
-    k: u32,
-    how: UserSampling,
-    p: Precision,
-    progress: bool,
-) -> Result<Answer> {
-    let mut a = match how {
-        UserSampling::Users => {
-            let scaled = Dpsgd {
-                sigma: Rational::from(&d.sigma / k),
-                ..d.clone()
-            };
-            // the theorem stays the answering route's (PLD or RDP); the reduction is named here
-            let mut a = dpsgd(&scaled, p, progress)?;
-            a.details.push((
-                "group_route",
-                json!(format!(
-                    "{GROUP_USERS_THEOREM}; σ/K = {}",
-                    validate::show(&scaled.sigma)
-                )),
-            ));
-            a
-        }
-        UserSampling::Examples => {
-            let opts = pld_options(d, progress);
-            let r = pld_accountant::dpsgd_group_pld_epsilon(
-                &d.rate, &d.sigma, &d.steps, k, &d.delta, &opts,
-            )?;
-            let mut a = pld_answer(&r);
-            a.theorem = GROUP_EXAMPLES_THEOREM;
-            a.details.push(("group_route", json!(format!("examples: group privacy over {k} add/remove hops (upper); one example's lower end"))));
-            a
+        (None, _) => {
+            let passes = e.passes.clone().unwrap_or_default();
+            let rho = shuffled_rho(&d.run.sigma, &passes, d.run.relation);
+            answer(
+                e.value.clone(),
+                "",
+                vec![
+                    ("rho", Value::String(validate::show(&rho))),
+                    ("passes", Value::String(passes.to_string())),
+                    ("relation", Value::String(d.run.relation.name().into())),
+                ],
+            )
         }
     };
-    a.details.push(("group_size", json!(k.to_string())));
-    a.details.push(("user_sampling", json!(how.name())));
+    a.theorem = e.theorem();
+    a.details.extend(route_details(d, &e));
     Ok(a)
 }
 
-/// The theorem chain behind `dpsgd --sampling fixed-size --relation substitution` (PLD).
-pub const FIXED_SIZE_THEOREM: &str = "fixed-size batches (B of N without replacement, γ = B/N), substitution neighbours: upper = certified PLD of the symmetric dominating pair of one step (losses above 0 those of (γN(2,σ²)+(1−γ)N(0,σ²) ‖ N(0,σ²)): Balle–Barthe–Gaboardi 2018 Theorem 10 with the Gaussian's replace-one sensitivity 2, cf. google/differential-privacy issue #378; mirrored below 0), composed by Dong–Roth–Su 2022 (f-DP composition); lower = certified PLD of that pair and its reverse, which datasets realise (the Poisson add/remove accountant at σ/2)";
-
-/// The theorem chain behind `dpsgd --sampling fixed-size --method rdp` (upper only).
-pub const FIXED_SIZE_RDP_THEOREM: &str = "fixed-size batches (B of N without replacement, γ = B/N), substitution neighbours: Wang–Balle–Kasiviswanathan 2019 Theorem 9 (subsampled RDP without replacement) for the Gaussian with replace-one sensitivity 2 (ε(j) = 2j/σ²; cf. google/differential-privacy issue #378), composed over T steps and converted to (ε, δ) (Canonne–Kamath–Steinke 2020 Prop 12) at one integer order";
-
-/// The PLD route's answer for a DP-SGD query, or None where the RDP route is to answer:
-/// `--method rdp` never runs it; `pld`, or `best` with a grid, tail or `--tight` the user
-/// chose, returns its errors (they are the answer); `best` on automatic settings turns a PLD
-/// failure (e.g. δ below its resolution) into None.
-fn pld_unless_rdp<T>(d: &Dpsgd, run: impl FnOnce() -> Result<T>) -> Result<Option<T>> {
-    let user_chose =
-        d.method == DpsgdMethod::Pld || d.grid.is_some() || d.tail.is_some() || d.tight;
-    Ok(match d.method {
-        DpsgdMethod::Rdp => None,
-        _ if user_chose => Some(run()?),
-        _ => run().ok(),
-    })
-}
-
-/// Fixed-size batches: the PLD route (two-sided) unless `--method rdp`; on automatic settings
-/// a PLD failure (e.g. δ below its resolution) leaves the RDP upper bound, as for Poisson.
-fn dpsgd_fixed_size(d: &Dpsgd, p: Precision, progress: bool) -> Result<Answer> {
-    let opts = pld_options(d, progress);
-    let pld = pld_unless_rdp(d, || {
-        crate::theorems::pld_accountant::dpsgd_fixed_size_pld_epsilon(
-            &d.rate, &d.sigma, &d.steps, &d.delta, &opts,
-        )
-    })?;
-    let sampler = [
-        ("relation", json!("substitution")),
-        ("sampling", json!("fixed-size")),
-    ];
-    if let Some(r) = pld {
-        let mut a = pld_answer(&r);
-        a.theorem = FIXED_SIZE_THEOREM;
-        a.details.extend(sampler);
-        return Ok(a);
-    }
-    let (e, alpha) = crate::theorems::fixed_size::dpsgd_fixed_size_rdp_epsilon(
-        &d.rate, &d.sigma, &d.steps, &d.delta, p,
-    )?;
-    let mut details = vec![
-        ("method", json!("rdp")),
-        ("grid", Value::Null),
-        ("tail", Value::Null),
-        ("fixed_point_bits", Value::Null),
-        ("support", Value::Null),
-        ("order", json!(alpha.to_string())),
-    ];
-    details.extend(sampler);
-    Ok(answer(
-        Certified::UpperBound(UpperBound::new(e)),
-        FIXED_SIZE_RDP_THEOREM,
-        details,
-    ))
-}
-
-fn dpsgd(d: &Dpsgd, p: Precision, progress: bool) -> Result<Answer> {
-    let opts = pld_options(d, progress);
-    let pld = pld_unless_rdp(d, || {
-        pld_accountant::dpsgd_pld_epsilon(&d.rate, &d.sigma, &d.steps, &d.delta, &opts)
-    })?;
-    // best: the PLD accountant certifies both neighbour directions; the RDP route rests on a
-    // cited domination result, so it answers only when the PLD accountant cannot run
-    if let Some(r) = pld {
-        return Ok(pld_answer(&r));
-    }
-    let (bound, alpha) = rdp::dpsgd_rdp_epsilon(&d.rate, &d.sigma, &d.steps, &d.delta, p)?;
-    Ok(answer(
-        Certified::UpperBound(bound),
-        DPSGD_RDP_THEOREM,
-        vec![
-            ("method", json!("rdp")),
-            ("grid", Value::Null),
-            ("tail", Value::Null),
-            ("fixed_point_bits", Value::Null),
-            ("support", Value::Null),
-            ("order", json!(validate::show(&alpha))),
+/// The details a route adds: the sampler, the pair, the group reduction.
+fn route_details(d: &Dpsgd, e: &crate::dpsgd::Epsilon) -> Vec<(&'static str, Value)> {
+    let k = &d.run.group;
+    let mut details = match e.route {
+        Route::PoissonSubstitution => vec![
+            ("relation", json!("substitution")),
+            ("pair", json!("(1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²) (dominating and realised: both sides)")),
         ],
-    ))
+        Route::FixedSize => vec![
+            ("relation", json!("substitution")),
+            ("sampling", json!("fixed-size")),
+        ],
+        Route::GroupExamples => vec![("group_route", json!(format!("examples: group privacy over {k} add/remove hops (upper); one example's lower end")))],
+        // the theorem stays the answering route's (PLD or RDP); the reduction is named here
+        Route::Poisson if *k != 1 => vec![(
+            "group_route",
+            json!(format!("{GROUP_USERS_THEOREM}; σ/K = {}", validate::show(&e.sigma))),
+        )],
+        Route::Poisson | Route::Shuffled => vec![],
+    };
+    if *k != 1 {
+        details.push(("group_size", json!(k.to_string())));
+        details.push(("user_sampling", json!(d.run.user_sampling.name())));
+    }
+    details
 }
 
 #[cfg(test)]
@@ -1181,16 +903,15 @@ mod tests {
             ),
             (
                 Query::Dpsgd(Dpsgd {
-                    rate: q("3/2"),
-                    sigma: q("1"),
-                    steps: Integer::from(10),
-                    delta: q("1e-5"),
-                    method: DpsgdMethod::Best,
-                    grid: None,
-                    tail: None,
-                    tight: false,
+                    run: crate::dpsgd::Run {
+                        relation: crate::dpsgd::Relation::Substitution,
+                        method: crate::dpsgd::Method::Rdp,
+                        ..Run::checked(q("1/100"), q("1"), Integer::from(10)).unwrap()
+                    },
+                    delta: Delta::new("delta", q("1e-5")).unwrap(),
+                    accounting: Accounting::default(),
                 }),
-                "rate",
+                "method",
             ),
         ];
         for (query, name) in bad {
@@ -1199,7 +920,12 @@ mod tests {
                 other => panic!("{query:?}: {other:?}"),
             }
         }
-        assert!(DpsgdMethod::parse("exact").is_err());
+        assert!(crate::dpsgd::Method::parse("exact").is_err());
+        // a DP-SGD run's numbers are checked where the run is made: a rate of 3/2 is no run
+        match Run::checked(q("3/2"), q("1"), Integer::from(10)) {
+            Err(Error::InvalidArgument { name, .. }) => assert_eq!(name, "rate"),
+            other => panic!("{other:?}"),
+        }
     }
 
     /// Independent reference: at ε = 0 the Gaussian δ is 2Φ(Δ/(2σ)) − 1 = erf(Δ/(2√2 σ)),

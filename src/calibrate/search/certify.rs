@@ -192,10 +192,10 @@ impl<'a> Search<'a> {
     /// Shuffled runs: σ from Corollary 8/10 inverted exactly (`gaussian_sigma`, relative width
     /// 10⁻¹²), then the certified ε at both ends of its bracket.
     pub(in crate::calibrate) fn shuffled_sigma(&mut self) -> Result<Calibration> {
-        let k = shuffled_participations(self.run)?;
+        let k = self.run.passes()?;
         let per = match self.run.relation {
-            Relation::AddRemove => 1u32,
-            Relation::Substitution => 2u32,
+            dpsgd::Relation::AddRemove => 1u32,
+            dpsgd::Relation::Substitution => 2u32,
         };
         let sens = Rational::from(&self.run.group * Integer::from(per));
         let b = gaussian_sigma(self.target, self.delta, &sens, &k, Precision::Auto)?;
