@@ -38,7 +38,9 @@ pub fn heartbeat<T>(what: &str, f: impl FnOnce() -> T) -> T {
                 let secs = start.elapsed().as_secs();
                 if secs >= 2 && secs != last && get().1 == 0 && !done.load(Ordering::Relaxed) {
                     last = secs;
-                    show(&format!("\r{what}: still computing ({secs} s; Ctrl-C stops it)\x1b[K"));
+                    show(&format!(
+                        "\r{what}: still computing ({secs} s; Ctrl-C stops it)\x1b[K"
+                    ));
                     shown = true;
                 }
             }

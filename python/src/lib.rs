@@ -10,12 +10,12 @@
 //! background: the Rust computation has no cancellation point). A panic is caught and raised
 //! as `RuntimeError`, never carried across the boundary.
 #![forbid(unsafe_code)]
+use dpcert::theorems::pld_accountant::PldOptions;
+use dpcert::theorems::schedule::Phase;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyArithmeticError, PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use serde_json::Value;
-use dpcert::theorems::pld_accountant::PldOptions;
-use dpcert::theorems::schedule::Phase;
 use std::sync::mpsc;
 use std::time::Duration;
 

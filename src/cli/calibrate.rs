@@ -139,7 +139,10 @@ fn run_of(c: &DpsgdCal) -> Result<(Run, Parameter), Error> {
     let run = Run {
         rate: flagged(Rate::new("rate", rate.unwrap_or_else(one)))?,
         sigma: flagged(Sigma::new("sigma", sigma.unwrap_or_else(one)))?,
-        steps: flagged(Steps::new("steps", steps.unwrap_or_else(|| Integer::from(1))))?,
+        steps: flagged(Steps::new(
+            "steps",
+            steps.unwrap_or_else(|| Integer::from(1)),
+        ))?,
         sampling,
         relation,
         method,

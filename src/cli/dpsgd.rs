@@ -802,28 +802,29 @@ impl DpsgdArgs {
             (Some(k), _) => super::count("--uses-per-epoch", k)?,
             (None, _) => Integer::from(1),
         };
-        let epochs =
-            match (&b.epochs, &b.steps) {
-                (Some(e), _) if self.batch.steps.is_none() => {
-                    if e.denom() != &1 {
-                        return Err(Error::arg(
-                            "--epochs",
-                            format!(
-                                "--sampling {kind} allocates whole epochs: give an integer, got {}",
-                                crate::validate::echo(e)
-                            ),
-                        ));
-                    }
-                    e.numer().clone()
+        let epochs = match (&b.epochs, &b.steps) {
+            (Some(e), _) if self.batch.steps.is_none() => {
+                if e.denom() != &1 {
+                    return Err(Error::arg(
+                        "--epochs",
+                        format!(
+                            "--sampling {kind} allocates whole epochs: give an integer, got {}",
+                            crate::validate::echo(e)
+                        ),
+                    ));
                 }
-                (_, Some(t)) => (Integer::from(t + &steps) - 1u32) / &steps,
-                _ => return Err(Error::arg(
+                e.numer().clone()
+            }
+            (_, Some(t)) => (Integer::from(t + &steps) - 1u32) / &steps,
+            _ => {
+                return Err(Error::arg(
                     "--epochs",
                     format!(
                         "is missing: --sampling {kind} needs --epochs E (or --steps T, E = ⌈T/t⌉)"
                     ),
-                )),
-            };
+                ))
+            }
+        };
         let allocation = crate::theorems::random_allocation::Allocation {
             sigma,
             steps,

@@ -21,11 +21,11 @@ mod tradeoff;
 mod vectors;
 mod zcdp;
 
-pub use dpsgd::DpsgdRequest;
 use crate::num::{parse_exact, parse_positive_integer, Certified, Lower, Precision, Upper};
 use crate::reference::query::{Answer, Query};
 use crate::{exit, json as contract, validate, Error};
 use clap::{Args, Parser, Subcommand};
+pub use dpsgd::DpsgdRequest;
 use rug::{Integer, Rational};
 use serde_json::{json, Value};
 

@@ -356,13 +356,12 @@ pub fn dpsgd_bracket(
         1
     };
     for i in 0..rounds {
-        let r =
-            match pld_accountant::dpsgd_pld_epsilon(q, s, t, delta, &opts) {
-                Ok(r) => r,
-                // the query asked for the PLD route (or chose its grid): its errors are the answer
-                Err(e) if i == 0 && user_chose => return Err(e),
-                Err(_) => break,
-            };
+        let r = match pld_accountant::dpsgd_pld_epsilon(q, s, t, delta, &opts) {
+            Ok(r) => r,
+            // the query asked for the PLD route (or chose its grid): its errors are the answer
+            Err(e) if i == 0 && user_chose => return Err(e),
+            Err(_) => break,
+        };
         b.meet_enclosure(&r.enclosure);
         b.set_kind(Kind::TwoSided);
         if let Some(verdict) = decided(b) {
@@ -377,8 +376,7 @@ pub fn dpsgd_bracket(
     }
     // then the RDP bound, which rests on a cited domination result (the reason says so)
     if d.run.method != Method::Pld {
-        if let Ok((bound, _)) = rdp::dpsgd_rdp_epsilon(q, s, t, delta, Precision::Auto)
-        {
+        if let Ok((bound, _)) = rdp::dpsgd_rdp_epsilon(q, s, t, delta, Precision::Auto) {
             b.meet_upper(bound.upper());
             if let Some(verdict) = decided(b) {
                 return Ok((Some(verdict), bound.rests_on()));

@@ -3,9 +3,9 @@
 //! parameters, [`Query::validate`] checks them against the theorem's domain (naming the
 //! argument), and [`Query::evaluate`] returns the certified [`Answer`]. The command line maps
 //! its flags to a `Query`; `check` ([`super::judge`]) and `vectors` evaluate the same values.
+use crate::dpsgd::{Accountant, Accounting, Delta, Phase, Route, Run};
 use crate::num::{Certified, Enclosure, Precision, UpperBound, DEFAULT_PREC};
 use crate::reference::check::{Kind, Quantity};
-use crate::dpsgd::{Accountant, Accounting, Delta, Phase, Route, Run};
 use crate::theorems::{approx, basic, gaussian, optimal, pld, pld_accountant, rdp, zcdp};
 use crate::{validate, Error, Result};
 use rug::{Integer, Rational};
@@ -723,7 +723,11 @@ fn rdp_point(
 }
 
 /// The PLD accountant's settings for a schedule of phases.
-fn schedule_accounting(grid: &Option<Rational>, tail: &Option<Rational>, progress: bool) -> Accounting {
+fn schedule_accounting(
+    grid: &Option<Rational>,
+    tail: &Option<Rational>,
+    progress: bool,
+) -> Accounting {
     Accounting {
         grid: grid.clone(),
         tail: tail.clone(),
