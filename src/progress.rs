@@ -22,7 +22,7 @@ pub fn set_stderr_lines(on: bool) {
 /// saying that `what` is still being computed and for how long, erased when `f` returns. It
 /// stays silent when [`stderr_lines`] is off (pipes, files, CI logs, the Python package) and
 /// while a computation reports its own progress (the PLD accountant's squarings, through
-/// [`note`]): every long command says something, and nothing is said twice. Display only.
+/// `note`): every long command says something, and nothing is said twice. Display only.
 pub fn heartbeat<T>(what: &str, f: impl FnOnce() -> T) -> T {
     if !stderr_lines() {
         return f();

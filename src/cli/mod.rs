@@ -2,7 +2,7 @@
 //! adds a variant to `Cmd` and a hook in [`run`]. A single-value query maps its flags to a
 //! [`Query`] (`QueryCmd`), evaluates it and prints one sentence (8 significant digits by
 //! default, outward rounded) or, with `--json`, one `dpcert/1` envelope ([`crate::json`]).
-//! Exit codes follow [`crate::exit`]. Every byte goes through [`out`] (no `println!`: a closed
+//! Exit codes follow [`crate::exit`]. Every byte goes through `out` (no `println!`: a closed
 //! pipe or a full disk is an exit code, never a panic).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 mod audit;
@@ -570,7 +570,7 @@ fn parse_args() -> Result<Cli, i32> {
 }
 
 /// Parse the arguments, run the command and return the process exit code (an output failure
-/// is one too: [`out::finish`]).
+/// is one too: `out::finish`).
 pub fn run() -> i32 {
     let code = match parse_args() {
         Ok(cli) => run_cmd(&cli.cmd),

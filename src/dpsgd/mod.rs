@@ -3,7 +3,7 @@
 //! A [`Run`] is a training run as the user states it: the sampling rate (or batch and dataset
 //! sizes), the noise multiplier σ, the steps (or epochs), how batches are drawn ([`Sampling`]),
 //! which neighbours ([`Relation`]), how many examples a user contributes, and which accountant
-//! ([`Method`]) certifies it. [`route`] reads the run once and names the theorem that answers
+//! ([`Method`]) certifies it. [`route()`] reads the run once and names the theorem that answers
 //! it ([`Route`]); [`epsilon`] evaluates that theorem for ε at δ, and [`schedule_epsilon`] /
 //! [`schedule_delta`] account a schedule of [`Phase`]s. Calibration (`calibrate`), the audit's
 //! DP-SGD routes, the reference queries (`reference::query`), the command line and the Python
@@ -11,7 +11,7 @@
 //!
 //! **Adding a sampler.** A variant of [`Sampling`] (its name and parse, in
 //! `theorems/sampling.rs`), its theorem function under `theorems/` with its proof note, a
-//! variant of [`Route`] with the theorem it rests on, and one arm in [`route`] and in
+//! variant of [`Route`] with the theorem it rests on, and one arm in [`route()`] and in
 //! [`epsilon`]'s `match route` (the evaluation). Nothing outside this module changes.
 //!
 //! Layering: `num` → `theorems` → `dpsgd` → `calibrate` / `audit` / `reference` → `cli` /

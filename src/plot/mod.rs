@@ -1,4 +1,4 @@
-//! Charts as SVG: the privacy profile δ(ε) of a deployment ([`profile`], what `dpcert audit`
+//! Charts as SVG: the privacy profile δ(ε) of a deployment ([`profile()`], what `dpcert audit`
 //! certifies, drawn) and the membership-inference ROC of DP-SGD ([`roc`], f-DP on log–log
 //! axes). Both draw certified samples as steps that stay bounds between them; both are
 //! pictures (read numbers from the audit or the query). Ticks sit at round values, labels never

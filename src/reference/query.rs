@@ -98,7 +98,7 @@ pub enum Query {
         /// Rényi order α in (1, `rdp::MAX_ORDER`].
         order: Rational,
     },
-    /// ε at δ of DP-SGD, any sampler, relation and group ([`crate::dpsgd::route`]).
+    /// ε at δ of DP-SGD, any sampler, relation and group ([`crate::dpsgd::route()`]).
     Dpsgd(Dpsgd),
     /// The best membership-inference attack's TPR at FPR `fpr` (f-DP, Gaussian tradeoff).
     GaussianTpr {

@@ -21,7 +21,7 @@ use rug::{Float, Integer, Rational};
 use std::sync::Arc;
 
 /// The dominating atoms of one balls-and-bins epoch in one direction: (loss, P-mass upper
-/// bound), losses on the unit [`UNIT`] (None = +∞). An upper-side term only.
+/// bound), losses on the unit `UNIT` (None = +∞). An upper-side term only.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EpochAtoms {
     atoms: Vec<(Option<i64>, f64)>,
@@ -305,7 +305,7 @@ pub(super) fn epoch_unit() -> Rational {
 /// uniformly, independently across epochs), noise multiplier σ, clipping norm 1, add/remove
 /// neighbours: a certified upper bound on ε(δ) after `epochs` epochs, the larger of the two
 /// directions' upper sides, each the accountant's upper side of `epochs` copies of one epoch's
-/// dominating atoms ([`epoch_atoms`]).
+/// dominating atoms (`epoch_atoms`).
 ///
 /// # Guarantee
 /// `ε(δ) ≤` the returned value for the exact run. σ > 0, t ≥ 2, epochs ≥ 1, δ ∈ (0, 1);
