@@ -48,8 +48,18 @@ pub fn heartbeat<T>(what: &str, f: impl FnOnce() -> T) -> T {
                 show("\r\x1b[K");
             }
         });
-        let out = f();
-        done.store(true, Ordering::Relaxed);
+        // set `done` however `f` ends (a panic included: the scope joins the ticker before
+        // the panic goes on, and the ticker wakes every 250 ms to see it)
+        struct Stop<'a>(&'a std::sync::atomic::AtomicBool);
+        impl Drop for Stop<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Relaxed);
+            }
+        }
+        let out = {
+            let _stop = Stop(&done);
+            f()
+        };
         ticker.thread().unpark();
         let _ = ticker.join();
         out
