@@ -1023,7 +1023,7 @@ fn truncated_answer(
         Certified::TwoSided(value),
         "truncated Poisson: the certified Poisson accountant with δ moved by η(1 + e^ε), η ≥ P[some batch is truncated] (Chernoff–Hoeffding) — a coupling of the truncated and the untruncated run",
         vec![
-            ("truncation_probability", json!(format!("{:e}", eta.to_f64()))),
+            ("truncation_probability", json!(crate::theorems::random_allocation::show_up(&eta, 16))),
             ("max_batch_size", json!(run.max_batch.to_string())),
         ],
     ))

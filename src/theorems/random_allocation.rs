@@ -362,6 +362,12 @@ impl TruncatedPoisson {
     }
 }
 
+/// `x` as a decimal with `digits` significant digits, rounded toward +∞ (a printed "≤ η"
+/// stays a bound: a round-to-nearest f64 could print below η).
+pub(crate) fn show_up(x: &Rational, digits: usize) -> String {
+    crate::num::Upper(Float::with_val_round(128, x, Round::Up).0).to_decimal_digits(digits)
+}
+
 /// Upper bound η on the probability that any of the T steps truncates, for either neighbour:
 /// T·P[Binomial(N + 1, q) ≥ B + 1] ≤ T·exp(−(N+1)·D((B+1)/(N+1) ‖ q)) (Chernoff–Hoeffding,
 /// for (B+1)/(N+1) > q; 1 otherwise), 0 when B ≥ N + 1 (no batch can exceed B). Exact rational,
@@ -426,8 +432,8 @@ pub fn truncated_poisson_epsilon(
     let d1 = Rational::from(delta - charge(&eta, &c));
     if d1 <= 0 {
         return Err(Error::arg("max-batch-size", format!(
-            "the probability that some batch is truncated (≤ {:.3e}) leaves no room below δ; a larger maximum batch size is needed",
-            eta.to_f64()
+            "the probability that some batch is truncated (≤ {}) leaves no room below δ; a larger maximum batch size is needed",
+            show_up(&eta, 4)
         )));
     }
     let up = poisson(&d1)?.enclosure.upper().to_float();
