@@ -420,7 +420,12 @@ fn a_billion_steps_are_two_sided() {
     // 10⁹ steps: the automatic grid is coarser than one step's spread (it keeps the composed
     // support in bounds), and the lower end once fell to 0 ([0, 4740.3]); a bracket wider than
     // 5 % is refined at a larger work budget (dpsgd_pld_epsilon.md, Refinement)
-    let (qr, s, t, d) = (q("0.01"), q("4"), Integer::from(1_000_000_000u32), q("1e-5"));
+    let (qr, s, t, d) = (
+        q("0.01"),
+        q("4"),
+        Integer::from(1_000_000_000u32),
+        q("1e-5"),
+    );
     let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
     let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(&qr, &s, &t, &d, Precision::Auto).unwrap();
     let e = &r.enclosure;

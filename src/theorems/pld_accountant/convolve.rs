@@ -4,54 +4,16 @@
 //! squaring (`proofs-notes/pld_epsilon.md`, Lemmas E and E′).
 use super::discretise::{discretize, Table};
 use super::fft;
-use super::fixed::{add_mass, carry_round, new_ctx, Ctx, GridPld, Side};
-use super::grid::{Setup, MAX_SUPPORT};
+use super::fixed::Setup;
+use super::fixed::{
+    add_mass, carry_round, new_ctx, round_mass, shr_round, shr_split, Ctx, GridPld, Side,
+};
+use super::grid::MAX_SUPPORT;
 use super::power::{power_compose, POWER_MIN};
 use super::PldTerm;
 use crate::{Error, Result};
 use rug::integer::Order;
 use rug::{Integer, Rational};
-
-/// ⌊v / 2^f⌋ (Lower) or ⌈v / 2^f⌉ (Upper) for v given by little-endian limbs, any f (the +∞
-/// masses divide by 2^{F·m}); None if the quotient does not fit in 126 bits.
-pub(super) fn shr_round(limbs: &[u64], f: u32, side: Side) -> Option<u128> {
-    let q = shr_floor(limbs, f)?;
-    let (w, s) = ((f / 64) as usize, f % 64);
-    let rem = limbs.iter().take(w).any(|&l| l != 0)
-        || (s > 0 && limbs.get(w).copied().unwrap_or(0) & ((1u64 << s) - 1) != 0);
-    Some(if side == Side::Upper && rem { q + 1 } else { q })
-}
-
-/// (⌊v / 2^f⌋, v mod 2^f) for v given by little-endian limbs, f ≤ 124 (the fixed point's F);
-/// None if the quotient does not fit in 126 bits, or for a larger f.
-pub(super) fn shr_split(limbs: &[u64], f: u32) -> Option<(u128, u128)> {
-    if f > 124 {
-        return None;
-    }
-    let q = shr_floor(limbs, f)?;
-    let get = |i: usize| limbs.get(i).copied().unwrap_or(0);
-    let r = (get(0) as u128 | (get(1) as u128) << 64) & ((1u128 << f) - 1);
-    Some((q, r))
-}
-
-/// ⌊v / 2^f⌋ for v given by little-endian limbs; None if it does not fit in 126 bits.
-fn shr_floor(limbs: &[u64], f: u32) -> Option<u128> {
-    // limbs past the end of the slice are the value's zero high limbs (GMP strips them)
-    let get = |i: usize| limbs.get(i).copied().unwrap_or(0);
-    let w = (f / 64) as usize;
-    let s = f % 64;
-    let q = if s == 0 {
-        get(w) as u128 | (get(w + 1) as u128) << 64
-    } else {
-        (get(w) >> s) as u128 | (get(w + 1) as u128) << (64 - s) | (get(w + 2) as u128) << (128 - s)
-    };
-    let high = if s == 0 { w + 2 } else { w + 3 };
-    let spill = s != 0 && get(w + 2) >> s != 0;
-    if spill || limbs.iter().skip(high).any(|&l| l != 0) || q >= 1u128 << 126 {
-        return None;
-    }
-    Some(q)
-}
 
 pub(super) fn total(m: &[u128]) -> Result<u128> {
     m.iter()
@@ -125,21 +87,6 @@ fn fft_masses(
     }
     fft::recycle(c);
     Ok(Some((mass, moved as u128)))
-}
-
-/// ⌈x⌉ (Upper) or ⌊x⌋ (Lower) of a non-negative f64 as a fixed-point mass; x ≥ 2^126 (or NaN)
-/// is an overflow error. For 0 ≤ x < 2^126 `x as u128` is ⌊x⌋, and ⌊x⌋ is an f64, so the
-/// comparison is exact (no libm call: portable builds have no rounding instruction).
-pub(super) fn round_mass(x: f64, side: Side) -> Result<u128> {
-    if !(x < (2f64).powi(126)) {
-        return Err(Error::Numerical("PLD convolution overflow".into()));
-    }
-    let t = x as u128;
-    Ok(if side == Side::Upper && (t as f64) < x {
-        t + 1
-    } else {
-        t
-    })
 }
 
 /// (a ∗ b) with masses rescaled to 2^F in the side's direction — exact, or by [`fft_masses`] —

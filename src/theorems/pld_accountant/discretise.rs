@@ -1,8 +1,8 @@
 //! One mechanism on the grid: its material per half-cell (`table`, shared by both sides), then
 //! the dominating split (Upper) or the dominated sweep (Lower) into a fixed-point grid measure
 //! (`proofs-notes/pld_epsilon.md`, Lemmas C and D).
-use super::fixed::{add_mass, fi_rat, floor_index, new_ctx, pt, Ctx, GridPld, Pending, Side};
-use super::grid::Setup;
+use super::enclose::{point, rational};
+use super::fixed::{add_mass, floor_index, new_ctx, Ctx, GridPld, Pending, Setup, Side};
 use super::mechanisms::{profile, Mix, Profile, Tails};
 use super::{Interval, PldMechanism, PldTerm};
 use crate::num::{Fi, Real};
@@ -57,7 +57,7 @@ pub(super) fn grid_shift(pr: &Profile, h: &Rational) -> Rational {
 pub(super) fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
     let hf = ctx.h.to_f64();
     let shift = grid_shift(pr, &ctx.h);
-    let (sh, shf) = (fi_rat(&shift), shift.to_f64());
+    let (sh, shf) = (rational(&shift), shift.to_f64());
     let mut lo_i = i64::MAX;
     let mut hi_i = i64::MIN;
     for a in &pr.atoms {
@@ -181,7 +181,7 @@ pub(super) fn slot(i: Option<i64>, len: usize) -> Result<usize> {
 
 /// e^{a_i} at the grid points a_i = shift + i·h, i = i0 … i0 + n − 1, enclosed (h from `ctx`).
 fn grid_exp(shift: &Rational, i0: i64, n: usize, ctx: &Ctx) -> Vec<Interval> {
-    let sh = fi_rat(shift);
+    let sh = rational(shift);
     (0..n)
         .map(|i| (sh + ctx.point(i0 + i as i64)).exp())
         .collect()
@@ -219,7 +219,7 @@ pub(super) fn table(pr: &Profile, ctx: &Ctx, prev: Option<&Table>) -> Result<Tab
                         (Rational::from(z - &shift) - Rational::from(i0) * &ctx.h) / &half_h,
                     );
                     let j = floor_index(&Rational::from(-u), "an atom's loss")?;
-                    let q = a.p * (-fi_rat(z)).exp();
+                    let q = a.p * (-rational(z)).exp();
                     // j = ⌈u⌉ − 1 = −⌊−u⌋ − 1 must name one of the 2(n − 1) half-cells
                     cells_extra.push((
                         slot(j.checked_neg().and_then(|x| x.checked_sub(1)), 2 * (n - 1))?,
@@ -230,10 +230,10 @@ pub(super) fn table(pr: &Profile, ctx: &Ctx, prev: Option<&Table>) -> Result<Tab
             }
         }
     }
-    let zero = Tails::plain(pt(0.0), pt(0.0), pt(0.0), pt(0.0));
+    let zero = Tails::plain(point(0.0), point(0.0), point(0.0), point(0.0));
     // tails at the half-grid points b_j, j = 0 … 2(n−1)
-    let half = pt(0.5) * ctx.hf;
-    let sh = fi_rat(&shift);
+    let half = point(0.5) * ctx.hf;
+    let sh = rational(&shift);
     let nb = 2 * (n - 1) + 1;
     // the previous table's half-grid point k is this table's half-grid point 2(k − d),
     // d = i0 − 2·i0_prev (both at loss shift + (2·i0_prev + k)·h)
@@ -254,8 +254,10 @@ pub(super) fn table(pr: &Profile, ctx: &Ctx, prev: Option<&Table>) -> Result<Tab
         None => vec![zero; nb],
         Some(t) => {
             let eval = |js: std::ops::Range<usize>| -> Vec<Tails> {
-                js.map(|j| known(j).unwrap_or_else(|| t(sh + ctx.point(i0) + pt(j as f64) * half)))
-                    .collect()
+                js.map(|j| {
+                    known(j).unwrap_or_else(|| t(sh + ctx.point(i0) + point(j as f64) * half))
+                })
+                .collect()
             };
             // a long table in two halves, the second on another thread (`join`): the same
             // evaluations, so the same enclosures
@@ -400,12 +402,12 @@ pub(super) fn coarsen(tb: &Table, factor: u32, ctx: &Ctx) -> Result<Table> {
     let sum = |r: std::ops::Range<usize>| {
         tb.half_cells[r]
             .iter()
-            .fold((pt(0.0), pt(0.0)), |(p, q), &(a, b)| (p + a, q + b))
+            .fold((point(0.0), point(0.0)), |(p, q), &(a, b)| (p + a, q + b))
     };
     let (lp, lq) = sum(span(0, j0));
     let half_cells = (0..2 * (n - 1)).map(|k| sum(coarse(k))).collect();
     let mix = tb.mix.as_ref().map(|(m, r)| {
-        let sum_r = |k: usize| r[coarse(k)].iter().fold(pt(0.0), |s, &x| s + x);
+        let sum_r = |k: usize| r[coarse(k)].iter().fold(point(0.0), |s, &x| s + x);
         (*m, (0..2 * (n - 1)).map(sum_r).collect())
     });
     Ok(Table {
@@ -523,7 +525,7 @@ fn mix_numerators(
     q: Interval,
     rc: Interval,
 ) -> (Interval, Interval) {
-    let (one, r) = (pt(1.0), m.rate);
+    let (one, r) = (point(1.0), m.rate);
     if m.p_is_mix {
         (
             (y1 - one + r) * q - r * rc,
@@ -573,10 +575,10 @@ fn sweep_down(tb: &Table, mass: &mut Pending) -> Result<()> {
         let need = (-ep.inf()).max(0.0);
         if av.inf() > 0.0 && need <= av.inf() {
             let beta = (need / av.inf() * (1.0 + 1e-12)).min(1.0);
-            let b = pt(beta);
+            let b = point(beta);
             if (ep + b * av).inf() >= 0.0 {
                 mass.add(t, pp + b * p)?;
-                let rest = pt(1.0) - b;
+                let rest = point(1.0) - b;
                 pool = Some((tj, rest * p, rest * q));
                 continue;
             }

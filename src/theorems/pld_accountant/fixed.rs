@@ -2,11 +2,23 @@
 //! integers at scale 2^F), the context (`Ctx`) through which an enclosed mass is rounded to its
 //! side, and the carried rounding of a whole measure (`Pending`, `carry_round`). The only place
 //! an interval becomes an integer mass.
-use super::grid::Setup;
-use super::Interval;
-use crate::num::{Fi, Real};
+use super::enclose::{point, rational};
+use super::{Interval, PldTerm};
 use crate::{Error, Result};
 use rug::Rational;
+
+/// The grid the accountant chose (`grid::setup`): width h, tail mass τ per truncation,
+/// fixed-point fraction bits F, the FFT's widening budget and the terms as composed.
+pub(super) struct Setup {
+    pub(super) h: Rational,
+    pub(super) tau: Rational,
+    pub(super) f: u32,
+    /// Mass one convolution's floating-point rounding may add (Upper) or drop (Lower) when it
+    /// uses the FFT (`fft.rs`); 0: exact integer products only.
+    pub(super) fft_budget: Rational,
+    /// The terms as composed (Gaussians merged).
+    pub(super) terms: Vec<PldTerm>,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Side {
@@ -37,13 +49,6 @@ pub(super) struct Ctx {
     pub(super) support: usize,
     /// How many convolutions went through the FFT (a record for tests and reports).
     pub(super) fft_products: usize,
-}
-
-/// The point interval [x, x]. A NaN gives ENTIRE: a widening, so every use stays an enclosure
-/// (a mass enclosed by ENTIRE is then refused by `Ctx::fixed` on the upper side and counted as 0,
-/// a sub-measure, on the lower side).
-pub(super) fn pt(x: f64) -> Interval {
-    Interval::try_from((x, x)).unwrap_or(Interval::ENTIRE)
 }
 
 /// `a += b` on fixed-point masses, refusing an overflow (masses stay far below 2^126, so this
@@ -119,7 +124,7 @@ impl Pending {
         let (q, fr) = &mut self.v[i];
         // e < 2^126: the cast is exact
         add_mass(q, whole as u128)?;
-        *fr = side_end(pt(*fr) + pt(e - whole), self.side);
+        *fr = side_end(point(*fr) + point(e - whole), self.side);
         Ok(())
     }
     /// The integer masses: each point's fraction (< the number of additions) split again into
@@ -183,10 +188,6 @@ pub(super) fn floor_index(r: &Rational, what: &str) -> Result<i64> {
     })
 }
 
-pub(super) fn fi_rat(r: &Rational) -> Interval {
-    Fi::from_rational(r, 53).0
-}
-
 impl Ctx {
     /// Fixed-point value of an enclosed non-negative mass, rounded to this side: ⌈sup·2^F⌉
     /// (Upper) or ⌊inf·2^F⌋ (Lower). The exact mass is ≥ 0, so a negative end is replaced by 0
@@ -212,11 +213,67 @@ impl Ctx {
     pub(super) fn point(&self, i: i64) -> Interval {
         let x = i as f64;
         if x.abs() <= 2f64.powi(53) {
-            pt(x) * self.hf
+            point(x) * self.hf
         } else {
-            fi_rat(&(Rational::from(i) * &self.h))
+            rational(&(Rational::from(i) * &self.h))
         }
     }
+}
+
+/// ⌊v / 2^f⌋ (Lower) or ⌈v / 2^f⌉ (Upper) for v given by little-endian limbs, any f (the +∞
+/// masses divide by 2^{F·m}); None if the quotient does not fit in 126 bits.
+pub(super) fn shr_round(limbs: &[u64], f: u32, side: Side) -> Option<u128> {
+    let q = shr_floor(limbs, f)?;
+    let (w, s) = ((f / 64) as usize, f % 64);
+    let rem = limbs.iter().take(w).any(|&l| l != 0)
+        || (s > 0 && limbs.get(w).copied().unwrap_or(0) & ((1u64 << s) - 1) != 0);
+    Some(if side == Side::Upper && rem { q + 1 } else { q })
+}
+
+/// (⌊v / 2^f⌋, v mod 2^f) for v given by little-endian limbs, f ≤ 124 (the fixed point's F);
+/// None if the quotient does not fit in 126 bits, or for a larger f.
+pub(super) fn shr_split(limbs: &[u64], f: u32) -> Option<(u128, u128)> {
+    if f > 124 {
+        return None;
+    }
+    let q = shr_floor(limbs, f)?;
+    let get = |i: usize| limbs.get(i).copied().unwrap_or(0);
+    let r = (get(0) as u128 | (get(1) as u128) << 64) & ((1u128 << f) - 1);
+    Some((q, r))
+}
+
+/// ⌊v / 2^f⌋ for v given by little-endian limbs; None if it does not fit in 126 bits.
+fn shr_floor(limbs: &[u64], f: u32) -> Option<u128> {
+    // limbs past the end of the slice are the value's zero high limbs (GMP strips them)
+    let get = |i: usize| limbs.get(i).copied().unwrap_or(0);
+    let w = (f / 64) as usize;
+    let s = f % 64;
+    let q = if s == 0 {
+        get(w) as u128 | (get(w + 1) as u128) << 64
+    } else {
+        (get(w) >> s) as u128 | (get(w + 1) as u128) << (64 - s) | (get(w + 2) as u128) << (128 - s)
+    };
+    let high = if s == 0 { w + 2 } else { w + 3 };
+    let spill = s != 0 && get(w + 2) >> s != 0;
+    if spill || limbs.iter().skip(high).any(|&l| l != 0) || q >= 1u128 << 126 {
+        return None;
+    }
+    Some(q)
+}
+
+/// ⌈x⌉ (Upper) or ⌊x⌋ (Lower) of a non-negative f64 as a fixed-point mass; x ≥ 2^126 (or NaN)
+/// is an overflow error. For 0 ≤ x < 2^126 `x as u128` is ⌊x⌋, and ⌊x⌋ is an f64, so the
+/// comparison is exact (no libm call: portable builds have no rounding instruction).
+pub(super) fn round_mass(x: f64, side: Side) -> Result<u128> {
+    if !(x < (2f64).powi(126)) {
+        return Err(Error::Numerical("PLD convolution overflow".into()));
+    }
+    let t = x as u128;
+    Ok(if side == Side::Upper && (t as f64) < x {
+        t + 1
+    } else {
+        t
+    })
 }
 
 /// Enclosure of a fixed-point mass m·2^−F. (`lo ≤ hi` by construction, so the ENTIRE
@@ -235,7 +292,7 @@ pub(super) fn fixed_iv(m: u128, f: u32) -> Interval {
     } else {
         (x, x.next_up())
     };
-    let s = pt((2f64).powi(-(f as i32)));
+    let s = point((2f64).powi(-(f as i32)));
     Interval::try_from((lo, hi)).unwrap_or(Interval::ENTIRE) * s
 }
 
@@ -262,7 +319,7 @@ pub(super) fn new_ctx(s: &Setup, side: Side, progress: bool) -> Result<Ctx> {
         .min(1u128 << 120);
     Ok(Ctx {
         h: s.h.clone(),
-        hf: fi_rat(&s.h),
+        hf: rational(&s.h),
         f: s.f,
         tau,
         fft_budget,
@@ -276,7 +333,7 @@ pub(super) fn new_ctx(s: &Setup, side: Side, progress: bool) -> Result<Ctx> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::theorems::pld_accountant::grid::Setup;
+    use crate::theorems::pld_accountant::fixed::Setup;
     use crate::theorems::pld_accountant::test_util::*;
     use rug::Float;
 
@@ -292,13 +349,13 @@ mod tests {
             }
             // a mass of 2^30 at F = 100 would need 130 bits: both sides refuse (the lower side
             // once clamped it to 2^126 silently)
-            assert!(c.fixed(pt(2f64.powi(30))).is_err());
-            assert_eq!(c.fixed(pt(0.5)).unwrap(), 1u128 << 99);
-            assert_eq!(c.fixed(pt(-0.5)).unwrap(), 0);
+            assert!(c.fixed(point(2f64.powi(30))).is_err());
+            assert_eq!(c.fixed(point(0.5)).unwrap(), 1u128 << 99);
+            assert_eq!(c.fixed(point(-0.5)).unwrap(), 0);
             // masses between fixed-point steps round to this side: 2^−101 and 3·2^−101 at F = 100
             let (a, b) = (
-                c.fixed(pt(2f64.powi(-101))).unwrap(),
-                c.fixed(pt(3.0 * 2f64.powi(-101))).unwrap(),
+                c.fixed(point(2f64.powi(-101))).unwrap(),
+                c.fixed(point(3.0 * 2f64.powi(-101))).unwrap(),
             );
             match side {
                 Side::Upper => assert_eq!((a, b), (1, 2)),

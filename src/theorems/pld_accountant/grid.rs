@@ -1,7 +1,7 @@
 //! Grid choice: validation of the terms, the grid width h, the tail τ and the fixed-point
 //! fraction bits F (`Setup`). Only widths and costs depend on these choices, never soundness.
 use super::discretise::range;
-use super::fixed::{new_ctx, Side};
+use super::fixed::{new_ctx, Setup, Side};
 use super::mechanisms::{atom_unit, profile, validate_term, Profile};
 use super::{PldMechanism, PldOptions, PldTerm};
 use crate::validate;
@@ -29,17 +29,6 @@ pub(super) const CHEAP_WORK: f64 = 131_072.0;
 
 /// Largest composed support (memory guard: ~16 bytes per point, plus the packed integers).
 pub(super) const MAX_SUPPORT: usize = 20_000_000;
-
-pub(super) struct Setup {
-    pub(super) h: Rational,
-    pub(super) tau: Rational,
-    pub(super) f: u32,
-    /// Mass one convolution's floating-point rounding may add (Upper) or drop (Lower) when it
-    /// uses the FFT (`fft.rs`); 0: exact integer products only.
-    pub(super) fft_budget: Rational,
-    /// The terms as composed (Gaussians merged).
-    pub(super) terms: Vec<PldTerm>,
-}
 
 pub(super) fn setup(
     terms: &[PldTerm],

@@ -5,7 +5,8 @@
 //! substitution route (two hops).
 use super::convolve::compose_side;
 use super::discretise::{mirror_tables, tables, Table};
-use super::fixed::{fi_rat, Side};
+use super::enclose::rational;
+use super::fixed::Side;
 use super::grid::setup;
 use super::query::{epsilon_side, Curve};
 use super::{dpsgd_pld_epsilon, join, report, Direction, PldOptions, PldReport};
@@ -134,7 +135,7 @@ pub(super) fn chain(hops: &[&Curve], delta: &Rational, thetas: &[Rational]) -> R
         let budget = if j == 0 {
             share
         } else {
-            let d = (fi_rat(&share) * (-fi_rat(&total)).exp()).inf();
+            let d = (rational(&share) * (-rational(&total)).exp()).inf();
             Rational::from_f64(d)
                 .filter(|v| *v > 0)
                 .ok_or_else(|| Error::Numerical("a later hop's budget underflows".into()))?

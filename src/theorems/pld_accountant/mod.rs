@@ -32,8 +32,12 @@
 //! ```
 //! `mod.rs` holds the public API only: the mechanism and option types, [`PldReport`], and the
 //! entry points [`pld_delta`], [`pld_epsilon`], [`dpsgd_pld_epsilon`]. `fixed.rs` holds the
-//! grid measure `GridPld`, the side (`Side::Upper`/`Side::Lower`) and the fixed-point context
-//! every stage rounds through. The proof is `proofs-notes/pld_epsilon.md` (Lemmas A–F, E′, E″,
+//! grid measure `GridPld`, the side (`Side::Upper`/`Side::Lower`), the chosen grid `Setup`, the
+//! fixed-point context every stage rounds through and the directed re-scalings to 2^F
+//! (`shr_round`, `round_mass`); `enclose.rs` how a number enters the interval arithmetic (a
+//! chosen float as a `point`, an exact rational as the tightest interval, `rational`). No two
+//! files import each other, directly or in a loop: `enclose` and `fixed` lie at the bottom, then
+//! `mechanisms`, `discretise`, `grid`, the composition (`power`, `convolve`), the queries. The proof is `proofs-notes/pld_epsilon.md` (Lemmas A–F, E′, E″,
 //! W and F′ name the code they argue about).
 //!
 //! # Adding a mechanism
@@ -60,6 +64,7 @@ use rug::{Integer, Rational};
 
 mod convolve;
 mod discretise;
+mod enclose;
 mod fft;
 mod fixed;
 mod fixed_size;
@@ -73,9 +78,8 @@ mod substitution;
 mod tradeoff;
 pub use fixed_size::dpsgd_fixed_size_pld_epsilon;
 pub use group::{dpsgd_group_pld_epsilon, MAX_GROUP};
-pub use random_allocation::{
-    dpsgd_balls_and_bins_pld_delta, dpsgd_balls_and_bins_pld_epsilon, EpochAtoms,
-};
+pub use mechanisms::EpochAtoms;
+pub use random_allocation::{dpsgd_balls_and_bins_pld_delta, dpsgd_balls_and_bins_pld_epsilon};
 pub use substitution::dpsgd_substitution_pld_epsilon;
 pub use tradeoff::dpsgd_tradeoff_tpr;
 #[cfg(test)]
@@ -83,8 +87,8 @@ mod test_util;
 
 use convolve::compose_side;
 use discretise::{coarsen, mirror_tables, tables, Table};
-use fixed::{new_ctx, Ctx, GridPld, Side};
-use grid::{setup, Setup};
+use fixed::{new_ctx, Ctx, GridPld, Setup, Side};
+use grid::setup;
 use query::{epsilon_of, Curve};
 
 /// Which neighbouring pair of the Poisson-subsampled Gaussian.
@@ -181,7 +185,7 @@ pub enum PldMechanism {
     /// epoch's t; noise σ, clipping norm 1), one neighbour direction: its certified dominating
     /// atoms (`random_allocation::epoch_atoms`). An upper-side term only: the atoms dominate the
     /// epoch's pair but are not themselves realised.
-    BallsAndBinsEpoch(std::sync::Arc<random_allocation::EpochAtoms>),
+    BallsAndBinsEpoch(std::sync::Arc<mechanisms::EpochAtoms>),
 }
 
 /// `count` independent copies of `mechanism`.
@@ -443,7 +447,11 @@ fn refined(
             };
             // a bracket too wide to act on (huge counts, where the automatic grid trades
             // width for support) may be refined at up to RESCUE_WORK
-            let budget = if w > RESCUE_WIDTH { budget.max(RESCUE_WORK) } else { budget };
+            let budget = if w > RESCUE_WIDTH {
+                budget.max(RESCUE_WORK)
+            } else {
+                budget
+            };
             if w <= width || work * f64::from(k) > budget {
                 break;
             }

@@ -3,9 +3,9 @@
 //! spectral power of [`fft::power`] (Lemma E″ of `proofs-notes/pld_epsilon.md`), with the mass
 //! the window wraps bounded by Chernoff's inequality (Lemma W). Repeated squaring transforms
 //! at every doubling; this transforms once, at the final length.
-use super::convolve::{round_mass, shr_round};
+use super::enclose::point;
 use super::fft::{self, close_sum, up};
-use super::fixed::{pt, Ctx, GridPld, Side};
+use super::fixed::{round_mass, shr_round, Ctx, GridPld, Side};
 use crate::{Error, Result};
 use rug::integer::Order;
 use rug::ops::Pow;
@@ -50,7 +50,7 @@ fn centre(v: &[f64], mean: f64) -> usize {
 /// rounded up). +∞ on overflow.
 fn mgf(v: &[f64], c: usize, lam: f64, upper: bool) -> f64 {
     let (ep, em) = if upper {
-        (pt(lam).exp().sup(), pt(-lam).exp().sup())
+        (point(lam).exp().sup(), point(-lam).exp().sup())
     } else {
         (lam.exp(), (-lam).exp())
     };
@@ -76,7 +76,7 @@ fn mgf(v: &[f64], c: usize, lam: f64, upper: bool) -> f64 {
 /// Upper bound on e^{m·ln M_x + ln M_a − |λ|·d}: Chernoff's bound on the mass of x^{∗m} ∗ a at
 /// distance ≥ d from the centre, on the side of λ's sign (M from [`mgf`] with `upper`).
 fn tail_up(mx: f64, ma: f64, m: u32, lam: f64, d: f64) -> f64 {
-    let l = pt(f64::from(m)) * pt(mx).ln() + pt(ma).ln() - pt(lam.abs()) * pt(d);
+    let l = point(f64::from(m)) * point(mx).ln() + point(ma).ln() - point(lam.abs()) * point(d);
     let b = l.exp().sup();
     if b.is_nan() {
         f64::INFINITY
@@ -257,10 +257,10 @@ pub(super) fn power_compose(
     // the mass folded onto window point j: from the right, ≤ W_R·e^{−λ_r·j}; from the left,
     // ≤ W_L·e^{−|λ_l|·(N − 1 − j)} (Chernoff at the same λ, from further out); both bounds by
     // recurrences with every product rounded up
-    let (rr, rl_inv) = (pt(-lr.abs()).exp().sup(), pt(ll.abs()).exp().sup());
+    let (rr, rl_inv) = (point(-lr.abs()).exp().sup(), point(ll.abs()).exp().sup());
     let (mut fr, mut fl) = (
         wr,
-        up(wl * fft::pow_up(pt(-ll.abs()).exp().sup(), n as u32 - 1)),
+        up(wl * fft::pow_up(point(-ll.abs()).exp().sup(), n as u32 - 1)),
     );
     let mut folded = 0.0f64;
     let mut mass = Vec::with_capacity(n);

@@ -1,6 +1,7 @@
 //! Curve queries on a composed grid measure: certified δ(ε) (`Curve::delta`) and the certified
 //! extreme ε(δ) on each side (`epsilon_side`) (`proofs-notes/pld_epsilon.md`, Lemma F).
-use super::fixed::{fi_rat, fixed_iv, pt, Ctx, GridPld, Side};
+use super::enclose::{point, rational};
+use super::fixed::{fixed_iv, Ctx, GridPld, Side};
 use super::Interval;
 use crate::num::{Fi, Real};
 use crate::{Error, Result};
@@ -44,8 +45,8 @@ impl Curve {
         let n = mass.len();
         let r = (-ctx.hf).exp();
         let one_r = -Fi(-ctx.hf).expm1().0;
-        let mut s = vec![pt(0.0); n + 1];
-        let mut d = vec![pt(0.0); n + 1];
+        let mut s = vec![point(0.0); n + 1];
+        let mut d = vec![point(0.0); n + 1];
         // slot k ↔ grid index off + cut + k − 1
         for k in (0..n).rev() {
             let m = if k == 0 { lump } else { mass[k] };
@@ -99,9 +100,9 @@ impl Curve {
         let t = Rational::from(eps - &self.shift) - (Rational::from(k) + self.off) * &self.h;
         // t ≤ 0 exactly, so c = e^t ≤ 1 and 1 − c ≥ 0: the min/max below only drop the
         // parts of the enclosures outside the exact values' range
-        let c = fi_rat(&t).exp().min(pt(1.0));
-        let one_c = -Fi(fi_rat(&t)).expm1().0;
-        let v = self.inf + one_c.max(pt(0.0)) * self.s[k] + c * self.d[k + 1];
+        let c = rational(&t).exp().min(point(1.0));
+        let one_c = -Fi(rational(&t)).expm1().0;
+        let v = self.inf + one_c.max(point(0.0)) * self.s[k] + c * self.d[k + 1];
         self.pick(v)
     }
     /// δ at grid slot k (grid index off + k − 1), this side.

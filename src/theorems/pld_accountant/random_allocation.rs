@@ -8,9 +8,10 @@
 //! expectations of convex functions of R, so a mean-preserving spread of each W_i's law (onto
 //! the lattice jd) bounds both from above; the tail W_i > w_max goes to +∞.
 use super::discretise::tables;
+use super::enclose::{point, rational};
 use super::fixed::Side;
 use super::grid::setup;
-use super::mechanisms::{Atom, Profile};
+use super::mechanisms::{EpochAtoms, UNIT_BITS};
 use super::{side_epsilon, Direction, PldMechanism, PldOptions, PldTerm};
 use crate::num::{normal_cdf_pair, Interval};
 use crate::validate;
@@ -20,16 +21,6 @@ use rug::integer::Order;
 use rug::{Float, Integer, Rational};
 use std::sync::Arc;
 
-/// The dominating atoms of one balls-and-bins epoch in one direction: (loss, P-mass upper
-/// bound), losses on the unit `UNIT` (None = +∞). An upper-side term only.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EpochAtoms {
-    atoms: Vec<(Option<i64>, f64)>,
-    spread: f64,
-}
-
-/// Loss unit of the atoms: 2⁻¹².
-const UNIT_BITS: u32 = 12;
 /// Lowest atom loss kept (lower losses are moved up to it: a domination).
 const FLOOR: i64 = -3 << UNIT_BITS;
 /// Fixed-point fraction bits of the lattice convolution.
@@ -40,16 +31,6 @@ const MIN_LATTICE_CAP: f64 = 4096.0;
 const MAX_LATTICE: f64 = 65536.0;
 /// …the cap being this many points of the t-fold sum divided by t, between the two.
 const SUM_TARGET: f64 = 1.0e6;
-
-fn point(x: f64) -> Interval {
-    Interval::try_from((x, x)).unwrap_or(Interval::ENTIRE)
-}
-
-fn rational_iv(r: &Rational) -> Interval {
-    let lo = Float::with_val_round(53, r, Round::Down).0.to_f64();
-    let hi = Float::with_val_round(53, r, Round::Up).0.to_f64();
-    Interval::try_from((lo, hi)).unwrap_or(Interval::ENTIRE)
-}
 
 /// Φ(b) − Φ(a) for a ≤ b (a = None: −∞), enclosed without cancellation against 1 (upper
 /// tails when a ≥ 0).
@@ -220,7 +201,7 @@ pub(super) fn epoch_atoms(
             "must be an integer ≥ 2 for the balls-and-bins PLD",
         )
     })?;
-    let sg = rational_iv(sigma);
+    let sg = rational(sigma);
     let s = sigma.to_f64();
     // cut: x_max = 1 + zσ with Φ(−z) ≲ tail/t (float choice; the charged tail is certified)
     let mut z = 1.0;
@@ -280,25 +261,6 @@ pub(super) fn epoch_atoms(
         .fold((0.0, 0.0), |(a, b), (z, m)| (a + z * m, b + z * z * m));
     let spread = (m2 - m1 * m1).max(1e-12).sqrt();
     Ok(EpochAtoms { atoms, spread })
-}
-
-/// The accountant's profile of one epoch: its atoms, exact losses k·2⁻¹².
-pub(super) fn epoch_profile(e: &EpochAtoms) -> Profile {
-    let unit = Rational::from((1, 1u32 << UNIT_BITS));
-    let atoms = e
-        .atoms
-        .iter()
-        .map(|(k, m)| Atom {
-            loss: k.map(|k| Rational::from(&unit * Integer::from(k))),
-            p: point(*m),
-        })
-        .collect();
-    Profile::atoms_only(atoms, e.spread, e.spread)
-}
-
-/// The exact loss unit of the epoch atoms.
-pub(super) fn epoch_unit() -> Rational {
-    Rational::from((1, 1u32 << UNIT_BITS))
 }
 
 /// DP-SGD with balls-and-bins batches (each example in exactly one of the t steps of each epoch,

@@ -2,7 +2,8 @@
 //! sums of exact atoms and of grid measures, a fixed pseudo-random stream. None of them uses
 //! the kernels' own arithmetic.
 use super::discretise::{discretize, table};
-use super::fixed::{fi_rat, pt, Ctx, GridPld, Side};
+use super::enclose::{point, rational};
+use super::fixed::{Ctx, GridPld, Side};
 use super::mechanisms::{Atom, Profile};
 use rug::{Float, Rational};
 
@@ -10,7 +11,7 @@ pub(super) const P: u32 = 256;
 pub(super) fn ctx(h: &str, f: u32, tau: u128, side: Side) -> Ctx {
     let h = crate::num::parse_exact(h).unwrap();
     Ctx {
-        hf: fi_rat(&h),
+        hf: rational(&h),
         h,
         f,
         tau,
@@ -45,7 +46,7 @@ pub(super) fn atoms_profile(atoms: &Atoms) -> Profile {
             .iter()
             .map(|(z, p)| Atom {
                 loss: z.clone(),
-                p: pt(*p),
+                p: point(*p),
             })
             .collect(),
         support: (0.0, 0.0),

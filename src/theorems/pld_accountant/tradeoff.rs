@@ -5,7 +5,8 @@
 //! For a pair (P, Q), sup{E_P φ : E_Q φ ≤ α} = inf_{ε ∈ ℝ} e^ε·α + δ_{P‖Q}(ε) (Lagrange duality
 //! for the Neyman–Pearson problem), and for ε < 0, δ_{P‖Q}(ε) = 1 − e^ε + e^ε·δ_{Q‖P}(−ε): the
 //! remove and add directions of DP-SGD are exactly each other's reverse.
-use super::fixed::{fi_rat, pt, Side};
+use super::enclose::{point, rational};
+use super::fixed::Side;
 use super::query::Curve;
 use super::Interval;
 use super::{
@@ -33,10 +34,10 @@ fn points(c: &Curve) -> Result<Vec<(Interval, f64)>> {
     let mut out = Vec::with_capacity(n + 2);
     // ε = 0 itself when it lies below the first listed point (or no grid point is ≥ 0)
     if a0 > 0 || k0 > n {
-        out.push((pt(1.0), c.delta(&Rational::new())?));
+        out.push((point(1.0), c.delta(&Rational::new())?));
     }
-    let eh = fi_rat(&c.h).exp();
-    let mut e = fi_rat(&a0).exp();
+    let eh = rational(&c.h).exp();
+    let mut e = rational(&a0).exp();
     for k in k0..=n {
         out.push((e, c.at_slot(k)?));
         e = e * eh;
@@ -51,13 +52,13 @@ fn pair_bracket(
     reverse: &[Vec<(Interval, f64)>; 2],
     a: Interval,
 ) -> (f64, f64) {
-    let one = pt(1.0);
+    let one = point(1.0);
     let mut up = 1.0f64;
     for (e, d) in &direct[0] {
-        up = up.min((*e * a + pt(*d)).sup());
+        up = up.min((*e * a + point(*d)).sup());
     }
     for (e, d) in &reverse[0] {
-        up = up.min((one - (one / *e) * (one - a - pt(*d))).sup());
+        up = up.min((one - (one / *e) * (one - a - point(*d))).sup());
     }
     // lower: the lower side's grid measure has δ(ε) = A − B·e^ε on each cell between listed
     // points (and beyond the last, A = its mass at +∞, B = 0), so e^ε·α + δ(ε) and
@@ -65,10 +66,10 @@ fn pair_bracket(
     // (or, for the second, the limit 1 ≥ any TPR)
     let mut lo = 1.0f64;
     for (e, d) in &direct[1] {
-        lo = lo.min((*e * a + pt(*d)).inf());
+        lo = lo.min((*e * a + point(*d)).inf());
     }
     for (e, d) in &reverse[1] {
-        lo = lo.min((one - (one / *e) * (one - a - pt(*d))).inf());
+        lo = lo.min((one - (one / *e) * (one - a - point(*d))).inf());
     }
     (lo.max(0.0), up.min(1.0))
 }
@@ -130,7 +131,7 @@ pub fn dpsgd_tradeoff_tpr(
     let add = add.map_err(|_| Error::Numerical("PLD worker failed".into()))??;
     fprs.iter()
         .map(|alpha| {
-            let a = fi_rat(alpha);
+            let a = rational(alpha);
             let (l1, u1) = pair_bracket(&rem, &add, a);
             let (l2, u2) = pair_bracket(&add, &rem, a);
             let (lo, hi) = (l1.max(l2), u1.max(u2));

@@ -1,6 +1,6 @@
 //! The discrete Laplace mechanism DLap(a) (P\[Y = y\] = tanh(a/2)·e^{−a|y|} on the integers) on a
 //! query of integer sensitivity Δ: atoms only, at the losses a(Δ − 2y) of the outputs y = 0 … Δ.
-use super::super::fixed::pt;
+use super::super::enclose::point;
 use super::{Atom, Profile};
 use crate::num::{Fi, Real};
 use rug::{Integer, Rational};
@@ -14,13 +14,13 @@ pub(super) const MAX_DISCRETE_LAPLACE_SENSITIVITY: u32 = 100_000;
 pub(super) fn discrete_laplace_profile(a: &Rational, sensitivity: &Integer) -> Profile {
     let r = |q: Rational| Fi::from_rational(&q, 53);
     let ema = r(Rational::from(-a)).exp();
-    let denom = ema.add(&Fi(pt(1.0)));
+    let denom = ema.add(&Fi(point(1.0)));
     let inner = r(Rational::from(-a)).expm1().neg().div(&denom);
     let d = sensitivity.to_u32().unwrap_or(0);
     let loss = |y: u32| a * Rational::from(Integer::from(sensitivity - 2 * y));
     let mut atoms = vec![Atom {
         loss: Some(loss(0)),
-        p: Fi(pt(1.0)).div(&denom).0,
+        p: Fi(point(1.0)).div(&denom).0,
     }];
     for y in 1..d {
         let w = r(Rational::from(a * y)).neg().exp();

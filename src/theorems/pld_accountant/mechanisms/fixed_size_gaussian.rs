@@ -4,7 +4,7 @@
 //! Poisson remove pair at σ/2: replacing one example moves the sum by up to 2), whose losses
 //! below 0 are their mirror image, and which has an atom at loss 0
 //! (`proofs-notes/dpsgd_fixed_size_pld_epsilon.md`).
-use super::super::fixed::{fi_rat, pt};
+use super::super::enclose::{point, rational};
 use super::super::{Direction, Interval};
 use super::subsampled_gaussian::{mixture_tails, subsampled_gaussian_profile};
 use super::{Atom, Profile, Tails};
@@ -16,10 +16,10 @@ use rug::Rational;
 /// at 0 carries 1 − c under both P and Q.
 pub(super) fn fixed_size_gaussian_profile(sigma: &Rational, rate: &Rational) -> Profile {
     let half = Rational::from(sigma / 2u32);
-    let (s, q) = (fi_rat(&half), fi_rat(rate));
-    let at0 = mixture_tails(s, q, true, pt(0.0));
+    let (s, q) = (rational(&half), rational(rate));
+    let at0 = mixture_tails(s, q, true, point(0.0));
     let c = at0.p_gt + at0.q_gt;
-    let atom = pt(1.0) - c;
+    let atom = point(1.0) - c;
     let atom = Interval::try_from((atom.inf().max(0.0), atom.sup().max(0.0))).unwrap_or(atom);
     // the grid heuristics of the remove pair at σ/2 (its spread and the scale |ln(1 − γ)|)
     let rem = subsampled_gaussian_profile(&half, rate, Direction::Remove);
@@ -54,8 +54,8 @@ fn symmetric_tails(s: Interval, q: Interval, c: Interval, a: Interval) -> Tails 
         Tails::plain(c - t.q_gt, c - t.p_gt, t.q_gt, t.p_gt)
     } else {
         let (l, r) = (
-            symmetric_tails(s, q, c, pt(a.inf())),
-            symmetric_tails(s, q, c, pt(a.sup())),
+            symmetric_tails(s, q, c, point(a.inf())),
+            symmetric_tails(s, q, c, point(a.sup())),
         );
         Tails::plain(
             l.p_gt.convex_hull(r.p_gt),

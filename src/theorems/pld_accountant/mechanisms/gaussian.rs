@@ -1,13 +1,13 @@
 //! The Gaussian mechanism: PrivLoss = N(ρ, 2ρ) (Proposition 3), no atoms.
-use super::super::fixed::{fi_rat, pt};
+use super::super::enclose::{point, rational};
 use super::{phi2, Profile, Tails};
 use rug::Rational;
 
 /// Tails of N(ρ, 2ρ) under P, and of N(−ρ, 2ρ) (the loss's law under Q), through the
 /// certified Φ: P[Z > a] = Φ((ρ − a)/√(2ρ)), Q[Z > a] = Φ((−ρ − a)/√(2ρ)).
 pub(super) fn gaussian_profile(rho: &Rational) -> Profile {
-    let r = fi_rat(rho);
-    let s = (pt(2.0) * r).sqrt();
+    let r = rational(rho);
+    let s = (point(2.0) * r).sqrt();
     Profile {
         tails: Some(Box::new(move |a| {
             let (vp, vq) = ((r - a) / s, (-r - a) / s);

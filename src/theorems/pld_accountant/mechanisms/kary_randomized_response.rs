@@ -2,7 +2,7 @@
 //! `RandomizedResponseDpEvent`): losses ±ε with ε = ln(1 + k(1 − p)/p) irrational in general,
 //! so the two atoms at ±ε enter as the "continuous part" (tails enclosed for every a, the
 //! threshold ε only enclosed), and the atom at loss 0 (the k − 2 other buckets) is exact.
-use super::super::fixed::{fi_rat, pt};
+use super::super::enclose::{point, rational};
 use super::super::Interval;
 use super::{Atom, Profile, Tails};
 use crate::num::{Fi, Real};
@@ -12,9 +12,9 @@ use rug::{Integer, Rational};
 /// [x < t] for every x in `a` and t in `t`: 1, 0, or [0, 1] when undecided.
 fn below(a: Interval, t: Interval) -> Interval {
     if a.sup() < t.inf() {
-        pt(1.0)
+        point(1.0)
     } else if a.inf() >= t.sup() {
-        pt(0.0)
+        point(0.0)
     } else {
         Interval::try_from((0.0, 1.0)).unwrap_or(Interval::ENTIRE)
     }
@@ -27,10 +27,10 @@ fn below(a: Interval, t: Interval) -> Interval {
 pub(super) fn kary_randomized_response_profile(p: &Rational, k: &Integer) -> Profile {
     let m = rr_ratio(p, k) - 1u32;
     let eps = Fi::from_rational(&m, 53).ln1p().0;
-    let v = fi_rat(&Rational::from(p / k));
-    let u = fi_rat(&(Rational::from(1 - p) + Rational::from(p / k)));
-    let others = fi_rat(&(Rational::from(k - 2u32) * Rational::from(p / k)));
-    let one = pt(1.0);
+    let v = rational(&Rational::from(p / k));
+    let u = rational(&(Rational::from(1 - p) + Rational::from(p / k)));
+    let others = rational(&(Rational::from(k - 2u32) * Rational::from(p / k)));
+    let one = point(1.0);
     Profile {
         tails: Some(Box::new(move |a| {
             let (i1, i2) = (below(a, eps), below(a, -eps));

@@ -1,14 +1,14 @@
 //! The Laplace mechanism (scale b, sensitivity Δ, ε0 = Δ/b): atoms ±ε0 and a continuous part.
-use super::super::fixed::{fi_rat, pt};
+use super::super::enclose::{point, rational};
 use super::{Atom, Profile, Tails};
 use rug::Rational;
 
 /// Loss ε0 with P-mass ½ (outputs below 0), −ε0 with P-mass ½e^{−ε0} (outputs above Δ), and in
 /// between the continuous loss (Δ − 2x)/b of outputs x ∈ (0, Δ), whose tails are closed forms.
 pub(super) fn laplace_profile(eps: &Rational) -> Profile {
-    let one = pt(1.0);
-    let e = fi_rat(eps);
-    let half = pt(0.5);
+    let one = point(1.0);
+    let e = rational(eps);
+    let half = point(0.5);
     let em = (-e).exp();
     let ef = eps.to_f64();
     Profile {

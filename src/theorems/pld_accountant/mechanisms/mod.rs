@@ -6,6 +6,7 @@ use crate::validate;
 use crate::{Error, Result};
 use rug::Rational;
 
+mod balls_and_bins;
 mod discrete_gaussian;
 mod discrete_laplace;
 mod fixed_size_gaussian;
@@ -16,6 +17,8 @@ mod randomized_response;
 mod subsampled_gaussian;
 mod substitution_gaussian;
 
+pub use balls_and_bins::EpochAtoms;
+pub(super) use balls_and_bins::UNIT_BITS;
 use discrete_gaussian::discrete_gaussian_profile;
 use discrete_laplace::{discrete_laplace_profile, MAX_DISCRETE_LAPLACE_SENSITIVITY};
 use fixed_size_gaussian::fixed_size_gaussian_profile;
@@ -143,7 +146,7 @@ pub(super) fn profile(m: &PldMechanism) -> Profile {
             substitution_gaussian_profile(sigma, rate)
         }
         PldMechanism::FixedSizeGaussian { sigma, rate } => fixed_size_gaussian_profile(sigma, rate),
-        PldMechanism::BallsAndBinsEpoch(e) => super::random_allocation::epoch_profile(e),
+        PldMechanism::BallsAndBinsEpoch(e) => balls_and_bins::balls_and_bins_profile(e),
     }
 }
 
@@ -160,7 +163,7 @@ pub(super) fn atom_unit(m: &PldMechanism) -> Option<Rational> {
             sigma_squared,
             sensitivity,
         } => Some(Rational::from(sensitivity) / Rational::from(sigma_squared * 2u32)),
-        PldMechanism::BallsAndBinsEpoch(_) => Some(super::random_allocation::epoch_unit()),
+        PldMechanism::BallsAndBinsEpoch(_) => Some(balls_and_bins::balls_and_bins_unit()),
         PldMechanism::Gaussian { .. }
         | PldMechanism::KaryRandomizedResponse { .. }
         | PldMechanism::SubsampledGaussian { .. }
@@ -227,7 +230,7 @@ pub(super) fn validate_term(t: &PldTerm) -> Result<()> {
 // the enclosure must contain the reference and be at most `rel` wide relative to it.
 #[cfg(test)]
 mod tests {
-    use super::super::fixed::pt;
+    use super::super::enclose::point;
     use super::super::test_util::{r, P};
     use super::*;
     use crate::theorems::pld_accountant::Direction;
@@ -260,7 +263,7 @@ mod tests {
         );
     }
     fn tails(pr: &Profile, a: f64) -> Tails {
-        (pr.tails.as_ref().unwrap())(pt(a))
+        (pr.tails.as_ref().unwrap())(point(a))
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The Poisson-subsampled Gaussian (sensitivity 1, noise σ, rate q), one neighbour direction:
 //! remove ((1−q)N(0,σ²) + qN(1,σ²) ‖ N(0,σ²)) or add (the reverse). No atoms.
-use super::super::fixed::{fi_rat, pt};
+use super::super::enclose::{point, rational};
 use super::super::{Direction, Interval};
 use super::{phi2, Mix, Profile, Tails};
 use crate::num::{Fi, Real};
@@ -14,7 +14,7 @@ pub(super) fn subsampled_gaussian_profile(
     rate: &Rational,
     direction: Direction,
 ) -> Profile {
-    let (s, q) = (fi_rat(sigma), fi_rat(rate));
+    let (s, q) = (rational(sigma), rational(rate));
     let (sf, qf) = (sigma.to_f64(), rate.to_f64());
     let spread = qf * ((1.0 / (sf * sf)).exp() - 1.0).max(0.0).sqrt();
     let ln_keep = (1.0 - qf).ln();
@@ -49,7 +49,7 @@ pub(super) fn subsampled_gaussian_profile(
 /// cancellation. (Shared with the substitution pair.)
 pub(super) fn em1(b: Interval) -> Interval {
     if b.mag() > 0.5 {
-        b.exp() - pt(1.0)
+        b.exp() - point(1.0)
     } else {
         Fi(b).expm1().0
     }
@@ -57,7 +57,7 @@ pub(super) fn em1(b: Interval) -> Interval {
 
 /// Tails at loss a of one direction (noise σ enclosed by `s`, rate by `q`).
 pub(super) fn mixture_tails(s: Interval, q: Interval, remove: bool, a: Interval) -> Tails {
-    let (one, zero) = (pt(1.0), pt(0.0));
+    let (one, zero) = (point(1.0), point(0.0));
     let keep = one - q;
     // the threshold crosses where e^{±a} − (1 − q) = expm1(±a) + q: with m = expm1(±a) it is
     // σ² ln1p(m/q) + ½, free of the cancellation in e^{±a} − (1 − q) (a factor 1/q)
@@ -74,7 +74,7 @@ pub(super) fn mixture_tails(s: Interval, q: Interval, remove: bool, a: Interval)
             r_le: le,
         };
     }
-    let x = s.sqr() * Fi(m / q).ln1p().0 + pt(0.5);
+    let x = s.sqr() * Fi(m / q).ln1p().0 + point(0.5);
     let (u0, u1) = (x / s, (x - one) / s);
     if remove {
         // Z > a ⟺ x > x(a): P = (1−q)N(0,σ²) + qN(1,σ²), Q = N(0,σ²), R = N(1,σ²)

@@ -2,7 +2,7 @@
 //! P = (1−q)N(0,σ²) + qN(1,σ²) against Q = (1−q)N(0,σ²) + qN(−1,σ²) (Koskela, Jälkö &
 //! Honkela 2020, §5.2: one record's clipped gradient +1 replaced by −1). No atoms; the pair is
 //! symmetric (x ↦ −x swaps P and Q), so one direction describes both orders of the neighbours.
-use super::super::fixed::{fi_rat, pt};
+use super::super::enclose::{point, rational};
 use super::super::Interval;
 use super::subsampled_gaussian::em1;
 use super::{phi2, Profile, Tails};
@@ -13,7 +13,7 @@ use rug::Rational;
 /// threshold x(a) = σ² ln y(a), y(a) the positive root of c·y² + k(1 − e^a)·y − c·e^a = 0
 /// (`proofs-notes/dpsgd_substitution_pld_epsilon.md`).
 pub(super) fn substitution_gaussian_profile(sigma: &Rational, rate: &Rational) -> Profile {
-    let (s, q) = (fi_rat(sigma), fi_rat(rate));
+    let (s, q) = (rational(sigma), rational(rate));
     let (sf, qf) = (sigma.to_f64(), rate.to_f64());
     // loss ≈ 2c·sinh(x/σ²) for small q: its standard deviation under N(0, σ²), and 2/σ at q = 1
     let v = 1.0 / (sf * sf);
@@ -39,12 +39,12 @@ pub(super) fn substitution_gaussian_profile(sigma: &Rational, rate: &Rational) -
 /// r = √(k²m² + 4c²e^a) the positive root is y = (km + r)/(2c) = 2c·e^a/(r − km): the first
 /// form for m ≥ 0, the second for m < 0, so neither subtracts nearly equal numbers.
 fn threshold(s: Interval, q: Interval, a: Interval) -> Interval {
-    let (one, two) = (pt(1.0), pt(2.0));
+    let (one, two) = (point(1.0), point(2.0));
     let k = one - q;
     let c = q * (-(one / (two * s.sqr()))).exp();
     let (m, ea) = (em1(a), a.exp());
     let km = k * m;
-    let r = (km.sqr() + pt(4.0) * c.sqr() * ea).sqrt();
+    let r = (km.sqr() + point(4.0) * c.sqr() * ea).sqrt();
     let y = if m.inf() >= 0.0 {
         (km + r) / (two * c)
     } else if m.sup() < 0.0 {
@@ -58,7 +58,7 @@ fn threshold(s: Interval, q: Interval, a: Interval) -> Interval {
 
 /// Tails at loss a: Z > a ⟺ x > x(a); P = (1−q)N(0,σ²) + qN(1,σ²), Q = (1−q)N(0,σ²) + qN(−1,σ²).
 fn substitution_tails(s: Interval, q: Interval, a: Interval) -> Tails {
-    let one = pt(1.0);
+    let one = point(1.0);
     let keep = one - q;
     let x = threshold(s, q, a);
     // (Φ(u), Φ(−u)) at u = x/σ, (x − 1)/σ, (x + 1)/σ: mass below and above x of N(0), N(1), N(−1)
