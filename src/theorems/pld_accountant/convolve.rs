@@ -370,7 +370,7 @@ mod tests {
                 assert_eq!(shr_round(&d, f, Side::Lower), Some(lo), "{v} >> {f} down");
                 assert_eq!(shr_round(&d, f, Side::Upper), Some(hi), "{v} >> {f} up");
                 // quotient and remainder, exactly; only for a fixed point's F
-                let rem = Integer::from(&v - (Integer::from(lo) << f));
+                let rem = &v - (Integer::from(lo) << f);
                 let want = (f <= 124).then(|| (lo, rem.to_u128().unwrap()));
                 assert_eq!(shr_split(&d, f), want, "{v} split at {f}");
             }

@@ -215,10 +215,8 @@ pub(super) fn table(pr: &Profile, ctx: &Ctx, prev: Option<&Table>) -> Result<Tab
                     on_grid.push((slot(i.checked_sub(i0), n)?, a.p));
                 } else {
                     // half-cell j = (b_j, b_{j+1}] with b_j = shift + i0·h + j·h/2
-                    let u = Rational::from(
-                        (Rational::from(z - &shift) - Rational::from(i0) * &ctx.h) / &half_h,
-                    );
-                    let j = floor_index(&Rational::from(-u), "an atom's loss")?;
+                    let u = (Rational::from(z - &shift) - Rational::from(i0) * &ctx.h) / &half_h;
+                    let j = floor_index(&(-u), "an atom's loss")?;
                     let q = a.p * (-rational(z)).exp();
                     // j = ⌈u⌉ − 1 = −⌊−u⌋ − 1 must name one of the 2(n − 1) half-cells
                     cells_extra.push((
@@ -242,7 +240,7 @@ pub(super) fn table(pr: &Profile, ctx: &Ctx, prev: Option<&Table>) -> Result<Tab
     });
     let known = |j: usize| -> Option<Tails> {
         let p = reuse?;
-        if j % 2 != 0 {
+        if !j.is_multiple_of(2) {
             return None;
         }
         let k = (j / 2) as i64 + i0.checked_sub(p.i0.checked_mul(2)?)?;
@@ -375,7 +373,7 @@ pub(super) fn coarsen(tb: &Table, factor: u32, ctx: &Ctx) -> Result<Table> {
         || !tb.on_grid.is_empty()
         || !tb.at_inf.is_empty()
         || factor < 2
-        || factor % 2 != 0
+        || !factor.is_multiple_of(2)
     {
         return Err(Error::Numerical(
             "PLD table with atoms (or an odd factor) cannot be coarsened".into(),
@@ -1001,7 +999,7 @@ mod tests {
         ] {
             let excess = |tb: &Table| {
                 let g = discretize(tb, &c).unwrap();
-                let a = |i: i64| f(&Rational::from(&g.shift + Rational::from(g.off + i) * &c.h));
+                let a = |i: i64| f(&(&g.shift + Rational::from(g.off + i) * &c.h));
                 let eh = Float::with_val(P, f(&c.h).exp_ref());
                 // exact (α, β) of cell k: its masses at a_k and a_{k+1}
                 let split = |k: i64| {

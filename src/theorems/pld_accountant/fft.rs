@@ -550,7 +550,7 @@ mod tests {
     /// disagreed that way).
     #[test]
     fn results_do_not_depend_on_earlier_transforms() {
-        let mut rng = Rng(0x5EED_0F_F17);
+        let mut rng = Rng(0x0005_EED0_FF17);
         let x = draw(&mut rng, 3000, 1);
         let b = error_bound(&x, None);
         let first = convolve(&x, None, &b);

@@ -333,10 +333,7 @@ pub(super) fn auto_grid(terms: &[PldTerm], profiles: &[Profile]) -> Rational {
         // atoms on the grid when that costs at most 8× the points; else they are split/merged
         Some(g) if g.to_f64() >= target / 8.0 => {
             let m = (g.to_f64() / target).ceil().max(1.0);
-            Rational::from((
-                g.numer().clone(),
-                Integer::from(g.denom() * Integer::from(m as u64)),
-            ))
+            Rational::from((g.numer().clone(), g.denom() * Integer::from(m as u64)))
         }
         _ => dyadic,
     }
@@ -530,6 +527,6 @@ mod tests {
         );
         let rr = term(PldMechanism::RandomizedResponse { eps: r("1/2") }, 100);
         let s = setup(&[rr], &PldOptions::default(), Some(&r("1e-5"))).unwrap();
-        assert!(Rational::from(r("1/2") / &s.h).is_integer(), "h = {}", s.h);
+        assert!((r("1/2") / &s.h).is_integer(), "h = {}", s.h);
     }
 }

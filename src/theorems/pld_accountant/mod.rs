@@ -55,6 +55,10 @@
 //!    "Why it is sound"), then re-bless the notes.
 //!
 //! Nothing else changes: discretisation, convolution and queries are mechanism-blind.
+#![allow(
+    clippy::neg_cmp_op_on_partial_ord,
+    reason = "`!(x <= bound)` is how the accountant refuses NaN together with out-of-range values"
+)]
 use crate::num::{Arithmetic, Enclosure};
 use crate::validate;
 use crate::{Error, Result};

@@ -166,7 +166,7 @@ pub(super) fn epsilon_side(c: &Curve, delta: &Rational) -> Result<Rational> {
     if first == 0 {
         // δ(a_{off−1}) ≤ δ already below the support: Upper takes that point (or 0),
         // Lower the trivial bound 0
-        let a = Rational::from(&c.shift + (Rational::from(c.off) - 1u32) * &c.h);
+        let a = &c.shift + (Rational::from(c.off) - 1u32) * &c.h;
         return match c.side {
             Side::Upper if holds(&zero)? => Ok(zero),
             Side::Upper if a > 0 && holds(&a)? => Ok(a),
@@ -177,7 +177,7 @@ pub(super) fn epsilon_side(c: &Curve, delta: &Rational) -> Result<Rational> {
     // within cell (a_{j}, a_{j+1}] with j+1 the grid index of slot `first`
     // j + 1 = off + first − 1, in rationals (no i64 overflow)
     let j1 = Rational::from(first) + c.off - 1u32;
-    let a1 = Rational::from(&c.shift + Rational::from(&j1 * &c.h));
+    let a1 = &c.shift + Rational::from(&j1 * &c.h);
     let s = c.pick(c.s[first - 1])?;
     let dv = c.pick(c.d[first])?;
     let cc = if s > dv {
@@ -209,7 +209,7 @@ pub(super) fn epsilon_side(c: &Curve, delta: &Rational) -> Result<Rational> {
     match c.side {
         Side::Upper if holds(&a1)? => Ok(a1),
         Side::Lower => {
-            let a0 = Rational::from(&c.shift + (j1 - 1u32) * &c.h);
+            let a0 = &c.shift + (j1 - 1u32) * &c.h;
             Ok(if a0 > 0 && holds(&a0)? { a0 } else { zero })
         }
         _ => Err(Error::Numerical("PLD ε search failed to certify".into())),
@@ -311,7 +311,7 @@ mod tests {
             let cut = 23usize;
             let cv = Curve::above(&g, &c, cut);
             // the cut point's loss: shift + (off + cut)·h
-            let a_cut = Rational::from(&g.shift + Rational::from(g.off + cut as i64) * &c.h);
+            let a_cut = &g.shift + Rational::from(g.off + cut as i64) * &c.h;
             for k in 0..120 {
                 let e = Rational::from((k, 40)) + &a_cut - Rational::from((1, 1));
                 if e < 0 {

@@ -80,7 +80,7 @@ pub(super) fn grid_delta(g: &GridPld, c: &Ctx, eps: &Rational) -> Float {
         if m == 0 {
             continue;
         }
-        let a = Rational::from(&g.shift + Rational::from(g.off + i as i64) * &c.h);
+        let a = &g.shift + Rational::from(g.off + i as i64) * &c.h;
         if a > *eps {
             let t = Float::with_val(P, Rational::from(eps - &a));
             s += Float::with_val(P, 1 - t.exp()) * Float::with_val(P, m) * &scale;

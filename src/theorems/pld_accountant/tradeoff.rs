@@ -30,7 +30,7 @@ fn points(c: &Curve) -> Result<Vec<(Interval, f64)>> {
         .saturating_add(1)
         .clamp(0, n as i64 + 1) as usize;
     let j0 = c.off + k0 as i64 - 1;
-    let a0 = Rational::from(&c.shift + Rational::from(&c.h * Integer::from(j0)));
+    let a0 = &c.shift + Rational::from(&c.h * Integer::from(j0));
     let mut out = Vec::with_capacity(n + 2);
     // ε = 0 itself when it lies below the first listed point (or no grid point is ≥ 0)
     if a0 > 0 || k0 > n {
