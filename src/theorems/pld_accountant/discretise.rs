@@ -200,79 +200,14 @@ pub(super) fn table(pr: &Profile, ctx: &Ctx, prev: Option<&Table>) -> Result<Tab
         return Err(Error::arg("grid", format!("one mechanism would need {width} grid points (at most {MAX_POINTS}); use a coarser --grid")));
     }
     let n = width as usize;
-    let mut on_grid = Vec::new();
-    let mut at_inf = Vec::new();
-    // atoms: on the grid exactly, at +∞, or folded into the cell (half-cell) holding them
-    let half_h = Rational::from(&ctx.h / 2u32);
-    let mut cells_extra: Vec<(usize, Interval, Interval)> = Vec::new(); // (half-cell index, P, Q)
-    for a in &pr.atoms {
-        match &a.loss {
-            None => at_inf.push(a.p),
-            Some(z) => {
-                let t = Rational::from(z - &shift) / &ctx.h;
-                if t.is_integer() {
-                    let i = floor_index(&t, "an atom's loss")?;
-                    on_grid.push((slot(i.checked_sub(i0), n)?, a.p));
-                } else {
-                    // half-cell j = (b_j, b_{j+1}] with b_j = shift + i0·h + j·h/2
-                    let u = (Rational::from(z - &shift) - Rational::from(i0) * &ctx.h) / &half_h;
-                    let j = floor_index(&(-u), "an atom's loss")?;
-                    let q = a.p * (-rational(z)).exp();
-                    // j = ⌈u⌉ − 1 = −⌊−u⌋ − 1 must name one of the 2(n − 1) half-cells
-                    cells_extra.push((
-                        slot(j.checked_neg().and_then(|x| x.checked_sub(1)), 2 * (n - 1))?,
-                        a.p,
-                        q,
-                    ));
-                }
-            }
-        }
-    }
-    let zero = Tails::plain(point(0.0), point(0.0), point(0.0), point(0.0));
-    // tails at the half-grid points b_j, j = 0 … 2(n−1)
-    let half = point(0.5) * ctx.hf;
-    let sh = rational(&shift);
-    let nb = 2 * (n - 1) + 1;
-    // the previous table's half-grid point k is this table's half-grid point 2(k − d),
-    // d = i0 − 2·i0_prev (both at loss shift + (2·i0_prev + k)·h)
-    let reuse = prev.filter(|p| {
-        !p.tails.is_empty() && p.shift == shift && p.h == Rational::from(&ctx.h * 2u32)
-    });
-    let known = |j: usize| -> Option<Tails> {
-        let p = reuse?;
-        if !j.is_multiple_of(2) {
-            return None;
-        }
-        let k = (j / 2) as i64 + i0.checked_sub(p.i0.checked_mul(2)?)?;
-        usize::try_from(k)
-            .ok()
-            .and_then(|k| p.tails.get(k).copied())
-    };
-    let tails: Vec<Tails> = match &pr.tails {
-        None => vec![zero; nb],
-        Some(t) => {
-            let eval = |js: std::ops::Range<usize>| -> Vec<Tails> {
-                js.map(|j| {
-                    known(j).unwrap_or_else(|| t(sh + ctx.point(i0) + point(j as f64) * half))
-                })
-                .collect()
-            };
-            // a long table in two halves, the second on another thread (`join`): the same
-            // evaluations, so the same enclosures
-            if nb >= 8192 {
-                let (mut a, b) = super::join(|| eval(0..nb / 2), || eval(nb / 2..nb))?;
-                a.extend(b);
-                a
-            } else {
-                eval(0..nb)
-            }
-        }
-    };
+    let atoms = place_atoms(pr, ctx, &shift, i0, n)?;
+    let tails = half_grid_tails(pr, ctx, &shift, i0, n, prev)?;
+    let nb = tails.len();
     // material of half-cell j (continuous part + off-grid atoms in it)
     let mut half_cells: Vec<(Interval, Interval)> = (0..nb - 1)
         .map(|j| cell(&tails[j], &tails[j + 1]))
         .collect();
-    for (j, p, q) in cells_extra {
+    for (j, p, q) in atoms.in_cells {
         let c = &mut half_cells[j];
         c.0 = c.0 + p;
         c.1 = c.1 + q;
@@ -297,8 +232,8 @@ pub(super) fn table(pr: &Profile, ctx: &Ctx, prev: Option<&Table>) -> Result<Tab
         n,
         y,
         half_cells,
-        on_grid,
-        at_inf,
+        on_grid: atoms.on_grid,
+        at_inf: atoms.at_inf,
         below,
         above,
         below_q,
@@ -309,6 +244,104 @@ pub(super) fn table(pr: &Profile, ctx: &Ctx, prev: Option<&Table>) -> Result<Tab
         mechanism: None,
         mix,
     })
+}
+
+/// Where a profile's atoms go on the grid of `ctx` (offset `shift`, points i0 … i0 + n − 1).
+struct PlacedAtoms {
+    /// (point index, P-mass): atoms exactly on a grid point.
+    on_grid: Vec<(usize, Interval)>,
+    /// P-masses at +∞.
+    at_inf: Vec<Interval>,
+    /// (half-cell index, P-mass, Q-mass): atoms strictly inside a half-cell, folded into it.
+    in_cells: Vec<(usize, Interval, Interval)>,
+}
+
+/// Atoms: on the grid exactly, at +∞, or folded into the half-cell holding them (with their
+/// Q-mass e^{−z}·P enclosed).
+fn place_atoms(
+    pr: &Profile,
+    ctx: &Ctx,
+    shift: &Rational,
+    i0: i64,
+    n: usize,
+) -> Result<PlacedAtoms> {
+    let mut placed = PlacedAtoms {
+        on_grid: Vec::new(),
+        at_inf: Vec::new(),
+        in_cells: Vec::new(),
+    };
+    let half_h = Rational::from(&ctx.h / 2u32);
+    for a in &pr.atoms {
+        match &a.loss {
+            None => placed.at_inf.push(a.p),
+            Some(z) => {
+                let t = Rational::from(z - shift) / &ctx.h;
+                if t.is_integer() {
+                    let i = floor_index(&t, "an atom's loss")?;
+                    placed.on_grid.push((slot(i.checked_sub(i0), n)?, a.p));
+                } else {
+                    // half-cell j = (b_j, b_{j+1}] with b_j = shift + i0·h + j·h/2
+                    let u = (Rational::from(z - shift) - Rational::from(i0) * &ctx.h) / &half_h;
+                    let j = floor_index(&(-u), "an atom's loss")?;
+                    let q = a.p * (-rational(z)).exp();
+                    // j = ⌈u⌉ − 1 = −⌊−u⌋ − 1 must name one of the 2(n − 1) half-cells
+                    placed.in_cells.push((
+                        slot(j.checked_neg().and_then(|x| x.checked_sub(1)), 2 * (n - 1))?,
+                        a.p,
+                        q,
+                    ));
+                }
+            }
+        }
+    }
+    Ok(placed)
+}
+
+/// The continuous part's tails at the half-grid points b_j = shift + i0·h + j·h/2,
+/// j = 0 … 2(n − 1) (zeros when there is none), taking `prev`'s where it has them.
+fn half_grid_tails(
+    pr: &Profile,
+    ctx: &Ctx,
+    shift: &Rational,
+    i0: i64,
+    n: usize,
+    prev: Option<&Table>,
+) -> Result<Vec<Tails>> {
+    let nb = 2 * (n - 1) + 1;
+    let Some(t) = &pr.tails else {
+        let zero = Tails::plain(point(0.0), point(0.0), point(0.0), point(0.0));
+        return Ok(vec![zero; nb]);
+    };
+    let half = point(0.5) * ctx.hf;
+    let sh = rational(shift);
+    // the previous table's half-grid point k is this table's half-grid point 2(k − d),
+    // d = i0 − 2·i0_prev (both at loss shift + (2·i0_prev + k)·h)
+    let reuse = prev.filter(|p| {
+        !p.tails.is_empty() && p.shift == *shift && p.h == Rational::from(&ctx.h * 2u32)
+    });
+    let known = |j: usize| -> Option<Tails> {
+        let p = reuse?;
+        if !j.is_multiple_of(2) {
+            return None;
+        }
+        let k = (j / 2) as i64 + i0.checked_sub(p.i0.checked_mul(2)?)?;
+        usize::try_from(k)
+            .ok()
+            .and_then(|k| p.tails.get(k).copied())
+    };
+    let eval = |js: std::ops::Range<usize>| -> Vec<Tails> {
+        js.map(|j| known(j).unwrap_or_else(|| t(sh + ctx.point(i0) + point(j as f64) * half)))
+            .collect()
+    };
+    // a long table in two halves, the second on another thread (`join`): the same
+    // evaluations, so the same enclosures
+    if nb >= 8192 {
+        let (mut a, b) = super::join(|| eval(0..nb / 2), || eval(nb / 2..nb))?;
+        a.extend(b);
+        Ok(a)
+    } else {
+        Ok(eval(0..nb))
+    }
 }
 
 /// The table of the reversed pair (Q, P) — loss −Z — read off the table of (P, Q), without

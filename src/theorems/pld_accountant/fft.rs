@@ -451,56 +451,23 @@ pub(super) fn power(x: &[f64], m: u32, a: Option<&[f64]>, t: u32) -> Option<(Vec
         -1.0
     };
     let a_l1 = a.map_or(1.0, |a| norms(a).0);
-    let mut zeroed = 0usize;
-    let (mut s1, mut s2, mut s3, mut zs) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
-    let mf = f64::from(m);
-    for k in 0..n {
-        let xk = C {
-            re: zr[k],
-            im: zi[k],
-        };
-        if xk.re * xk.re + xk.im * xk.im <= cut {
-            zeroed += 1;
-            zr[k] = 0.0;
-            zi[k] = 0.0;
-            continue;
-        }
-        // R_k ≥ max(|X̂_k|, |X_k|), as |X_k − X̂_k| ≤ ‖X̂ − X‖₂
-        let r = up(modulus_up(xk.re, xk.im) + dx);
-        let pm1 = pow_up(r, m - 1);
-        let pm = up(pm1 * r);
-        if !(pm <= POWER_GROWTH) {
-            recycle(zr);
-            recycle(zi);
-            if let Some((ar, ai)) = a_spec {
-                recycle(ar);
-                recycle(ai);
-            }
-            return None;
-        }
-        let (mut z, _) = cpow(xk, m);
-        let mut ab = 1.0;
-        if let Some((ar, ai)) = &a_spec {
-            let ak = C {
-                re: ar[k],
-                im: ai[k],
-            };
-            ab = modulus_up(ak.re, ak.im);
-            z = z.mul(ak);
-        }
-        let t1 = up(pm * ab);
-        let t2 = up(up(mf * pm1) * ab);
-        s1 += t1;
-        s2 += up(t2 * t2);
-        s3 += up(pm * pm);
-        zs += up(z.re.abs() + z.im.abs());
-        zr[k] = z.re;
-        zi[k] = z.im;
-    }
+    let sums = raise(&mut zr, &mut zi, a_spec.as_ref(), m, dx, cut);
     if let Some((ar, ai)) = a_spec {
         recycle(ar);
         recycle(ai);
     }
+    let Some(PowerSums {
+        s1,
+        s2,
+        s3,
+        zs,
+        zeroed,
+    }) = sums
+    else {
+        recycle(zr);
+        recycle(zi);
+        return None;
+    };
     let (s1, s2, s3, zs) = (
         close_sum(s1, n),
         close_sum(s2, n),
@@ -519,6 +486,75 @@ pub(super) fn power(x: &[f64], m: u32, a: Option<&[f64]>, t: u32) -> Option<(Vec
         *r *= scale;
     }
     Some((zr, e))
+}
+
+/// The sums [`power`]'s error bound needs (each term rounded up, summed in order) and how many
+/// entries were zeroed.
+struct PowerSums {
+    s1: f64,
+    s2: f64,
+    s3: f64,
+    zs: f64,
+    zeroed: usize,
+}
+
+/// Ẑ_k = X̂_k^m·Â_k in place, entries with fl(|X̂_k|²) ≤ `cut` set to 0, and the sums of
+/// R_k^m|Â_k|, (m R_k^{m−1}|Â_k|)², R_k^{2m} and |Ẑ_k|₁ with R_k = |X̂_k| + dx rounded up; None
+/// when some R_k^m exceeds [`POWER_GROWTH`].
+fn raise(
+    zr: &mut [f64],
+    zi: &mut [f64],
+    a_spec: Option<&(Vec<f64>, Vec<f64>)>,
+    m: u32,
+    dx: f64,
+    cut: f64,
+) -> Option<PowerSums> {
+    let mut sums = PowerSums {
+        s1: 0.0,
+        s2: 0.0,
+        s3: 0.0,
+        zs: 0.0,
+        zeroed: 0,
+    };
+    let mf = f64::from(m);
+    for k in 0..zr.len() {
+        let xk = C {
+            re: zr[k],
+            im: zi[k],
+        };
+        if xk.re * xk.re + xk.im * xk.im <= cut {
+            sums.zeroed += 1;
+            zr[k] = 0.0;
+            zi[k] = 0.0;
+            continue;
+        }
+        // R_k ≥ max(|X̂_k|, |X_k|), as |X_k − X̂_k| ≤ ‖X̂ − X‖₂
+        let r = up(modulus_up(xk.re, xk.im) + dx);
+        let pm1 = pow_up(r, m - 1);
+        let pm = up(pm1 * r);
+        if !(pm <= POWER_GROWTH) {
+            return None;
+        }
+        let (mut z, _) = cpow(xk, m);
+        let mut ab = 1.0;
+        if let Some((ar, ai)) = a_spec {
+            let ak = C {
+                re: ar[k],
+                im: ai[k],
+            };
+            ab = modulus_up(ak.re, ak.im);
+            z = z.mul(ak);
+        }
+        let t1 = up(pm * ab);
+        let t2 = up(up(mf * pm1) * ab);
+        sums.s1 += t1;
+        sums.s2 += up(t2 * t2);
+        sums.s3 += up(pm * pm);
+        sums.zs += up(z.re.abs() + z.im.abs());
+        zr[k] = z.re;
+        zi[k] = z.im;
+    }
+    Some(sums)
 }
 
 #[cfg(test)]

@@ -229,43 +229,89 @@ pub(super) fn power_compose(
     // the budget of the `share` convolutions this one replaces
     let budget_fixed = ctx.fft_budget.saturating_mul(u128::from(share));
     let budget = budget_fixed as f64 * (2f64).powi(-(f as i32));
-    let Some(Window {
-        t,
-        s,
-        lr,
-        ll,
-        wl,
-        wr,
-    }) = window(&xv, &av, m, budget)
-    else {
+    let Some(w) = window(&xv, &av, m, budget) else {
         return Ok(None);
     };
-    let Some((c, e)) = fft::power(&xv, m, a.map(|_| av.as_slice()), t) else {
+    let Some((c, e)) = fft::power(&xv, m, a.map(|_| av.as_slice()), w.t) else {
         return Ok(None);
     };
-    // the integers' convolution lies within c′·[(1 + u)^−k, (1 − u)^−k], k factors:
-    // (1 − u)^−1 ≤ 1 + 2u and (1 + u)^−1 ≥ 1 − u, powers rounded outward
-    let k = m + u32::from(a.is_some());
+    let k = factor_bounds(m + u32::from(a.is_some()));
+    let scale = (2f64).powi(f as i32);
+    let n = 1usize << w.t;
+    let (mass, folded) = window_masses(&c, e, &w, k, ctx)?;
+    fft::recycle(c);
+    // what the widening may move: 2E per entry, the folded mass (Lower) or the right tail
+    // (Upper), the rounding to integers (a width figure for `truncate`)
+    let folded = match ctx.side {
+        Side::Upper => w.wr,
+        Side::Lower => close_sum(folded, n),
+    };
+    let moved = up(up(up(up(2.0 * e) * n as f64) + folded) * k.0) * scale + 2.0 * n as f64;
+    if !(moved <= budget_fixed as f64) {
+        return Ok(None);
+    }
+    let Some(inf) = infinite_mass(x, m, a, ctx, w.wr, k.0)? else {
+        return Ok(None);
+    };
+    let off = i64::from(m)
+        .checked_mul(x.off)
+        .and_then(|o| o.checked_add(a.map_or(0, |a| a.off)))
+        .and_then(|o| o.checked_add(w.s as i64))
+        .ok_or_else(|| Error::Numerical("PLD grid offset overflow".into()))?;
+    let mut shift = Rational::from(&x.shift * m);
+    if let Some(a) = a {
+        shift += &a.shift;
+    }
+    Ok(Some((
+        GridPld {
+            shift,
+            off,
+            mass,
+            inf,
+        },
+        moved.ceil() as u128,
+    )))
+}
+
+/// (K_hi, K_lo) with (1 − u)^−k ≤ K_hi and (1 + u)^−k ≥ K_lo: the integers' convolution of k
+/// factors lies within c′·[K_lo, K_hi] of the convolution c′ of their f64 values
+/// ((1 − u)^−1 ≤ 1 + 2u and (1 + u)^−1 ≥ 1 − u, powers rounded outward).
+fn factor_bounds(k: u32) -> (f64, f64) {
     let u = (2f64).powi(-53);
     let (mut k_hi, mut k_lo) = (1.0f64, 1.0f64);
     for _ in 0..k {
         k_hi = (k_hi * (1.0 + 2.0 * u)).next_up();
         k_lo = (k_lo * (1.0 - u)).next_down();
     }
-    let scale = (2f64).powi(f as i32);
-    let n = 1usize << t;
-    // the mass folded onto window point j: from the right, ≤ W_R·e^{−λ_r·j}; from the left,
-    // ≤ W_L·e^{−|λ_l|·(N − 1 − j)} (Chernoff at the same λ, from further out); both bounds by
-    // recurrences with every product rounded up
-    let (rr, rl_inv) = (point(-lr.abs()).exp().sup(), point(ll.abs()).exp().sup());
+    (k_hi, k_lo)
+}
+
+/// The window's fixed-point masses from the spectral power's values `c` (error ≤ `e` each), the
+/// window starting at index `w.s`, rounded to the side, and (Lower) the folded mass taken off.
+/// The mass folded onto window point j: from the right, ≤ W_R·e^{−λ_r·j}; from the left,
+/// ≤ W_L·e^{−|λ_l|·(N − 1 − j)} (Chernoff at the same λ, from further out); both bounds by
+/// recurrences with every product rounded up.
+fn window_masses(
+    c: &[f64],
+    e: f64,
+    w: &Window,
+    (k_hi, k_lo): (f64, f64),
+    ctx: &Ctx,
+) -> Result<(Vec<u128>, f64)> {
+    let scale = (2f64).powi(ctx.f as i32);
+    let n = 1usize << w.t;
+    let (rr, rl_inv) = (
+        point(-w.lr.abs()).exp().sup(),
+        point(w.ll.abs()).exp().sup(),
+    );
     let (mut fr, mut fl) = (
-        wr,
-        up(wl * fft::pow_up(point(-ll.abs()).exp().sup(), n as u32 - 1)),
+        w.wr,
+        up(w.wl * fft::pow_up(point(-w.ll.abs()).exp().sup(), n as u32 - 1)),
     );
     let mut folded = 0.0f64;
     let mut mass = Vec::with_capacity(n);
     for i in 0..n {
-        let v = c[(s as usize + i) % n];
+        let v = c[(w.s as usize + i) % n];
         if !v.is_finite() {
             return Err(Error::Numerical("PLD FFT estimate not finite".into()));
         }
@@ -283,19 +329,21 @@ pub(super) fn power_compose(
         fl = up(fl * rl_inv);
         mass.push(round_mass(y, ctx.side)?);
     }
-    fft::recycle(c);
-    // what the widening may move: 2E per entry, the folded mass (Lower) or the right tail
-    // (Upper), the rounding to integers (a width figure for `truncate`)
-    let folded = match ctx.side {
-        Side::Upper => wr,
-        Side::Lower => close_sum(folded, n),
-    };
-    let moved = up(up(up(up(2.0 * e) * n as f64) + folded) * k_hi) * scale + 2.0 * n as f64;
-    if !(moved <= budget_fixed as f64) {
-        return Ok(None);
-    }
-    // +∞: every outcome with some copy at +∞, exact at scale 2^{F(k)}, rounded to the side;
-    // Upper also moves the right tail beyond the window there (Lemma W)
+    Ok((mass, folded))
+}
+
+/// The +∞ mass of x^{∗m} ∗ a: every outcome with some copy at +∞, exact at scale 2^{F(k)},
+/// rounded to the side; Upper also moves the right tail `wr` beyond the window there (Lemma W).
+/// None when that tail is too large to add.
+fn infinite_mass(
+    x: &GridPld,
+    m: u32,
+    a: Option<&GridPld>,
+    ctx: &Ctx,
+    wr: f64,
+    k_hi: f64,
+) -> Result<Option<u128>> {
+    let f = ctx.f;
     let tot = |g: &GridPld| -> Integer { g.mass.iter().map(|&v| Integer::from(v)).sum() };
     let (tx, ix) = (tot(x), Integer::from(x.inf));
     let (ta, ia) = match a {
@@ -308,30 +356,14 @@ pub(super) fn power_compose(
     let mut inf = shr_round(&exact, f * m, ctx.side)
         .ok_or_else(|| Error::Numerical("PLD convolution overflow".into()))?;
     if ctx.side == Side::Upper && wr > 0.0 {
+        let scale = (2f64).powi(f as i32);
         let extra = ((wr * k_hi).next_up() * scale).next_up().ceil();
         if !(extra < (2f64).powi(120)) {
             return Ok(None);
         }
         inf += extra as u128;
     }
-    let off = i64::from(m)
-        .checked_mul(x.off)
-        .and_then(|o| o.checked_add(a.map_or(0, |a| a.off)))
-        .and_then(|o| o.checked_add(s as i64))
-        .ok_or_else(|| Error::Numerical("PLD grid offset overflow".into()))?;
-    let mut shift = Rational::from(&x.shift * m);
-    if let Some(a) = a {
-        shift += &a.shift;
-    }
-    Ok(Some((
-        GridPld {
-            shift,
-            off,
-            mass,
-            inf,
-        },
-        moved.ceil() as u128,
-    )))
+    Ok(Some(inf))
 }
 
 #[cfg(test)]

@@ -174,7 +174,19 @@ pub(super) fn epsilon_side(c: &Curve, delta: &Rational) -> Result<Rational> {
             Side::Lower => Ok(zero),
         };
     }
-    // within cell (a_{j}, a_{j+1}] with j+1 the grid index of slot `first`
+    within_cell(c, first, df, &holds)
+}
+
+/// [`epsilon_side`] past the first slot: the side's certified ε within cell (a_j, a_{j+1}],
+/// j + 1 the grid index of slot `first` (≥ 1), from a float guess stepped until `holds`, else a
+/// grid point (Upper: a_{j+1}, which the slot search certified; Lower: a_j or 0).
+fn within_cell(
+    c: &Curve,
+    first: usize,
+    df: f64,
+    holds: &dyn Fn(&Rational) -> Result<bool>,
+) -> Result<Rational> {
+    let zero = Rational::new();
     // j + 1 = off + first − 1, in rationals (no i64 overflow)
     let j1 = Rational::from(first) + c.off - 1u32;
     let a1 = &c.shift + Rational::from(&j1 * &c.h);
