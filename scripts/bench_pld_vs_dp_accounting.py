@@ -53,11 +53,50 @@ EXTRA = [
     ("0.00033", "4", 10000, "1.1e-18"),
     ("0.00033", "4", 10000, "1e-30"),
     ("1e-4", "0.5", 1000000, "1e-5"),
+    ("0.001", "1", 1000000, "1e-5"),
+]
+# rows with --long: dpcert alone (dp_accounting has no such pair, or would need hours), with the
+# extra dpcert arguments that make the question (issue 29's long runs and substitution brackets)
+LONG = [
+    ("256/60000", "1.1", 14063, "1e-5", ("--relation", "substitution")),
+    ("256/60000", "1.1", 14063, "1e-5", ("--relation", "substitution", "--sampling",
+                                        "fixed-size", "--method", "best")),
+    ("256/60000", "1.1", 1000000000, "1e-5", ()),
+    ("0.01", "4", 1000000000, "1e-5", ()),
+    ("1e-4", "0.5", 1000000000, "1e-5", ()),
+    ("0.001", "1", 1000000000, "1e-5", ()),
 ]
 
 
-def label(q, sigma, steps, delta):
-    return f"q={q} sigma={sigma} T={steps} delta={delta}"
+def label(q, sigma, steps, delta, extra=()):
+    return f"q={q} sigma={sigma} T={steps} delta={delta}" + "".join(f" {a}" for a in extra)
+
+
+def md_number(x):
+    """A float in the docs table's style: 8 significant digits, no exponent."""
+    return f"{x:.8g}" if 1e-4 <= abs(x) < 1e7 else f"{x:.3g}"
+
+
+def md_sci(x):
+    """2.6·10⁻³ style (the docs' widths)."""
+    if x == 0 or x != x:
+        return "0" if x == 0 else "—"
+    m, e = f"{x:.1e}".split("e")
+    sup = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    return f"{m}·10{str(int(e)).translate(sup)}"
+
+
+def md_setting(q, sigma, steps, delta, extra=()):
+    sup = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    d = delta.split("e")
+    d = f"{d[0]}·10{str(int(d[1])).translate(sup)}" if d[0] not in ("1", "") else \
+        f"10{str(int(d[1])).translate(sup)}"
+    t = (f"10{str(len(str(steps)) - 1).translate(sup)}"
+         if str(steps).strip("0") == "1" and steps >= 10**6 else steps)
+    flag = dict(zip(extra[::2], extra[1::2]))
+    what = flag.get("--relation", "add/remove") + (
+        f", {flag['--sampling']}" if "--sampling" in flag else ", poisson")
+    return f"q = {q}, σ = {sigma}, {t} steps, δ = {d} ({what})"
 
 
 def dp_accounting_epsilon(q, sigma, steps, delta):
@@ -128,76 +167,167 @@ def timed_runs(reps, fn):
     return last, best, rss
 
 
+def run_setting(args, setting, extra, with_dpa):
+    """One row's measurements (a dict), or None when dpcert failed."""
+    q, sigma, steps, delta = setting
+    row = {"setting": md_setting(q, sigma, steps, delta, extra),
+           "name": label(q, sigma, steps, delta, extra)}
+    if with_dpa:
+        dpa_runs = [dp_accounting_epsilon(q, sigma, steps, delta) for _ in range(args.reps)]
+        row["dpa_eps"], row["dpa_s"] = dpa_runs[-1][0], min(t for _, t in dpa_runs)
+    dargs = [*args.dpcert_args.split(), *extra]
+    # the method is part of some questions (fixed-size: best only)
+    method = "best" if "--method" in extra else args.dpcert_method
+    if "--method" in extra:
+        i = dargs.index("--method")
+        del dargs[i:i + 2]
+    reps = args.reps if with_dpa else 1
+    one = timed_runs(reps, lambda: dpcert_epsilon(
+        args.dpcert, method, *setting, threads=1, extra=dargs)) if with_dpa else None
+    many = timed_runs(reps, lambda: dpcert_epsilon(args.dpcert, method, *setting, extra=dargs))
+    if many[0] is None or (one is not None and one[0] is None):
+        err = many[1] if many[0] is None else one[1]
+        print(f"  dpcert failed on {row['name']}: {err}")
+        return None
+    row["lo"], row["up"] = (float(x) for x in bracket(many[0]))
+    row["width"] = (row["up"] - row["lo"]) / row["up"] if row["up"] > 0 else float("nan")
+    row["many_s"] = many[1]
+    if one is not None:
+        row["one_s"] = one[1]
+    rss = [r for r in (many[2], one[2] if one else None) if r is not None]
+    row["rss"] = max(rss) if rss else None
+    if args.tight_check and with_dpa:
+        tight = timed_runs(args.reps, lambda: dpcert_epsilon(
+            args.dpcert, method, *setting, extra=[*dargs, "--tight"]))
+        if tight[0] is None:
+            print(f"  dpcert --tight failed on {row['name']}: {tight[1]}")
+        else:
+            tlo, tup = (float(x) for x in bracket(tight[0]))
+            # the tight run's lower end is ≤ the true ε: this bounds upper − ε* from above
+            row["above"] = (row["up"] - tlo) / row["up"]
+            row["tight_w"] = (tup - tlo) / tup
+            row["tight_s"] = tight[1]
+    return row
+
+
+def console_line(r):
+    if "lo" not in r:
+        return f"{r['name']:<42}{'failed':>14}"
+    out = f"{r['name']:<42}"
+    if "dpa_s" in r:
+        out += f"{r['dpa_eps']:>12.8g}{r['dpa_s']:>9.3f}"
+    else:
+        out += f"{'-':>12}{'-':>9}"
+    out += f"{r['lo']:>14.8g}{r['up']:>14.8g}{r['width']:>9.1e}"
+    if "one_s" in r:
+        out += f"{r['one_s']:>9.3f}{r['one_s'] / r['dpa_s']:>7.2f}"
+        out += f"{r['many_s']:>9.3f}{r['many_s'] / r['dpa_s']:>7.2f}"
+    else:
+        out += f"{'-':>9}{'-':>7}{r['many_s']:>9.3f}{'-':>7}"
+    out += f"{r['rss']:>8.0f}" if r.get("rss") is not None else f"{'-':>8}"
+    if "tight_s" in r:
+        out += (f"{r['above']:>10.1e}{r['tight_w']:>9.1e}{r['tight_s']:>9.3f}"
+                f"{r['tight_s'] / r['many_s']:>7.1f}")
+    return out
+
+
+def markdown_table(rows):
+    head = ("| DP-SGD setting | certified ε ∈ | width | above ε* ≤ | dp_accounting ε | dp_acc. s "
+            "| dpcert s, 1 thread | ratio | dpcert s, 2 threads | ratio | tight width | tight time "
+            "| peak MiB |\n|" + "---|" * 13)
+    lines = [head]
+    for r in rows:
+        if "lo" not in r:
+            lines.append(f"| {r['setting']} | failed |" + " |" * 11)
+            continue
+        dpa = r.get("dpa_s")
+        eps = ("∞" if r["dpa_eps"] == float("inf") else md_number(r["dpa_eps"])) if dpa else "—"
+        comparable = dpa is not None and r["dpa_eps"] != float("inf")
+        ratio = lambda t: f"**{t / dpa:.2f}**" if comparable else "—"  # noqa: E731
+        cells = [
+            r["setting"], f"[{md_number(r['lo'])}, {md_number(r['up'])}]", md_sci(r["width"]),
+            md_sci(r["above"]) if "above" in r else "—", eps,
+            f"{dpa:.3g}" if dpa else "—",
+            f"{r['one_s']:.3g}" if "one_s" in r else "—", ratio(r["one_s"]) if "one_s" in r else "—",
+            f"{r['many_s']:.3g}", ratio(r["many_s"]),
+            md_sci(r["tight_w"]) if "tight_w" in r else "—",
+            f"{r['tight_s'] / r['many_s']:.1f}×" if "tight_s" in r else "—",
+            f"{r['rss']:.0f}" if r.get("rss") is not None else "—",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+MARK_START = "<!-- bench-pld-vs-dp-accounting: start (generated by scripts/bench-pld-vs-dp-accounting --markdown) -->"
+MARK_END = "<!-- bench-pld-vs-dp-accounting: end -->"
+
+
+def write_markdown(path, header, rows):
+    """Replace the text between the markers in `path` by the header line and the table."""
+    text = open(path, encoding="utf-8").read()
+    if MARK_START not in text or MARK_END not in text:
+        sys.exit(f"{path}: no '{MARK_START}' … '{MARK_END}' markers")
+    a = text.index(MARK_START) + len(MARK_START)
+    b = text.index(MARK_END)
+    body = f"\n{header}\n\n{markdown_table(rows)}\n"
+    open(path, "w", encoding="utf-8").write(text[:a] + body + text[b:])
+    print(f"wrote the table into {path}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dpcert", default="target/release/dpcert")
     ap.add_argument("--reps", type=int, default=3, help="repetitions per setting (minimum)")
     ap.add_argument("--only", help="substring filter on the setting label")
     ap.add_argument("--extra", action="store_true", help="also the tiny-δ and corner rows")
+    ap.add_argument("--long", action="store_true",
+                    help="also dpcert-only rows: substitution and fixed-size MNIST, 10⁹ steps "
+                         "(one run each)")
     ap.add_argument("--tight-check", action="store_true",
                     help="also run dpcert --tight per setting (timed like the default): its width and "
                          "time against the default's, and its certified lower end bounds how far "
                          "the default upper end lies above the true ε")
     ap.add_argument("--dpcert-args", default="", help="extra dpcert arguments, e.g. \"--grid 1/8192\"")
+    ap.add_argument("--markdown", metavar="FILE",
+                    help="also write the results as a Markdown table between the bench markers "
+                         "of FILE (docs/pld-accountant.md)")
     ap.add_argument("--dpcert-method", default="pld", help=argparse.SUPPRESS)  # testing aid
     args = ap.parse_args()
     version = subprocess.run([args.dpcert, "--version"], capture_output=True, text=True)
-    print(f"{version.stdout.strip()} (--method {args.dpcert_method} {args.dpcert_args}); "
-          f"dp-accounting {metadata.version('dp-accounting')}, numpy "
-          f"{metadata.version('numpy')}; {args.reps} reps, minimum seconds; "
-          f"{os.cpu_count()} CPUs; load average before: {os.getloadavg()[0]:.1f}")
-    extra_args = args.dpcert_args.split()
+    load_before = os.getloadavg()[0]
+    header = (f"{version.stdout.strip()} (--method {args.dpcert_method} {args.dpcert_args}); "
+              f"dp-accounting {metadata.version('dp-accounting')}, numpy "
+              f"{metadata.version('numpy')}; {args.reps} reps, minimum seconds; "
+              f"{os.cpu_count()} CPUs; load average before: {load_before:.1f}")
+    print(header)
+    plan = [(s, (), True) for s in SETTINGS + (EXTRA if args.extra else [])]
+    plan += [(s[:4], tuple(s[4]), False) for s in (LONG if args.long else [])]
+    rows = []
+    for setting, extra, with_dpa in plan:
+        name = label(*setting, extra)
+        if args.only and args.only not in name:
+            continue
+        print(f"running {name} ...", file=sys.stderr, flush=True)
+        r = run_setting(args, setting, extra, with_dpa)
+        rows.append(r if r is not None else {"name": name, "setting": md_setting(*setting, extra)})
 
     head = (f"{'setting':<42}{'dp_acc eps':>12}{'dp_acc s':>9}{'dpcert lower':>14}"
             f"{'dpcert upper':>14}{'width':>9}{'1 thr s':>9}{'ratio':>7}{'N thr s':>9}"
             f"{'ratio':>7}{'RSS MiB':>8}"
             + (f"{'up−ε* ≤':>10}{'tight w':>9}{'tight s':>9}{'×dflt':>7}" if args.tight_check else ""))
-    rows = []
-    for setting in SETTINGS + (EXTRA if args.extra else []):
-        name = label(*setting)
-        if args.only and args.only not in name:
-            continue
-        print(f"running {name} ...", file=sys.stderr, flush=True)
-        dpa_runs = [dp_accounting_epsilon(*setting) for _ in range(args.reps)]
-        dpa_eps, dpa_s = dpa_runs[-1][0], min(t for _, t in dpa_runs)
-        row = f"{name:<42}{dpa_eps:>12.8g}{dpa_s:>9.3f}"
-        one = timed_runs(args.reps, lambda: dpcert_epsilon(
-            args.dpcert, args.dpcert_method, *setting, threads=1, extra=extra_args))
-        many = timed_runs(args.reps, lambda: dpcert_epsilon(
-            args.dpcert, args.dpcert_method, *setting, extra=extra_args))
-        if one[0] is None or many[0] is None:
-            err = one[1] if one[0] is None else many[1]
-            print(f"  dpcert failed on {name}: {err}")
-            row += f"{'failed':>14}"
-            rows.append(row)
-            continue
-        lo, up = (float(x) for x in bracket(many[0]))
-        width = (up - lo) / up if up > 0 else float("nan")
-        rss = max((r for r in (one[2], many[2]) if r is not None), default=None)
-        rss = f"{rss:.0f}" if rss is not None else "-"
-        row += (f"{lo:>14.8g}{up:>14.8g}{width:>9.1e}{one[1]:>9.3f}{one[1] / dpa_s:>7.2f}"
-                f"{many[1]:>9.3f}{many[1] / dpa_s:>7.2f}{rss:>8}")
-        if args.tight_check:
-            tight = timed_runs(args.reps, lambda: dpcert_epsilon(
-                args.dpcert, args.dpcert_method, *setting, extra=["--tight"]))
-            if tight[0] is None:
-                row += f"{'failed':>10}"
-                print(f"  dpcert --tight failed on {name}: {tight[1]}")
-            else:
-                # the tight run's lower end is ≤ the true ε, so this bounds upper − ε* from above
-                tlo, tup = (float(x) for x in bracket(tight[0]))
-                row += (f"{(up - tlo) / up:>10.1e}{(tup - tlo) / tup:>9.1e}{tight[1]:>9.3f}"
-                        f"{tight[1] / many[1]:>7.1f}")
-        rows.append(row)
-
-    print("\n" + head + "\n" + "\n".join(rows))
+    print("\n" + head + "\n" + "\n".join(console_line(r) for r in rows))
     print("(width = (upper − lower)/upper, a certified bound on the upper side's relative distance "
           "to the true ε; ratio = dpcert seconds / dp_accounting seconds, same run; 1 thr = "
           "DPCERT_THREADS=1; RSS = dpcert's peak; up−ε* ≤ = (upper − the --tight run's lower end)/upper, "
           "a certified bound on the default upper end's relative distance above the true ε; tight w, "
           "tight s = the --tight run's width and seconds (default threads, minimum of the reps), "
           "×dflt = tight s / N thr s)")
-    print(f"load average after: {os.getloadavg()[0]:.1f}")
+    load_after = os.getloadavg()[0]
+    print(f"load average after: {load_after:.1f}")
+    if args.markdown:
+        stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        write_markdown(args.markdown, f"Measured {stamp}: {header}; load average after: "
+                                      f"{load_after:.1f}.", rows)
 
 
 if __name__ == "__main__":
