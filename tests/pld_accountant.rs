@@ -455,7 +455,7 @@ fn lower_side_survives_an_accumulating_bulk() {
     let w = Float::with_val(64, &e.upper().to_float() - &e.lower().to_float())
         / e.upper().to_float().clone();
     assert!(
-        // documented (pld_epsilon.md, Lemma D): [13.592036, 13.592041]; width ≤ 10⁻⁵ relative
+        // documented (pld_epsilon.md, Lemma Merging-sweep): [13.592036, 13.592041]; width ≤ 10⁻⁵ relative
         e.lower().to_float() > 13 && w < 1e-5,
         "[{}, {}]",
         e.lower().to_decimal(),
@@ -1148,7 +1148,7 @@ fn a_narrow_bulk_between_grid_points_keeps_a_lower_bound() {
 }
 
 /// Issue 13: δ down to 10⁻³⁰ on the default tail (τ = 10⁻⁶·δ/2k, at least one fixed-point unit;
-/// the carried rounding of `pld_epsilon.md`, Lemma R, costs under one unit per measure and per
+/// the carried rounding of `pld_epsilon.md`, Lemma One-carry, costs under one unit per measure and per
 /// product, where rounding each point cost one unit per point and per product):
 /// (1) q = 1, 1000 steps at σ = 20 — the Gaussian with ρ = 1.25 — against Corollary 8 inverted at
 /// 1024 bits, within 5·10⁻⁴; (2) two subsampled-Gaussian steps (q = 0.2, σ = 1, both directions)

@@ -1,7 +1,7 @@
 //! Convolution of fixed-point grid measures — exact (Kronecker substitution into one GMP
 //! product) or by the FFT with every entry widened by its proven error bound in the side's
 //! direction —, the directed rescaling to 2^F, tail truncation, and composition by repeated
-//! squaring (`proofs-notes/pld_epsilon.md`, Lemmas E and E′).
+//! squaring (`proofs-notes/pld_epsilon.md`, the lemmas Exact-convolution and FFT-bound).
 use super::discretise::{discretize, Table};
 use super::fft;
 use super::fixed::Setup;
@@ -28,7 +28,7 @@ const FFT_MIN_LEN: usize = 256;
 /// at this length; longer products use GMP, as compact as before).
 const FFT_MAX_LOG2: u32 = 22;
 
-/// The finite masses of a ∗ b from the FFT (Lemma E′): with x, y the masses as f64 (rounded to
+/// The finite masses of a ∗ b from the FFT (Lemma FFT-bound): with x, y the masses as f64 (rounded to
 /// nearest: within a factor 1 ± u of the integers), ĉ the FFT estimate of x ∗ y and E its error
 /// bound, the exact integer convolution c_k lies in [max(0, ĉ_k − E), ĉ_k + E]·[(1 + u)^−2,
 /// (1 − u)^−2]; Upper takes ⌈upper end·2^−F⌉, Lower ⌊lower end·2^−F⌋ (every operation pushed
@@ -170,7 +170,7 @@ fn exact_masses(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<Vec<u128>> {
                 .ok_or_else(|| Error::Numerical("PLD convolution overflow".into()))?,
         );
     }
-    // one carry through the product (Lemma R): less than one unit of rounding in all
+    // one carry through the product (Lemma One-carry): less than one unit of rounding in all
     let mass = carry_round(&parts, f, ctx.side)?;
     if mass.iter().any(|&m| m >= 1u128 << 126) {
         return Err(Error::Numerical("PLD convolution overflow".into()));
@@ -440,7 +440,7 @@ mod tests {
                             s
                         })
                         .collect();
-                    // the carried rounding (Lemma R) in its prefix-sum form: Upper,
+                    // the carried rounding (Lemma One-carry) in its prefix-sum form: Upper,
                     // ⌊C_k/2^F⌋ − ⌊C_{k−1}/2^F⌋ with C the prefix sums, and the last point
                     // rounded up; Lower, the same with the suffix sums from the top
                     let n = exact.len();
@@ -598,7 +598,7 @@ mod tests {
             .collect()
     }
 
-    /// Lemma E′ at the fixed-point level: against the exact product, the FFT's Upper masses are
+    /// Lemma FFT-bound at the fixed-point level: against the exact product, the FFT's Upper masses are
     /// never lower and its Lower masses never higher, each within the per-entry widening it
     /// reports; on both sides some entries sit strictly inside (the widening is in use).
     #[test]
@@ -670,7 +670,7 @@ mod tests {
         a - Float::with_val(p, e.exp_ref()) * b
     }
 
-    /// Composition with the FFT in use (Lemma E′) against Corollary 8: 1000 Gaussians of
+    /// Composition with the FFT in use (Lemma FFT-bound) against Corollary 8: 1000 Gaussians of
     /// ρ = 1/800 on the grid 1/2048; both sides contain the exact δ, and the bracket is at most
     /// 4·10⁻⁸ wider than with exact products only (the budget's cost, 2·budget per convolution).
     #[test]

@@ -1,6 +1,6 @@
 //! One mechanism on the grid: its material per half-cell (`table`, shared by both sides), then
 //! the dominating split (Upper) or the dominated sweep (Lower) into a fixed-point grid measure
-//! (`proofs-notes/pld_epsilon.md`, Lemmas C and D).
+//! (`proofs-notes/pld_epsilon.md`, the lemmas Connect-the-dots and Merging-sweep).
 use super::enclose::{point, rational};
 use super::fixed::{add_mass, floor_index, new_ctx, Ctx, GridPld, Pending, Setup, Side};
 use super::mechanisms::{profile, Mix, Profile, Tails};
@@ -347,7 +347,7 @@ fn half_grid_tails(
 /// The table of the reversed pair (Q, P) — loss −Z — read off the table of (P, Q), without
 /// evaluating a tail: grid offset −shift, points a′_i = −a_{n−1−i}, half-cell j of the reversed
 /// pair = half-cell 2(n−1)−1−j of this one with its P- and Q-mass swapped, the masses beyond the
-/// ends exchanged likewise (Lemma C′ of `pld_epsilon.md`: P′[Z′ ∈ (b′_j, b′_{j+1}]] =
+/// ends exchanged likewise (Lemma Reversed-pair of `pld_epsilon.md`: P′[Z′ ∈ (b′_j, b′_{j+1}]] =
 /// Q[Z ∈ [b_{m−1−j}, b_{m−j})], equal to the half-open cell's mass when P and Q have no atoms —
 /// refused otherwise). The DP-SGD add direction is the remove direction reversed.
 pub(super) fn mirror(tb: &Table, ctx: &Ctx) -> Result<Table> {
@@ -398,7 +398,7 @@ pub(super) fn mirror(tb: &Table, ctx: &Ctx) -> Result<Table> {
 /// this one without evaluating a tail: the same offset, coarse points a′_I = shift + I·F·h for
 /// I from ⌈i0/F⌉ to ⌈(i0 + n − 1)/F⌉, each coarse half-cell the union of F consecutive
 /// half-cells (their enclosures summed; none beyond this table's last point, whose mass is in
-/// `above` already), the half-cells below the first coarse point added to `below` (Lemma C″ of
+/// `above` already), the half-cells below the first coarse point added to `below` (Lemma Coarser-grid of
 /// `pld_epsilon.md`). Refused for tables with atoms.
 pub(super) fn coarsen(tb: &Table, factor: u32, ctx: &Ctx) -> Result<Table> {
     let overflow = || Error::Numerical("PLD grid offset overflow".into());
@@ -511,10 +511,10 @@ pub(super) fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
     })
 }
 
-/// Upper (connect the dots, Lemma C): each cell's P- and Q-mass (p, q) split between its two
+/// Upper (connect the dots, Lemma Connect-the-dots): each cell's P- and Q-mass (p, q) split between its two
 /// end points a_c, a_{c+1} so that both masses are kept: (e^{a_{c+1}}q − p)/(e^h − 1) at a_c and
 /// (e^h p − e^{a_{c+1}}q)/(e^h − 1) at a_{c+1}, each rounded up. For a [`Mix`] pair the two
-/// numerators are also enclosed through the component's mass (Lemma C‴) and the intersection
+/// numerators are also enclosed through the component's mass (Lemma Mixture-split) and the intersection
 /// is kept.
 fn split_up(tb: &Table, ctx: &Ctx, mass: &mut Pending) -> Result<()> {
     let half_cells = &tb.half_cells;
@@ -541,7 +541,7 @@ fn split_up(tb: &Table, ctx: &Ctx, mass: &mut Pending) -> Result<()> {
     Ok(())
 }
 
-/// Lemma C‴: e^{a₁}q − p and e^h p − e^{a₁}q (y_k = e^{a_k}, k = 0, 1) for a [`Mix`] pair, from
+/// Lemma Mixture-split: e^{a₁}q − p and e^h p − e^{a₁}q (y_k = e^{a_k}, k = 0, 1) for a [`Mix`] pair, from
 /// the cell's component mass `rc` and the one law that is not the mixture. P = (1 − r)Q + rR:
 /// (e^{a₁} − 1 + r)q − r·rc and e^h(r·rc − (e^{a₀} − 1 + r)q); Q = (1 − r)P + rR:
 /// ((1 − r)(e^{a₁} − 1) − r)p + e^{a₁}r·rc and e^h(r − (1 − r)(e^{a₀} − 1))p − e^{a₁}r·rc. Near
@@ -574,7 +574,7 @@ fn mix_numerators(
 /// A pool of material (target grid slot t, P-mass, Q-mass) awaiting emission at a_t.
 type Pool = (usize, Interval, Interval);
 
-/// Lower (the sweep, Lemma D): a pool of material at or below its target grid point t is
+/// Lower (the sweep, Lemma Merging-sweep): a pool of material at or below its target grid point t is
 /// balanced with material above t until its loss is at least a_t, then emitted at a_t; a pool
 /// not balanced within SWEEP_WINDOW grid steps above a_t is emitted at the highest grid point
 /// at or below its loss ("flushed").
@@ -782,7 +782,7 @@ mod tests {
                 }
                 close(pc, pd, &format!("P of half-cell {jd}"));
                 close(qc, qd, &format!("Q of half-cell {jd}"));
-                // the mixture component's mass (Lemma C‴), summed alike
+                // the mixture component's mass (Lemma Mixture-split), summed alike
                 let (Some((mc, rc)), Some((md, rd))) = (&co.mix, &direct.mix) else {
                     panic!("q = {q}: the mixture structure was lost");
                 };
@@ -985,7 +985,7 @@ mod tests {
         }
     }
 
-    /// Lemma C‴: the upper split of a subsampled Gaussian (remove, add, and add read off the
+    /// Lemma Mixture-split: the upper split of a subsampled Gaussian (remove, add, and add read off the
     /// remove table by `mirror`) against the exact split of the exact cell masses — e^{a₁}Q_c − P_c
     /// and e^h P_c − e^{a₁}Q_c straight from Φ at the thresholds, 256-bit MPFR. At every grid
     /// point of the bulk the mass is at least the exact one (a split rounded the wrong way, or

@@ -1,5 +1,5 @@
 //! Floating-point FFT convolution of non-negative vectors with a proven bound on the error of
-//! every output entry (`proofs-notes/pld_epsilon.md`, Lemma E′). Round-to-nearest `f64` computes
+//! every output entry (`proofs-notes/pld_epsilon.md`, Lemma FFT-bound). Round-to-nearest `f64` computes
 //! an *estimate* ĉ; the certified statement is |ĉ_k − c_k| ≤ E for the exact convolution c of the
 //! f64 inputs, with E from the norms of the inputs (`error_bound`). The caller widens every entry
 //! by E (and by the inputs' conversion error) in its side's direction.
@@ -288,7 +288,7 @@ fn rho(t: u32) -> f64 {
 }
 
 /// ρ′_t ≥ (1 + β)^t − 1: every output of one transform of length 2^t is within ρ′_t·‖input‖₁
-/// of the exact one (the componentwise bound of Lemma E′).
+/// of the exact one (the componentwise bound of Lemma FFT-bound).
 fn rho_inf(t: u32) -> f64 {
     pow_minus_one(up(1.0 + beta()), t)
 }
@@ -298,7 +298,7 @@ pub(super) fn log2_len(na: usize, nb: usize) -> u32 {
     (na + nb - 1).next_power_of_two().trailing_zeros()
 }
 
-/// The parts of Lemma E′'s bound fixed before the transform (x, y ≥ 0, finite, transform length
+/// The parts of Lemma FFT-bound's bound fixed before the transform (x, y ≥ 0, finite, transform length
 /// at most 2^30): with ρ, ρ′ the 2-norm and componentwise relative errors of one transform and
 /// n = ‖·‖₂, `fwd` ≥ n_x·n_y·[√2γ₂(1 + ρ)² + ρ(2 + ρ)] (the forward transforms' and the product's
 /// error, after the inverse), `inv` ≥ ρ′(1 + √2γ₂)(1 + ρ)²·n_x·n_y (the inverse transform's own
@@ -317,7 +317,7 @@ impl Bound {
     }
 }
 
-/// [`Bound`] of x ∗ y (y = None: x ∗ x). Lemma E′ of the note.
+/// [`Bound`] of x ∗ y (y = None: x ∗ x). Lemma FFT-bound of the note.
 pub(super) fn error_bound(x: &[f64], y: Option<&[f64]>) -> Bound {
     let t = log2_len(x.len(), y.map_or(x.len(), <[f64]>::len));
     let nx = norms(x).1;
@@ -425,7 +425,7 @@ pub(super) fn close_sum(s: f64, n: usize) -> f64 {
 const POWER_GROWTH: f64 = 1024.0;
 
 /// The cyclic convolution x^{⊛m} ⊛ a (a = None: the unit) of length N = 2^t by one forward
-/// transform per input, the pointwise power X̂^m·Â and one inverse transform (Lemma E″ of
+/// transform per input, the pointwise power X̂^m·Â and one inverse transform (Lemma Spectral-power of
 /// `proofs-notes/pld_epsilon.md`): returns ĉ (length N) and E with |ĉ_k − c′_k| ≤ E for the
 /// exact cyclic convolution c′ of the f64 inputs, every k; None when some |X̂_k|'s bound
 /// raised to m exceeds [`POWER_GROWTH`]. x, a: non-negative, finite, at most N long, m ≥ 2.
@@ -434,7 +434,7 @@ pub(super) fn power(x: &[f64], m: u32, a: Option<&[f64]>, t: u32) -> Option<(Vec
     debug_assert!(m >= 2 && x.len() <= n && a.is_none_or(|a| a.len() <= n));
     let (mut zr, mut zi) = spectrum(x, t);
     let a_spec = a.map(|a| spectrum(a, t));
-    // ‖X̂ − X‖₂ ≤ ρ√N‖x‖₂ (Lemma E′ step 2); √N rounded up
+    // ‖X̂ − X‖₂ ≤ ρ√N‖x‖₂ (Lemma FFT-bound step 2); √N rounded up
     let rho_n = up(rho(t) * up((n as f64).sqrt()));
     let dx = up(rho_n * norms(x).1);
     let da = a.map_or(0.0, |a| up(rho_n * norms(a).1));
@@ -628,7 +628,7 @@ mod tests {
             .collect()
     }
 
-    /// Lemma E″ against exact arithmetic: the cyclic convolution x^{⊛m} ⊛ a of dyadic
+    /// Lemma Spectral-power against exact arithmetic: the cyclic convolution x^{⊛m} ⊛ a of dyadic
     /// probability-like vectors (x_j = k_j·2⁻¹², exact in f64) computed in integers (schoolbook
     /// cyclic products, powering by squaring); every |ĉ_k − c_k| ≤ E. The vectors are bells of
     /// width 2–20 points, so most of the spectrum takes the zeroed branch and some does not; E stays
@@ -703,7 +703,7 @@ mod tests {
                 "N = {n}, m = {m}: worst error / E = {:.2e} (E = {err:.2e})",
                 worst / err
             );
-            // documented (Lemma E″): a worst case, at most 10⁴ times the actual error here
+            // documented (Lemma Spectral-power): a worst case, at most 10⁴ times the actual error here
             // (measured 670–1900 times)
             assert!(
                 worst * 1e4 >= err,
@@ -713,7 +713,7 @@ mod tests {
         }
     }
 
-    /// Lemma E′ against the exact integer convolution: every |ĉ_k − c_k| ≤ E (the returned,
+    /// Lemma FFT-bound against the exact integer convolution: every |ĉ_k − c_k| ≤ E (the returned,
     /// spectrum-based E); the estimate errs on both sides (so an E dropped on either side is
     /// caught at the fixed-point level, see convolve.rs); E ≤ its prior, which stays within its
     /// documented size 4(ρ + u)‖x‖₂‖y‖₂.

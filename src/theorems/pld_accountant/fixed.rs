@@ -61,7 +61,7 @@ pub(super) fn add_mass(a: &mut u128, b: u128) -> Result<()> {
 }
 
 /// Masses q_k + r_k·2^−F in units of 2^−F (r_k < 2^F) rounded to integers with one running
-/// carry (`pld_epsilon.md`, Lemma R): Upper visits the points by increasing loss, keeps the
+/// carry (`pld_epsilon.md`, Lemma One-carry): Upper visits the points by increasing loss, keeps the
 /// integer part and carries the remainder to the next point (mass moved to a larger loss), and
 /// rounds the last remainder up into the last point; Lower does the same by decreasing loss
 /// and drops the last remainder (mass moved down, then dropped). The whole measure is rounded by
@@ -377,7 +377,7 @@ mod tests {
         assert!(add_mass(&mut m, 1).is_ok());
     }
 
-    /// Lemma R: the carried rounding against the definition of the order it must keep. Upper:
+    /// Lemma One-carry: the carried rounding against the definition of the order it must keep. Upper:
     /// every tail sum Σ_{j≥k} of the result is at least the exact one (mass only moved up or
     /// added: ≽), and the total is less than one unit above the exact total; Lower: every tail
     /// sum at most the exact one (moved down or dropped: ≼), the total less than one unit below.

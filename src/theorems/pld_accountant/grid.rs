@@ -11,7 +11,7 @@ use rug::{Integer, Rational};
 
 /// Smallest tail mass per truncation, as a power of two. The fixed point has at most 124
 /// fraction bits, so a τ below 2⁻¹²⁴ truncates one unit (`new_ctx`); one unit per copy, and
-/// one per product (the carried rounding, Lemma R), still leave δ = 10⁻³⁰ at 10⁴ copies
+/// one per product (the carried rounding, Lemma One-carry), still leave δ = 10⁻³⁰ at 10⁴ copies
 /// within 10⁻³ of itself. 2⁻¹⁴⁰ admits δ down to about 10⁻³² at 10⁴ copies (τ = 10⁻⁶·δ/2k).
 pub(super) const MIN_TAIL_BITS: u32 = 140;
 
@@ -51,7 +51,7 @@ pub(super) fn setup(
         None => auto_grid(&merged, &profiles),
     };
     let tau = choose_tail(terms, opts, delta_hint)?;
-    // rounding to 2^−F costs less than 2^−F per measure and per product (Lemma R): far below τ
+    // rounding to 2^−F costs less than 2^−F per measure and per product (Lemma One-carry): far below τ
     let f = ((-tau.to_f64().log2()).ceil() as i64 + 24).clamp(64, 124) as u32;
     let finest = finest_detail(&merged, &profiles);
     let mut h = h;

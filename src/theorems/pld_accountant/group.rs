@@ -58,7 +58,7 @@ pub fn dpsgd_group_pld_epsilon(
     // widened tails, truncated to +∞, would inflate it
     s.fft_budget = Rational::new();
     // one direction: (upper chain, lower ε at δ, support)
-    // the add direction's table is the remove direction's mirrored (Lemma C′)
+    // the add direction's table is the remove direction's mirrored (Lemma Reversed-pair)
     let rem_tabs = tables(&[term(Direction::Remove)], &s, None)?;
     let add_tabs = mirror_tables(&rem_tabs, &s)?;
     let run = |d: Direction, tabs: &[Table]| -> Result<(Rational, Rational, usize)> {

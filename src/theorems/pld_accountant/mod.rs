@@ -4,7 +4,7 @@
 //! A *grid PLD* is a measure on the losses {i·h} ∪ {+∞} (P-masses only; the Q-masses are
 //! implied by Q = e^{−z}·P). Its hockey-stick curve is δ_ν(ε) = ν(+∞) + Σ ν_i (1 − e^{ε−z_i})₊.
 //! We say ν dominates μ when δ_ν(ε) ≥ δ_μ(ε) for every real ε, and is dominated when ≤.
-//! Both relations survive convolution (proofs-notes/pld_epsilon.md, Lemma B), so:
+//! Both relations survive convolution (proofs-notes/pld_epsilon.md, Lemma Composition-order), so:
 //! - the **upper** side discretises each mechanism into a dominating grid PLD
 //!   ("connect the dots": every loss is split between its two neighbouring grid points so that
 //!   its P- and Q-mass are preserved — a pair of which the true pair is a post-processing),
@@ -17,7 +17,7 @@
 //! (Kronecker substitution into one GMP product), so the only roundings are the directed
 //! re-scalings to 2^F after each product — or, for the large products of an ε(δ) query, a
 //! floating-point FFT whose proven error bound is added to (Upper) or taken from (Lower) every
-//! entry before the same directed re-scaling (`fft.rs`, Lemma E′).
+//! entry before the same directed re-scaling (`fft.rs`, Lemma FFT-bound).
 //!
 //! # Layout: the data flow, one module per stage
 //! ```text
@@ -37,8 +37,10 @@
 //! (`shr_round`, `round_mass`); `enclose.rs` how a number enters the interval arithmetic (a
 //! chosen float as a `point`, an exact rational as the tightest interval, `rational`). No two
 //! files import each other, directly or in a loop: `enclose` and `fixed` lie at the bottom, then
-//! `mechanisms`, `discretise`, `grid`, the composition (`power`, `convolve`), the queries. The proof is `proofs-notes/pld_epsilon.md` (Lemmas A–F, E′, E″,
-//! W and F′ name the code they argue about).
+//! `mechanisms`, `discretise`, `grid`, the composition (`power`, `convolve`), the queries. The
+//! proof is `proofs-notes/pld_epsilon.md`; its lemmas are named for what they say (Dominance,
+//! Composition-order, Connect-the-dots, Merging-sweep, Exact-convolution, One-carry, FFT-bound,
+//! Spectral-power, Window, Query, Cut-curve, …) and name the code they argue about.
 //!
 //! # Adding a mechanism
 //! A mechanism enters the accountant only through its `mechanisms::Profile`: enclosed

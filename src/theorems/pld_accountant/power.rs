@@ -1,7 +1,7 @@
 //! Many copies of a grid measure in one step: the m-fold composition x^{∗m} (times a measure a
 //! for the remaining copies) by one cyclic convolution on a window of N = 2^t grid points, the
-//! spectral power of [`fft::power`] (Lemma E″ of `proofs-notes/pld_epsilon.md`), with the mass
-//! the window wraps bounded by Chernoff's inequality (Lemma W). Repeated squaring transforms
+//! spectral power of [`fft::power`] (Lemma Spectral-power of `proofs-notes/pld_epsilon.md`), with the mass
+//! the window wraps bounded by Chernoff's inequality (Lemma Window). Repeated squaring transforms
 //! at every doubling; this transforms once, at the final length.
 use super::enclose::point;
 use super::fft::{self, close_sum, up};
@@ -123,7 +123,7 @@ fn reach(x: (&[f64], usize), a: (&[f64], usize), m: u32, w: f64, sd: f64, sign: 
     (sign * l.exp(), f(l))
 }
 
-/// The window of `power_compose` (Lemma W): length 2^t, first linear index s, the λ of each
+/// The window of `power_compose` (Lemma Window): length 2^t, first linear index s, the λ of each
 /// side's Chernoff bound and the certified tails W_L, W_R beyond its ends (0 where the window
 /// reaches that end of the support).
 struct Window {
@@ -201,7 +201,7 @@ fn window(xv: &[f64], av: &[f64], m: u32, budget: f64) -> Option<Window> {
     })
 }
 
-/// x^{∗m} ∗ a (a = None: x^{∗m}) in one spectral power, rounded to ctx's side (Lemmas E″ and W):
+/// x^{∗m} ∗ a (a = None: x^{∗m}) in one spectral power, rounded to ctx's side (the lemmas Spectral-power and Window):
 /// the result and the mass its widening may have moved, or None when the budget or the error
 /// bound rules the route out (the caller then squares on).
 pub(super) fn power_compose(
@@ -333,7 +333,7 @@ fn window_masses(
 }
 
 /// The +∞ mass of x^{∗m} ∗ a: every outcome with some copy at +∞, exact at scale 2^{F(k)},
-/// rounded to the side; Upper also moves the right tail `wr` beyond the window there (Lemma W).
+/// rounded to the side; Upper also moves the right tail `wr` beyond the window there (Lemma Window).
 /// None when that tail is too large to add.
 fn infinite_mass(
     x: &GridPld,
@@ -401,7 +401,7 @@ mod tests {
             .collect()
     }
 
-    /// Lemmas E″ and W against exact integer arithmetic: x^{∗m} ∗ a computed exactly (at scale
+    /// the lemmas Spectral-power and Window against exact integer arithmetic: x^{∗m} ∗ a computed exactly (at scale
     /// 2^{F(m+1)}), on windows that wrap (the linear support is several times N) and that do
     /// not. Upper's masses are ≥ the exact ones at every window point, its +∞ mass ≥ the exact
     /// +∞ mass plus everything right of the window; Lower's are ≤ at every point and at +∞.

@@ -1,5 +1,5 @@
 //! Curve queries on a composed grid measure: certified δ(ε) (`Curve::delta`) and the certified
-//! extreme ε(δ) on each side (`epsilon_side`) (`proofs-notes/pld_epsilon.md`, Lemma F).
+//! extreme ε(δ) on each side (`epsilon_side`) (`proofs-notes/pld_epsilon.md`, Lemma Query).
 use super::enclose::{point, rational};
 use super::fixed::{fixed_iv, Ctx, GridPld, Side};
 use super::Interval;
@@ -26,7 +26,7 @@ impl Curve {
     }
     /// The curve of p with its points below the `cut`-th moved up onto it (Upper) or dropped
     /// (Lower): a measure on the side's side of p's, with the same δ(ε) for every ε at or
-    /// above that point (Lemma F′). `cut` 0 (or an overflowing lump): p's own curve.
+    /// above that point (Lemma Cut-curve). `cut` 0 (or an overflowing lump): p's own curve.
     fn above(p: &GridPld, ctx: &Ctx, cut: usize) -> Curve {
         let cut = cut.min(p.mass.len().saturating_sub(1));
         let lump = match ctx.side {
@@ -113,7 +113,7 @@ impl Curve {
 
 /// [`epsilon_side`] of p, on the curve above the point where a float estimate of this side's
 /// δ first exceeds 4δ (scanning down from the top; 16 points lower still): the answer lies
-/// above it, where that curve is p's own (Lemma F′), and only that part is enclosed. A wrong
+/// above it, where that curve is p's own (Lemma Cut-curve), and only that part is enclosed. A wrong
 /// estimate costs width, never soundness.
 pub(super) fn epsilon_of(p: &GridPld, ctx: &Ctx, delta: &Rational) -> Result<Rational> {
     let (scale, h) = ((2f64).powi(-(ctx.f as i32)), ctx.h.to_f64());
@@ -306,7 +306,7 @@ mod tests {
         assert!(epsilon_side(&Curve::new(&g, &c), &r("1e-30")).is_err());
     }
 
-    /// Lemma F′: the curve above a cut point has p's own δ(ε) at every ε at or above that point
+    /// Lemma Cut-curve: the curve above a cut point has p's own δ(ε) at every ε at or above that point
     /// (against the exact grid sum), and stays on its side below it; an empty measure gives a
     /// curve (δ = the +∞ mass), not a panic.
     #[test]

@@ -119,7 +119,7 @@ pub fn dpsgd_tradeoff_tpr(
         .unwrap_or_else(|| Rational::from((1, 1_000_000)))
         .min(Rational::from((1, 2)));
     let s = setup(&[term(Direction::Remove)], opts, Some(&hint))?;
-    // the add direction's table is the remove direction's mirrored (Lemma C′)
+    // the add direction's table is the remove direction's mirrored (Lemma Reversed-pair)
     let rem_tabs = tables(&[term(Direction::Remove)], &s, None)?;
     let add_tabs = mirror_tables(&rem_tabs, &s)?;
     let (rem, add) = std::thread::scope(|sc| {

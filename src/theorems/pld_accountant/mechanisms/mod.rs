@@ -60,7 +60,7 @@ impl Tails {
 /// A pair one of whose laws is a mixture of the other and a component R (the tails' `r_gt`,
 /// `r_le`): P = (1 − r)Q + rR when `p_is_mix` (a subsampled mechanism's remove direction), else
 /// Q = (1 − r)P + rR (its add direction). The upper split then needs no difference of two
-/// nearly equal cell masses (`pld_epsilon.md`, Lemma C‴).
+/// nearly equal cell masses (`pld_epsilon.md`, Lemma Mixture-split).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Mix {
     /// The rate r, enclosed.
