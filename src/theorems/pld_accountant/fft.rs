@@ -12,15 +12,16 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// Unit roundoff of f64, 2^−53.
 const U: f64 = 1.0 / 9_007_199_254_740_992.0;
 
+/// A complex number in f64 (an FFT value; rounding bounded in the error lemmas, not here).
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct C {
+pub(super) struct Complex {
     pub(super) re: f64,
     pub(super) im: f64,
 }
 
-impl C {
-    fn mul(self, o: C) -> C {
-        C {
+impl Complex {
+    fn mul(self, o: Complex) -> Complex {
+        Complex {
             re: self.re * o.re - self.im * o.im,
             im: self.re * o.im + self.im * o.re,
         }
@@ -29,27 +30,27 @@ impl C {
 
 /// e^{−2πi·k/n} for n = 2^t, k < n/2, each within µ = 5u of the exact value (two-level: the
 /// products of two MPFR-derived tables).
-fn twiddles(t: u32) -> Vec<C> {
+fn twiddles(t: u32) -> Vec<Complex> {
     let n = 1usize << t;
     let half = n / 2;
     // k = hi·L + lo; each table entry within u (MPFR at 128 bits, rounded to nearest f64)
     let l_bits = t.div_ceil(2);
     let l = 1usize << l_bits;
-    let exact = |k: usize| -> C {
+    let exact = |k: usize| -> Complex {
         // angle −2πk/n: π at 128 bits times the exact dyadic 2k/n, error < 2^−124
         let mut a = Float::with_val(128, Constant::Pi);
         a *= 2u32;
         a *= k as u64;
         a >>= t;
         let (s, c) = a.sin_cos(Float::new(128));
-        C {
+        Complex {
             re: c.to_f64(),
             im: -s.to_f64(),
         }
     };
-    let lo: Vec<C> = (0..l.min(half.max(1))).map(exact).collect();
-    let hi: Vec<C> = (0..half.div_ceil(l).max(1)).map(|j| exact(j * l)).collect();
-    let w: Vec<C> = (0..half)
+    let lo: Vec<Complex> = (0..l.min(half.max(1))).map(exact).collect();
+    let hi: Vec<Complex> = (0..half.div_ceil(l).max(1)).map(|j| exact(j * l)).collect();
+    let w: Vec<Complex> = (0..half)
         .map(|k| {
             let (kh, kl) = (k >> l_bits, k & (l - 1));
             if kh == 0 {
@@ -342,7 +343,7 @@ pub(super) fn convolve(x: &[f64], y: Option<&[f64]>, bound: &Bound) -> (Vec<f64>
     debug_assert_eq!(t, log2_len(x.len(), nb));
     let n = 1usize << t;
     let (mut re, mut im) = spectrum(x, t);
-    // Ẑ = X̂·Ŷ, the complex product rounded as in `C::mul`
+    // Ẑ = X̂·Ŷ, the complex product rounded as in `Complex::mul`
     match y {
         None => {
             for (r, i) in re.iter_mut().zip(im.iter_mut()) {
@@ -400,7 +401,7 @@ pub(super) fn pow_up(r: f64, k: u32) -> f64 {
 /// z^m (m ≥ 1) by left-to-right binary powering in round-to-nearest f64, and the count S of
 /// the chain's rounding factors: the result is z^m·Π(1 + η_i)^{e_i}, Σ e_i = S, every
 /// |η_i| ≤ √2γ₂ (a squaring doubles the count and adds one, a product by z adds one).
-fn cpow(z: C, m: u32) -> (C, u32) {
+fn cpow(z: Complex, m: u32) -> (Complex, u32) {
     let (mut p, mut s) = (z, 0u32);
     for bit in (0..31 - m.leading_zeros()).rev() {
         p = p.mul(p);
@@ -439,7 +440,7 @@ pub(super) fn power(x: &[f64], m: u32, a: Option<&[f64]>, t: u32) -> Option<(Vec
     let dx = up(rho_n * norms(x).1);
     let da = a.map_or(0.0, |a| up(rho_n * norms(a).1));
     // the chain's rounding factors, the product by Â one more
-    let s = cpow(C { re: 1.0, im: 0.0 }, m).1 + u32::from(a.is_some());
+    let s = cpow(Complex { re: 1.0, im: 0.0 }, m).1 + u32::from(a.is_some());
     let g = pow_minus_one(up(1.0 + up(1.4143 * gamma2())), s);
     // entries with |X̂_k| ≤ 1/4 (certified by fl(|X̂_k|²) ≤ 0.0624: the sum of two squares errs by
     // at most 2u relatively, or underflows) get Ẑ_k = 0, an error ≤ (1/4 + dx)^m·‖a‖₁ each
@@ -518,7 +519,7 @@ fn raise(
     };
     let mf = f64::from(m);
     for k in 0..zr.len() {
-        let xk = C {
+        let xk = Complex {
             re: zr[k],
             im: zi[k],
         };
@@ -538,7 +539,7 @@ fn raise(
         let (mut z, _) = cpow(xk, m);
         let mut ab = 1.0;
         if let Some((ar, ai)) = a_spec {
-            let ak = C {
+            let ak = Complex {
                 re: ar[k],
                 im: ai[k],
             };
