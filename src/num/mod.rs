@@ -122,10 +122,11 @@ pub trait Real: Clone + std::fmt::Debug {
 }
 
 /// Precision policy for a certified evaluation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Precision {
     /// `f64` intervals first, then MPFR from [`DEFAULT_PREC`] bits up to [`MAX_AUTO_PREC`]
     /// until the enclosure is relatively narrow.
+    #[default]
     Auto,
     /// MPFR at exactly this many bits.
     Bits(u32),
@@ -142,12 +143,6 @@ impl Precision {
                 Ok(b)
             }
         }
-    }
-}
-
-impl Default for Precision {
-    fn default() -> Self {
-        Precision::Auto
     }
 }
 

@@ -268,6 +268,10 @@ const FRAC_TERMS_MAX: u32 = 2000;
 /// Extra working bits so that an enclosure of A_α = 1 + (tiny) still resolves K = ln A_α
 /// relatively: about log2(1/K), capped (a precision choice, not a soundness matter).
 fn extra_bits(ln_k: f64) -> u32 {
+    #[allow(
+        clippy::neg_cmp_op_on_partial_ord,
+        reason = "written so that NaN takes this branch"
+    )]
     if !(ln_k < 0.0) {
         return 0;
     }
@@ -350,7 +354,7 @@ fn sgm_log_a_frac<R: Real>(
     let (big_j, _) = frac_series_f64(q.to_f64(), sigma.to_f64(), alpha.to_f64(), ln_k)?;
     let p = p + extra_bits(ln_k);
     let two_s2 = Rational::from(sigma * sigma) * 2u32;
-    let one_q = Rational::from(1 - q.clone());
+    let one_q = 1 - q.clone();
     let s_iv = R::from_rational(sigma, p);
     let z0 = R::from_rational(&Rational::from(sigma * sigma), p)
         .mul(&R::from_rational(&Rational::from(&one_q / q), p).ln())
@@ -364,7 +368,7 @@ fn sgm_log_a_frac<R: Real>(
     let mut c = Rational::from(1); // C(α, j), exact
     for j in 0..=big_j + 1 {
         if j > 0 {
-            c = c * (Rational::from(alpha - (j - 1)) / j);
+            c *= Rational::from(alpha - (j - 1)) / j;
         }
         let lc = R::from_rational(&Rational::from(c.abs_ref()), p).ln();
         let neg = c < 0;
@@ -447,7 +451,7 @@ fn sgm_log_a_moments<R: Real>(
         ms.extend([above, above + 8]);
     }
     for m in ms {
-        if Rational::from(m) <= *alpha {
+        if *alpha >= m {
             continue;
         }
         let pm = p
@@ -462,7 +466,7 @@ fn sgm_log_a_moments<R: Real>(
                 let e = Rational::from((Integer::from(i) * i - i, Integer::from(1))) / &two_s2;
                 let b = R::from_rational(&Rational::from(Integer::binomial_u(j, i)), pm);
                 let t = b.mul(&R::from_rational(&e, pm).expm1());
-                s = if (j - i) % 2 == 0 {
+                s = if (j - i).is_multiple_of(2) {
                     s.add(&t)
                 } else {
                     s.sub(&t)
@@ -475,16 +479,16 @@ fn sgm_log_a_moments<R: Real>(
         let mut cj = Rational::from(1); // C(α, j)
         let mut qj = Rational::from(1); // q^j
         for j in 1..m {
-            cj = cj * (Rational::from(alpha - (j - 1)) / j);
+            cj *= Rational::from(alpha - (j - 1)) / j;
             qj *= q;
             bsum += Rational::from(cj.abs_ref()) * &qj;
             if j >= 2 {
                 poly = poly.add(&R::from_rational(&Rational::from(&cj * &qj), pm).mul(&moment(j)));
             }
         }
-        let cm = Rational::from(cj.clone() * (Rational::from(alpha - (m - 1)) / m));
+        let cm = cj.clone() * (Rational::from(alpha - (m - 1)) / m);
         qj *= q;
-        let one_c = Rational::from(1 - c.clone());
+        let one_c = 1 - c.clone();
         let pow = R::from_rational(&Rational::from(alpha - m), pm)
             .mul(&R::from_rational(&one_c, pm).ln())
             .exp();
@@ -494,11 +498,8 @@ fn sgm_log_a_moments<R: Real>(
         if c < *q {
             // P[X < −c] = P[Y < ln(1 − c/q)] = Φ(σ ln(1 − c/q) + 1/(2σ))
             let arg = R::from_rational(sigma, pm)
-                .mul(&R::from_rational(&Rational::from(1 - Rational::from(&c / q)), pm).ln())
-                .add(&R::from_rational(
-                    &Rational::from(sigma.clone().recip() / 2u32),
-                    pm,
-                ));
+                .mul(&R::from_rational(&(1 - Rational::from(&c / q)), pm).ln())
+                .add(&R::from_rational(&(sigma.clone().recip() / 2u32), pm));
             rem = rem.add(&R::from_rational(&bsum, pm).mul(&arg.normal_cdf()));
         }
         let am1 = poly.add(&rem.neg().hull(&rem)).max0();

@@ -213,7 +213,7 @@ impl RepeatSelect {
         let a = order(self.delta_order(lambda.to_f64()));
         let ar = R::from_rational(&a, p);
         let a1 = R::from_rational(&Rational::from(&a - 1u32), p);
-        let ratio = Rational::from(lambda / Rational::from(lambda - 1u32));
+        let ratio = lambda / Rational::from(lambda - 1u32);
         let eh = R::from_rational(&ratio, p).ln();
         let log_c = a1.mul(&a1.ln()).sub(&ar.mul(&ar.ln()));
         let d = self.inner.k::<R>(&a, p).sub(&a1.mul(&eh)).add(&log_c).exp();
