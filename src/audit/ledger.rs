@@ -1,7 +1,6 @@
 //! The audit's flat view of an [`Event`] tree: a list of entries, each a mechanism the routes
 //! know and how many times it ran. Flattening refuses, by name, every event no route
 //! certifies (it never skips one).
-use super::route::WhyNot;
 use crate::event::Event;
 use crate::theorems::gaussian::GaussianMechanism;
 use crate::theorems::pld_accountant::{Direction, PldMechanism};
@@ -10,6 +9,16 @@ use crate::theorems::sampling::Sampling;
 use crate::validate::show;
 use crate::{Error, Result};
 use rug::{Integer, Rational};
+
+/// Why a route does not apply to a ledger (one sentence naming the mechanism in the way).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WhyNot(pub String);
+
+impl std::fmt::Display for WhyNot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
 
 /// Most entries a ledger holds: the audit's work is linear in their number (measured: about
 /// 1 s of CPU per distinct DP-SGD entry and 50 ms per Gaussian for the PLD route; 1000

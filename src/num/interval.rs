@@ -63,6 +63,12 @@ impl TryFrom<(f64, f64)> for Interval {
     }
 }
 
+/// Interval from endpoints already rounded outward; NaN or reversed endpoints give ENTIRE
+/// (sound, and rejected later as too wide).
+pub(crate) fn iv(lo: f64, hi: f64) -> Interval {
+    Interval::try_from((lo, hi)).unwrap_or(Interval::ENTIRE)
+}
+
 /// Products of at least this magnitude have an exactly representable FMA residual.
 /// (2⁻⁹⁶⁰: the residual is then a multiple of 2⁻¹⁰⁶⁶ with at most 53 significant bits.)
 const FMA_SAFE: f64 = f64::from_bits((1023 - 960) << 52);
