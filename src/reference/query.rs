@@ -403,17 +403,7 @@ impl Query {
                 delta,
                 sensitivity,
                 compositions,
-            } => answer(
-                Certified::TwoSided(gaussian::gaussian_sigma(
-                    epsilon,
-                    delta,
-                    sensitivity,
-                    compositions,
-                    p,
-                )?),
-                "Steinke 2022 Corollary 8 / Corollary 10, inverted in σ by certified bisection",
-                vec![],
-            ),
+            } => gaussian_sigma(epsilon, delta, sensitivity, compositions, p)?,
             Query::ZcdpDelta { rho, epsilon } => zcdp_delta(rho, epsilon, p)?,
             Query::ZcdpEpsilon { rho, delta } => zcdp_epsilon(rho, delta, p)?,
             Query::Compose { .. } => {
@@ -532,6 +522,27 @@ pub use crate::validate::require_finite_upper;
 /// A bound route's certified statement, as a quantity object.
 fn bound_json(b: &UpperBound) -> Value {
     crate::json::quantity(&Certified::UpperBound(b.clone()))
+}
+
+/// The smallest σ for (ε, δ) over K compositions (Corollaries 8 and 10, inverted in σ).
+fn gaussian_sigma(
+    epsilon: &Rational,
+    delta: &Rational,
+    sensitivity: &Rational,
+    compositions: &Integer,
+    p: Precision,
+) -> Result<Answer> {
+    Ok(answer(
+        Certified::TwoSided(gaussian::gaussian_sigma(
+            epsilon,
+            delta,
+            sensitivity,
+            compositions,
+            p,
+        )?),
+        "Steinke 2022 Corollary 8 / Corollary 10, inverted in σ by certified bisection",
+        vec![],
+    ))
 }
 
 fn gaussian_delta(shape: &GaussianShape, e: &Rational, p: Precision) -> Result<Answer> {

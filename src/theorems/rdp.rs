@@ -460,20 +460,7 @@ fn sgm_log_a_moments<R: Real>(
                 .ceil()
                 .min(f64::from(1u32 << 14)) as u32
             + 32;
-        let moment = |j: u32| -> R {
-            let mut s = R::from_int(0, pm);
-            for i in 2..=j {
-                let e = Rational::from((Integer::from(i) * i - i, Integer::from(1))) / &two_s2;
-                let b = R::from_rational(&Rational::from(Integer::binomial_u(j, i)), pm);
-                let t = b.mul(&R::from_rational(&e, pm).expm1());
-                s = if (j - i).is_multiple_of(2) {
-                    s.add(&t)
-                } else {
-                    s.sub(&t)
-                };
-            }
-            s
-        };
+        let moment = |j: u32| -> R { lognormal_moment(j, &two_s2, pm) };
         let mut poly = R::from_int(0, pm);
         let mut bsum = Rational::from(1);
         let mut cj = Rational::from(1); // C(α, j)
@@ -511,6 +498,23 @@ fn sgm_log_a_moments<R: Real>(
         }
     }
     out
+}
+
+/// M_j = E[(L − 1)^j] = Σ_{i=2}^{j} C(j,i)(−1)^{j−i} expm1((i²−i)/(2σ²)) for L = e^Y,
+/// Y = (2Z − 1)/(2σ²), Z ~ N(0, σ²) (`two_s2` = 2σ²), enclosed at `pm` bits.
+fn lognormal_moment<R: Real>(j: u32, two_s2: &Rational, pm: u32) -> R {
+    let mut s = R::from_int(0, pm);
+    for i in 2..=j {
+        let e = Rational::from((Integer::from(i) * i - i, Integer::from(1))) / two_s2;
+        let b = R::from_rational(&Rational::from(Integer::binomial_u(j, i)), pm);
+        let t = b.mul(&R::from_rational(&e, pm).expm1());
+        s = if (j - i).is_multiple_of(2) {
+            s.add(&t)
+        } else {
+            s.sub(&t)
+        };
+    }
+    s
 }
 
 /// f64 model of ln A_α for the search: the integer sum; at fractional orders the MTZ19 series
