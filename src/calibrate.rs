@@ -16,6 +16,7 @@
 //!
 //! The run and the theorem that accounts it are [`crate::dpsgd`]'s; this module only chooses
 //! where to evaluate ([`evaluate`] is `dpsgd::epsilon` under calibration's grid policy).
+use crate::audit::ledger::{Entry, Mechanism};
 use crate::dpsgd::{self, Accounting, Delta, Route, Sampling};
 use crate::num::{normal_cdf_f64, Certified, Enclosure, Precision, UpperBound};
 use crate::theorems::gaussian::gaussian_sigma;
@@ -238,7 +239,6 @@ pub fn gaussian(
 pub fn deployment_sigma(
     d: &crate::deploy::Deployment,
 ) -> Result<(Calibration, crate::deploy::Deployment)> {
-    use crate::audit::ledger::{Ledger, Mechanism};
     use crate::event::Event;
     let flag = "--calibrate";
     let Some((eps, delta)) = d.claim.clone() else {
@@ -247,12 +247,35 @@ pub fn deployment_sigma(
     if delta == 0 {
         return Err(Error::arg(flag, "needs a claimed δ > 0 (no σ gives δ = 0)"));
     }
-    let ledger = Ledger::from_event(&d.event)?;
+    let ledger = crate::audit::ledger::Ledger::from_event(&d.event)?;
     let one = "needs a deployment of exactly one subsampled-gaussian entry (DP-SGD run); with other mechanisms σ would have to be calibrated jointly, which is not implemented";
     let [entry] = &ledger.entries[..] else {
         return Err(Error::arg(flag, one));
     };
-    let mut run = match &entry.mechanism {
+    let mut run = entry_run(entry, one)?;
+    run.method = Method::Pld;
+    // (shuffled runs: `shuffled_dpsgd_epsilon` is an upper bound, so the calibration carries
+    // `bound_exceeds` and no infeasibility certificate)
+    let cal = calibrate(&run, Parameter::Sigma, &eps, &delta)?;
+    let sigma = Rational::from(&*cal.feasible.run.sigma);
+    let mechanism = with_sigma(entry.mechanism.clone(), sigma);
+    let mut event = mechanism.to_event();
+    if entry.repeat != 1 {
+        event = Event::SelfComposed {
+            event: Box::new(event),
+            count: entry.repeat.clone(),
+        };
+    }
+    let mut out = d.clone();
+    out.event = Event::Composed(vec![event.named(entry.name.clone())]);
+    Ok((cal, out))
+}
+
+/// The DP-SGD run of a deployment's one entry (its `repeat` folded into the steps), with its
+/// sampling and relation; errors name `--calibrate` (`not_a_run`: the entry is no DP-SGD run).
+fn entry_run(entry: &Entry, not_a_run: &str) -> Result<Run> {
+    let flag = "--calibrate";
+    Ok(match &entry.mechanism {
         Mechanism::SubsampledGaussian { sigma, rate, steps, shuffled: false } => {
             Run::checked(rate.clone(), sigma.clone(), Integer::from(steps * &entry.repeat))?
         }
@@ -276,14 +299,13 @@ pub fn deployment_sigma(
         Mechanism::SubsampledGaussian { shuffled: true, .. } => {
             return Err(Error::arg(flag, "shuffled batches accounted as Poisson: drop `accounting` to calibrate the shuffled run, or declare Poisson sampling"))
         }
-        _ => return Err(Error::arg(flag, one)),
-    };
-    run.method = Method::Pld;
-    // (shuffled runs: `shuffled_dpsgd_epsilon` is an upper bound, so the calibration carries
-    // `bound_exceeds` and no infeasibility certificate)
-    let cal = calibrate(&run, Parameter::Sigma, &eps, &delta)?;
-    let sigma = Rational::from(&*cal.feasible.run.sigma);
-    let mechanism = match entry.mechanism.clone() {
+        _ => return Err(Error::arg(flag, not_a_run)),
+    })
+}
+
+/// The entry's mechanism with σ replaced by the calibrated one.
+fn with_sigma(mechanism: Mechanism, sigma: Rational) -> Mechanism {
+    match mechanism {
         Mechanism::SubsampledGaussian {
             rate,
             steps,
@@ -310,17 +332,7 @@ pub fn deployment_sigma(
             sampling,
         },
         other => other,
-    };
-    let mut event = mechanism.to_event();
-    if entry.repeat != 1 {
-        event = Event::SelfComposed {
-            event: Box::new(event),
-            count: entry.repeat.clone(),
-        };
     }
-    let mut out = d.clone();
-    out.event = Event::Composed(vec![event.named(entry.name.clone())]);
-    Ok((cal, out))
 }
 
 /// μ of the Gaussian (μ-GDP) curve with ε at δ, in plain `f64` (bisection on Corollary 8 in

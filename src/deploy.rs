@@ -150,129 +150,158 @@ fn fields_of(ty: &str) -> Option<&'static [&'static str]> {
     })
 }
 
-/// One `[[mechanism]]` entry's event (without its `repeat` and `name`).
-fn entry_event(ty: &str, m: &Node, label: &str) -> Result<Event> {
-    let at = |field: &str| format!("mechanism {label}: field `{field}`");
-    let num = |field: &str| -> Result<Rational> {
-        let bad = |why: String| Error::arg(&at(field), why);
-        match m.get(field) {
+/// One `[[mechanism]]` entry's fields, read with errors that name the entry and the field.
+struct Fields<'a> {
+    m: &'a Node,
+    label: &'a str,
+}
+
+impl Fields<'_> {
+    /// Where an error points: `mechanism <label>: field `<field>``.
+    fn at(&self, field: &str) -> String {
+        format!("mechanism {}: field `{field}`", self.label)
+    }
+    /// An exact number (a TOML/JSON number or a string holding one).
+    fn num(&self, field: &str) -> Result<Rational> {
+        let bad = |why: String| Error::arg(&self.at(field), why);
+        match self.m.get(field) {
             None => Err(bad("is missing".into())),
             Some(Node::Num(s)) | Some(Node::Str(s)) => parse_exact(s).map_err(bad),
             Some(_) => Err(bad("must be a number or a string holding one".into())),
         }
-    };
-    let named = |field: &str, check: fn(&str, &Rational) -> Result<()>| -> Result<Rational> {
-        let v = num(field)?;
-        check(&at(field), &v)?;
-        Ok(v)
-    };
-    let allowed = fields_of(ty).ok_or_else(|| {
-        Error::arg(
-            &at("type"),
-            format!(
-                "unknown type `{}`; valid types: {}",
-                clip(ty),
-                TYPES.join(", ")
-            ),
-        )
-    })?;
-    if let Some(k) = m
-        .keys()
-        .into_iter()
-        .find(|k| !["name", "type", "repeat"].contains(k) && !allowed.contains(k))
-    {
-        return Err(Error::arg(
-            &at(&clip(k)),
-            format!(
-                "is not a field of type `{ty}` (expected: {})",
-                allowed.join(", ")
-            ),
-        ));
     }
-    let sens = || -> Result<Rational> {
-        match m.get("sensitivity") {
+    /// An exact number checked by `check` (the error naming the field).
+    fn named(&self, field: &str, check: fn(&str, &Rational) -> Result<()>) -> Result<Rational> {
+        let v = self.num(field)?;
+        check(&self.at(field), &v)?;
+        Ok(v)
+    }
+    /// `sensitivity` > 0, 1 when absent.
+    fn sensitivity(&self) -> Result<Rational> {
+        match self.m.get("sensitivity") {
             None => Ok(Rational::from(1)),
-            Some(_) => named("sensitivity", validate::positive),
+            Some(_) => self.named("sensitivity", validate::positive),
         }
-    };
+    }
+    /// Refuse an unknown type, and a field the type does not have.
+    fn check_names(&self, ty: &str) -> Result<()> {
+        let allowed = fields_of(ty).ok_or_else(|| {
+            Error::arg(
+                &self.at("type"),
+                format!(
+                    "unknown type `{}`; valid types: {}",
+                    clip(ty),
+                    TYPES.join(", ")
+                ),
+            )
+        })?;
+        if let Some(k) = self
+            .m
+            .keys()
+            .into_iter()
+            .find(|k| !["name", "type", "repeat"].contains(k) && !allowed.contains(k))
+        {
+            return Err(Error::arg(
+                &self.at(&clip(k)),
+                format!(
+                    "is not a field of type `{ty}` (expected: {})",
+                    allowed.join(", ")
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One `[[mechanism]]` entry's event (without its `repeat` and `name`).
+fn entry_event(ty: &str, m: &Node, label: &str) -> Result<Event> {
+    let f = Fields { m, label };
+    f.check_names(ty)?;
     Ok(match ty {
         "gaussian" => Event::Gaussian {
-            sigma: named("sigma", validate::positive)?,
-            sensitivity: sens()?,
+            sigma: f.named("sigma", validate::positive)?,
+            sensitivity: f.sensitivity()?,
         },
         "laplace" => Event::Laplace {
-            scale: named("scale", validate::positive)?,
-            sensitivity: sens()?,
+            scale: f.named("scale", validate::positive)?,
+            sensitivity: f.sensitivity()?,
         },
         "discrete-laplace" => Event::DiscreteLaplace {
-            parameter: named("noise_parameter", validate::positive)?,
+            parameter: f.named("noise_parameter", validate::positive)?,
             sensitivity: integer_sensitivity(m, label)?,
         },
         "discrete-gaussian" => Event::DiscreteGaussian {
-            sigma_squared: match (m.get("sigma_squared"), m.get("sigma")) {
-                (Some(_), None) => named("sigma_squared", validate::positive)?,
-                (None, Some(_)) => {
-                    let s = named("sigma", validate::positive)?;
-                    Rational::from(&s * &s)
-                }
-                _ => {
-                    return Err(Error::arg(
-                        &at("sigma_squared"),
-                        "give exactly one of `sigma_squared` (σ², exact) and `sigma` (σ)",
-                    ))
-                }
-            },
+            sigma_squared: discrete_gaussian_variance(&f)?,
             sensitivity: integer_sensitivity(m, label)?,
         },
         "pure" => Event::EpsilonDelta {
-            epsilon: named("epsilon", validate::nonnegative)?,
+            epsilon: f.named("epsilon", validate::nonnegative)?,
             delta: Rational::new(),
         },
-        "randomized-response" if m.get("epsilon").is_none() => {
-            let k = match m.get("num_buckets") {
-                Some(Node::Num(s)) | Some(Node::Str(s)) => parse_positive_integer(s)
-                    .map_err(|e| Error::arg(&at("num_buckets"), e))?,
-                _ => {
-                    return Err(Error::arg(
-                        &at("num_buckets"),
-                        "is missing or not an integer (randomized response is given by `epsilon`, or by `noise_parameter` and `num_buckets`)",
-                    ))
-                }
-            };
-            let p = num("noise_parameter")?;
-            crate::theorems::randomized_response::check_rr(&p, &k)
-                .map_err(|e| Error::arg(&at("noise_parameter"), e.to_string()))?;
-            Event::KaryRandomizedResponse {
-                noise_parameter: p,
-                num_buckets: k,
-            }
-        }
+        "randomized-response" if m.get("epsilon").is_none() => kary_randomized_response(&f)?,
         "randomized-response" => {
-            if let Some(f) = ["noise_parameter", "num_buckets"]
+            if let Some(field) = ["noise_parameter", "num_buckets"]
                 .iter()
-                .find(|f| m.get(f).is_some())
+                .find(|field| m.get(field).is_some())
             {
                 return Err(Error::arg(
-                    &at(f),
+                    &f.at(field),
                     "give either `epsilon` or `noise_parameter` and `num_buckets`, not both",
                 ));
             }
             Event::RandomizedResponse {
-                epsilon: named("epsilon", validate::nonnegative)?,
+                epsilon: f.named("epsilon", validate::nonnegative)?,
             }
         }
         "approx" => Event::EpsilonDelta {
-            epsilon: named("epsilon", validate::nonnegative)?,
-            delta: named("delta", validate::unit_from_zero)?,
+            epsilon: f.named("epsilon", validate::nonnegative)?,
+            delta: f.named("delta", validate::unit_from_zero)?,
         },
         "subsampled-gaussian" => subsampled_event(m, label)?,
         _ if m.get("xi").is_some() => Event::ZcdpWithXi {
-            xi: named("xi", validate::nonnegative)?,
-            rho: named("rho", validate::nonnegative)?,
+            xi: f.named("xi", validate::nonnegative)?,
+            rho: f.named("rho", validate::nonnegative)?,
         },
         _ => Event::Zcdp {
-            rho: named("rho", validate::nonnegative)?,
+            rho: f.named("rho", validate::nonnegative)?,
         },
+    })
+}
+
+/// A discrete Gaussian's σ²: `sigma_squared` (exact) or `sigma` (squared here), exactly one.
+fn discrete_gaussian_variance(f: &Fields) -> Result<Rational> {
+    match (f.m.get("sigma_squared"), f.m.get("sigma")) {
+        (Some(_), None) => f.named("sigma_squared", validate::positive),
+        (None, Some(_)) => {
+            let s = f.named("sigma", validate::positive)?;
+            Ok(Rational::from(&s * &s))
+        }
+        _ => Err(Error::arg(
+            &f.at("sigma_squared"),
+            "give exactly one of `sigma_squared` (σ², exact) and `sigma` (σ)",
+        )),
+    }
+}
+
+/// k-ary randomized response from `noise_parameter` and `num_buckets`.
+fn kary_randomized_response(f: &Fields) -> Result<Event> {
+    let k = match f.m.get("num_buckets") {
+        Some(Node::Num(s)) | Some(Node::Str(s)) => {
+            parse_positive_integer(s).map_err(|e| Error::arg(&f.at("num_buckets"), e))?
+        }
+        _ => {
+            return Err(Error::arg(
+                &f.at("num_buckets"),
+                "is missing or not an integer (randomized response is given by `epsilon`, or by `noise_parameter` and `num_buckets`)",
+            ))
+        }
+    };
+    let p = f.num("noise_parameter")?;
+    crate::theorems::randomized_response::check_rr(&p, &k)
+        .map_err(|e| Error::arg(&f.at("noise_parameter"), e.to_string()))?;
+    Ok(Event::KaryRandomizedResponse {
+        noise_parameter: p,
+        num_buckets: k,
     })
 }
 

@@ -176,35 +176,32 @@ fn to_event_at(ev: &Value, at: &str, depth: usize) -> Result<Event> {
         "SingleEpochTreeAggregation" => tree_aggregation(ev, at)?,
         "MixtureOfGaussians" => mixture_of_gaussians(ev, at)?,
         "RepeatAndSelect" => repeat_and_select(ev, at, depth)?,
-        "NonPrivate" => {
-            return Err(refuse(
-                class,
-                at,
-                "a non-private operation has no finite (ε, δ) guarantee",
-            ))
-        }
-        "Unsupported" => {
-            return Err(refuse(
-                class,
-                at,
-                "it declares an operation with no DP description, so no theorem can certify it (dp_accounting's accountants refuse it too)",
-            ))
-        }
-        "SampledWithReplacement" => {
-            return Err(refuse(
-                class,
-                at,
-                "no theorem implemented here certifies sampling with replacement: a record may enter the batch several times (Binomial(m, 1/n) copies), so the batch's sensitivity is unbounded in m, and the published amplification bounds (Balle, Barthe & Gaboardi 2018, Theorem 10) are for ε-DP mechanisms under substitution neighbours; dp_accounting's RDP and PLD accountants refuse this event as well",
-            ))
-        }
-        _ => {
-            return Err(refuse(
-                class,
-                at,
-                &format!("dpcert maps {}", CLASSES.join(", ")),
-            ))
-        }
+        // refused by name, or not a class dpcert maps
+        _ => return Err(refused(class, at)),
     })
+}
+
+/// The error for a class no theorem here certifies (named with the reason), or one dpcert does
+/// not map.
+fn refused(class: &str, at: &str) -> Error {
+    match class.strip_suffix("DpEvent").unwrap_or(class) {
+        "NonPrivate" => refuse(
+            class,
+            at,
+            "a non-private operation has no finite (ε, δ) guarantee",
+        ),
+        "Unsupported" => refuse(
+            class,
+            at,
+            "it declares an operation with no DP description, so no theorem can certify it (dp_accounting's accountants refuse it too)",
+        ),
+        "SampledWithReplacement" => refuse(
+            class,
+            at,
+            "no theorem implemented here certifies sampling with replacement: a record may enter the batch several times (Binomial(m, 1/n) copies), so the batch's sensitivity is unbounded in m, and the published amplification bounds (Balle, Barthe & Gaboardi 2018, Theorem 10) are for ε-DP mechanisms under substitution neighbours; dp_accounting's RDP and PLD accountants refuse this event as well",
+        ),
+        _ => refuse(class, at, &format!("dpcert maps {}", CLASSES.join(", "))),
+    }
 }
 
 /// dp_accounting's `TruncatedSubsampledGaussianDpEvent` (Poisson batches cut at a maximum size):

@@ -445,6 +445,57 @@ impl Event {
 
     fn validate_at(&self, path: &str) -> Result<()> {
         let at = |f: &str| format!("{path}.{}.{f}", self.kind());
+        let below = || format!("{path}.{}", self.kind());
+        match self {
+            Event::PoissonSampled { rate, event } => {
+                rate_in_unit(&at("rate"), rate)?;
+                event.validate_at(&below())
+            }
+            Event::FixedSizeSampled {
+                sample_size,
+                population_size,
+                event,
+            } => {
+                validate::count(&at("sample_size"), sample_size)?;
+                validate::count(&at("population_size"), population_size)?;
+                if sample_size > population_size {
+                    return Err(Error::arg(
+                        &at("sample_size"),
+                        format!("{sample_size} exceeds population_size {population_size}"),
+                    ));
+                }
+                event.validate_at(&below())
+            }
+            Event::SelfComposed { event, count } => {
+                validate::count(&at("count"), count)?;
+                event.validate_at(&below())
+            }
+            Event::Composed(list) => list
+                .iter()
+                .enumerate()
+                .try_for_each(|(i, e)| e.validate_at(&format!("{path}.composed[{i}]"))),
+            Event::Named { event, .. }
+            | Event::ShuffledAccountedAsPoisson(event)
+            | Event::Dominated(event) => event.validate_at(&below()),
+            Event::RepeatAndSelect { event, mean, shape } => {
+                if *mean < 1 {
+                    return Err(Error::arg(
+                        &at("mean"),
+                        format!("must be ≥ 1, got {}", validate::show(mean)),
+                    ));
+                }
+                if let Some(shape) = shape {
+                    validate::nonnegative(&at("shape"), shape)?;
+                }
+                event.validate_at(&below())
+            }
+            leaf => leaf.validate_leaf(at),
+        }
+    }
+
+    /// Check a mechanism's own parameters, `at(field)` naming the field; the compound events
+    /// (checked by `validate_at`) and `NoOp` have none here.
+    fn validate_leaf(&self, at: impl Fn(&str) -> String) -> Result<()> {
         match self {
             Event::Gaussian { sigma, sensitivity } => {
                 validate::positive(&at("sigma"), sigma)?;
@@ -486,36 +537,6 @@ impl Event {
                 validate::nonnegative(&at("xi"), xi)?;
                 validate::nonnegative(&at("rho"), rho)
             }
-            Event::PoissonSampled { rate, event } => {
-                rate_in_unit(&at("rate"), rate)?;
-                event.validate_at(&format!("{path}.{}", self.kind()))
-            }
-            Event::FixedSizeSampled {
-                sample_size,
-                population_size,
-                event,
-            } => {
-                validate::count(&at("sample_size"), sample_size)?;
-                validate::count(&at("population_size"), population_size)?;
-                if sample_size > population_size {
-                    return Err(Error::arg(
-                        &at("sample_size"),
-                        format!("{sample_size} exceeds population_size {population_size}"),
-                    ));
-                }
-                event.validate_at(&format!("{path}.{}", self.kind()))
-            }
-            Event::SelfComposed { event, count } => {
-                validate::count(&at("count"), count)?;
-                event.validate_at(&format!("{path}.{}", self.kind()))
-            }
-            Event::Composed(list) => list
-                .iter()
-                .enumerate()
-                .try_for_each(|(i, e)| e.validate_at(&format!("{path}.composed[{i}]"))),
-            Event::Named { event, .. }
-            | Event::ShuffledAccountedAsPoisson(event)
-            | Event::Dominated(event) => event.validate_at(&format!("{path}.{}", self.kind())),
             Event::ShuffledGaussian { sigma, rate, steps }
             | Event::SubstitutionGaussian {
                 sigma, rate, steps, ..
@@ -524,19 +545,15 @@ impl Event {
                 rate_in_unit(&at("rate"), rate)?;
                 validate::count(&at("steps"), steps)
             }
-            Event::RepeatAndSelect { event, mean, shape } => {
-                if *mean < 1 {
-                    return Err(Error::arg(
-                        &at("mean"),
-                        format!("must be ≥ 1, got {}", validate::show(mean)),
-                    ));
-                }
-                if let Some(shape) = shape {
-                    validate::nonnegative(&at("shape"), shape)?;
-                }
-                event.validate_at(&format!("{path}.{}", self.kind()))
-            }
-            Event::NoOp => Ok(()),
+            Event::PoissonSampled { .. }
+            | Event::FixedSizeSampled { .. }
+            | Event::SelfComposed { .. }
+            | Event::Composed(_)
+            | Event::Named { .. }
+            | Event::ShuffledAccountedAsPoisson(_)
+            | Event::Dominated(_)
+            | Event::RepeatAndSelect { .. }
+            | Event::NoOp => Ok(()),
         }
     }
 }

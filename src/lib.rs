@@ -163,45 +163,8 @@ pub(crate) mod validate;
 /// no dependency line of its own for them.
 pub use rug;
 
-use std::fmt;
-
-/// Errors: bad input (naming the argument) or a numerical failure. Never a number.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Error {
-    /// An input is outside the theorem's domain or unparseable.
-    InvalidArgument {
-        /// The argument's name, as the user wrote it.
-        name: String,
-        /// Why it was refused.
-        reason: String,
-    },
-    /// The certified evaluation could not produce a finite, valid enclosure.
-    Numerical(String),
-}
-
-impl Error {
-    /// An [`Error::InvalidArgument`] for argument `name`.
-    pub fn arg(name: &str, reason: impl Into<String>) -> Error {
-        Error::InvalidArgument {
-            name: name.to_string(),
-            reason: reason.into(),
-        }
-    }
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::InvalidArgument { name, reason } => write!(f, "invalid {name}: {reason}"),
-            Error::Numerical(m) => write!(f, "numerical failure: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
-
-/// dpcert's result type: a value, or an [`Error`] (never a NaN or a panic).
-pub type Result<T> = std::result::Result<T, Error>;
+mod error;
+pub use error::{Error, Result};
 
 /// Process exit codes of the `dpcert` command (documented in the README and `--help`).
 pub mod exit {

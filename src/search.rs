@@ -163,8 +163,6 @@ pub fn invert_nonincreasing(
     rel_tol: f64,
     prec: Precision,
 ) -> Result<Bracket> {
-    let undecided =
-        || Error::Numerical("could not decide the crossing at maximum precision".into());
     let floor = point(floor);
     if floor_is_admissible {
         match decide(&g, &floor, target, prec)? {
@@ -181,13 +179,41 @@ pub fn invert_nonincreasing(
             }
         }
     }
-    let (max, min) = (pow2(SEARCH_MAX_EXP), pow2(-SEARCH_MAX_EXP));
-    // grow `hi` until feasible
+    let (mut lo, mut hi) = gallop_to_feasible(&g, target, &floor, &start, prec)?;
+    // shrink `lo` until certified infeasible (needed when `start` was already feasible)
+    if lo == floor {
+        (lo, hi) = gallop_to_infeasible(&g, target, &floor, floor_is_admissible, hi, prec)?;
+    }
+    let (lo, hi) = bisect(&g, target, lo, hi, rel_tol, prec)?;
+    if lo == floor && floor_is_admissible && decide(&g, &floor, target, prec)? != Tri::Greater {
+        return Err(undecided());
+    }
+    Ok(Bracket {
+        infeasible: Some(lo),
+        feasible: hi,
+    })
+}
+
+/// Persistent indecision at the maximum precision.
+fn undecided() -> Error {
+    Error::Numerical("could not decide the crossing at maximum precision".into())
+}
+
+/// Grow `hi` from `start` (at least the smallest normal f64) until g(hi) < target is certified;
+/// returns (lo, hi) with `lo` the last point certified infeasible, or `floor` if none was.
+fn gallop_to_feasible(
+    g: &impl Fn(&Rational, Precision) -> Result<Enclosure>,
+    target: &Rational,
+    floor: &Float,
+    start: &Float,
+    prec: Precision,
+) -> Result<(Float, Float)> {
+    let max = pow2(SEARCH_MAX_EXP);
     let min_normal = point(f64::MIN_POSITIVE);
-    let mut hi = if start.is_nan() || start < min_normal {
+    let mut hi = if start.is_nan() || *start < min_normal {
         min_normal
     } else {
-        Float::with_val(SEARCH_BITS, &start)
+        Float::with_val(SEARCH_BITS, start)
     };
     let mut lo = floor.clone();
     let (mut moves, mut nudges) = (0u32, 0u32);
@@ -197,8 +223,8 @@ pub fn invert_nonincreasing(
                 "no feasible value below 2^268435456".into(),
             ));
         }
-        match decide(&g, &hi, target, prec)? {
-            Tri::Less => break,
+        match decide(g, &hi, target, prec)? {
+            Tri::Less => return Ok((lo, hi)),
             Tri::Greater => {
                 lo = hi.clone();
                 hi = gallop(&hi, moves, true);
@@ -216,62 +242,73 @@ pub fn invert_nonincreasing(
             }
         }
     }
-    // shrink `lo` until certified infeasible (needed when `start` was already feasible)
-    if lo == floor {
-        let mut cand = Float::with_val(SEARCH_BITS, &hi / 2u32);
-        let mut moves = 1u32;
-        // the old f64 search stopped at 1e-300; below it only with the galloping floor
-        let stop = if floor_is_admissible {
-            point(1e-300)
-        } else {
-            min.clone()
-        };
-        loop {
-            if cand <= floor || cand < stop {
-                if !floor_is_admissible {
-                    return Err(Error::Numerical(
-                        "no infeasible value above the floor".into(),
-                    ));
-                }
-                lo = floor.clone();
-                break;
+}
+
+/// Halve (galloping) down from the feasible `hi` until a point is certified infeasible, or the
+/// floor is reached (then the floor, when admissible, is `lo`); returns (lo, hi) with `hi` the
+/// smallest point certified feasible on the way.
+fn gallop_to_infeasible(
+    g: &impl Fn(&Rational, Precision) -> Result<Enclosure>,
+    target: &Rational,
+    floor: &Float,
+    floor_is_admissible: bool,
+    mut hi: Float,
+    prec: Precision,
+) -> Result<(Float, Float)> {
+    let mut cand = Float::with_val(SEARCH_BITS, &hi / 2u32);
+    let mut moves = 1u32;
+    // the old f64 search stopped at 1e-300; below it only with the galloping floor
+    let stop = if floor_is_admissible {
+        point(1e-300)
+    } else {
+        pow2(-SEARCH_MAX_EXP)
+    };
+    loop {
+        if cand <= *floor || cand < stop {
+            if !floor_is_admissible {
+                return Err(Error::Numerical(
+                    "no infeasible value above the floor".into(),
+                ));
             }
-            match decide(&g, &cand, target, prec)? {
-                Tri::Greater => {
-                    lo = cand;
-                    break;
-                }
-                Tri::Less => {
-                    hi = cand.clone();
-                    cand = gallop(&cand, moves, false);
-                    moves += 1;
-                }
-                Tri::Undecided => {
-                    cand = gallop(&cand, moves, false);
-                    moves += 1;
-                }
+            return Ok((floor.clone(), hi));
+        }
+        match decide(g, &cand, target, prec)? {
+            Tri::Greater => return Ok((cand, hi)),
+            Tri::Less => {
+                hi = cand.clone();
+                cand = gallop(&cand, moves, false);
+                moves += 1;
+            }
+            Tri::Undecided => {
+                cand = gallop(&cand, moves, false);
+                moves += 1;
             }
         }
     }
-    // bisect
+}
+
+/// Bisect [lo, hi] (g(lo) > target > g(hi) certified, or lo the floor) until relative width
+/// `rel_tol`, or until a midpoint is undecided or no longer representable.
+fn bisect(
+    g: &impl Fn(&Rational, Precision) -> Result<Enclosure>,
+    target: &Rational,
+    mut lo: Float,
+    mut hi: Float,
+    rel_tol: f64,
+    prec: Precision,
+) -> Result<(Float, Float)> {
     while Float::with_val(SEARCH_BITS, &hi - &lo) > Float::with_val(SEARCH_BITS, &hi * rel_tol) {
         let mid = midpoint(&lo, &hi);
         if mid <= lo || mid >= hi {
             break;
         }
-        match decide(&g, &mid, target, prec)? {
+        match decide(g, &mid, target, prec)? {
             Tri::Less => hi = mid,
             Tri::Greater => lo = mid,
             Tri::Undecided => break,
         }
     }
-    if lo == floor && floor_is_admissible && decide(&g, &floor, target, prec)? != Tri::Greater {
-        return Err(undecided());
-    }
-    Ok(Bracket {
-        infeasible: Some(lo),
-        feasible: hi,
-    })
+    Ok((lo, hi))
 }
 
 #[cfg(test)]

@@ -227,24 +227,7 @@ pub fn plain_decimal(s: String) -> String {
     format!("{sign}{out}")
 }
 
-/// Smallest MPFR precision accepted (MPFR itself allows 1; we refuse nonsense).
-pub const MIN_PRECISION: u32 = 16;
-/// Largest MPFR precision accepted: 8192 bits (2466 decimal digits, twice what `check` climbs
-/// to). The cost of a query grows about quadratically with the precision; at 8192 bits the
-/// slowest query (RDP at a fractional order) takes about 3 s, at 65536 bits over a minute.
-pub const MAX_PRECISION: u32 = 8192;
-
-/// MPFR precision in bits: within [`MIN_PRECISION`]..=[`MAX_PRECISION`].
-pub fn precision(bits: u32) -> Result<()> {
-    if (MIN_PRECISION..=MAX_PRECISION).contains(&bits) {
-        Ok(())
-    } else {
-        Err(Error::arg(
-            "precision",
-            format!("{bits} bits is outside {MIN_PRECISION}..={MAX_PRECISION}"),
-        ))
-    }
-}
+pub(crate) use crate::num::{precision, MAX_PRECISION, MIN_PRECISION};
 
 #[cfg(test)]
 mod bounded_echo {

@@ -139,8 +139,8 @@ fn every_refusal_names_its_reason() {
 /// δ_c a relative 1e-9 above / below the exact δ(ε_c), and δ_c equal to a 1024-bit value of it.
 fn claims(reference: &Float) -> [(Rational, Verdict); 3] {
     let r = reference.to_rational().unwrap();
-    let up = Rational::from(&r * Rational::from((1_000_000_001, 1_000_000_000)));
-    let down = Rational::from(&r * Rational::from((999_999_999, 1_000_000_000)));
+    let up = &r * Rational::from((1_000_000_001, 1_000_000_000));
+    let down = &r * Rational::from((999_999_999, 1_000_000_000));
     [
         (up, Verdict::Verified),
         (down, Verdict::Refuted),

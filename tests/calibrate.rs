@@ -143,9 +143,7 @@ fn q_one_steps_bracket_corollary_10() {
     );
     assert!(!gauss_ok(&rho(&ti), &eps, &delta), "T_i = {ti} is feasible");
     // within the gap: T_i ≤ max(T_f + 1, T_f·(1 + 10⁻³))
-    assert!(
-        Rational::from(&ti) <= Rational::from(&tf + 1u32).max(Rational::from(&tf) * (1 + gap()))
-    );
+    assert!(ti <= Rational::from(&tf + 1u32).max(Rational::from(&tf) * (1 + gap())));
 }
 
 /// Shuffled epochs: σ from the exact inversion; the bracket contains the 1024-bit σ* for
@@ -173,7 +171,7 @@ fn shuffled_sigma_brackets_corollary_10() {
             "{relation:?}: σ* = {}",
             star.to_f64()
         );
-        assert!(Rational::from(&sf - &si) <= Rational::from(&sf * q("2e-5")));
+        assert!(Rational::from(&sf - &si) <= (&sf * q("2e-5")));
     }
 }
 

@@ -36,7 +36,6 @@ fn every_option_is_described_and_exit_codes_are_shown() {
         for line in out.lines().filter(|l| l.trim_start().starts_with('-')) {
             // "  --flag <VALUE>   description": something after the flag and its value name
             let rest = line
-                .trim_start()
                 .split_whitespace()
                 .skip_while(|w| w.starts_with('-') || w.starts_with('<'))
                 .collect::<Vec<_>>();

@@ -454,7 +454,7 @@ fn calibrated_sigma_is_feasible_and_near_the_optimum() {
         "RDP σ {} not above the PLD σ {sigma}",
         r.feasible.run.sigma
     );
-    let below = Rational::from(&sigma * Rational::from((9, 20))); // 0.9σ/2
+    let below = &sigma * Rational::from((9, 20)); // 0.9σ/2
     let realised = dpsgd_pld_epsilon(
         &run.rate,
         &below,

@@ -104,7 +104,7 @@ fn audit_reports_mu() {
 
 /// a = √T/σ as the exact rational a² = T/σ².
 fn a_squared(sigma: &str, steps: u64) -> Rational {
-    Rational::from(steps) / Rational::from(q(sigma) * q(sigma))
+    Rational::from(steps) / (q(sigma) * q(sigma))
 }
 
 /// lower² ≤ T/σ² ≤ upper² exactly, lower ≥ 0, and the bracket at most `rel` relative wide.

@@ -576,6 +576,9 @@ fn vectors_validate() {
     assert!(env["result"]["vectors"].as_array().unwrap().len() >= 200);
 }
 
+/// One way to break an envelope.
+type Breakage = Box<dyn Fn(&mut Value)>;
+
 /// The schema is not vacuous: outputs that break the contract are rejected.
 #[test]
 fn schema_rejects_broken_outputs() {
@@ -585,7 +588,7 @@ fn schema_rejects_broken_outputs() {
     let (_, out, _) = run(&a);
     let good: Value = serde_json::from_str(&out).unwrap();
     assert!(v.is_valid(&good));
-    let broken: Vec<Box<dyn Fn(&mut Value)>> = vec![
+    let broken: Vec<Breakage> = vec![
         Box::new(|e| {
             e["result"]["value"]
                 .as_object_mut()

@@ -57,12 +57,12 @@ fn randomized_response_on_the_inclusion_bit_is_tight() {
         let p: Vec<Rational> = d1
             .iter()
             .zip(&d0)
-            .map(|(a, b)| Rational::from(a * &qq) + Rational::from(b * Rational::from(&one - &qq)))
+            .map(|(a, b)| Rational::from(a * &qq) + (b * Rational::from(&one - &qq)))
             .collect();
         let hockey = |t: &Rational| -> Rational {
             p.iter()
                 .zip(&d0)
-                .map(|(a, b)| Rational::from(a - Rational::from(b * t)))
+                .map(|(a, b)| a - Rational::from(b * t))
                 .filter(|x| *x > 0)
                 .sum()
         };

@@ -151,7 +151,7 @@ impl Route for Advanced {
     /// Σδⱼ + exp(−(ε − S/2)²/(2S)) for ε ≥ S/2 (the same Proposition 14 step with ρ = S/2).
     fn delta_at(&self, l: &Ledger, epsilon: &Rational) -> Result<Outcome> {
         let (_, sd, s2, _) = totals(l);
-        let half = Rational::from(s2 / 2u32);
+        let half = s2 / 2u32;
         if *epsilon < half {
             return Ok(Outcome::none("budget ε is below ½Σεⱼ²"));
         }

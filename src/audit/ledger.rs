@@ -1,7 +1,6 @@
 //! The audit's flat view of an [`Event`] tree: a list of entries, each a mechanism the routes
 //! know and how many times it ran. Flattening refuses, by name, every event no route
 //! certifies (it never skips one).
-use super::route::WhyNot;
 use crate::event::Event;
 use crate::theorems::gaussian::GaussianMechanism;
 use crate::theorems::pld_accountant::{Direction, PldMechanism};
@@ -10,6 +9,16 @@ use crate::theorems::sampling::Sampling;
 use crate::validate::show;
 use crate::{Error, Result};
 use rug::{Integer, Rational};
+
+/// Why a route does not apply to a ledger (one sentence naming the mechanism in the way).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WhyNot(pub String);
+
+impl std::fmt::Display for WhyNot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
 
 /// Most entries a ledger holds: the audit's work is linear in their number (measured: about
 /// 1 s of CPU per distinct DP-SGD entry and 50 ms per Gaussian for the PLD route; 1000
@@ -415,100 +424,22 @@ fn fixed_size(event: &Event, steps: &Integer, ctx: &Ctx, out: &mut Vec<Flat>) ->
     }
 }
 
+/// Walk an event tree, pushing each mechanism it releases with its name and multiplicity;
+/// refuses, by name, every event no route certifies.
 fn flatten(event: &Event, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
     let leaf =
         |m: Mechanism, out: &mut Vec<Flat>| out.push((ctx.name.clone(), m, ctx.mult.clone()));
+    if let Some(m) = leaf_mechanism(event) {
+        leaf(m, out);
+        return Ok(());
+    }
     match event {
-        Event::Gaussian { sigma, sensitivity } => leaf(
-            Mechanism::Gaussian {
-                sigma: sigma.clone(),
-                sensitivity: sensitivity.clone(),
-            },
-            out,
-        ),
-        Event::Laplace { scale, sensitivity } => leaf(
-            Mechanism::Laplace {
-                scale: scale.clone(),
-                sensitivity: sensitivity.clone(),
-            },
-            out,
-        ),
-        Event::DiscreteLaplace {
-            parameter,
-            sensitivity,
-        } => leaf(
-            Mechanism::DiscreteLaplace {
-                parameter: parameter.clone(),
-                sensitivity: sensitivity.clone(),
-            },
-            out,
-        ),
-        Event::DiscreteGaussian {
-            sigma_squared,
-            sensitivity,
-        } => leaf(
-            Mechanism::DiscreteGaussian {
-                sigma_squared: sigma_squared.clone(),
-                sensitivity: sensitivity.clone(),
-            },
-            out,
-        ),
-        Event::KaryRandomizedResponse {
-            noise_parameter,
-            num_buckets,
-        } => leaf(
-            Mechanism::KaryRandomizedResponse {
-                noise_parameter: noise_parameter.clone(),
-                num_buckets: num_buckets.clone(),
-            },
-            out,
-        ),
-        Event::RandomizedResponse { epsilon } => leaf(
-            Mechanism::RandomizedResponse {
-                epsilon: epsilon.clone(),
-            },
-            out,
-        ),
-        Event::EpsilonDelta { epsilon, delta } if *delta == 0 => leaf(
-            Mechanism::Pure {
-                epsilon: epsilon.clone(),
-            },
-            out,
-        ),
-        Event::EpsilonDelta { epsilon, delta } => leaf(
-            Mechanism::Approx {
-                epsilon: epsilon.clone(),
-                delta: delta.clone(),
-            },
-            out,
-        ),
-        Event::Zcdp { rho } => leaf(Mechanism::Zcdp { rho: rho.clone() }, out),
-        Event::ZcdpWithXi { xi, rho } if *xi == 0 => {
-            leaf(Mechanism::Zcdp { rho: rho.clone() }, out)
-        }
-        Event::ZcdpWithXi { xi, rho } => leaf(
-            Mechanism::ZcdpWithXi {
-                xi: xi.clone(),
-                rho: rho.clone(),
-            },
-            out,
-        ),
         Event::PoissonSampled { .. } => sampled(event, &Integer::from(1), ctx, out)?,
         Event::FixedSizeSampled { .. } => fixed_size(event, &Integer::from(1), ctx, out)?,
         Event::SelfComposed {
             event: inner,
             count,
-        } => {
-            if let Event::PoissonSampled { .. } = inner.as_ref() {
-                sampled(inner, count, &ctx.below("self_composed"), out)?;
-            } else if let Event::FixedSizeSampled { .. } = inner.as_ref() {
-                fixed_size(inner, count, &ctx.below("self_composed"), out)?;
-            } else {
-                let mut c = ctx.below("self_composed");
-                c.mult *= count;
-                flatten(inner, &c, out)?;
-            }
-        }
+        } => self_composed(inner, count, ctx, out)?,
         Event::Composed(list) => {
             for (i, e) in list.iter().enumerate() {
                 flatten(e, &ctx.below(&format!("composed[{i}]")), out)?;
@@ -536,31 +467,124 @@ fn flatten(event: &Event, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
             c.shuffled = true;
             flatten(inner, &c, out)?;
         }
-        Event::ShuffledGaussian { sigma, rate, steps } => leaf(
-            Mechanism::ShuffledGaussian {
-                sigma: sigma.clone(),
-                rate: rate.clone(),
-                steps: steps.clone(),
-            },
-            out,
-        ),
+        // `NoOp` releases nothing; every other event is a leaf, pushed above
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `count` runs of `inner`: a sampled event takes the count into its steps, any other event
+/// into the multiplicity.
+fn self_composed(inner: &Event, count: &Integer, ctx: &Ctx, out: &mut Vec<Flat>) -> Result<()> {
+    if let Event::PoissonSampled { .. } = inner {
+        sampled(inner, count, &ctx.below("self_composed"), out)
+    } else if let Event::FixedSizeSampled { .. } = inner {
+        fixed_size(inner, count, &ctx.below("self_composed"), out)
+    } else {
+        let mut c = ctx.below("self_composed");
+        c.mult *= count;
+        flatten(inner, &c, out)
+    }
+}
+
+/// The mechanism a leaf event releases as the routes see it (a pure ε-DP or a ξ = 0 event is
+/// recognised here); `None` for the events `flatten` walks into, and `NoOp` (a new compound
+/// event is added to `flatten` as well as here).
+fn leaf_mechanism(event: &Event) -> Option<Mechanism> {
+    Some(match event {
+        Event::Gaussian { sigma, sensitivity } => Mechanism::Gaussian {
+            sigma: sigma.clone(),
+            sensitivity: sensitivity.clone(),
+        },
+        Event::Laplace { scale, sensitivity } => Mechanism::Laplace {
+            scale: scale.clone(),
+            sensitivity: sensitivity.clone(),
+        },
+        Event::DiscreteLaplace {
+            parameter,
+            sensitivity,
+        } => Mechanism::DiscreteLaplace {
+            parameter: parameter.clone(),
+            sensitivity: sensitivity.clone(),
+        },
+        Event::DiscreteGaussian {
+            sigma_squared,
+            sensitivity,
+        } => Mechanism::DiscreteGaussian {
+            sigma_squared: sigma_squared.clone(),
+            sensitivity: sensitivity.clone(),
+        },
+        Event::KaryRandomizedResponse {
+            noise_parameter,
+            num_buckets,
+        } => Mechanism::KaryRandomizedResponse {
+            noise_parameter: noise_parameter.clone(),
+            num_buckets: num_buckets.clone(),
+        },
+        Event::RandomizedResponse { epsilon } => Mechanism::RandomizedResponse {
+            epsilon: epsilon.clone(),
+        },
+        Event::EpsilonDelta { epsilon, delta } if *delta == 0 => Mechanism::Pure {
+            epsilon: epsilon.clone(),
+        },
+        Event::EpsilonDelta { epsilon, delta } => Mechanism::Approx {
+            epsilon: epsilon.clone(),
+            delta: delta.clone(),
+        },
+        Event::Zcdp { rho } => Mechanism::Zcdp { rho: rho.clone() },
+        Event::ZcdpWithXi { xi, rho } if *xi == 0 => Mechanism::Zcdp { rho: rho.clone() },
+        Event::ZcdpWithXi { xi, rho } => Mechanism::ZcdpWithXi {
+            xi: xi.clone(),
+            rho: rho.clone(),
+        },
+        Event::ShuffledGaussian { sigma, rate, steps } => Mechanism::ShuffledGaussian {
+            sigma: sigma.clone(),
+            rate: rate.clone(),
+            steps: steps.clone(),
+        },
         Event::SubstitutionGaussian {
             sigma,
             rate,
             steps,
             sampling,
-        } => leaf(
-            Mechanism::SubstitutionGaussian {
-                sigma: sigma.clone(),
-                rate: rate.clone(),
-                steps: steps.clone(),
-                sampling: *sampling,
-            },
-            out,
-        ),
-        Event::NoOp => {}
+        } => Mechanism::SubstitutionGaussian {
+            sigma: sigma.clone(),
+            rate: rate.clone(),
+            steps: steps.clone(),
+            sampling: *sampling,
+        },
+        Event::PoissonSampled { .. }
+        | Event::FixedSizeSampled { .. }
+        | Event::SelfComposed { .. }
+        | Event::Composed(_)
+        | Event::Named { .. }
+        | Event::Dominated(_)
+        | Event::RepeatAndSelect { .. }
+        | Event::ShuffledAccountedAsPoisson(_)
+        | Event::NoOp => return None,
+    })
+}
+
+/// A (Poisson-)subsampled Gaussian's parameters as [`Mechanism::parameters`] lists them
+/// (`shuffled`: shuffled batches accounted as Poisson).
+fn subsampled_parameters(
+    sigma: &Rational,
+    rate: &Rational,
+    steps: &Integer,
+    shuffled: bool,
+) -> Vec<(&'static str, String)> {
+    let mut v = vec![
+        ("sigma", exact_text(sigma)),
+        ("rate", exact_text(rate)),
+        ("steps", steps.to_string()),
+    ];
+    if shuffled {
+        v.push(("sampling", "shuffled".into()));
+        v.push(("accounting", "poisson".into()));
+    } else {
+        v.push(("sampling", "poisson".into()));
     }
-    Ok(())
+    v
 }
 
 /// Repeat-and-select as an RDP term over the repeated event's own curve; refused by name when
@@ -913,20 +937,7 @@ impl Mechanism {
                 rate,
                 steps,
                 shuffled,
-            } => {
-                let mut v = vec![
-                    ("sigma", x(sigma)),
-                    ("rate", x(rate)),
-                    ("steps", steps.to_string()),
-                ];
-                if *shuffled {
-                    v.push(("sampling", "shuffled".into()));
-                    v.push(("accounting", "poisson".into()));
-                } else {
-                    v.push(("sampling", "poisson".into()));
-                }
-                v
-            }
+            } => subsampled_parameters(sigma, rate, steps, *shuffled),
             Mechanism::ShuffledGaussian { sigma, rate, steps } => vec![
                 ("sigma", x(sigma)),
                 ("rate", x(rate)),

@@ -1,6 +1,7 @@
 //! The `Route` interface: a chain of the chapter's theorems that certifies the privacy of a
 //! whole [`Ledger`], or says why it does not apply.
 use super::ledger::Ledger;
+pub use super::ledger::WhyNot;
 use crate::num::{Certified, Enclosure, UpperBound, DEFAULT_PREC};
 use crate::validate::show;
 use crate::Result;
@@ -65,16 +66,6 @@ impl RouteId {
 impl std::fmt::Display for RouteId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-/// Why a route does not apply to a ledger (one sentence naming the mechanism in the way).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WhyNot(pub String);
-
-impl std::fmt::Display for WhyNot {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
     }
 }
 

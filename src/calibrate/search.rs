@@ -138,7 +138,7 @@ impl<'a> Search<'a> {
         let x = Rational::from_f64(u.exp())
             .ok_or_else(|| Error::Numerical("search left the finite range".into()))?;
         let (x, u) = if self.p == Parameter::Steps {
-            let t = Rational::from(x.ceil());
+            let t = x.ceil();
             let u = crate::search::ln_f64(&t);
             (t, u)
         } else {
@@ -316,7 +316,7 @@ impl<'a> Search<'a> {
             Parameter::Sigma => Some(six_digits(x.clamp(lo, hi), true)),
             Parameter::Steps => Rational::from_f64(x.min(hi))
                 .filter(|_| x >= 1.0)
-                .map(|r| Rational::from(r.floor())),
+                .map(|r| r.floor()),
             Parameter::Rate => match &self.run.dataset {
                 Some(n) => {
                     let b = (x.min(1.0) * n.to_f64()).floor();
@@ -332,10 +332,11 @@ impl<'a> Search<'a> {
     fn beyond(&self, xf: &Rational) -> Option<Rational> {
         let g = gap();
         match self.p {
-            Parameter::Sigma => Some(Rational::from(xf * (1 - g))),
+            Parameter::Sigma => Some(xf * (1 - g)),
             Parameter::Steps => {
                 let t = xf.numer().clone();
-                let far = Rational::from(xf * (1 + g)).floor().numer().clone();
+                let scaled: Rational = xf * (1 + g);
+                let far = scaled.floor().numer().clone();
                 Some(Rational::from(far.max(t + 1)))
             }
             Parameter::Rate => {
@@ -345,10 +346,14 @@ impl<'a> Search<'a> {
                 match &self.run.dataset {
                     Some(n) => {
                         let b = Rational::from(xf * n).numer().clone();
-                        let far = Rational::from(&b * (1 + g)).floor().numer().clone();
+                        let scaled: Rational = &b * (1 + g);
+                        let far = scaled.floor().numer().clone();
                         Some(Rational::from((far.max(b + 1).min(n.clone()), n.clone())))
                     }
-                    None => Some(Rational::from(xf * (1 + g)).min(Rational::from(1))),
+                    None => {
+                        let scaled: Rational = xf * (1 + g);
+                        Some(scaled.min(Rational::from(1)))
+                    }
                 }
             }
         }

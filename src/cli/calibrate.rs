@@ -17,7 +17,7 @@ pub(super) enum CalibrateCmd {
     /// DP-SGD: the smallest σ for ε ≤ target (no --sigma); or, with --sigma, the largest number
     /// of steps (no --steps/--epochs) or the largest rate / batch size (no --rate/--batch-size).
     #[command(after_help = super::EXIT_CODES)]
-    Dpsgd(DpsgdCal),
+    Dpsgd(Box<DpsgdCal>),
     /// The Gaussian mechanism: the smallest σ for (ε, δ) over K compositions (as `gaussian sigma`).
     #[command(after_help = super::EXIT_CODES)]
     Gaussian(GaussianCal),
@@ -240,9 +240,7 @@ fn print_human(c: &Calibration, comparison: Option<&Evaluation>, n: usize) {
     } else if let Some(i) = &c.bound_exceeds {
         out::println(&format!("  At {} = {} this route's bound exceeds the target ({}); it is an upper bound only, so the exact optimum may lie further.", p.name(), show(i), words(&i.epsilon, n)));
     } else {
-        out::println(&format!(
-            "  No infeasibility certificate (end of the range, or none reached)."
-        ));
+        out::println("  No infeasibility certificate (end of the range, or none reached).");
     }
     if let Some(cmp) = comparison {
         out::println(&format!(

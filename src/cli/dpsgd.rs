@@ -664,6 +664,39 @@ impl DpsgdArgs {
         let kind = self.sampling.trim();
         let alloc = matches!(kind, "balls-and-bins" | "random-allocation");
         let trunc = matches!(kind, "truncated-poisson" | "truncated");
+        self.refuse_other_samplers_flags(kind, alloc, trunc)?;
+        if !alloc && !trunc {
+            return Ok(None);
+        }
+        self.refuse_unaccounted(kind)?;
+        let sigma = match &self.sigma {
+            Some(s) => num("--sigma", s)?,
+            None => {
+                return Err(Error::arg(
+                    "--sigma",
+                    "is missing (the noise multiplier; alias --noise-multiplier)",
+                ))
+            }
+        };
+        let at = match (&self.epsilon, &self.delta) {
+            (Some(e), _) => At::Epsilon(num("--epsilon", e)?),
+            (None, d) => At::Delta(num("--delta", d.as_deref().unwrap_or_default())?),
+        };
+        let batch = self.allocated_batch(alloc, kind)?;
+        if alloc {
+            return Ok(Some(self.allocation_query(sigma, batch, at, kind)?));
+        }
+        Ok(Some(self.truncated_query(sigma, batch, at)?))
+    }
+
+    /// Refuse a flag of another sampler (`--steps-per-epoch`, `--uses-per-epoch`,
+    /// `--max-batch-size`).
+    fn refuse_other_samplers_flags(
+        &self,
+        kind: &str,
+        alloc: bool,
+        trunc: bool,
+    ) -> Result<(), Error> {
         for (flag, given, ok) in [
             ("--steps-per-epoch", self.steps_per_epoch.is_some(), alloc),
             (
@@ -687,9 +720,12 @@ impl DpsgdArgs {
                 ));
             }
         }
-        if !alloc && !trunc {
-            return Ok(None);
-        }
+        Ok(())
+    }
+
+    /// Refuse what the allocated samplers' accountants do not cover: phases, substitution
+    /// neighbours, groups, PLD grid settings, the RDP method.
+    fn refuse_unaccounted(&self, kind: &str) -> Result<(), Error> {
         if !self.phase.is_empty() {
             return Err(conflict("--phase", "--sampling"));
         }
@@ -723,19 +759,12 @@ impl DpsgdArgs {
                 format!("--sampling {kind} has no RDP route; use pld or best"),
             ));
         }
-        let sigma = match &self.sigma {
-            Some(s) => num("--sigma", s)?,
-            None => {
-                return Err(Error::arg(
-                    "--sigma",
-                    "is missing (the noise multiplier; alias --noise-multiplier)",
-                ))
-            }
-        };
-        let at = match (&self.epsilon, &self.delta) {
-            (Some(e), _) => At::Epsilon(num("--epsilon", e)?),
-            (None, d) => At::Delta(num("--delta", d.as_deref().unwrap_or_default())?),
-        };
+        Ok(())
+    }
+
+    /// The run's batch flags: the steps per epoch (or what gives them) are required for random
+    /// allocation, which may also be given as `--steps-per-epoch` with `--epochs` or `--steps`.
+    fn allocated_batch(&self, alloc: bool, kind: &str) -> Result<Batch, Error> {
         if alloc
             && self.steps_per_epoch.is_none()
             && self.batch.rate.is_none()
@@ -748,7 +777,7 @@ impl DpsgdArgs {
             && self.batch.batch.is_none()
             && self.batch.dataset.is_none()
             && self.batch.rate.is_none();
-        let batch = if alloc && plain {
+        Ok(if alloc && plain {
             if let (Some(_), Some(_)) = (&self.batch.epochs, &self.batch.steps) {
                 return Err(conflict("--epochs", "--steps"));
             }
@@ -769,11 +798,7 @@ impl DpsgdArgs {
             }
         } else {
             self.batch.resolve()?
-        };
-        if alloc {
-            return Ok(Some(self.allocation_query(sigma, batch, at, kind)?));
-        }
-        Ok(Some(self.truncated_query(sigma, batch, at)?))
+        })
     }
 
     /// t, K and the epochs of a random-allocation run.

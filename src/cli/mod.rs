@@ -59,7 +59,7 @@ enum Cmd {
     #[command(subcommand)]
     Rdp(rdp::RdpCmd),
     /// DP-SGD accounting: ε at δ for Poisson-subsampled Gaussian steps.
-    Dpsgd(dpsgd::DpsgdArgs),
+    Dpsgd(Box<dpsgd::DpsgdArgs>),
     /// Amplification by subsampling of an (ε, δ)-DP mechanism.
     Subsample(subsample::SubsampleArgs),
     /// Certified calibration: the σ (steps, rate) meeting an ε target.
@@ -155,7 +155,7 @@ impl Cmd {
             Cmd::Zcdp(z) => z,
             Cmd::Compose(c) => c,
             Cmd::Rdp(r) => r,
-            Cmd::Dpsgd(d) => d,
+            Cmd::Dpsgd(d) => &**d,
             Cmd::Tradeoff(t) => t,
             Cmd::Gdp(g) => g,
             _ => return None,

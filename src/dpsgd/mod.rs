@@ -198,6 +198,10 @@ impl Default for Accounting {
 
 impl Accounting {
     /// The PLD accountant's settings.
+    #[allow(
+        clippy::needless_update,
+        reason = "PldOptions may gain fields; a new one takes its default here"
+    )]
     pub fn pld_options(&self) -> PldOptions {
         PldOptions {
             tight: self.tight,

@@ -1,7 +1,7 @@
 //! Enclosures at the API boundary: rounding direction lives in the types [`Lower`] and
 //! [`Upper`]; each prints and converts to `f64` on its own safe side.
 use super::Real;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use rug::float::Round;
 use rug::{Float, Rational};
 use std::cmp::Ordering;

@@ -12,7 +12,7 @@
 //! [`super::normal::phi_enclosure`]. `conformance/` measures the widths against inari and
 //! MPFR: `expm1` and `from_rational` are the tightest `f64` enclosures; `pow` (= exp(y·ln x))
 //! lies within 4·|y·ln x| + 2 steps of the tightest per endpoint.
-use super::interval::Interval;
+use super::interval::{iv, Interval};
 use super::{normal, Arithmetic, Real};
 use rug::float::Round;
 use rug::{Float, Rational};
@@ -20,12 +20,6 @@ use rug::{Float, Rational};
 /// An `f64` interval.
 #[derive(Clone, Copy, Debug)]
 pub struct Fi(pub Interval);
-
-/// Interval from endpoints already rounded outward; NaN or reversed endpoints give ENTIRE
-/// (sound, and rejected later as too wide).
-pub(crate) fn iv(lo: f64, hi: f64) -> Interval {
-    Interval::try_from((lo, hi)).unwrap_or(Interval::ENTIRE)
-}
 
 /// Apply a non-decreasing MPFR function to both endpoints at 53 bits, rounding outward.
 fn mono53(x: Interval, f: impl Fn(&mut Float, Round) -> std::cmp::Ordering) -> Interval {

@@ -39,7 +39,7 @@ pub fn series_s<R: Real>(t: &R, bits: u32, prec: u32) -> Option<R> {
         sum += term;
         n += 1;
         term *= t2f / (2 * n + 1) as f64;
-        if !(n <= 4000) || !t_hi.is_finite() {
+        if n > 4000 || !t_hi.is_finite() {
             return None;
         }
         if t2f / (2 * n + 3) as f64 <= 0.5 && term <= stop * sum {
@@ -54,6 +54,10 @@ pub fn series_s<R: Real>(t: &R, bits: u32, prec: u32) -> Option<R> {
         term = term.mul(&t2).div(&R::from_int(2 * j + 1, prec));
     }
     let ratio = t2.div(&R::from_int(2 * n + 3, prec));
+    #[allow(
+        clippy::neg_cmp_op_on_partial_ord,
+        reason = "written so that NaN takes this branch"
+    )]
     if !(ends_f64(&ratio).1 < 1.0) {
         return None;
     }
@@ -96,6 +100,10 @@ fn cf_depth(x: f64, n: usize, bits: u32) -> i64 {
             gained += 500.0;
             threshold = (gained - need).exp2();
         }
+        #[allow(
+            clippy::neg_cmp_op_on_partial_ord,
+            reason = "written so that NaN takes this branch"
+        )]
         if prod <= threshold || !(prod > 0.0) {
             break;
         }
@@ -171,6 +179,10 @@ pub fn mills_difference<R: Real>(
 ) -> Option<R> {
     let (x_lo, _) = ends_f64(x);
     let (_, h_hi) = ends_f64(h);
+    #[allow(
+        clippy::neg_cmp_op_on_partial_ord,
+        reason = "written so that NaN takes this branch"
+    )]
     if !(h_hi <= 0.5 * x_lo.max(1.0)) {
         let mx = mills_moments(x, 0, bits + 4, prec, sqrt_half_pi)?;
         let mv = mills_moments(v, 0, bits + 4, prec, sqrt_half_pi)?;

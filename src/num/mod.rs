@@ -46,6 +46,7 @@ pub(crate) fn normal_cdf_f64(x: f64) -> f64 {
     0.5 * (i.inf() + i.sup())
 }
 
+use crate::error::{Error, Result};
 use rug::Rational;
 
 /// Default MPFR precision in bits.
@@ -121,11 +122,31 @@ pub trait Real: Clone + std::fmt::Debug {
     }
 }
 
+/// Smallest MPFR precision accepted (MPFR itself allows 1; we refuse nonsense).
+pub(crate) const MIN_PRECISION: u32 = 16;
+/// Largest MPFR precision accepted: 8192 bits (2466 decimal digits, twice what `check` climbs
+/// to). The cost of a query grows about quadratically with the precision; at 8192 bits the
+/// slowest query (RDP at a fractional order) takes about 3 s, at 65536 bits over a minute.
+pub(crate) const MAX_PRECISION: u32 = 8192;
+
+/// MPFR precision in bits: within [`MIN_PRECISION`]..=[`MAX_PRECISION`].
+pub(crate) fn precision(bits: u32) -> Result<()> {
+    if (MIN_PRECISION..=MAX_PRECISION).contains(&bits) {
+        Ok(())
+    } else {
+        Err(Error::arg(
+            "precision",
+            format!("{bits} bits is outside {MIN_PRECISION}..={MAX_PRECISION}"),
+        ))
+    }
+}
+
 /// Precision policy for a certified evaluation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Precision {
     /// `f64` intervals first, then MPFR from [`DEFAULT_PREC`] bits up to [`MAX_AUTO_PREC`]
     /// until the enclosure is relatively narrow.
+    #[default]
     Auto,
     /// MPFR at exactly this many bits.
     Bits(u32),
@@ -134,20 +155,14 @@ pub enum Precision {
 impl Precision {
     /// The MPFR precision for computations that do not climb: [`DEFAULT_PREC`] under `Auto`,
     /// the requested bits (validated) otherwise.
-    pub fn fixed_bits(self) -> crate::Result<u32> {
+    pub fn fixed_bits(self) -> Result<u32> {
         match self {
             Precision::Auto => Ok(DEFAULT_PREC),
             Precision::Bits(b) => {
-                crate::validate::precision(b)?;
+                precision(b)?;
                 Ok(b)
             }
         }
-    }
-}
-
-impl Default for Precision {
-    fn default() -> Self {
-        Precision::Auto
     }
 }
 
@@ -162,10 +177,10 @@ pub(crate) fn certify(
     prec: Precision,
     fast: impl Fn() -> Fi,
     exact: impl Fn(u32) -> Iv,
-) -> crate::Result<Enclosure> {
+) -> Result<Enclosure> {
     match prec {
         Precision::Bits(p) => {
-            crate::validate::precision(p)?;
+            precision(p)?;
             Enclosure::from_real(&exact(p))
         }
         Precision::Auto => {

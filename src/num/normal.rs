@@ -7,8 +7,7 @@
 //! R(t) = 1/(t + 1/(t + 2/(t + 3/(t + …)))). Its elements are positive, so consecutive
 //! truncations bracket R(t); we enclose two consecutive truncations and take their hull.
 //! The number of terms only affects width, never soundness. See proofs-notes/normal_cdf.md.
-use super::fast::iv;
-use super::interval::Interval;
+use super::interval::{iv, Interval};
 
 /// Taylor table: nodes x_k = k/NODE_SCALE, k = 0 … NODES (up to 8), TERMS coefficients each.
 const NODE_SCALE: f64 = 32.0;

@@ -559,8 +559,8 @@ mod tests {
             epsilon: q("0"),
         };
         let exact = rug::Float::with_val(256, 8).sqrt().recip().erf();
-        let below = Rational::from(exact.to_rational().unwrap()) - q("1e-15");
-        let above = Rational::from(exact.to_rational().unwrap()) + q("1e-15");
+        let below = exact.to_rational().unwrap() - q("1e-15");
+        let above = exact.to_rational().unwrap() + q("1e-15");
         for (v, want) in [
             (below, Verdict::Unsound),
             (above, Verdict::Sound),

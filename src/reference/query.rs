@@ -403,17 +403,7 @@ impl Query {
                 delta,
                 sensitivity,
                 compositions,
-            } => answer(
-                Certified::TwoSided(gaussian::gaussian_sigma(
-                    epsilon,
-                    delta,
-                    sensitivity,
-                    compositions,
-                    p,
-                )?),
-                "Steinke 2022 Corollary 8 / Corollary 10, inverted in σ by certified bisection",
-                vec![],
-            ),
+            } => gaussian_sigma(epsilon, delta, sensitivity, compositions, p)?,
             Query::ZcdpDelta { rho, epsilon } => zcdp_delta(rho, epsilon, p)?,
             Query::ZcdpEpsilon { rho, delta } => zcdp_epsilon(rho, delta, p)?,
             Query::Compose { .. } => {
@@ -532,6 +522,27 @@ pub use crate::validate::require_finite_upper;
 /// A bound route's certified statement, as a quantity object.
 fn bound_json(b: &UpperBound) -> Value {
     crate::json::quantity(&Certified::UpperBound(b.clone()))
+}
+
+/// The smallest σ for (ε, δ) over K compositions (Corollaries 8 and 10, inverted in σ).
+fn gaussian_sigma(
+    epsilon: &Rational,
+    delta: &Rational,
+    sensitivity: &Rational,
+    compositions: &Integer,
+    p: Precision,
+) -> Result<Answer> {
+    Ok(answer(
+        Certified::TwoSided(gaussian::gaussian_sigma(
+            epsilon,
+            delta,
+            sensitivity,
+            compositions,
+            p,
+        )?),
+        "Steinke 2022 Corollary 8 / Corollary 10, inverted in σ by certified bisection",
+        vec![],
+    ))
 }
 
 fn gaussian_delta(shape: &GaussianShape, e: &Rational, p: Precision) -> Result<Answer> {
@@ -775,6 +786,10 @@ fn dpsgd_tpr(
     (grid, tail): (&Option<Rational>, &Option<Rational>),
     progress: bool,
 ) -> Result<Answer> {
+    #[allow(
+        clippy::needless_update,
+        reason = "PldOptions may gain fields; a new one takes its default here"
+    )]
     let opts = pld_accountant::PldOptions {
         tight: false,
         grid: grid.clone(),
@@ -856,6 +871,76 @@ fn route_details(d: &Dpsgd, e: &crate::dpsgd::Epsilon) -> Vec<(&'static str, Val
         details.push(("user_sampling", json!(d.run.user_sampling.name())));
     }
     details
+}
+
+/// Random allocation's two-sided answer (`theorems::random_allocation`): the wiring of one
+/// sampler, kept apart so that the DP-SGD dispatch can move it.
+fn allocation_answer(
+    a: &crate::theorems::random_allocation::Allocation,
+    at: &At,
+    p: Precision,
+    progress: bool,
+) -> Result<Answer> {
+    use crate::theorems::random_allocation as ra;
+    let opts = pld_accountant::PldOptions {
+        progress,
+        ..Default::default()
+    };
+    let balls = a.selected == 1 && a.steps > 1;
+    let (value, theorem) = match at {
+        At::Delta(d) => (
+            ra::random_allocation_epsilon(a, d, p, &opts)?,
+            if balls {
+                "random allocation, k = 1 (balls-and-bins): upper = certified dominating PLD of one epoch (mean-preserving spread of the likelihood ratio's summands) composed over the epochs, capped by the Gaussian composition without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair"
+            } else {
+                "random allocation, k of t: upper = the Gaussian composition of the k·epochs releases without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair"
+            },
+        ),
+        At::Epsilon(e) => (
+            ra::random_allocation_delta(a, e, p, &opts)?,
+            if balls {
+                "random allocation, k = 1 (balls-and-bins): upper = certified dominating PLD of one epoch composed over the epochs, read at ε, capped by the Gaussian composition without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair"
+            } else {
+                "random allocation, k of t: upper = exact δ(ε) of the Gaussian composition of the k·epochs releases without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair"
+            },
+        ),
+    };
+    Ok(answer(
+        Certified::TwoSided(value),
+        theorem,
+        vec![
+            ("steps_per_epoch", json!(a.steps.to_string())),
+            ("selected", json!(a.selected.to_string())),
+            ("epochs", json!(a.epochs.to_string())),
+        ],
+    ))
+}
+
+/// Truncated Poisson's two-sided answer (`theorems::random_allocation`): the wiring of one
+/// sampler, kept apart so that the DP-SGD dispatch can move it.
+fn truncated_answer(
+    run: &crate::theorems::random_allocation::TruncatedPoisson,
+    at: &At,
+    progress: bool,
+) -> Result<Answer> {
+    use crate::theorems::random_allocation as ra;
+    let opts = pld_accountant::PldOptions {
+        progress,
+        ..Default::default()
+    };
+    let value = match at {
+        At::Delta(d) => ra::truncated_poisson_epsilon(run, d, &opts)?,
+        At::Epsilon(e) => ra::truncated_poisson_delta(run, e, &opts)?,
+    };
+    let eta = ra::truncation_probability(run)?;
+    Ok(answer(
+        Certified::TwoSided(value),
+        "truncated Poisson: the certified Poisson accountant with δ moved by η(1 + e^ε), η ≥ P[some batch is truncated] (Chernoff–Hoeffding) — a coupling of the truncated and the untruncated run",
+        vec![
+            ("truncation_probability", json!(crate::theorems::random_allocation::show_up(&eta, 16))),
+            ("max_batch_size", json!(run.max_batch.to_string())),
+        ],
+    ))
 }
 
 #[cfg(test)]
@@ -957,74 +1042,4 @@ mod tests {
         assert!(width < 1e-12, "relative width {width}");
         assert_eq!(query.command(), "gaussian delta");
     }
-}
-
-/// Random allocation's two-sided answer (`theorems::random_allocation`): the wiring of one
-/// sampler, kept apart so that the DP-SGD dispatch can move it.
-fn allocation_answer(
-    a: &crate::theorems::random_allocation::Allocation,
-    at: &At,
-    p: Precision,
-    progress: bool,
-) -> Result<Answer> {
-    use crate::theorems::random_allocation as ra;
-    let opts = pld_accountant::PldOptions {
-        progress,
-        ..Default::default()
-    };
-    let balls = a.selected == 1 && a.steps > 1;
-    let (value, theorem) = match at {
-        At::Delta(d) => (
-            ra::random_allocation_epsilon(a, d, p, &opts)?,
-            if balls {
-                "random allocation, k = 1 (balls-and-bins): upper = certified dominating PLD of one epoch (mean-preserving spread of the likelihood ratio's summands) composed over the epochs, capped by the Gaussian composition without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair"
-            } else {
-                "random allocation, k of t: upper = the Gaussian composition of the k·epochs releases without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair"
-            },
-        ),
-        At::Epsilon(e) => (
-            ra::random_allocation_delta(a, e, p, &opts)?,
-            if balls {
-                "random allocation, k = 1 (balls-and-bins): upper = certified dominating PLD of one epoch composed over the epochs, read at ε, capped by the Gaussian composition without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair"
-            } else {
-                "random allocation, k of t: upper = exact δ(ε) of the Gaussian composition of the k·epochs releases without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair"
-            },
-        ),
-    };
-    Ok(answer(
-        Certified::TwoSided(value),
-        theorem,
-        vec![
-            ("steps_per_epoch", json!(a.steps.to_string())),
-            ("selected", json!(a.selected.to_string())),
-            ("epochs", json!(a.epochs.to_string())),
-        ],
-    ))
-}
-
-/// Truncated Poisson's two-sided answer (`theorems::random_allocation`): the wiring of one
-/// sampler, kept apart so that the DP-SGD dispatch can move it.
-fn truncated_answer(
-    run: &crate::theorems::random_allocation::TruncatedPoisson,
-    at: &At,
-    progress: bool,
-) -> Result<Answer> {
-    use crate::theorems::random_allocation as ra;
-    let opts = pld_accountant::PldOptions {
-        progress,
-        ..Default::default()
-    };
-    let value = match at {
-        At::Delta(d) => ra::truncated_poisson_epsilon(run, d, &opts)?,
-        At::Epsilon(e) => ra::truncated_poisson_delta(run, e, &opts)?,
-    };
-    let eta = ra::truncation_probability(run)?;
-    Ok(answer(
-        Certified::TwoSided(value),
-        "truncated Poisson: the certified Poisson accountant with δ moved by η(1 + e^ε), η ≥ P[some batch is truncated] (Chernoff–Hoeffding) — a coupling of the truncated and the untruncated run",
-        vec![
-            ("truncation_probability", json!(crate::theorems::random_allocation::show_up(&eta, 16))),
-            ("max_batch_size", json!(run.max_batch.to_string())),
-        ],
-    ))
 }

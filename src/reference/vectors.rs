@@ -41,6 +41,12 @@ pub fn vector_queries() -> Vec<Vec<String>> {
 
 /// The Gaussian mechanism: δ(ε) and ε(δ), single and composed.
 fn gaussian_vectors(push: &mut impl FnMut(&[&str])) {
+    gaussian_delta_vectors(push);
+    gaussian_epsilon_vectors(push);
+}
+
+/// The Gaussian mechanism's δ(ε): single, with a sensitivity, composed.
+fn gaussian_delta_vectors(push: &mut impl FnMut(&[&str])) {
     for s in [
         "0.1", "0.5", "0.7", "1", "1.1", "2", "4", "10", "100", "1000",
     ] {
@@ -94,6 +100,10 @@ fn gaussian_vectors(push: &mut impl FnMut(&[&str])) {
             ]);
         }
     }
+}
+
+/// The Gaussian mechanism's ε(δ): single, and composed with a sensitivity.
+fn gaussian_epsilon_vectors(push: &mut impl FnMut(&[&str])) {
     for s in ["0.3", "1", "4", "50", "256/60000"] {
         for d in ["0.5", "1e-5", "1e-10", "1e-50", "1e-300", "0.999999"] {
             push(&["gaussian", "epsilon", "--sigma", s, "--delta", d]);

@@ -310,7 +310,11 @@ fn product(classes: &[Class], prec: Precision, tail_exp: f64) -> Result<RrProduc
     build(&pure, &deltas, prec.fixed_bits()?, tail_exp)
 }
 
-fn split(classes: &[Class]) -> (Vec<(Rational, Integer)>, Vec<(Rational, Integer)>) {
+/// (value, count) pairs: an εⱼ or a δⱼ with the number kⱼ of mechanisms that share it.
+type Counted = Vec<(Rational, Integer)>;
+
+/// The classes' (εⱼ, kⱼ) and, for δⱼ > 0, their (δⱼ, kⱼ).
+fn split(classes: &[Class]) -> (Counted, Counted) {
     let pure = classes
         .iter()
         .map(|c| (c.epsilon.clone(), c.count.clone()))
@@ -433,7 +437,7 @@ fn exact_floor_cmp(classes: &[Class], delta: &Rational) -> Option<std::cmp::Orde
     let mut bits: u64 = 0;
     let mut keep = Rational::from(1);
     for c in classes.iter().filter(|c| c.delta > 0) {
-        let one_d = Rational::from(1 - c.delta.clone());
+        let one_d: Rational = 1 - c.delta.clone();
         let k = c.count.to_u32()?;
         let b = u64::from(one_d.numer().significant_bits() + one_d.denom().significant_bits());
         bits = bits.saturating_add(b.saturating_mul(u64::from(k)));
@@ -442,7 +446,8 @@ fn exact_floor_cmp(classes: &[Class], delta: &Rational) -> Option<std::cmp::Orde
         }
         keep *= rug::ops::Pow::pow(one_d, k);
     }
-    Some(Rational::from(1 - keep).cmp(delta))
+    let floor: Rational = 1 - keep;
+    Some(floor.cmp(delta))
 }
 
 /// Certified bracket of inf{ε ≥ 0 : δ(ε) ≤ δ}: f64 bisection on the f64 model locates ε*, then

@@ -104,7 +104,7 @@ impl DiscretePld {
             Factor::RandomizedResponse { eps, count } => {
                 let k = count
                     .to_u32()
-                    .filter(|&k| k as usize + 1 <= MAX_ATOMS)
+                    .filter(|&k| (k as usize) < MAX_ATOMS)
                     .ok_or_else(|| {
                         Error::arg(
                             "count",

@@ -170,7 +170,7 @@ fn search(a: &Allocation, score: impl Fn(f64, f64) -> f64) -> Option<(f64, u32)>
         for &n in &counts {
             let (pa, qa) = (binomial_tail(e, p1, n), binomial_tail(e, q1, n));
             let v = score(mid(pa), mid(qa));
-            if v.is_finite() && best.map_or(true, |b| v > b.0) {
+            if v.is_finite() && best.is_none_or(|b| v > b.0) {
                 best = Some((v, tau, n));
             }
         }
@@ -402,7 +402,7 @@ pub fn truncation_probability(run: &TruncatedPoisson) -> Result<Rational> {
 fn charge(eta: &Rational, c: &Rational) -> Rational {
     let e = rational_iv(c).exp().sup();
     let e = Rational::from_f64(if e.is_finite() { e } else { f64::MAX }).unwrap_or_default();
-    Rational::from(eta * (e + 1u32))
+    eta * (e + 1u32)
 }
 
 /// Two-sided certified ε(δ) of DP-SGD with truncated Poisson sampling (add/remove): the
@@ -428,8 +428,8 @@ pub fn truncated_poisson_epsilon(
     }
     let to_q = |f: &Float| f.to_rational().unwrap_or_default();
     // upper: Poisson at δ − η(1 + e^c), valid when its answer is ≤ c
-    let c = Rational::from(to_q(r0.upper().as_float()) + 1u32);
-    let d1 = Rational::from(delta - charge(&eta, &c));
+    let c = to_q(r0.upper().as_float()) + 1u32;
+    let d1 = delta - charge(&eta, &c);
     if d1 <= 0 {
         return Err(Error::arg("max-batch-size", format!(
             "the probability that some batch is truncated (≤ {}) leaves no room below δ; a larger maximum batch size is needed",
@@ -444,7 +444,7 @@ pub fn truncated_poisson_epsilon(
     }
     // lower: min(Poisson lower at δ + η(1 + e^{c'}), c') with c' the Poisson upper at δ
     let c2 = to_q(r0.upper().as_float());
-    let d2 = Rational::from(delta + charge(&eta, &c2));
+    let d2 = delta + charge(&eta, &c2);
     let lo = if d2 < 1 {
         let l = poisson(&d2)?.enclosure.lower().to_float();
         l.min(r0.upper().as_float())
@@ -478,7 +478,7 @@ pub fn truncated_poisson_delta(
         .enclosure;
     let ch = charge(&eta, epsilon);
     let to_q = |f: &Float| f.to_rational().unwrap_or_default();
-    let hi = Rational::from(to_q(r.upper().as_float()) + &ch).min(Rational::from(1));
-    let lo = Rational::from(to_q(r.lower().as_float()) - &ch).max(Rational::from(0));
+    let hi = (to_q(r.upper().as_float()) + &ch).min(Rational::from(1));
+    let lo = (to_q(r.lower().as_float()) - &ch).max(Rational::from(0));
     Enclosure::from_rationals(&lo, &hi, 64, Arithmetic::F64Interval)
 }

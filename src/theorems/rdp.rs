@@ -29,7 +29,7 @@ pub enum RdpTerm {
     },
     /// Repeat-and-select of a mechanism with its own RDP curve (Papernot & Steinke 2022,
     /// Theorem 2; [`crate::theorems::repeat_select`]).
-    RepeatAndSelect(Box<crate::theorems::repeat_select::RepeatSelect>),
+    RepeatAndSelect(Box<RepeatSelect>),
 }
 
 /// An RDP guarantee ε(α) for all α > 1: a sum (composition, Mironov 2017 Prop 1) of terms
@@ -268,6 +268,10 @@ const FRAC_TERMS_MAX: u32 = 2000;
 /// Extra working bits so that an enclosure of A_α = 1 + (tiny) still resolves K = ln A_α
 /// relatively: about log2(1/K), capped (a precision choice, not a soundness matter).
 fn extra_bits(ln_k: f64) -> u32 {
+    #[allow(
+        clippy::neg_cmp_op_on_partial_ord,
+        reason = "written so that NaN takes this branch"
+    )]
     if !(ln_k < 0.0) {
         return 0;
     }
@@ -350,7 +354,7 @@ fn sgm_log_a_frac<R: Real>(
     let (big_j, _) = frac_series_f64(q.to_f64(), sigma.to_f64(), alpha.to_f64(), ln_k)?;
     let p = p + extra_bits(ln_k);
     let two_s2 = Rational::from(sigma * sigma) * 2u32;
-    let one_q = Rational::from(1 - q.clone());
+    let one_q = 1 - q.clone();
     let s_iv = R::from_rational(sigma, p);
     let z0 = R::from_rational(&Rational::from(sigma * sigma), p)
         .mul(&R::from_rational(&Rational::from(&one_q / q), p).ln())
@@ -364,7 +368,7 @@ fn sgm_log_a_frac<R: Real>(
     let mut c = Rational::from(1); // C(α, j), exact
     for j in 0..=big_j + 1 {
         if j > 0 {
-            c = c * (Rational::from(alpha - (j - 1)) / j);
+            c *= Rational::from(alpha - (j - 1)) / j;
         }
         let lc = R::from_rational(&Rational::from(c.abs_ref()), p).ln();
         let neg = c < 0;
@@ -447,7 +451,7 @@ fn sgm_log_a_moments<R: Real>(
         ms.extend([above, above + 8]);
     }
     for m in ms {
-        if Rational::from(m) <= *alpha {
+        if *alpha >= m {
             continue;
         }
         let pm = p
@@ -456,35 +460,22 @@ fn sgm_log_a_moments<R: Real>(
                 .ceil()
                 .min(f64::from(1u32 << 14)) as u32
             + 32;
-        let moment = |j: u32| -> R {
-            let mut s = R::from_int(0, pm);
-            for i in 2..=j {
-                let e = Rational::from((Integer::from(i) * i - i, Integer::from(1))) / &two_s2;
-                let b = R::from_rational(&Rational::from(Integer::binomial_u(j, i)), pm);
-                let t = b.mul(&R::from_rational(&e, pm).expm1());
-                s = if (j - i) % 2 == 0 {
-                    s.add(&t)
-                } else {
-                    s.sub(&t)
-                };
-            }
-            s
-        };
+        let moment = |j: u32| -> R { lognormal_moment(j, &two_s2, pm) };
         let mut poly = R::from_int(0, pm);
         let mut bsum = Rational::from(1);
         let mut cj = Rational::from(1); // C(α, j)
         let mut qj = Rational::from(1); // q^j
         for j in 1..m {
-            cj = cj * (Rational::from(alpha - (j - 1)) / j);
+            cj *= Rational::from(alpha - (j - 1)) / j;
             qj *= q;
             bsum += Rational::from(cj.abs_ref()) * &qj;
             if j >= 2 {
                 poly = poly.add(&R::from_rational(&Rational::from(&cj * &qj), pm).mul(&moment(j)));
             }
         }
-        let cm = Rational::from(cj.clone() * (Rational::from(alpha - (m - 1)) / m));
+        let cm = cj.clone() * (Rational::from(alpha - (m - 1)) / m);
         qj *= q;
-        let one_c = Rational::from(1 - c.clone());
+        let one_c = 1 - c.clone();
         let pow = R::from_rational(&Rational::from(alpha - m), pm)
             .mul(&R::from_rational(&one_c, pm).ln())
             .exp();
@@ -494,11 +485,8 @@ fn sgm_log_a_moments<R: Real>(
         if c < *q {
             // P[X < −c] = P[Y < ln(1 − c/q)] = Φ(σ ln(1 − c/q) + 1/(2σ))
             let arg = R::from_rational(sigma, pm)
-                .mul(&R::from_rational(&Rational::from(1 - Rational::from(&c / q)), pm).ln())
-                .add(&R::from_rational(
-                    &Rational::from(sigma.clone().recip() / 2u32),
-                    pm,
-                ));
+                .mul(&R::from_rational(&(1 - Rational::from(&c / q)), pm).ln())
+                .add(&R::from_rational(&(sigma.clone().recip() / 2u32), pm));
             rem = rem.add(&R::from_rational(&bsum, pm).mul(&arg.normal_cdf()));
         }
         let am1 = poly.add(&rem.neg().hull(&rem)).max0();
@@ -510,6 +498,23 @@ fn sgm_log_a_moments<R: Real>(
         }
     }
     out
+}
+
+/// M_j = E[(L − 1)^j] = Σ_{i=2}^{j} C(j,i)(−1)^{j−i} expm1((i²−i)/(2σ²)) for L = e^Y,
+/// Y = (2Z − 1)/(2σ²), Z ~ N(0, σ²) (`two_s2` = 2σ²), enclosed at `pm` bits.
+fn lognormal_moment<R: Real>(j: u32, two_s2: &Rational, pm: u32) -> R {
+    let mut s = R::from_int(0, pm);
+    for i in 2..=j {
+        let e = Rational::from((Integer::from(i) * i - i, Integer::from(1))) / two_s2;
+        let b = R::from_rational(&Rational::from(Integer::binomial_u(j, i)), pm);
+        let t = b.mul(&R::from_rational(&e, pm).expm1());
+        s = if (j - i).is_multiple_of(2) {
+            s.add(&t)
+        } else {
+            s.sub(&t)
+        };
+    }
+    s
 }
 
 /// f64 model of ln A_α for the search: the integer sum; at fractional orders the MTZ19 series
@@ -615,6 +620,152 @@ impl RdpCurve {
         let p = prec.fixed_bits()?;
         let a1 = Iv::from_rational(&Rational::from(alpha - 1u32), p);
         Enclosure::from_real(&self.k::<Iv>(alpha, p).div(&a1))
+    }
+}
+
+/// Repeat-and-select of a mechanism with RDP curve `inner`, K ~ TNB(η, γ) with E\[K\] = `mean`.
+/// The theorem's free order λ̂ and the monotone envelope's floor (RDP is non-decreasing in the
+/// order, so ε′ at λ may be replaced by ε′ at any λ′ ≥ λ) are chosen once by an `f64` search;
+/// γ is replaced by a certified lower bound.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RepeatSelect {
+    /// The RDP curve of one run.
+    pub inner: RdpCurve,
+    /// E\[K\] > 1.
+    pub mean: Rational,
+    /// η ≥ 0; `None`: shape ∞, K ~ Poisson(mean) (Theorem 6).
+    pub shape: Option<Rational>,
+    /// A rational γ₋ ≤ γ, certified (E\[K\] is decreasing in γ); `None` for Poisson.
+    pub gamma_lower: Option<Rational>,
+    /// λ̂ > 1 (any value gives a valid bound; chosen by search).
+    pub lambda_hat: Rational,
+    /// λ* > 1: ε′ is evaluated at max(λ, λ*) (chosen by search).
+    pub floor_order: Rational,
+}
+
+/// An order as a short exact rational near the f64 choice (search only).
+pub(crate) fn order(a: f64) -> Rational {
+    Rational::from_f64((a.min(MAX_ORDER as f64) * 1024.0).round() / 1024.0)
+        .filter(|r| *r > 1)
+        .unwrap_or_else(|| Rational::from((1025, 1024)))
+}
+
+/// The evaluation of a repeat-and-select term (its construction, the search for λ̂ and the
+/// envelope's floor, is `RepeatSelect::new` in [`crate::theorems::repeat_select`]).
+impl RepeatSelect {
+    /// The order α′ at which Q's δ̂ at ε̂ = ln(λ/(λ − 1)) is bounded (search only).
+    fn delta_order(&self, lambda: f64) -> f64 {
+        let eh = (lambda / (lambda - 1.0)).ln();
+        let f = |a: f64| {
+            let v = self.inner.k_f64(a) - (a - 1.0) * eh + (a - 1.0) * (a - 1.0).ln() - a * a.ln();
+            if v.is_nan() {
+                f64::INFINITY
+            } else {
+                v
+            }
+        };
+        // a geometric grid of 48 orders in (1.01, 20 000) (each point costs a curve evaluation)
+        let step = (((MAX_ORDER - 1) as f64).ln() - (1e-2f64).ln()) / 47.0;
+        let u0 = (0..48)
+            .map(|i| (1e-2f64).ln() + step * i as f64)
+            .min_by(|x, y| f(1.0 + x.exp()).total_cmp(&f(1.0 + y.exp())))
+            .unwrap_or(0.0);
+        // then a short golden-section refinement around the best grid point
+        let g = |u: f64| f(1.0 + u.exp());
+        1.0 + crate::search::minimize_with(g, u0 - step, u0 + step, 4, 16).exp()
+    }
+
+    /// ε′(λ) in f64 (search only).
+    pub(crate) fn eps_f64(&self, lambda: f64) -> f64 {
+        let ln_mean = crate::search::ln_f64(&self.mean);
+        let base = (self.inner.k_f64(lambda) + ln_mean) / (lambda - 1.0);
+        match (&self.shape, &self.gamma_lower) {
+            (Some(eta), Some(g)) => {
+                let lh = self.lambda_hat.to_f64();
+                let ln_inv_g = -crate::search::ln_f64(g);
+                base + (eta.to_f64() + 1.0) * (self.inner.k_f64(lh) + ln_inv_g) / lh
+            }
+            _ => {
+                let a = self.delta_order(lambda);
+                let eh = (lambda / (lambda - 1.0)).ln();
+                let ld =
+                    self.inner.k_f64(a) - (a - 1.0) * eh + (a - 1.0) * (a - 1.0).ln() - a * a.ln();
+                base + self.mean.to_f64() * ld.min(0.0).exp()
+            }
+        }
+    }
+
+    /// Theorem 6's μ·δ̂ at order λ, enclosed from above: δ̂ ≤ min(1, e^{K(α′) − (α′−1)ε̂}
+    /// (α′−1)^{α′−1}/α′^{α′}) for ε̂ = ln(λ/(λ − 1)) (Proposition 14's general form at an order
+    /// α′ chosen by search).
+    fn poisson_term<R: Real>(&self, lambda: &Rational, p: u32) -> R {
+        let a = order(self.delta_order(lambda.to_f64()));
+        let ar = R::from_rational(&a, p);
+        let a1 = R::from_rational(&Rational::from(&a - 1u32), p);
+        let ratio = lambda / Rational::from(lambda - 1u32);
+        let eh = R::from_rational(&ratio, p).ln();
+        let log_c = a1.mul(&a1.ln()).sub(&ar.mul(&ar.ln()));
+        let d = self.inner.k::<R>(&a, p).sub(&a1.mul(&eh)).add(&log_c).exp();
+        R::from_rational(&self.mean, p).mul(&d.min(&R::from_int(1, p)))
+    }
+
+    /// (α − 1)·ε′(max(α, λ*)), enclosing an upper bound of (α − 1) times the selection's RDP
+    /// at α (Theorem 2 with γ₋ for γ, then monotonicity in the order).
+    pub(crate) fn k<R: Real>(&self, alpha: &Rational, p: u32) -> R {
+        let a2 = if *alpha >= self.floor_order {
+            alpha.clone()
+        } else {
+            self.floor_order.clone()
+        };
+        let a21 = R::from_rational(&Rational::from(&a2 - 1u32), p);
+        let c = match (&self.shape, &self.gamma_lower) {
+            (Some(shape), Some(g)) => {
+                let lh = R::from_rational(&self.lambda_hat, p);
+                let ln_inv_g = R::from_rational(g, p).ln().neg();
+                let eta1 = R::from_rational(&Rational::from(shape + 1u32), p);
+                // (1 + η)((1 − 1/λ̂)ε̂ + ln(1/γ)/λ̂) = (1 + η)(K(λ̂) + ln(1/γ))/λ̂
+                eta1.mul(
+                    &self
+                        .inner
+                        .k::<R>(&self.lambda_hat, p)
+                        .add(&ln_inv_g)
+                        .div(&lh),
+                )
+            }
+            // Theorem 6: μ·δ̂ at ε̂ = ln(1 + 1/(λ − 1)), λ = α₂
+            _ => self.poisson_term::<R>(&a2, p),
+        };
+        let ln_mean = R::from_rational(&self.mean, p).ln();
+        let eps = self.inner.k::<R>(&a2, p).add(&ln_mean).div(&a21).add(&c);
+        eps.mul(&R::from_rational(&Rational::from(alpha - 1u32), p))
+    }
+
+    /// [`RepeatSelect::k`] in f64 (search only).
+    pub(crate) fn k_f64(&self, alpha: f64) -> f64 {
+        self.eps_f64(alpha.max(self.floor_order.to_f64())) * (alpha - 1.0)
+    }
+
+    /// Re-check the parameters (the fields are public).
+    pub fn validate(&self) -> Result<()> {
+        self.inner.validate()?;
+        if let Some(shape) = &self.shape {
+            validate::nonnegative("shape", shape)?;
+        }
+        let g_ok = match (&self.shape, &self.gamma_lower) {
+            (Some(_), Some(g)) => *g > 0 && *g < 1,
+            (None, None) => true,
+            _ => false,
+        };
+        if self.mean <= 1 || !g_ok {
+            return Err(Error::arg(
+                "mean",
+                "must be > 1 (with γ₋ in (0, 1) for a finite shape)",
+            ));
+        }
+        if self.lambda_hat <= 1 || self.floor_order <= 1 {
+            return Err(Error::arg("order", "λ̂ and λ* must be > 1"));
+        }
+        Ok(())
     }
 }
 

@@ -69,7 +69,7 @@ fn amplified_eps<R: Real>(eps: &Rational, q: &Rational, p: u32) -> R {
     if *eps <= LOG_FORM_ABOVE {
         return direct;
     }
-    let rest = R::from_rational(&Rational::from(1 - q.clone()), p);
+    let rest = R::from_rational(&(1 - q.clone()), p);
     let log_form = e.add(&qq.add(&rest.mul(&e.neg().exp())).ln());
     direct.intersect(&log_form)
 }
@@ -146,7 +146,7 @@ pub fn poisson_substitution_subsampling(
         // relative accuracy for tiny q
         let (e, qq) = (R::from_rational(eps, p), R::from_rational(q, p));
         let em1 = e.expm1();
-        let rest = R::from_rational(&Rational::from(1 - q.clone()), p);
+        let rest = R::from_rational(&(1 - q.clone()), p);
         let up = qq.mul(&em1).ln1p();
         let large_q = up.add(&e).sub(&rest.mul(&em1).ln1p());
         let small_q = up.sub(&qq.mul(&e.neg().expm1()).ln1p());
@@ -162,7 +162,7 @@ pub fn poisson_substitution_subsampling(
         let den = if *q == 1 {
             e.neg()
         } else {
-            let ratio = Rational::from(q / Rational::from(1 - q.clone()));
+            let ratio = q / (1 - q.clone());
             rest.ln().add(&R::from_rational(&ratio, p).mul(&x).ln1p())
         };
         both.intersect(&num.sub(&den))

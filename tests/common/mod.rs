@@ -126,12 +126,12 @@ pub fn small_delta() -> impl Strategy<Value = Rational> {
 
 /// Run the `dpcert` binary: (exit code, stdout, stderr).
 pub fn run(args: &[&str]) -> (i32, String, String) {
-    let o = std::process::Command::new(
-        option_env!("CARGO_BIN_EXE_dpcert").expect("integration tests only"),
-    )
-    .args(args)
-    .output()
-    .unwrap();
+    // `option_env!`: this module is also compiled into the library's unit tests, where Cargo
+    // sets no binary path; only integration tests call `run`.
+    let Some(bin) = option_env!("CARGO_BIN_EXE_dpcert") else {
+        panic!("run: the dpcert binary path is set for integration tests only")
+    };
+    let o = std::process::Command::new(bin).args(args).output().unwrap();
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stdout).into(),
@@ -283,10 +283,11 @@ pub fn log_uniform(lo: i32, hi: i32) -> impl Strategy<Value = Rational> {
 /// at an integer order n: exact rational weights, exp at 1024 bits.
 pub fn sgm_log_a(qr: &Rational, sigma: &Rational, n: u32) -> Float {
     let mut s = Float::with_val(REF, 0);
+    let one_minus_q: Rational = 1 - qr.clone();
     for k in 0..=n {
         let c = Rational::from(Integer::from(Integer::binomial_u(n, k)))
-            * Rational::from(1 - qr.clone()).pow(n - k)
-            * Rational::from(qr.clone()).pow(k);
+            * one_minus_q.clone().pow(n - k)
+            * qr.clone().pow(k);
         let e = Rational::from((Integer::from(k) * k - k, Integer::from(1)))
             / (Rational::from(sigma * sigma) * 2u32);
         s += f(&c) * f(&e).exp();
@@ -406,7 +407,7 @@ pub fn ln_pure_delta(e0: &Rational, k: u32, eps: &Rational) -> Float {
     let lg = |m: u32| Float::with_val(REF, m + 1).ln_gamma();
     let ln_norm = Float::with_val(REF, e0f.clone().exp() + 1u32).ln() * k;
     // largest ℓ with ε0(k − 2ℓ) > ε
-    let edge = Rational::from((Rational::from(k) - Rational::from(eps / e0)) / 2u32);
+    let edge = (Rational::from(k) - Rational::from(eps / e0)) / 2u32;
     let mut top = edge.clone().ceil().numer().to_i64().unwrap() - 1;
     if top > i64::from(k) {
         top = i64::from(k);
