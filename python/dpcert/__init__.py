@@ -108,19 +108,6 @@ def _exact(name: str, x: Any) -> str:
     )
 
 
-def _flags(**kwargs: Any) -> list:
-    """CLI flags for required arguments (None is refused, naming the argument)."""
-    out = []
-    for name, value in kwargs.items():
-        out += ["--" + name.replace("_", "-"), _exact(name, value)]
-    return out
-
-
-def _opt(**kwargs: Any) -> list:
-    """CLI flags for optional arguments; None values are left to the CLI's default."""
-    return _flags(**{k: v for k, v in kwargs.items() if v is not None})
-
-
 def _safe_upper_float(upper: decimal.Decimal) -> float:
     """The nearest float ≥ upper (used only when the JSON has no ``upper_f64``)."""
     f = float(upper)
@@ -216,67 +203,104 @@ def _loads(text: str) -> Any:
     return json.loads(text)
 
 
-def query(args: Sequence[str]) -> Bound:
+def query(args: Union[Sequence[str], Mapping[str, Any]]) -> Bound:
     """The answer of the single-value query ``dpcert ARGS`` (e.g. ``["gaussian", "delta",
-    "--sigma", "1", "--epsilon", "1"]``) as a :class:`Bound`: the CLI's ``--json`` object."""
+    "--sigma", "1", "--epsilon", "1"]``) as a :class:`Bound`: the CLI's ``--json`` object.
+    ``args`` may also be the query as a request, the command line's typed question: a dict
+    ``{"command": "gaussian", "subcommand": "delta", "sigma": "1", "epsilon": "1"}`` whose
+    keys are the flags' long names with underscores and whose values are their exact texts
+    (numbers as for every function here; ``True`` for a switch, a list for a repeatable flag).
+    """
+    if isinstance(args, Mapping):
+        return _ask(_request_texts(args))
     args = [str(a) for a in args]
-    return _bound(_result(_loads(_native.query(args))))
+    return _bound(_result(_loads(_native.query_args(args))))
 
 
-def _common(precision: Optional[int]) -> list:
+def _request_texts(request: Mapping[str, Any]) -> dict:
+    """A request with every number as its exact text (strings, booleans and None as given)."""
+    def text(k: str, v: Any) -> Any:
+        if isinstance(v, (str, bool)) or v is None:
+            return v
+        if isinstance(v, (list, tuple)):
+            return [text(f"{k}[{i}]", x) for i, x in enumerate(v)]
+        return _exact(k, v)
+    return {str(k): text(str(k), v) for k, v in request.items()}
+
+
+def _ask(request: Mapping[str, Any]) -> Bound:
+    """The answer of a single-value query given as a request (the native typed call)."""
+    return _bound(_result(_loads(_native.query(json.dumps(request)))))
+
+
+def _query(command: str, subcommand: Optional[str], *fields: Mapping[str, Any]) -> Bound:
+    """The answer of ``dpcert COMMAND [SUBCOMMAND]`` for the flags' texts in ``fields``
+    (keys: the flags' long names with underscores)."""
+    request = {"command": command}
+    if subcommand is not None:
+        request["subcommand"] = subcommand
+    for f in fields:
+        request.update(f)
+    return _ask(request)
+
+
+def _precision(precision: Optional[int]) -> dict:
     if precision is None:
-        return []
+        return {}
     if isinstance(precision, bool) or not isinstance(precision, int):
         raise ValueError(f"invalid precision: expected an int bit count, got {precision!r}")
-    return ["--precision", str(precision)]
+    return {"precision": str(precision)}
 
 
 def gaussian_delta(sigma: ExactNumber, epsilon: ExactNumber, sensitivity: ExactNumber = None,
                    compositions: ExactNumber = None, precision: Optional[int] = None) -> Bound:
     """Exact δ(ε) of ``compositions`` uses of N(0, σ²) noise on a sensitivity-Δ query
     (Steinke 2022, Corollaries 8 and 10): a two-sided enclosure."""
-    return query(["gaussian", "delta"] + _flags(sigma=sigma, epsilon=epsilon)
-                 + _opt(sensitivity=sensitivity, compositions=compositions) + _common(precision))
+    return _query("gaussian", "delta", _texts(sigma=sigma, epsilon=epsilon),
+                  _opt_texts(sensitivity=sensitivity, compositions=compositions),
+                  _precision(precision))
 
 
 def gaussian_epsilon(sigma: ExactNumber, delta: ExactNumber, sensitivity: ExactNumber = None,
                      compositions: ExactNumber = None, precision: Optional[int] = None) -> Bound:
     """Exact optimal ε at δ of the (composed) Gaussian mechanism: a two-sided enclosure."""
-    return query(["gaussian", "epsilon"] + _flags(sigma=sigma, delta=delta)
-                 + _opt(sensitivity=sensitivity, compositions=compositions) + _common(precision))
+    return _query("gaussian", "epsilon", _texts(sigma=sigma, delta=delta),
+                  _opt_texts(sensitivity=sensitivity, compositions=compositions),
+                  _precision(precision))
 
 
 def gaussian_sigma(epsilon: ExactNumber, delta: ExactNumber, sensitivity: ExactNumber = None,
                    compositions: ExactNumber = None, precision: Optional[int] = None) -> Bound:
     """Smallest σ achieving (ε, δ): ``lower`` is certified not to achieve it, ``upper`` is
     certified to achieve it."""
-    return query(["gaussian", "sigma"] + _flags(epsilon=epsilon, delta=delta)
-                 + _opt(sensitivity=sensitivity, compositions=compositions) + _common(precision))
+    return _query("gaussian", "sigma", _texts(epsilon=epsilon, delta=delta),
+                  _opt_texts(sensitivity=sensitivity, compositions=compositions),
+                  _precision(precision))
 
 
 def zcdp_delta(rho: ExactNumber, epsilon: ExactNumber, precision: Optional[int] = None) -> Bound:
     """A valid δ at ε for every ρ-zCDP mechanism (Proposition 14): an upper bound."""
-    return query(["zcdp", "delta"] + _flags(rho=rho, epsilon=epsilon) + _common(precision))
+    return _query("zcdp", "delta", _texts(rho=rho, epsilon=epsilon), _precision(precision))
 
 
 def zcdp_epsilon(rho: ExactNumber, delta: ExactNumber, precision: Optional[int] = None) -> Bound:
     """A valid ε at δ for every ρ-zCDP mechanism (Proposition 14): an upper bound."""
-    return query(["zcdp", "epsilon"] + _flags(rho=rho, delta=delta) + _common(precision))
+    return _query("zcdp", "epsilon", _texts(rho=rho, delta=delta), _precision(precision))
 
 
 def compose_pure(epsilon: ExactNumber, count: ExactNumber, delta: ExactNumber,
                  precision: Optional[int] = None) -> Bound:
     """Optimal ε at δ of ``count`` ε₀-DP mechanisms (optimal composition, two-sided);
     ``raw["routes"]`` has the basic, advanced and zCDP bounds."""
-    return query(["compose", "pure"] + _flags(epsilon=epsilon, count=count, delta=delta)
-                 + _common(precision))
+    return _query("compose", "pure", _texts(epsilon=epsilon, count=count, delta=delta),
+                  _precision(precision))
 
 
 def compose_approx(epsilon: ExactNumber, delta_each: ExactNumber, count: ExactNumber,
                    delta: ExactNumber, precision: Optional[int] = None) -> Bound:
     """Optimal ε at δ of ``count`` (ε₀, δ₀)-DP mechanisms (two-sided)."""
-    return query(["compose", "approx"] + _flags(epsilon=epsilon, delta_each=delta_each,
-                 count=count, delta=delta) + _common(precision))
+    return _query("compose", "approx", _texts(epsilon=epsilon, delta_each=delta_each,
+                  count=count, delta=delta), _precision(precision))
 
 
 def compose(epsilon: ExactNumber, count: ExactNumber, delta: ExactNumber,
@@ -292,8 +316,8 @@ def rdp(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber, order: ExactN
         precision: Optional[int] = None) -> Bound:
     """Composed Rényi-DP ε(α) of ``steps`` Poisson-subsampled Gaussian steps (MTZ19):
     two-sided at integer orders, an upper bound between them."""
-    return query(["rdp", "subsampled-gaussian"] + _flags(rate=rate, sigma=sigma, steps=steps,
-                 order=order) + _common(precision))
+    return _query("rdp", "subsampled-gaussian", _texts(rate=rate, sigma=sigma, steps=steps,
+                  order=order), _precision(precision))
 
 
 def dpsgd_epsilon(rate: ExactNumber = None, sigma: ExactNumber = None, steps: ExactNumber = None,
@@ -322,12 +346,10 @@ def dpsgd_epsilon(rate: ExactNumber = None, sigma: ExactNumber = None, steps: Ex
     fields = _texts(delta=delta)
     fields.update(_opt_texts(rate=rate, sigma=sigma, steps=steps, batch_size=batch_size,
                              dataset_size=dataset_size, epochs=epochs))
-    fields["phases"] = [",".join(t) for t in _phase_texts(phases or [])]
+    fields["phase"] = [",".join(t) for t in _phase_texts(phases or [])]
     fields.update(method=method, sampling=str(sampling), relation=str(relation), tight=bool(tight))
     fields.update(_opt_texts(grid=grid, tail=tail))
-    common = _common(precision)
-    if common:
-        fields["precision"] = common[1]
+    fields.update(_precision(precision))
     return _dpsgd(fields)
 
 
@@ -343,7 +365,7 @@ def dpsgd_delta(epsilon: ExactNumber, rate: ExactNumber = None, sigma: ExactNumb
     fields = _texts(epsilon=epsilon)
     fields.update(_opt_texts(rate=rate, sigma=sigma, steps=steps, batch_size=batch_size,
                              dataset_size=dataset_size, epochs=epochs))
-    fields["phases"] = [",".join(t) for t in _phase_texts(phases or [])]
+    fields["phase"] = [",".join(t) for t in _phase_texts(phases or [])]
     fields.update(_opt_texts(grid=grid, tail=tail))
     return _dpsgd(fields)
 
@@ -359,8 +381,8 @@ def _opt_texts(**kwargs: Any) -> dict:
 
 
 def _dpsgd(fields: Mapping[str, Any]) -> Bound:
-    """The answer of ``dpcert dpsgd`` for the question's values (the native typed call)."""
-    return _bound(_result(_loads(_native.dpsgd(**fields))))
+    """The answer of ``dpcert dpsgd`` for the flags' texts."""
+    return _query("dpsgd", None, fields)
 
 
 def _phase_texts(phases: Sequence[Sequence[ExactNumber]]) -> list:
@@ -433,8 +455,9 @@ def dpsgd_delta_profile(epsilons: Iterable[ExactNumber], rate: ExactNumber = Non
 def gdp_mu(sigma: ExactNumber, sensitivity: ExactNumber = None, compositions: ExactNumber = None,
            precision: Optional[int] = None) -> Bound:
     """The exact μ = Δ√K/σ of μ-GDP for K compositions of N(0, σ²) noise (two-sided)."""
-    return query(["gdp", "gaussian"] + _flags(sigma=sigma)
-                 + _opt(sensitivity=sensitivity, compositions=compositions) + _common(precision))
+    return _query("gdp", "gaussian", _texts(sigma=sigma),
+                  _opt_texts(sensitivity=sensitivity, compositions=compositions),
+                  _precision(precision))
 
 
 def dpsgd_gdp_mu(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber,
@@ -442,16 +465,17 @@ def dpsgd_gdp_mu(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber,
     """The smallest μ with DP-SGD μ-GDP (Poisson rate q, noise multiplier σ, T steps,
     add/remove): √T/σ for every q (no amplification by subsampling at finite T). Two-sided:
     μ-GDP certified at ``upper``, certified to fail at ``lower`` (a relative 2⁻⁴⁰ apart)."""
-    return query(["gdp", "dpsgd"] + _flags(rate=rate, sigma=sigma, steps=steps)
-                 + _common(precision))
+    return _query("gdp", "dpsgd", _texts(rate=rate, sigma=sigma, steps=steps),
+                  _precision(precision))
 
 
 def tradeoff_tpr(sigma: ExactNumber, fpr: ExactNumber, sensitivity: ExactNumber = None,
                  compositions: ExactNumber = None, precision: Optional[int] = None) -> Bound:
     """The best membership-inference attack's TPR at FPR ``fpr`` against K compositions of
     N(0, σ²) noise: Φ(Φ⁻¹(A) + Δ√K/σ), two-sided."""
-    return query(["tradeoff", "gaussian"] + _flags(sigma=sigma, fpr=fpr)
-                 + _opt(sensitivity=sensitivity, compositions=compositions) + _common(precision))
+    return _query("tradeoff", "gaussian", _texts(sigma=sigma, fpr=fpr),
+                  _opt_texts(sensitivity=sensitivity, compositions=compositions),
+                  _precision(precision))
 
 
 def dpsgd_tradeoff_tpr(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber,
@@ -459,8 +483,8 @@ def dpsgd_tradeoff_tpr(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber
                        precision: Optional[int] = None) -> Bound:
     """Certified bracket of the best attack's TPR at FPR ``fpr`` against DP-SGD (both sides
     of the certified PLD accountant)."""
-    return query(["tradeoff", "dpsgd"] + _flags(rate=rate, sigma=sigma, steps=steps, fpr=fpr)
-                 + _opt(grid=grid, tail=tail) + _common(precision))
+    return _query("tradeoff", "dpsgd", _texts(rate=rate, sigma=sigma, steps=steps, fpr=fpr),
+                  _opt_texts(grid=grid, tail=tail), _precision(precision))
 
 
 def set_progress(enabled: Optional[bool]) -> None:
@@ -518,11 +542,12 @@ def calibrate_dpsgd(target_epsilon: ExactNumber, delta: ExactNumber, rate: Exact
     solved for so that the certified ε at ``delta`` is ≤ ``target_epsilon``. The answer is
     certified feasible; with the two-sided PLD route a value 10⁻³ beyond it is certified
     infeasible. Same numbers as ``dpcert calibrate dpsgd``."""
-    args = (["dpsgd"] + _flags(target_epsilon=target_epsilon, delta=delta)
-            + _opt(rate=rate, sigma=sigma, steps=steps, batch_size=batch_size,
-                   dataset_size=dataset_size, epochs=epochs, group_size=group_size)
-            + ["--sampling", str(sampling), "--relation", str(relation), "--method", str(method)])
-    return Calibration(_loads(_native.calibrate(args)))
+    request = {"command": "calibrate", "subcommand": "dpsgd"}
+    request.update(_texts(target_epsilon=target_epsilon, delta=delta))
+    request.update(_opt_texts(rate=rate, sigma=sigma, steps=steps, batch_size=batch_size,
+                              dataset_size=dataset_size, epochs=epochs, group_size=group_size))
+    request.update(sampling=str(sampling), relation=str(relation), method=str(method))
+    return Calibration(_loads(_native.calibrate(json.dumps(request))))
 
 
 def calibrate_dpsgd_sigma(target_epsilon: ExactNumber, delta: ExactNumber, **run: Any) -> Calibration:
@@ -538,9 +563,10 @@ def calibrate_gaussian_sigma(target_epsilon: ExactNumber, delta: ExactNumber,
                              compositions: ExactNumber = None) -> Bound:
     """Smallest σ of the (composed) Gaussian mechanism meeting (ε, δ): ``upper`` is certified
     feasible, ``lower`` certified infeasible (as ``dpcert calibrate gaussian``)."""
-    args = (["gaussian"] + _flags(target_epsilon=target_epsilon, delta=delta)
-            + _opt(sensitivity=sensitivity, compositions=compositions))
-    return _bound(_result(_loads(_native.calibrate(args))))
+    request = {"command": "calibrate", "subcommand": "gaussian"}
+    request.update(_texts(target_epsilon=target_epsilon, delta=delta))
+    request.update(_opt_texts(sensitivity=sensitivity, compositions=compositions))
+    return _bound(_result(_loads(_native.calibrate(json.dumps(request)))))
 
 
 # --- audits ------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 //! `dpcert._native`: the Rust crate behind the `dpcert` Python package.
 //!
-//! Every function takes exact decimal strings and returns the JSON text the `dpcert` command
+//! Every function takes exact decimal strings (a query as a JSON request: the command line's
+//! typed question, not its argument vector) and returns the JSON text the `dpcert` command
 //! prints with `--json` (the same library entry points, so the numbers are bit-for-bit the
 //! CLI's). The Python layer (`dpcert/__init__.py`) turns it into `Bound` / `Report` objects;
 //! it does no arithmetic.
@@ -141,69 +142,34 @@ fn parse_json(what: &str, text: &str) -> dpcert::Result<Value> {
     serde_json::from_str(text).map_err(|e| dpcert::Error::arg(what, format!("not JSON: {e}")))
 }
 
-/// The `dpcert/1` envelope `dpcert ARGS --json` prints for a single-value query (JSON text).
+/// The `dpcert/1` envelope (JSON text) of a single-value query given as a request (JSON text
+/// of an object): `{"command": "gaussian", "subcommand": "delta", "sigma": "1", ...}`, the
+/// flags' long names with underscores as keys and their exact texts as values — the command
+/// line's own typed question (`dpcert::cli::query_envelope_json`), no argument vector.
 #[pyfunction]
-fn query(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
+fn query(py: Python<'_>, request: String) -> PyResult<String> {
+    blocking(py, move || {
+        let v = parse_json("request", &request)?;
+        dpcert::cli::query_envelope_json(&v).map(|v| v.to_string())
+    })
+}
+
+/// The `dpcert/1` envelope `dpcert ARGS --json` prints (JSON text), for `dpcert.query(args)`,
+/// whose documented input is the command line's argument list.
+#[pyfunction]
+fn query_args(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
     blocking(py, move || {
         dpcert::cli::query_envelope(&args).map(|v| v.to_string())
     })
 }
 
-/// The `dpcert/1` envelope of `dpcert dpsgd` (JSON text) for a question given as values:
-/// each number as its exact text, `phases` as `Q,S,T` texts; the same command as
-/// `dpcert dpsgd … --json`, without an argument vector.
+/// The `dpcert/1` envelope (JSON text) of `dpcert calibrate` for a request (JSON text of
+/// `{"command": "calibrate", "subcommand": "dpsgd" | "gaussian", ...}`, as `query`).
 #[pyfunction]
-#[pyo3(signature = (*, rate=None, batch_size=None, dataset_size=None, steps=None, epochs=None,
-    sigma=None, phases=Vec::new(), delta=None, epsilon=None, method=None, grid=None, tail=None,
-    tight=false, sampling=None, relation=None, precision=None))]
-#[allow(clippy::too_many_arguments)]
-fn dpsgd(
-    py: Python<'_>,
-    rate: Option<String>,
-    batch_size: Option<String>,
-    dataset_size: Option<String>,
-    steps: Option<String>,
-    epochs: Option<String>,
-    sigma: Option<String>,
-    phases: Vec<String>,
-    delta: Option<String>,
-    epsilon: Option<String>,
-    method: Option<String>,
-    grid: Option<String>,
-    tail: Option<String>,
-    tight: bool,
-    sampling: Option<String>,
-    relation: Option<String>,
-    precision: Option<String>,
-) -> PyResult<String> {
-    let request = dpcert::cli::DpsgdRequest {
-        rate,
-        batch_size,
-        dataset_size,
-        steps,
-        epochs,
-        sigma,
-        phases,
-        delta,
-        epsilon,
-        method,
-        grid,
-        tail,
-        tight,
-        sampling,
-        relation,
-        precision,
-    };
+fn calibrate(py: Python<'_>, request: String) -> PyResult<String> {
     blocking(py, move || {
-        dpcert::cli::dpsgd_envelope(request).map(|v| v.to_string())
-    })
-}
-
-/// The `dpcert/1` envelope `dpcert calibrate ARGS --json` prints (JSON text).
-#[pyfunction]
-fn calibrate(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
-    blocking(py, move || {
-        dpcert::cli::calibrate_envelope(&args).map(|v| v.to_string())
+        let v = parse_json("request", &request)?;
+        dpcert::cli::calibrate_envelope_json(&v).map(|v| v.to_string())
     })
 }
 
@@ -359,7 +325,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     dpcert::progress::set_stderr_lines(false);
     m.add("NumericalError", m.py().get_type::<NumericalError>())?;
     m.add_function(wrap_pyfunction!(query, m)?)?;
-    m.add_function(wrap_pyfunction!(dpsgd, m)?)?;
+    m.add_function(wrap_pyfunction!(query_args, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate, m)?)?;
     m.add_function(wrap_pyfunction!(dp_event_mechanisms, m)?)?;

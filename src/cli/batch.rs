@@ -5,10 +5,11 @@ use crate::dpsgd;
 use crate::Error;
 use clap::Args;
 use rug::{Integer, Rational};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 /// The flags as given (exact strings; `None` when absent).
-#[derive(Args, Clone, Default)]
+#[derive(Args, Clone, Debug, Default, Deserialize)]
 pub(super) struct BatchArgs {
     /// Sampling rate q = batch size / dataset size, in (0, 1]: each example is in a batch
     /// independently with probability q (Poisson sampling). Or give --batch-size and
@@ -18,9 +19,11 @@ pub(super) struct BatchArgs {
     /// Batch size B (expected number of examples per step), an integer ≥ 1; with
     /// --dataset-size, q = B/N (instead of --rate).
     #[arg(long = "batch-size", value_name = "B", allow_hyphen_values = true)]
+    #[serde(rename = "batch_size")]
     pub(super) batch: Option<String>,
     /// Dataset size N (number of training examples), an integer ≥ B.
     #[arg(long = "dataset-size", value_name = "N", allow_hyphen_values = true)]
+    #[serde(rename = "dataset_size")]
     pub(super) dataset: Option<String>,
     /// Number of training steps T (optimizer updates), an integer ≥ 1. Or give --epochs.
     #[arg(long, value_name = "T", allow_hyphen_values = true)]

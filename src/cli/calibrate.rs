@@ -2,7 +2,7 @@
 //! certified feasible, with a certificate that a value 10⁻³ beyond is infeasible where the
 //! route is two-sided.
 use super::batch::{Batch, BatchArgs};
-use super::{count, digits, fail, flagged, lower_digits, num, out, upper_digits, Common};
+use super::{count, digits, fail, flagged, lower_digits, num, out, request, upper_digits, Common};
 use crate::calibrate::{self, Calibration, Evaluation, Parameter};
 use crate::dpsgd::{Method, Rate, Run, Sigma, Steps};
 use crate::num::Certified;
@@ -10,9 +10,11 @@ use crate::theorems::sampling::{Relation, Sampling, UserSampling};
 use crate::{exit, json as contract, validate, Error};
 use clap::{Args, Subcommand};
 use rug::{Integer, Rational};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
-#[derive(Subcommand)]
+#[derive(Subcommand, Debug, Deserialize)]
+#[serde(tag = "subcommand", rename_all = "kebab-case")]
 pub(super) enum CalibrateCmd {
     /// DP-SGD: the smallest σ for ε ≤ target (no --sigma); or, with --sigma, the largest number
     /// of steps (no --steps/--epochs) or the largest rate / batch size (no --rate/--batch-size).
@@ -23,15 +25,18 @@ pub(super) enum CalibrateCmd {
     Gaussian(GaussianCal),
 }
 
-#[derive(Args)]
+#[derive(Args, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(super) struct DpsgdCal {
     /// Target ε (> 0).
     #[arg(long = "target-epsilon", value_name = "E", allow_hyphen_values = true)]
+    #[serde(rename = "target_epsilon")]
     target: String,
     /// δ in (0, 1).
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     delta: String,
     #[command(flatten)]
+    #[serde(flatten)]
     batch: BatchArgs,
     /// Noise multiplier σ (alias --noise-multiplier); given, the steps or the rate is solved for.
     #[arg(
@@ -40,57 +45,69 @@ pub(super) struct DpsgdCal {
         value_name = "S",
         allow_hyphen_values = true
     )]
+    #[serde(alias = "noise_multiplier")]
     sigma: Option<String>,
     /// poisson (default) | shuffled (each example once per epoch; no amplification claimed) |
     /// fixed-size (each step draws exactly B of N without replacement; needs --relation
     /// substitution; calibrated on the Rényi DP upper bound of Wang–Balle–Kasiviswanathan 2019
     /// Theorem 9, one-sided, whatever --method).
-    #[arg(long, value_name = "KIND", default_value = "poisson")]
+    #[arg(long, value_name = "KIND", default_value = request::POISSON)]
+    #[serde(default = "request::poisson")]
     sampling: String,
     /// Neighbouring datasets: add-remove (default: one example added or removed) | substitution
     /// (one example replaced). Poisson + substitution calibrates on the two-sided bracket of
     /// the dominating pair gradient +1 vs −1 (`dpcert dpsgd --help`); PLD only.
-    #[arg(long, value_name = "REL", default_value = "add-remove")]
+    #[arg(long, value_name = "REL", default_value = request::ADD_REMOVE)]
+    #[serde(default = "request::add_remove")]
     relation: String,
     /// pld (two-sided, default) | rdp (an upper bound only).
-    #[arg(long, value_name = "METHOD", default_value = "pld")]
+    #[arg(long, value_name = "METHOD", default_value = request::PLD)]
+    #[serde(default = "request::pld")]
     method: String,
     /// User-level privacy: each user contributes up to K examples (K ≥ 1; 1 = example-level).
     /// See --user-sampling for how batches draw them.
-    #[arg(long = "group-size", value_name = "K", default_value = "1")]
+    #[arg(long = "group-size", value_name = "K", default_value = request::ONE)]
+    #[serde(rename = "group_size", default = "request::one")]
     group: String,
     /// With --group-size K > 1: users (default) = each USER is Poisson-sampled with all of
     /// their examples (exact: noise multiplier σ/K in the add/remove accountant; two-sided) |
     /// examples = each EXAMPLE is Poisson-sampled on its own (upper bound by group privacy over
     /// K add/remove hops of the PLD accountant; one-sided calibration, reported as
     /// bound_exceeds). --sampling poisson --relation add-remove, --method pld only for examples.
-    #[arg(long = "user-sampling", value_name = "HOW", default_value = "users")]
+    #[arg(long = "user-sampling", value_name = "HOW", default_value = request::USERS)]
+    #[serde(default = "request::users")]
     user_sampling: String,
     #[command(flatten)]
+    #[serde(flatten)]
     common: Common,
 }
 
-#[derive(Args)]
+#[derive(Args, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(super) struct GaussianCal {
     #[arg(long = "target-epsilon", value_name = "E", allow_hyphen_values = true)]
+    #[serde(rename = "target_epsilon")]
     target: String,
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     delta: String,
     #[arg(
         long,
         value_name = "D",
-        default_value = "1",
+        default_value = request::ONE,
         allow_hyphen_values = true
     )]
+    #[serde(default = "request::one")]
     sensitivity: String,
     #[arg(
         long,
         value_name = "K",
-        default_value = "1",
+        default_value = request::ONE,
         allow_hyphen_values = true
     )]
+    #[serde(default = "request::one")]
     compositions: String,
     #[command(flatten)]
+    #[serde(flatten)]
     common: Common,
 }
 

@@ -3,9 +3,11 @@ use super::{count, num, Common, QueryCmd};
 use crate::reference::query::{Answer, Query};
 use crate::Error;
 use clap::Subcommand;
+use serde::Deserialize;
 use serde_json::{json, Value};
 
-#[derive(Subcommand)]
+#[derive(Subcommand, Debug, Deserialize)]
+#[serde(tag = "subcommand", rename_all = "kebab-case", deny_unknown_fields)]
 pub(super) enum ComposeCmd {
     /// Best certified ε at δ for K mechanisms that are each ε0-DP (optimal composition).
     #[command(after_help = super::EXIT_CODES)]
@@ -20,6 +22,7 @@ pub(super) enum ComposeCmd {
         #[arg(long, value_name = "D", allow_hyphen_values = true)]
         delta: String,
         #[command(flatten)]
+        #[serde(flatten)]
         common: Common,
     },
     /// Optimal certified ε at δ for K mechanisms that are each (ε0, δ0)-DP.
@@ -38,6 +41,7 @@ pub(super) enum ComposeCmd {
         #[arg(long, value_name = "D", allow_hyphen_values = true)]
         delta: String,
         #[command(flatten)]
+        #[serde(flatten)]
         common: Common,
     },
 }

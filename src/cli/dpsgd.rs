@@ -2,7 +2,7 @@
 //! or the RDP route; the run given as q/σ/T, in the ML vocabulary (batch size, dataset size,
 //! epochs), or as a schedule of phases.
 use super::batch::{conflict, Batch, BatchArgs};
-use super::{num, Common, QueryCmd};
+use super::{num, request, Common, QueryCmd};
 use crate::dpsgd::{
     self, Accounting, Delta, Method, Phase, Rate, Relation, Run, Sampling, Sigma, Steps,
     UserSampling,
@@ -12,12 +12,15 @@ use crate::validate::echo;
 use crate::Error;
 use clap::Args;
 use rug::{Integer, Rational};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
-#[derive(Args)]
+#[derive(Args, Debug, Deserialize)]
 #[command(after_help = super::EXIT_CODES)]
+#[serde(deny_unknown_fields)]
 pub(super) struct DpsgdArgs {
     #[command(flatten)]
+    #[serde(flatten)]
     batch: BatchArgs,
     /// Noise multiplier σ = noise standard deviation / clipping norm (per-example gradient
     /// L2 bound), > 0.
@@ -27,12 +30,14 @@ pub(super) struct DpsgdArgs {
         value_name = "S",
         allow_hyphen_values = true
     )]
+    #[serde(alias = "noise_multiplier")]
     sigma: Option<String>,
     /// One phase of a training schedule as Q,S,T: sampling rate q (e.g. 256/60000), noise
     /// multiplier σ, steps T. Repeat the flag for each phase (e.g. a warm-up at another batch
     /// size or noise); the phases are composed by the PLD accountant (Poisson sampling,
     /// add/remove). Instead of --rate/--batch-size/--dataset-size/--steps/--epochs/--sigma.
     #[arg(long = "phase", value_name = "Q,S,T", allow_hyphen_values = true)]
+    #[serde(default)]
     phase: Vec<String>,
     /// Target δ in (0, 1), per example (the privacy unit is one example), e.g. 1e-5; usually
     /// below 1 / dataset size.
@@ -53,7 +58,8 @@ pub(super) struct DpsgdArgs {
     /// rdp = Rényi DP (an upper bound resting on a cited result); best = pld, or rdp where
     /// pld cannot run on automatic settings. --sampling fixed-size: best only (it uses RDP for
     /// the upper end and the PLD accountant for the lower end).
-    #[arg(long, value_name = "METHOD", default_value = "best")]
+    #[arg(long, value_name = "METHOD", default_value = request::BEST)]
+    #[serde(default = "request::best")]
     method: String,
     /// PLD grid width h (privacy losses on the grid i·h; smaller = tighter and slower).
     /// Default: chosen from the composed spread.
@@ -67,6 +73,7 @@ pub(super) struct DpsgdArgs {
     /// within 2·10⁻⁵ relative; about 5–7× the default time. Poisson add/remove runs only; not
     /// with --grid or --method rdp.
     #[arg(long)]
+    #[serde(default)]
     tight: bool,
     /// poisson (default) | shuffled: each example once per epoch, accounted without
     /// amplification as one Gaussian release per pass over the data (⌈epochs⌉ passes, or
@@ -86,7 +93,8 @@ pub(super) struct DpsgdArgs {
     /// amplification) | truncated-poisson: Poisson batches cut at --max-batch-size B (needs
     /// --dataset-size N); the Poisson accountant ± the probability that any batch is cut.
     /// These three: add/remove neighbours, example level; ε at δ, or δ at ε (--epsilon).
-    #[arg(long, value_name = "KIND", default_value = "poisson")]
+    #[arg(long, value_name = "KIND", default_value = request::POISSON)]
+    #[serde(default = "request::poisson")]
     sampling: String,
     /// --sampling balls-and-bins / random-allocation: steps per epoch t (an integer ≥ 1).
     #[arg(long = "steps-per-epoch", value_name = "T", allow_hyphen_values = true)]
@@ -104,13 +112,15 @@ pub(super) struct DpsgdArgs {
     /// Poisson + substitution: two-sided, both ends from the certified PLD of the pair
     /// gradient +1 vs −1, which dominates every step and is realised; PLD only. --sampling
     /// fixed-size requires substitution (N is fixed).
-    #[arg(long, value_name = "REL", default_value = "add-remove")]
+    #[arg(long, value_name = "REL", default_value = request::ADD_REMOVE)]
+    #[serde(default = "request::add_remove")]
     relation: String,
     /// User-level privacy: the privacy unit is a user who contributes up to K examples to the
     /// training set (K ≥ 1 examples per user, at most 4096; 1 = example-level, the default).
     /// δ and ε are then per user. See --user-sampling for how batches draw the users' examples.
     /// Poisson sampling, add/remove neighbours (one user's examples added or removed) only.
-    #[arg(long = "group-size", value_name = "K", default_value = "1")]
+    #[arg(long = "group-size", value_name = "K", default_value = request::ONE)]
+    #[serde(rename = "group_size", default = "request::one")]
     group: String,
     /// With --group-size K > 1, how each batch is drawn: users (default) = each USER is
     /// Poisson-sampled at rate q and brings all of their examples (the user's summed clipped
@@ -118,81 +128,12 @@ pub(super) struct DpsgdArgs {
     /// each EXAMPLE is Poisson-sampled at rate q on its own, as in ordinary DP-SGD (certified
     /// upper bound by group privacy over K add/remove hops of the PLD accountant; the lower
     /// end is one example's, so the bracket is wide). PLD only for examples.
-    #[arg(long = "user-sampling", value_name = "HOW", default_value = "users")]
+    #[arg(long = "user-sampling", value_name = "HOW", default_value = request::USERS)]
+    #[serde(default = "request::users")]
     user_sampling: String,
     #[command(flatten)]
+    #[serde(flatten)]
     pub(super) common: Common,
-}
-
-/// A `dpcert dpsgd` question as values, for bindings: each field is the exact text its flag
-/// would carry (`None`: the flag is absent), `phases` the `--phase Q,S,T` texts.
-#[derive(Clone, Debug, Default)]
-pub struct DpsgdRequest {
-    /// `--rate`.
-    pub rate: Option<String>,
-    /// `--batch-size`.
-    pub batch_size: Option<String>,
-    /// `--dataset-size`.
-    pub dataset_size: Option<String>,
-    /// `--steps`.
-    pub steps: Option<String>,
-    /// `--epochs`.
-    pub epochs: Option<String>,
-    /// `--sigma`.
-    pub sigma: Option<String>,
-    /// `--phase Q,S,T`, one per phase.
-    pub phases: Vec<String>,
-    /// `--delta` (ε at δ), or
-    pub delta: Option<String>,
-    /// `--epsilon` (δ at ε).
-    pub epsilon: Option<String>,
-    /// `--method` (`None`: best).
-    pub method: Option<String>,
-    /// `--grid`.
-    pub grid: Option<String>,
-    /// `--tail`.
-    pub tail: Option<String>,
-    /// `--tight`.
-    pub tight: bool,
-    /// `--sampling` (`None`: poisson).
-    pub sampling: Option<String>,
-    /// `--relation` (`None`: add-remove).
-    pub relation: Option<String>,
-    /// `--precision`.
-    pub precision: Option<String>,
-}
-
-impl From<DpsgdRequest> for DpsgdArgs {
-    /// The flags as clap would hold them (its defaults where the request leaves one out).
-    fn from(r: DpsgdRequest) -> DpsgdArgs {
-        let or = |x: Option<String>, default: &str| x.unwrap_or_else(|| default.to_string());
-        DpsgdArgs {
-            batch: BatchArgs {
-                rate: r.rate,
-                batch: r.batch_size,
-                dataset: r.dataset_size,
-                steps: r.steps,
-                epochs: r.epochs,
-            },
-            sigma: r.sigma,
-            phase: r.phases,
-            delta: r.delta,
-            epsilon: r.epsilon,
-            method: or(r.method, "best"),
-            grid: r.grid,
-            tail: r.tail,
-            tight: r.tight,
-            sampling: or(r.sampling, "poisson"),
-            // random allocation and truncated Poisson are the CLI's (not yet in Python)
-            steps_per_epoch: None,
-            uses_per_epoch: None,
-            max_batch_size: None,
-            relation: or(r.relation, "add-remove"),
-            group: "1".into(),
-            user_sampling: "users".into(),
-            common: Common::new(r.precision),
-        }
-    }
 }
 
 /// The run the flags describe.
@@ -411,6 +352,17 @@ impl QueryCmd for DpsgdArgs {
         v
     }
     fn to_query(&self) -> Result<Query, Error> {
+        // clap enforces these for flags; a request (serde) is checked here
+        match (&self.delta, &self.epsilon) {
+            (Some(_), Some(_)) => return Err(conflict("--delta", "--epsilon")),
+            (None, None) => {
+                return Err(Error::arg(
+                    "--delta",
+                    "is missing: give --delta (ε at δ) or --epsilon (δ at ε)",
+                ))
+            }
+            _ => {}
+        }
         if let Some(q) = self.allocated_query()? {
             return Ok(q);
         }

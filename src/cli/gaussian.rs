@@ -1,35 +1,39 @@
 //! `dpcert gaussian delta|epsilon|sigma`: the Gaussian mechanism, exactly.
-use super::{count, num, Common, QueryCmd};
+use super::{count, num, request, Common, QueryCmd};
 use crate::reference::query::{GaussianShape, Query};
 use crate::Error;
 use clap::{Args, Subcommand};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
-#[derive(Args)]
+#[derive(Args, Debug, Deserialize)]
 pub(super) struct ShapeArgs {
     /// L2 sensitivity Δ of the query (the clipping norm in DP-SGD), > 0.
     #[arg(
         long,
         value_name = "D",
-        default_value = "1",
+        default_value = request::ONE,
         allow_hyphen_values = true
     )]
+    #[serde(default = "request::one")]
     pub(super) sensitivity: String,
     /// Number of compositions K: how many times the mechanism is run on the same data
     /// (an integer ≥ 1).
     #[arg(
         long,
         value_name = "K",
-        default_value = "1",
+        default_value = request::ONE,
         allow_hyphen_values = true
     )]
+    #[serde(default = "request::one")]
     pub(super) compositions: String,
 }
 
 /// The noise standard deviation σ, in the query's units (σ = noise multiplier × Δ).
 pub(super) const SIGMA_HELP: &str = "Noise standard deviation σ (> 0), in the query's units: with sensitivity Δ, the noise multiplier is σ/Δ";
 
-#[derive(Subcommand)]
+#[derive(Subcommand, Debug, Deserialize)]
+#[serde(tag = "subcommand", rename_all = "kebab-case", deny_unknown_fields)]
 pub(super) enum GaussianCmd {
     /// Exact δ(ε) of K compositions of N(0, σ²) noise on a query of L2 sensitivity Δ.
     #[command(after_help = super::EXIT_CODES)]
@@ -40,8 +44,10 @@ pub(super) enum GaussianCmd {
         #[arg(long, value_name = "E", allow_hyphen_values = true)]
         epsilon: String,
         #[command(flatten)]
+        #[serde(flatten)]
         shape: ShapeArgs,
         #[command(flatten)]
+        #[serde(flatten)]
         common: Common,
     },
     /// Exact optimal ε for a target δ (the smallest ε with (ε, δ)-DP).
@@ -53,8 +59,10 @@ pub(super) enum GaussianCmd {
         #[arg(long, value_name = "D", allow_hyphen_values = true)]
         delta: String,
         #[command(flatten)]
+        #[serde(flatten)]
         shape: ShapeArgs,
         #[command(flatten)]
+        #[serde(flatten)]
         common: Common,
     },
     /// Smallest σ achieving (ε, δ): lower = certified infeasible σ, upper = certified feasible σ.
@@ -67,8 +75,10 @@ pub(super) enum GaussianCmd {
         #[arg(long, value_name = "D", allow_hyphen_values = true)]
         delta: String,
         #[command(flatten)]
+        #[serde(flatten)]
         shape: ShapeArgs,
         #[command(flatten)]
+        #[serde(flatten)]
         common: Common,
     },
 }

@@ -5,9 +5,11 @@ use super::{count, num, Common, QueryCmd};
 use crate::reference::query::Query;
 use crate::Error;
 use clap::Subcommand;
+use serde::Deserialize;
 use serde_json::{json, Value};
 
-#[derive(Subcommand)]
+#[derive(Subcommand, Debug, Deserialize)]
+#[serde(tag = "subcommand", rename_all = "kebab-case", deny_unknown_fields)]
 pub(super) enum GdpCmd {
     /// The exact μ = Δ√K/σ of K compositions of N(0, σ²) noise (μ-GDP holds, and no smaller μ).
     #[command(after_help = super::EXIT_CODES)]
@@ -15,8 +17,10 @@ pub(super) enum GdpCmd {
         #[arg(long, value_name = "S", allow_hyphen_values = true, help = super::gaussian::SIGMA_HELP)]
         sigma: String,
         #[command(flatten)]
+        #[serde(flatten)]
         shape: ShapeArgs,
         #[command(flatten)]
+        #[serde(flatten)]
         common: Common,
     },
     /// DP-SGD (Poisson, add/remove): the smallest μ with μ-GDP, which is √T/σ — certified
@@ -25,8 +29,10 @@ pub(super) enum GdpCmd {
     #[command(after_help = super::EXIT_CODES)]
     Dpsgd {
         #[command(flatten)]
+        #[serde(flatten)]
         sgm: SgmArgs,
         #[command(flatten)]
+        #[serde(flatten)]
         common: Common,
     },
 }

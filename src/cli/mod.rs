@@ -16,6 +16,7 @@ mod gdp;
 pub(crate) mod out;
 mod plot;
 mod rdp;
+mod request;
 mod subsample;
 mod tradeoff;
 mod vectors;
@@ -25,8 +26,8 @@ use crate::num::{parse_exact, parse_positive_integer, Certified, Lower, Precisio
 use crate::reference::query::{Answer, Query};
 use crate::{exit, json as contract, validate, Error};
 use clap::{Args, Parser, Subcommand};
-pub use dpsgd::DpsgdRequest;
 use rug::{Integer, Rational};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 #[derive(Parser)]
@@ -44,7 +45,10 @@ struct Cli {
     cmd: Cmd,
 }
 
-#[derive(Subcommand)]
+/// The commands; the single-value queries and `calibrate` are also read from a request's JSON
+/// (`request`: `{"command": "gaussian", "subcommand": "delta", "sigma": "1", ...}`).
+#[derive(Subcommand, Deserialize)]
+#[serde(tag = "command", rename_all = "kebab-case")]
 enum Cmd {
     /// The Gaussian mechanism, exactly (Corollaries 8 and 10).
     #[command(subcommand)]
@@ -61,16 +65,20 @@ enum Cmd {
     /// DP-SGD accounting: ε at δ for Poisson-subsampled Gaussian steps.
     Dpsgd(Box<dpsgd::DpsgdArgs>),
     /// Amplification by subsampling of an (ε, δ)-DP mechanism.
+    #[serde(skip_deserializing)]
     Subsample(subsample::SubsampleArgs),
     /// Certified calibration: the σ (steps, rate) meeting an ε target.
     #[command(subcommand)]
     Calibrate(calibrate::CalibrateCmd),
     /// Audit a deployment file (TOML or JSON): best certified (ε, δ), routes, claim verdict.
+    #[serde(skip_deserializing)]
     Audit(audit::AuditArgs),
     /// Plot a deployment's privacy profile δ(ε) as SVG: the audit's best route (upper and lower
     /// bounds), the other routes faint, the budget and the claim.
+    #[serde(skip_deserializing)]
     Plot(plot::PlotArgs),
     /// Print certified test vectors for other implementations.
+    #[serde(skip_deserializing)]
     Vectors(vectors::VectorsArgs),
     /// Check values printed by another library: each record is sound, unsound, undecided or
     /// invalid, with a reason and the certified bracket of the smallest valid value.
@@ -81,6 +89,7 @@ enum Cmd {
     /// (as Python's json prints them) are accepted. Exit status: 1 when any record is unsound
     /// or invalid, else 4 when any is undecided, else 0; 2 when FILE cannot be read, is not
     /// a JSON list, or holds only invalid records.
+    #[serde(skip_deserializing)]
     Check(check::CheckArgs),
     /// f-DP: the best membership-inference attack's TPR at a given FPR, certified.
     #[command(subcommand)]
@@ -90,10 +99,11 @@ enum Cmd {
     Gdp(gdp::GdpCmd),
 }
 
-#[derive(Args, Clone)]
+#[derive(Args, Clone, Debug, Deserialize)]
 pub(super) struct Common {
     /// Print one JSON object (the dpcert/1 envelope; full digits).
     #[arg(long)]
+    #[serde(skip_deserializing, default = "request::yes")]
     json: bool,
     /// MPFR working precision in bits, 16..=8192 (default: automatic, f64 intervals first,
     /// raised when needed).
@@ -101,19 +111,9 @@ pub(super) struct Common {
     precision: Option<String>,
     /// Significant digits printed (human output; default 8, outward rounded: lower ends down,
     /// upper ends up). JSON always has full digits.
-    #[arg(long, value_name = "N", default_value = "8")]
+    #[arg(long, value_name = "N", default_value = request::DIGITS)]
+    #[serde(skip_deserializing, default = "request::digits")]
     digits: String,
-}
-
-impl Common {
-    /// The flags of a binding's call: envelope output, `precision` as given, 8 digits.
-    fn new(precision: Option<String>) -> Common {
-        Common {
-            json: true,
-            precision,
-            digits: "8".into(),
-        }
-    }
 }
 
 /// The exit-code table, shown under every `--help`.
@@ -291,36 +291,56 @@ fn parse_cmd(args: &[String]) -> Result<Cmd, Error> {
 /// A record's or vector's query: the [`Query`] and the precision it asks for.
 fn parse_query(args: &[String]) -> Result<(Query, Precision), Error> {
     let cmd = parse_cmd(args)?;
-    let c = cmd.query_cmd().ok_or_else(|| {
-        Error::arg(
-            "query",
-            "not a single-value query (gaussian, zcdp, compose, rdp or dpsgd)",
-        )
-    })?;
+    let c = single(&cmd)?;
     flagged(c.to_query().and_then(|q| Ok((q, precision(c.common())?))))
 }
 
-/// Library entry point for bindings (the Python package): the `dpcert/1` envelope that
-/// `dpcert ARGS --json` prints for a single-value query (`args` without the program name),
-/// or the error it exits with.
+/// Library entry point for bindings (the Python package's `query(args)`): the `dpcert/1`
+/// envelope that `dpcert ARGS --json` prints for a single-value query (`args` without the
+/// program name), or the error it exits with.
 #[doc(hidden)]
 pub fn query_envelope(args: &[String]) -> Result<Value, Error> {
     let cmd = parse_cmd(args)?;
-    let c = cmd.query_cmd().ok_or_else(|| {
+    envelope_of(single(&cmd)?)
+}
+
+/// The single-value query command `cmd` is, or the error naming `command`.
+fn single(cmd: &Cmd) -> Result<&dyn QueryCmd, Error> {
+    cmd.query_cmd().ok_or_else(|| {
         Error::arg(
             "query",
             "not a single-value query (gaussian, zcdp, compose, rdp or dpsgd)",
         )
-    })?;
-    envelope_of(c)
+    })
 }
 
-/// Library entry point for bindings: the envelope of `dpcert dpsgd` for a question given as
-/// values ([`DpsgdRequest`]: each flag's exact text, no argument vector) — the same command,
-/// so the same numbers and JSON as `query_envelope` with the equivalent flags.
+/// Library entry point for bindings: the `dpcert/1` envelope of a single-value query given as
+/// a request — a JSON object `{"command": "gaussian", "subcommand": "delta", "sigma": "1",
+/// "epsilon": "0.5"}` whose keys are the flags' long names with underscores and whose values
+/// are their exact texts (`true`/`false` for a switch, a list for a repeatable flag). The same
+/// command structs as `dpcert gaussian delta --sigma 1 --epsilon 0.5 --json`, so the same
+/// envelope; an error names the offending key.
 #[doc(hidden)]
-pub fn dpsgd_envelope(request: DpsgdRequest) -> Result<Value, Error> {
-    envelope_of(&dpsgd::DpsgdArgs::from(request))
+pub fn query_envelope_json(request: &Value) -> Result<Value, Error> {
+    let cmd = request::parse(request)?;
+    let c = single(&cmd).map_err(|_| {
+        Error::arg(
+            "command",
+            "not a single-value query (gaussian, zcdp, compose, rdp, dpsgd, tradeoff or gdp)",
+        )
+    })?;
+    envelope_of(c).map_err(request::keyed)
+}
+
+/// Library entry point for bindings: the `dpcert/1` envelope of `dpcert calibrate` for a
+/// request (`{"command": "calibrate", "subcommand": "dpsgd", "target_epsilon": "1", ...}`,
+/// as [`query_envelope_json`]), or the error naming the offending key.
+#[doc(hidden)]
+pub fn calibrate_envelope_json(request: &Value) -> Result<Value, Error> {
+    match request::parse(request)? {
+        Cmd::Calibrate(c) => calibrate::envelope(&c).map_err(request::keyed),
+        _ => Err(Error::arg("command", "not a calibrate request")),
+    }
 }
 
 /// The `dpcert/1` envelope of one single-value query command.
@@ -338,19 +358,6 @@ fn envelope_of(c: &dyn QueryCmd) -> Result<Value, Error> {
         c.input(),
         answer_json(&q, &a),
     ))
-}
-
-/// Library entry point for bindings: the `dpcert/1` envelope that `dpcert calibrate ARGS
-/// --json` prints (`args` start with `dpcert` or `gaussian`), or the error it exits with.
-#[doc(hidden)]
-pub fn calibrate_envelope(args: &[String]) -> Result<Value, Error> {
-    let argv: Vec<String> = std::iter::once("calibrate".to_string())
-        .chain(args.iter().cloned())
-        .collect();
-    match parse_cmd(&argv)? {
-        Cmd::Calibrate(c) => calibrate::envelope(&c),
-        _ => Err(Error::arg("query", "not a calibrate command")),
-    }
 }
 
 /// Library entry point for bindings: `dpcert check`'s result for one record.

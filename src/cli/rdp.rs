@@ -3,10 +3,11 @@ use super::{count, num, Common, QueryCmd};
 use crate::reference::query::Query;
 use crate::Error;
 use clap::{Args, Subcommand};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 /// DP-SGD's three parameters, shared by `rdp subsampled-gaussian` and `dpsgd`.
-#[derive(Args)]
+#[derive(Args, Debug, Deserialize)]
 pub(super) struct SgmArgs {
     /// Sampling rate q = batch size / dataset size, in (0, 1] (each example is in a batch
     /// independently with probability q: Poisson sampling).
@@ -19,23 +20,27 @@ pub(super) struct SgmArgs {
         value_name = "S",
         allow_hyphen_values = true
     )]
+    #[serde(alias = "noise_multiplier")]
     pub(super) sigma: String,
     /// Number of training steps T = epochs · dataset size / batch size (an integer ≥ 1).
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     pub(super) steps: String,
 }
 
-#[derive(Subcommand)]
+#[derive(Subcommand, Debug, Deserialize)]
+#[serde(tag = "subcommand", rename_all = "kebab-case", deny_unknown_fields)]
 pub(super) enum RdpCmd {
     /// Composed RDP ε(α) of T Poisson-subsampled Gaussian steps (removal direction, MTZ19).
     #[command(after_help = super::EXIT_CODES)]
     SubsampledGaussian {
         #[command(flatten)]
+        #[serde(flatten)]
         sgm: SgmArgs,
         /// Rényi order α in (1, 20000] (integer or fraction).
         #[arg(long, value_name = "A", allow_hyphen_values = true)]
         order: String,
         #[command(flatten)]
+        #[serde(flatten)]
         common: Common,
     },
 }

@@ -6,9 +6,11 @@ use super::{count, num, Common, QueryCmd};
 use crate::reference::query::Query;
 use crate::Error;
 use clap::Subcommand;
+use serde::Deserialize;
 use serde_json::{json, Value};
 
-#[derive(Subcommand)]
+#[derive(Subcommand, Debug, Deserialize)]
+#[serde(tag = "subcommand", rename_all = "kebab-case", deny_unknown_fields)]
 pub(super) enum TradeoffCmd {
     /// Certified TPR of the best attack at FPR A against K compositions of N(0, σ²) noise:
     /// Φ(Φ⁻¹(A) + Δ√K/σ), exact (two-sided).
@@ -20,8 +22,10 @@ pub(super) enum TradeoffCmd {
         #[arg(long, value_name = "A", allow_hyphen_values = true)]
         fpr: String,
         #[command(flatten)]
+        #[serde(flatten)]
         shape: ShapeArgs,
         #[command(flatten)]
+        #[serde(flatten)]
         common: Common,
     },
     /// Certified TPR bracket of the best attack at FPR A against DP-SGD (Poisson-subsampled
@@ -31,6 +35,7 @@ pub(super) enum TradeoffCmd {
     #[command(after_help = super::EXIT_CODES)]
     Dpsgd {
         #[command(flatten)]
+        #[serde(flatten)]
         sgm: SgmArgs,
         /// The attack's false-positive rate A in [0, 1] (optional with --plot).
         #[arg(long, value_name = "A", allow_hyphen_values = true)]
@@ -38,6 +43,7 @@ pub(super) enum TradeoffCmd {
         /// Write the certified ROC as SVG to this file (*.svg; written whole or not at all), or
         /// `-` for standard output (alone: not with --json or --fpr).
         #[arg(long, value_name = "SVG")]
+        #[serde(skip_deserializing)]
         plot: Option<std::path::PathBuf>,
         /// PLD grid width h (default: automatic).
         #[arg(long, value_name = "H", allow_hyphen_values = true)]
@@ -46,6 +52,7 @@ pub(super) enum TradeoffCmd {
         #[arg(long, value_name = "TAU", allow_hyphen_values = true)]
         tail: Option<String>,
         #[command(flatten)]
+        #[serde(flatten)]
         common: Common,
     },
 }

@@ -3,9 +3,11 @@ use super::{num, Common, QueryCmd};
 use crate::reference::query::Query;
 use crate::Error;
 use clap::Subcommand;
+use serde::Deserialize;
 use serde_json::{json, Value};
 
-#[derive(Subcommand)]
+#[derive(Subcommand, Debug, Deserialize)]
+#[serde(tag = "subcommand", rename_all = "kebab-case", deny_unknown_fields)]
 pub(super) enum ZcdpCmd {
     /// A valid δ at ε for every ρ-zCDP mechanism (Proposition 14, Remark 15).
     #[command(after_help = super::EXIT_CODES)]
@@ -18,6 +20,7 @@ pub(super) enum ZcdpCmd {
         #[arg(long, value_name = "E", allow_hyphen_values = true)]
         epsilon: String,
         #[command(flatten)]
+        #[serde(flatten)]
         common: Common,
     },
     /// A valid ε at δ for every ρ-zCDP mechanism (Proposition 14, Remark 15).
@@ -31,6 +34,7 @@ pub(super) enum ZcdpCmd {
         #[arg(long, value_name = "D", allow_hyphen_values = true)]
         delta: String,
         #[command(flatten)]
+        #[serde(flatten)]
         common: Common,
     },
 }
