@@ -167,6 +167,9 @@ fn run_of(c: &DpsgdCal) -> Result<(Run, Parameter), Error> {
         dataset,
         group,
         user_sampling,
+        steps_per_epoch: None,
+        uses_per_epoch: None,
+        max_batch: None,
     };
     Ok((run, parameter))
 }

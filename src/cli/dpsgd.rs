@@ -4,10 +4,11 @@
 use super::batch::{conflict, Batch, BatchArgs};
 use super::{num, request, Common, QueryCmd};
 use crate::dpsgd::{
-    self, Accounting, Delta, Method, Phase, Rate, Relation, Run, Sampling, Sigma, Steps,
+    self, Accounting, Delta, Method, Phase, Rate, Relation, Route, Run, Sampling, Sigma, Steps,
     UserSampling,
 };
-use crate::reference::query::{Answer, At, Dpsgd, Query};
+use crate::reference::query::{Answer, Dpsgd, Query};
+use crate::theorems::random_allocation::{Allocation, TruncatedPoisson};
 use crate::validate::echo;
 use crate::Error;
 use clap::Args;
@@ -250,6 +251,9 @@ impl DpsgdArgs {
             dataset: batch.dataset,
             group: Integer::from(k),
             user_sampling: UserSampling::parse(&self.user_sampling)?,
+            steps_per_epoch: None,
+            uses_per_epoch: None,
+            max_batch: None,
         })
     }
 
@@ -363,8 +367,28 @@ impl QueryCmd for DpsgdArgs {
             }
             _ => {}
         }
-        if let Some(q) = self.allocated_query()? {
-            return Ok(q);
+        if let Some(run) = self.allocated_run()? {
+            let accounting = Accounting {
+                grid: self.grid()?,
+                tail: self.tail()?,
+                tight: self.tight,
+                ..Accounting::default()
+            };
+            return Ok(match &self.epsilon {
+                Some(e) => Query::DpsgdRunDelta {
+                    run,
+                    epsilon: num("--epsilon", e)?,
+                    accounting,
+                },
+                None => Query::Dpsgd(Dpsgd {
+                    run,
+                    delta: Delta::new(
+                        "delta",
+                        num("--delta", self.delta.as_deref().unwrap_or_default())?,
+                    )?,
+                    accounting,
+                }),
+            });
         }
         let spec = self.spec()?;
         if let Some(e) = &self.epsilon {
@@ -402,9 +426,9 @@ impl QueryCmd for DpsgdArgs {
         }
     }
     fn asked(&self) -> String {
-        if let Ok(Some(q)) = self.allocated_query() {
+        if let Ok(Some(run)) = self.allocated_run() {
             return allocated_asked(
-                &q,
+                &run,
                 &self.asked_at(),
                 self.sigma.as_deref().unwrap_or_default(),
             );
@@ -445,17 +469,21 @@ impl QueryCmd for DpsgdArgs {
         }
     }
     fn note(&self, a: &Answer) -> String {
-        match self.allocated_query() {
-            Ok(Some(Query::DpsgdAllocation { allocation, at })) => {
-                let _ = at;
-                let upper = if allocation.selected == 1 && allocation.steps > 1 {
+        let route = self
+            .allocated_run()
+            .ok()
+            .flatten()
+            .and_then(|run| dpsgd::route(&run, &Accounting::default()).ok());
+        match route {
+            Some(route @ (Route::BallsAndBins | Route::RandomAllocation)) => {
+                let upper = if route == Route::BallsAndBins {
                     "upper from a certified dominating PLD of one epoch composed over the epochs"
                 } else {
                     "upper without amplification (the Gaussian composition of the k·epochs releases)"
                 };
                 return format!(" (random allocation, add/remove: {upper}; lower from a distinguishing event of the realisable pair)");
             }
-            Ok(Some(Query::DpsgdTruncated { .. })) => {
+            Some(Route::TruncatedPoisson) => {
                 let eta = a
                     .details
                     .iter()
@@ -607,12 +635,12 @@ impl DpsgdArgs {
     }
 }
 
-/// The samplers `theorems::random_allocation` accounts: their flags read, checked and turned into
-/// one query each (kept apart from the Poisson dispatch so that it can move).
+/// The samplers of `theorems::random_allocation`: their flags read and checked into a
+/// `dpsgd::Run` (`dpsgd::route` refuses what their accountants do not cover).
 impl DpsgdArgs {
-    /// `--sampling balls-and-bins | random-allocation | truncated-poisson`: the query; other
-    /// samplers: None (and their flags are refused).
-    fn allocated_query(&self) -> Result<Option<Query>, Error> {
+    /// `--sampling balls-and-bins | random-allocation | truncated-poisson`: the run; other
+    /// samplers: None (and these samplers' flags are refused).
+    fn allocated_run(&self) -> Result<Option<Run>, Error> {
         let kind = self.sampling.trim();
         let alloc = matches!(kind, "balls-and-bins" | "random-allocation");
         let trunc = matches!(kind, "truncated-poisson" | "truncated");
@@ -620,7 +648,12 @@ impl DpsgdArgs {
         if !alloc && !trunc {
             return Ok(None);
         }
-        self.refuse_unaccounted(kind)?;
+        if !self.phase.is_empty() {
+            return Err(conflict("--phase", "--sampling"));
+        }
+        let relation = Relation::parse(&self.relation).map_err(|e| relabel(e, "--relation"))?;
+        let group = Integer::from(self.group_size()?);
+        let method = Method::parse(&self.method)?;
         let sigma = match &self.sigma {
             Some(s) => num("--sigma", s)?,
             None => {
@@ -630,17 +663,26 @@ impl DpsgdArgs {
                 ))
             }
         };
-        let at = match (&self.epsilon, &self.delta) {
-            (Some(e), _) => At::Epsilon(num("--epsilon", e)?),
-            (None, d) => At::Delta(num("--delta", d.as_deref().unwrap_or_default())?),
-        };
         let batch = self.allocated_batch(alloc, kind)?;
-        if alloc {
-            return Ok(Some(self.allocation_query(sigma, batch, at, kind)?));
-        }
-        Ok(Some(self.truncated_query(sigma, batch, at)?))
+        let run = if alloc {
+            self.allocation_run(sigma, batch, kind)?
+        } else {
+            self.truncated_run(sigma, batch)?
+        };
+        let sampling = match kind {
+            "balls-and-bins" => Sampling::BallsAndBins,
+            "random-allocation" => Sampling::RandomAllocation,
+            _ => Sampling::TruncatedPoisson,
+        };
+        Ok(Some(Run {
+            sampling,
+            relation,
+            method,
+            group,
+            user_sampling: UserSampling::parse(&self.user_sampling)?,
+            ..run
+        }))
     }
-
     /// Refuse a flag of another sampler (`--steps-per-epoch`, `--uses-per-epoch`,
     /// `--max-batch-size`).
     fn refuse_other_samplers_flags(
@@ -671,45 +713,6 @@ impl DpsgdArgs {
                     ),
                 ));
             }
-        }
-        Ok(())
-    }
-
-    /// Refuse what the allocated samplers' accountants do not cover: phases, substitution
-    /// neighbours, groups, PLD grid settings, the RDP method.
-    fn refuse_unaccounted(&self, kind: &str) -> Result<(), Error> {
-        if !self.phase.is_empty() {
-            return Err(conflict("--phase", "--sampling"));
-        }
-        if Relation::parse(&self.relation).map_err(|e| relabel(e, "--relation"))?
-            != Relation::AddRemove
-        {
-            return Err(Error::arg(
-                "--relation",
-                format!("--sampling {kind} is accounted for add/remove neighbours only"),
-            ));
-        }
-        if self.group_size()? > 1 {
-            return Err(Error::arg(
-                "--group-size",
-                format!("--sampling {kind} is accounted at example level only (group size 1)"),
-            ));
-        }
-        if self.tight || self.grid.is_some() || self.tail.is_some() {
-            let flag = if self.tight {
-                "--tight"
-            } else if self.grid.is_some() {
-                "--grid"
-            } else {
-                "--tail"
-            };
-            return Err(Error::arg(flag, format!("is not available with --sampling {kind} (its accountant runs choose their own grid)")));
-        }
-        if Method::parse(&self.method)? == Method::Rdp {
-            return Err(Error::arg(
-                "--method",
-                format!("--sampling {kind} has no RDP route; use pld or best"),
-            ));
         }
         Ok(())
     }
@@ -754,13 +757,7 @@ impl DpsgdArgs {
     }
 
     /// t, K and the epochs of a random-allocation run.
-    fn allocation_query(
-        &self,
-        sigma: Rational,
-        b: Batch,
-        at: At,
-        kind: &str,
-    ) -> Result<Query, Error> {
+    fn allocation_run(&self, sigma: Rational, b: Batch, kind: &str) -> Result<Run, Error> {
         let steps = match (&self.steps_per_epoch, &b.batch, &b.dataset, &b.rate) {
             (Some(t), ..) => super::count("--steps-per-epoch", t)?,
             (None, Some(bs), Some(n), _) => Integer::from(n / bs),
@@ -802,13 +799,13 @@ impl DpsgdArgs {
                 ))
             }
         };
-        let allocation = crate::theorems::random_allocation::Allocation {
+        let allocation = Allocation {
             sigma,
             steps,
             selected,
             epochs,
         };
-        allocation.validate().map_err(|e| match e {
+        Run::allocation(allocation).map_err(|e| match e {
             Error::InvalidArgument { name, reason } => Error::arg(
                 &match name.as_str() {
                     "selected" => "--uses-per-epoch".to_string(),
@@ -817,12 +814,11 @@ impl DpsgdArgs {
                 reason,
             ),
             other => other,
-        })?;
-        Ok(Query::DpsgdAllocation { allocation, at })
+        })
     }
 
     /// q, σ, T, N and B of a truncated-Poisson run.
-    fn truncated_query(&self, sigma: Rational, b: Batch, at: At) -> Result<Query, Error> {
+    fn truncated_run(&self, sigma: Rational, b: Batch) -> Result<Run, Error> {
         let max_batch = match &self.max_batch_size {
             Some(m) => super::count("--max-batch-size", m)?,
             None => {
@@ -838,27 +834,24 @@ impl DpsgdArgs {
         let (Some(rate), Some(steps)) = (b.rate.clone(), b.steps.clone()) else {
             return Err(Error::arg("--steps", "is missing: give --rate (or --batch-size with --dataset-size) and --steps (or --epochs)"));
         };
-        Ok(Query::DpsgdTruncated {
-            run: crate::theorems::random_allocation::TruncatedPoisson {
-                rate,
-                sigma,
-                steps,
-                dataset_size,
-                max_batch,
-            },
-            at,
+        Run::truncated(TruncatedPoisson {
+            rate,
+            sigma,
+            steps,
+            dataset_size,
+            max_batch,
         })
     }
 }
 
-/// The question of a random-allocation or truncated-Poisson query, in words.
-fn allocated_asked(q: &Query, at: &str, sigma: &str) -> String {
-    match q {
-        Query::DpsgdAllocation { allocation: a, .. } => format!(
+/// The question of a random-allocation or truncated-Poisson run, in words.
+fn allocated_asked(run: &Run, at: &str, sigma: &str) -> String {
+    match (run.as_allocation(), run.as_truncated()) {
+        (Ok(a), _) if run.sampling != Sampling::TruncatedPoisson => format!(
             "The {at} of DP-SGD with random allocation (each example in {} of the t = {} steps of each epoch), σ = {}, {} epochs",
             a.selected, a.steps, sigma.trim(), a.epochs
         ),
-        Query::DpsgdTruncated { run: r, .. } => format!(
+        (_, Ok(r)) => format!(
             "The {at} of DP-SGD with truncated Poisson sampling, q = {}, σ = {}, {} steps, N = {}, batches cut at B = {}",
             echo(&r.rate), sigma.trim(), r.steps, r.dataset_size, r.max_batch
         ),

@@ -22,10 +22,13 @@ pub mod route;
 pub use crate::theorems::sampling::{Relation, Sampling, UserSampling};
 pub use crate::theorems::schedule::Phase;
 pub use inputs::{Delta, Rate, Sigma, Steps};
-pub use route::{epsilon, route, schedule_delta, schedule_epsilon, Accountant, Epsilon, Route};
+pub use route::{
+    delta, epsilon, route, schedule_delta, schedule_epsilon, Accountant, Epsilon, Route,
+};
 
 use crate::num::Precision;
 use crate::theorems::pld_accountant::PldOptions;
+use crate::theorems::random_allocation::{Allocation, TruncatedPoisson};
 use crate::{validate, Error, Result};
 use rug::{Integer, Rational};
 
@@ -89,6 +92,12 @@ pub struct Run {
     /// With `group` > 1: whether users (all their examples together) or single examples are
     /// Poisson-sampled.
     pub user_sampling: UserSampling,
+    /// Random allocation: the steps per epoch t (the run then has `epochs` whole epochs).
+    pub steps_per_epoch: Option<Integer>,
+    /// Random allocation: the K of the t steps of each epoch every example takes part in.
+    pub uses_per_epoch: Option<Integer>,
+    /// Truncated Poisson: the maximum batch size B (with `dataset` = N).
+    pub max_batch: Option<Integer>,
 }
 
 impl Run {
@@ -105,7 +114,81 @@ impl Run {
             dataset: None,
             group: Integer::from(1),
             user_sampling: UserSampling::Users,
+            steps_per_epoch: None,
+            uses_per_epoch: None,
+            max_batch: None,
         }
+    }
+
+    /// A random-allocation run (each example in `a.selected` of the `a.steps` steps of each
+    /// of `a.epochs` epochs; balls-and-bins when one), add/remove, example level, checked
+    /// (the errors name the allocation's fields). Its rate is K/t, its steps t·epochs.
+    pub fn allocation(a: Allocation) -> Result<Run> {
+        a.validate()?;
+        let rate = Rational::from((a.selected.clone(), a.steps.clone()));
+        let steps = Integer::from(&a.steps * &a.epochs);
+        Ok(Run {
+            sampling: if a.selected == 1 {
+                Sampling::BallsAndBins
+            } else {
+                Sampling::RandomAllocation
+            },
+            epochs: Some(Rational::from(&a.epochs)),
+            steps_per_epoch: Some(a.steps),
+            uses_per_epoch: Some(a.selected),
+            ..Run::checked(rate, a.sigma, steps)?
+        })
+    }
+
+    /// A truncated-Poisson run, add/remove, example level, checked.
+    pub fn truncated(t: TruncatedPoisson) -> Result<Run> {
+        t.validate()?;
+        Ok(Run {
+            sampling: Sampling::TruncatedPoisson,
+            dataset: Some(t.dataset_size),
+            max_batch: Some(t.max_batch),
+            ..Run::checked(t.rate, t.sigma, t.steps)?
+        })
+    }
+
+    /// The random allocation this run states (`Sampling::BallsAndBins` or
+    /// `RandomAllocation`: t steps per epoch, K uses per epoch, default 1, whole epochs).
+    pub fn as_allocation(&self) -> Result<Allocation> {
+        let missing = |what: &str| Error::arg(what, "is missing for a random-allocation run");
+        let epochs = self.epochs.as_ref().ok_or_else(|| missing("epochs"))?;
+        if epochs.denom() != &1 {
+            return Err(Error::arg("epochs", "random allocation runs whole epochs"));
+        }
+        Ok(Allocation {
+            sigma: Rational::from(&*self.sigma),
+            steps: self
+                .steps_per_epoch
+                .clone()
+                .ok_or_else(|| missing("steps-per-epoch"))?,
+            selected: self
+                .uses_per_epoch
+                .clone()
+                .unwrap_or_else(|| Integer::from(1)),
+            epochs: epochs.numer().clone(),
+        })
+    }
+
+    /// The truncated-Poisson run this run states (`Sampling::TruncatedPoisson`).
+    pub fn as_truncated(&self) -> Result<TruncatedPoisson> {
+        let missing = |what: &str| Error::arg(what, "is missing for a truncated-Poisson run");
+        Ok(TruncatedPoisson {
+            rate: Rational::from(&*self.rate),
+            sigma: Rational::from(&*self.sigma),
+            steps: Integer::from(&*self.steps),
+            dataset_size: self
+                .dataset
+                .clone()
+                .ok_or_else(|| missing("dataset-size"))?,
+            max_batch: self
+                .max_batch
+                .clone()
+                .ok_or_else(|| missing("max-batch-size"))?,
+        })
     }
 
     /// [`Run::poisson`] from exact values, checked here (the errors name `rate`, `sigma` and

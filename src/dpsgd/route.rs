@@ -2,9 +2,9 @@
 //! the relation, the group and the method once, and refuses what no theorem covers (naming
 //! the argument); [`epsilon`] evaluates the route's theorem for ε at δ.
 use super::{Accounting, Delta, Method, Phase, Relation, Run, Sampling, UserSampling};
-use crate::num::{Certified, UpperBound};
+use crate::num::{Certified, Enclosure, UpperBound};
 use crate::theorems::pld_accountant::{self, PldReport, MAX_GROUP};
-use crate::theorems::{fixed_size, rdp, schedule, shuffle};
+use crate::theorems::{fixed_size, random_allocation, rdp, schedule, shuffle};
 use crate::{validate, Error, Result};
 use rug::{Integer, Rational};
 
@@ -26,6 +26,15 @@ pub enum Route {
     /// Shuffled batches without amplification: the exact Gaussian composition of the passes
     /// (`shuffled_dpsgd_epsilon`), an upper bound.
     Shuffled,
+    /// Random allocation with K = 1 of t > 1 steps per epoch (balls-and-bins): two-sided,
+    /// `random_allocation_epsilon` / `random_allocation_delta` (dominating PLD of one epoch).
+    BallsAndBins,
+    /// Random allocation otherwise (K > 1, or t = 1): two-sided, the same theorem functions
+    /// (upper without amplification).
+    RandomAllocation,
+    /// Truncated Poisson batches: two-sided, `truncated_poisson_epsilon` /
+    /// `truncated_poisson_delta`.
+    TruncatedPoisson,
 }
 
 /// Which accountant answered.
@@ -75,7 +84,31 @@ pub fn route(run: &Run, acc: &Accounting) -> Result<Route> {
             return Err(Error::arg("relation", FIXED_SIZE_ADD_REMOVE))
         }
         (Sampling::Shuffled, _) => Route::Shuffled,
+        (
+            Sampling::BallsAndBins | Sampling::RandomAllocation | Sampling::TruncatedPoisson,
+            Relation::Substitution,
+        ) => {
+            return Err(Error::arg(
+                "relation",
+                format!(
+                    "--sampling {} is accounted for add/remove neighbours only",
+                    run.sampling.name()
+                ),
+            ))
+        }
+        (Sampling::BallsAndBins | Sampling::RandomAllocation, Relation::AddRemove) => {
+            let one = run.uses_per_epoch.as_ref().is_none_or(|k| *k == 1);
+            match &run.steps_per_epoch {
+                Some(t) if one && *t > 1 => Route::BallsAndBins,
+                _ => Route::RandomAllocation,
+            }
+        }
+        (Sampling::TruncatedPoisson, Relation::AddRemove) => Route::TruncatedPoisson,
     };
+    if route.is_allocated() {
+        Route::admits_allocated(run, acc)?;
+        return Ok(route);
+    }
     if examples && route != Route::GroupExamples {
         return Err(Error::arg(
             "user-sampling",
@@ -87,6 +120,42 @@ pub fn route(run: &Run, acc: &Accounting) -> Result<Route> {
 }
 
 impl Route {
+    /// Is this the route of random allocation or truncated Poisson sampling?
+    pub fn is_allocated(self) -> bool {
+        matches!(
+            self,
+            Route::BallsAndBins | Route::RandomAllocation | Route::TruncatedPoisson
+        )
+    }
+
+    /// Random allocation and truncated Poisson: example level, their accountants' own grid,
+    /// no RDP route.
+    fn admits_allocated(run: &Run, acc: &Accounting) -> Result<()> {
+        let kind = run.sampling.name();
+        if run.group != 1 {
+            return Err(Error::arg(
+                "group-size",
+                format!("--sampling {kind} is accounted at example level only (group size 1)"),
+            ));
+        }
+        let flag = match (acc.tight, &acc.grid, &acc.tail) {
+            (true, ..) => Some("--tight"),
+            (_, Some(_), _) => Some("--grid"),
+            (_, _, Some(_)) => Some("--tail"),
+            _ => None,
+        };
+        if let Some(flag) = flag {
+            return Err(Error::arg(flag, format!("is not available with --sampling {kind} (its accountant runs choose their own grid)")));
+        }
+        if run.method == Method::Rdp {
+            return Err(Error::arg(
+                "method",
+                format!("--sampling {kind} has no RDP route; use pld or best"),
+            ));
+        }
+        Ok(())
+    }
+
     /// The method, the group and the tight preset this route can honour.
     fn admits(self, run: &Run, acc: &Accounting) -> Result<()> {
         let pld_only = |what: &str| {
@@ -213,7 +282,56 @@ pub fn epsilon(run: &Run, delta: &Delta, acc: &Accounting) -> Result<Epsilon> {
                 shuffle::shuffled_dpsgd_epsilon(&run.sigma, &k, run.relation, &run.group, d, p)?;
             upper(Accountant::Gaussian, e, None, Some(k))
         }
+        Route::BallsAndBins | Route::RandomAllocation | Route::TruncatedPoisson => Epsilon {
+            route,
+            accountant: Accountant::Pld,
+            value: Certified::TwoSided(allocated(run, route, At::Delta(d), acc)?),
+            pld: None,
+            order: None,
+            sigma: Rational::from(&*run.sigma),
+            passes: None,
+        },
     })
+}
+
+/// Where a sampler's privacy profile is read: ε at a δ or δ at an ε.
+#[derive(Clone, Copy)]
+enum At<'a> {
+    Delta(&'a Rational),
+    Epsilon(&'a Rational),
+}
+
+/// The two-sided ε at δ or δ at ε of a random-allocation or truncated-Poisson run.
+fn allocated(run: &Run, route: Route, at: At, acc: &Accounting) -> Result<Enclosure> {
+    let (opts, p) = (acc.pld_options(), acc.precision);
+    match (route, at) {
+        (Route::TruncatedPoisson, At::Delta(d)) => {
+            random_allocation::truncated_poisson_epsilon(&run.as_truncated()?, d, &opts)
+        }
+        (Route::TruncatedPoisson, At::Epsilon(e)) => {
+            random_allocation::truncated_poisson_delta(&run.as_truncated()?, e, &opts)
+        }
+        (_, At::Delta(d)) => {
+            random_allocation::random_allocation_epsilon(&run.as_allocation()?, d, p, &opts)
+        }
+        (_, At::Epsilon(e)) => {
+            random_allocation::random_allocation_delta(&run.as_allocation()?, e, p, &opts)
+        }
+    }
+}
+
+/// The certified δ at ε of a run whose route reads its profile both ways (random allocation,
+/// truncated Poisson), two-sided; other runs' δ at ε is [`schedule_delta`]'s (an error here).
+pub fn delta(run: &Run, epsilon: &Rational, acc: &Accounting) -> Result<(Route, Enclosure)> {
+    let route = route(run, acc)?;
+    if !route.is_allocated() {
+        return Err(Error::arg(
+            "epsilon",
+            "δ at ε of this run is accounted as a schedule (schedule_delta)",
+        ));
+    }
+    validate::nonnegative("epsilon", epsilon)?;
+    Ok((route, allocated(run, route, At::Epsilon(epsilon), acc)?))
 }
 
 /// The PLD accountant's answer, or None where the RDP route is to answer: `rdp` never runs
@@ -261,6 +379,29 @@ pub const FIXED_SIZE_RDP_THEOREM: &str = "fixed-size batches (B of N without rep
 /// The theorem behind shuffled runs, as printed.
 pub const SHUFFLED_THEOREM: &str = "shuffled epochs without amplification: an upper bound by the exact Gaussian composition of the passes (Corollaries 8 and 10), exact only with the batch assignment revealed";
 
+/// Balls-and-bins, ε at δ, as printed.
+pub const BALLS_AND_BINS_THEOREM: &str = "random allocation, k = 1 (balls-and-bins): upper = certified dominating PLD of one epoch (mean-preserving spread of the likelihood ratio's summands) composed over the epochs, capped by the Gaussian composition without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair";
+/// Random allocation (K > 1 or t = 1), ε at δ, as printed.
+pub const RANDOM_ALLOCATION_THEOREM: &str = "random allocation, k of t: upper = the Gaussian composition of the k·epochs releases without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair";
+/// Balls-and-bins, δ at ε, as printed.
+pub const BALLS_AND_BINS_DELTA_THEOREM: &str = "random allocation, k = 1 (balls-and-bins): upper = certified dominating PLD of one epoch composed over the epochs, read at ε, capped by the Gaussian composition without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair";
+/// Random allocation (K > 1 or t = 1), δ at ε, as printed.
+pub const RANDOM_ALLOCATION_DELTA_THEOREM: &str = "random allocation, k of t: upper = exact δ(ε) of the Gaussian composition of the k·epochs releases without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair";
+/// Truncated Poisson, either way, as printed.
+pub const TRUNCATED_POISSON_THEOREM: &str = "truncated Poisson: the certified Poisson accountant with δ moved by η(1 + e^ε), η ≥ P[some batch is truncated] (Chernoff–Hoeffding) — a coupling of the truncated and the untruncated run";
+
+impl Route {
+    /// The theorem a δ-at-ε answer of this route rests on, as printed.
+    pub fn delta_theorem(self) -> &'static str {
+        match self {
+            Route::BallsAndBins => BALLS_AND_BINS_DELTA_THEOREM,
+            Route::RandomAllocation => RANDOM_ALLOCATION_DELTA_THEOREM,
+            Route::TruncatedPoisson => TRUNCATED_POISSON_THEOREM,
+            _ => PLD_THEOREM,
+        }
+    }
+}
+
 impl Epsilon {
     /// The theorem the answer rests on, as a query's answer prints it.
     pub fn theorem(&self) -> &'static str {
@@ -272,6 +413,9 @@ impl Epsilon {
             (Route::FixedSize, Accountant::Rdp) => FIXED_SIZE_RDP_THEOREM,
             (Route::FixedSize, _) => FIXED_SIZE_THEOREM,
             (Route::Shuffled, _) => SHUFFLED_THEOREM,
+            (Route::BallsAndBins, _) => BALLS_AND_BINS_THEOREM,
+            (Route::RandomAllocation, _) => RANDOM_ALLOCATION_THEOREM,
+            (Route::TruncatedPoisson, _) => TRUNCATED_POISSON_THEOREM,
         }
     }
 
@@ -285,6 +429,9 @@ impl Epsilon {
             (Route::FixedSize, Accountant::Rdp) => "fixed-size batches, substitution: RDP upper bound (Wang–Balle–Kasiviswanathan 2019 Theorem 9, sensitivity 2) → (ε, δ)",
             (Route::FixedSize, _) => "fixed-size batches, substitution: PLD accountant, upper = symmetric dominating pair of one step (sensitivity 2), lower = the realised Poisson add/remove pairs at σ/2",
             (Route::Shuffled, _) => "shuffled epochs without amplification: an upper bound by exact Gaussian composition (Corollaries 8 and 10)",
+            (Route::BallsAndBins, _) => "balls-and-bins, add/remove: upper from a certified dominating PLD of one epoch composed over the epochs, lower from a distinguishing event",
+            (Route::RandomAllocation, _) => "random allocation, add/remove: upper without amplification, lower from a distinguishing event",
+            (Route::TruncatedPoisson, _) => "truncated Poisson, add/remove: the certified Poisson accountant with δ moved by η(1 + e^ε)",
         }
     }
 }

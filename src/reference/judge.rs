@@ -141,8 +141,7 @@ pub fn judge(query: &Query, precision: Precision, value: &Claimed) -> Judged {
         Query::DpsgdTpr { .. }
         | Query::Dpsgd(_)
         | Query::DpsgdPhases { .. }
-        | Query::DpsgdAllocation { .. }
-        | Query::DpsgdTruncated { .. }
+        | Query::DpsgdRunDelta { .. }
         | Query::DpsgdDelta { .. } => None,
     };
     match decided {

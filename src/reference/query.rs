@@ -145,20 +145,16 @@ pub enum Query {
         /// PLD tail mass per truncation (automatic when `None`).
         tail: Option<Rational>,
     },
-    /// DP-SGD with random allocation (each example in k of the t steps of every epoch;
-    /// balls-and-bins is k = 1), ε at δ or δ at ε.
-    DpsgdAllocation {
+    /// δ at ε of a DP-SGD run whose route reads its privacy profile both ways (random
+    /// allocation, balls-and-bins, truncated Poisson), by [`crate::dpsgd::delta`]; the ε at δ
+    /// of such a run is a [`Query::Dpsgd`].
+    DpsgdRunDelta {
         /// The run.
-        allocation: crate::theorems::random_allocation::Allocation,
-        /// What is asked.
-        at: At,
-    },
-    /// DP-SGD with truncated Poisson sampling (batches cut at a maximum size), ε at δ or δ at ε.
-    DpsgdTruncated {
-        /// The run.
-        run: crate::theorems::random_allocation::TruncatedPoisson,
-        /// What is asked.
-        at: At,
+        run: Run,
+        /// The ε ≥ 0 at which δ(ε) is asked.
+        epsilon: Rational,
+        /// The accounting settings (as [`Dpsgd::accounting`]).
+        accounting: Accounting,
     },
     /// The best membership-inference attack's TPR at FPR `fpr` against DP-SGD (certified PLD).
     DpsgdTpr {
@@ -175,31 +171,6 @@ pub enum Query {
         /// PLD tail mass per truncation (automatic when `None`).
         tail: Option<Rational>,
     },
-}
-
-/// The point of a privacy profile a query asks about.
-#[derive(Clone, Debug, PartialEq)]
-pub enum At {
-    /// ε at this δ ∈ (0, 1).
-    Delta(Rational),
-    /// δ at this ε ≥ 0.
-    Epsilon(Rational),
-}
-
-impl At {
-    /// The asked quantity: ε at a δ, δ at an ε.
-    fn quantity(&self) -> Quantity {
-        match self {
-            At::Delta(_) => Quantity::Epsilon,
-            At::Epsilon(_) => Quantity::Delta,
-        }
-    }
-    fn validate(&self) -> Result<()> {
-        match self {
-            At::Delta(d) => validate::open_unit("delta", d),
-            At::Epsilon(e) => validate::nonnegative("epsilon", e),
-        }
-    }
 }
 
 /// A query's certified answer.
@@ -283,7 +254,7 @@ impl Query {
             Query::DpsgdTpr { .. } => "tradeoff dpsgd",
             Query::DpsgdPhases { .. } => "dpsgd",
             Query::DpsgdDelta { .. } => "dpsgd",
-            Query::DpsgdAllocation { .. } | Query::DpsgdTruncated { .. } => "dpsgd",
+            Query::DpsgdRunDelta { .. } => "dpsgd",
         }
     }
 
@@ -303,6 +274,7 @@ impl Query {
                 Ok(Route::PoissonSubstitution | Route::GroupExamples) => {
                     (Quantity::Epsilon, Kind::TwoSided)
                 }
+                Ok(r) if r.is_allocated() => (Quantity::Epsilon, Kind::TwoSided),
                 _ => (Quantity::Epsilon, Kind::UpperBound),
             },
             Query::GaussianTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
@@ -310,9 +282,7 @@ impl Query {
             Query::DpsgdTpr { .. } => (Quantity::Tpr, Kind::TwoSided),
             Query::DpsgdPhases { .. } => (Quantity::Epsilon, Kind::TwoSided),
             Query::DpsgdDelta { .. } => (Quantity::Delta, Kind::TwoSided),
-            Query::DpsgdAllocation { at, .. } | Query::DpsgdTruncated { at, .. } => {
-                (at.quantity(), Kind::TwoSided)
-            }
+            Query::DpsgdRunDelta { .. } => (Quantity::Delta, Kind::TwoSided),
         }
     }
 
@@ -380,13 +350,13 @@ impl Query {
                 validate_phases(phases)?;
                 validate::nonnegative("epsilon", epsilon)
             }
-            Query::DpsgdAllocation { allocation, at } => {
-                allocation.validate()?;
-                at.validate()
-            }
-            Query::DpsgdTruncated { run, at } => {
-                run.validate()?;
-                at.validate()
+            Query::DpsgdRunDelta {
+                run,
+                epsilon,
+                accounting,
+            } => {
+                crate::dpsgd::route(run, accounting)?;
+                validate::nonnegative("epsilon", epsilon)
             }
         }
     }
@@ -458,10 +428,20 @@ impl Query {
                 let acc = schedule_accounting(grid, tail, progress);
                 pld_answer(&crate::dpsgd::schedule_delta(phases, epsilon, &acc)?)
             }
-            Query::DpsgdAllocation { allocation, at } => {
-                allocation_answer(allocation, at, p, progress)?
+            Query::DpsgdRunDelta {
+                run,
+                epsilon,
+                accounting,
+            } => {
+                let acc = Accounting {
+                    precision: p,
+                    progress,
+                    ..accounting.clone()
+                };
+                let (route, value) = crate::dpsgd::delta(run, epsilon, &acc)?;
+                let details = sampler_details(run, route)?;
+                answer(Certified::TwoSided(value), route.delta_theorem(), details)
             }
-            Query::DpsgdTruncated { run, at } => truncated_answer(run, at, progress)?,
         };
         require_finite_upper(a.value.upper(), self.command())?;
         Ok(a)
@@ -813,6 +793,10 @@ fn dpsgd(d: &Dpsgd, p: Precision, progress: bool) -> Result<Answer> {
         ..d.accounting.clone()
     };
     let e = crate::dpsgd::epsilon(&d.run, &d.delta, &acc)?;
+    if e.route.is_allocated() {
+        let details = sampler_details(&d.run, e.route)?;
+        return Ok(answer(e.value.clone(), e.theorem(), details));
+    }
     let mut a = match (&e.pld, e.accountant) {
         (Some(r), _) => pld_answer(r),
         (None, Accountant::Rdp) => answer(
@@ -865,6 +849,8 @@ fn route_details(d: &Dpsgd, e: &crate::dpsgd::Epsilon) -> Vec<(&'static str, Val
             json!(format!("{GROUP_USERS_THEOREM}; σ/K = {}", validate::show(&e.sigma))),
         )],
         Route::Poisson | Route::Shuffled => vec![],
+        // answered with `sampler_details`
+        Route::BallsAndBins | Route::RandomAllocation | Route::TruncatedPoisson => vec![],
     };
     if *k != 1 {
         details.push(("group_size", json!(k.to_string())));
@@ -873,74 +859,24 @@ fn route_details(d: &Dpsgd, e: &crate::dpsgd::Epsilon) -> Vec<(&'static str, Val
     details
 }
 
-/// Random allocation's two-sided answer (`theorems::random_allocation`): the wiring of one
-/// sampler, kept apart so that the DP-SGD dispatch can move it.
-fn allocation_answer(
-    a: &crate::theorems::random_allocation::Allocation,
-    at: &At,
-    p: Precision,
-    progress: bool,
-) -> Result<Answer> {
+/// The details of a random-allocation or truncated-Poisson answer: the allocation (t, k,
+/// epochs), or the truncation probability η and the maximum batch size.
+fn sampler_details(run: &Run, route: Route) -> Result<Vec<(&'static str, Value)>> {
     use crate::theorems::random_allocation as ra;
-    let opts = pld_accountant::PldOptions {
-        progress,
-        ..Default::default()
-    };
-    let balls = a.selected == 1 && a.steps > 1;
-    let (value, theorem) = match at {
-        At::Delta(d) => (
-            ra::random_allocation_epsilon(a, d, p, &opts)?,
-            if balls {
-                "random allocation, k = 1 (balls-and-bins): upper = certified dominating PLD of one epoch (mean-preserving spread of the likelihood ratio's summands) composed over the epochs, capped by the Gaussian composition without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair"
-            } else {
-                "random allocation, k of t: upper = the Gaussian composition of the k·epochs releases without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair"
-            },
-        ),
-        At::Epsilon(e) => (
-            ra::random_allocation_delta(a, e, p, &opts)?,
-            if balls {
-                "random allocation, k = 1 (balls-and-bins): upper = certified dominating PLD of one epoch composed over the epochs, read at ε, capped by the Gaussian composition without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair"
-            } else {
-                "random allocation, k of t: upper = exact δ(ε) of the Gaussian composition of the k·epochs releases without amplification; lower = the event {at least n epochs have a step output above τ} of the realisable pair"
-            },
-        ),
-    };
-    Ok(answer(
-        Certified::TwoSided(value),
-        theorem,
-        vec![
-            ("steps_per_epoch", json!(a.steps.to_string())),
-            ("selected", json!(a.selected.to_string())),
-            ("epochs", json!(a.epochs.to_string())),
-        ],
-    ))
-}
-
-/// Truncated Poisson's two-sided answer (`theorems::random_allocation`): the wiring of one
-/// sampler, kept apart so that the DP-SGD dispatch can move it.
-fn truncated_answer(
-    run: &crate::theorems::random_allocation::TruncatedPoisson,
-    at: &At,
-    progress: bool,
-) -> Result<Answer> {
-    use crate::theorems::random_allocation as ra;
-    let opts = pld_accountant::PldOptions {
-        progress,
-        ..Default::default()
-    };
-    let value = match at {
-        At::Delta(d) => ra::truncated_poisson_epsilon(run, d, &opts)?,
-        At::Epsilon(e) => ra::truncated_poisson_delta(run, e, &opts)?,
-    };
-    let eta = ra::truncation_probability(run)?;
-    Ok(answer(
-        Certified::TwoSided(value),
-        "truncated Poisson: the certified Poisson accountant with δ moved by η(1 + e^ε), η ≥ P[some batch is truncated] (Chernoff–Hoeffding) — a coupling of the truncated and the untruncated run",
-        vec![
-            ("truncation_probability", json!(crate::theorems::random_allocation::show_up(&eta, 16))),
-            ("max_batch_size", json!(run.max_batch.to_string())),
-        ],
-    ))
+    if route == Route::TruncatedPoisson {
+        let t = run.as_truncated()?;
+        let eta = ra::truncation_probability(&t)?;
+        return Ok(vec![
+            ("truncation_probability", json!(ra::show_up(&eta, 16))),
+            ("max_batch_size", json!(t.max_batch.to_string())),
+        ]);
+    }
+    let a = run.as_allocation()?;
+    Ok(vec![
+        ("steps_per_epoch", json!(a.steps.to_string())),
+        ("selected", json!(a.selected.to_string())),
+        ("epochs", json!(a.epochs.to_string())),
+    ])
 }
 
 #[cfg(test)]

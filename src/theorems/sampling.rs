@@ -43,6 +43,14 @@ pub enum Sampling {
     Shuffled,
     /// Each step B of the N examples uniformly without replacement.
     FixedSize,
+    /// Balls-and-bins: each epoch every example goes to one of the t steps, uniformly (the
+    /// run's `steps_per_epoch` and whole `epochs`).
+    BallsAndBins,
+    /// Random allocation: each epoch every example takes part in K of the t steps, uniformly
+    /// (the run's `steps_per_epoch`, `uses_per_epoch` and whole `epochs`).
+    RandomAllocation,
+    /// Poisson batches cut at a maximum size B (the run's `max_batch`, dataset size N).
+    TruncatedPoisson,
 }
 
 impl Sampling {
@@ -52,6 +60,9 @@ impl Sampling {
             Sampling::Poisson => "poisson",
             Sampling::Shuffled => "shuffled",
             Sampling::FixedSize => "fixed-size",
+            Sampling::BallsAndBins => "balls-and-bins",
+            Sampling::RandomAllocation => "random-allocation",
+            Sampling::TruncatedPoisson => "truncated-poisson",
         }
     }
     /// Parse the command-line spelling.
