@@ -1026,4 +1026,122 @@ mod float_model_tests {
             }
         }
     }
+
+    /// Curves with every kind of term, alone and composed.
+    fn curves() -> Vec<RdpCurve> {
+        let mut out = Vec::new();
+        let terms = [
+            RdpTerm::Zcdp { rho: q("0.3") },
+            RdpTerm::Pure { epsilon: q("0.7") },
+            RdpTerm::SubsampledGaussian {
+                rate: q("0.01"),
+                sigma: q("1.1"),
+            },
+        ];
+        for (t, c) in terms.iter().zip([7u32, 3, 1000]) {
+            let mut one = RdpCurve::new();
+            one.push(t.clone(), Integer::from(c)).unwrap();
+            out.push(one);
+        }
+        let mut all = RdpCurve::new();
+        for (t, c) in terms.iter().zip([2u32, 5, 300]) {
+            all.push(t.clone(), Integer::from(c)).unwrap();
+        }
+        out.push(all);
+        out
+    }
+
+    /// Repeat-and-select terms: a truncated negative binomial (η = 1) and a Poisson number of
+    /// runs, of a subsampled-Gaussian curve.
+    fn selections() -> Vec<RepeatSelect> {
+        let inner = curves()[2].clone();
+        [Some(q("1")), None]
+            .iter()
+            .map(|shape| RepeatSelect::new(inner.clone(), &q("10"), shape).unwrap())
+            .collect()
+    }
+
+    const ORDERS: [&str; 6] = ["1.5", "2", "3.25", "17", "64.5", "1000"];
+
+    /// A curve's subsampled-Gaussian terms may take the convexity chord at fractional orders
+    /// (about 1e-4 relative here; `sgm_k_f64_matches_sgm_k` pins that branch): a wrong term,
+    /// factor or count is off by far more.
+    const CURVE_RTOL: f64 = 1e-3;
+
+    #[test]
+    fn curve_k_f64_matches_curve_k() {
+        let mut cs = curves();
+        for r in selections() {
+            let mut c = RdpCurve::new();
+            c.push(RdpTerm::RepeatAndSelect(Box::new(r)), Integer::from(3))
+                .unwrap();
+            cs.push(c);
+        }
+        for (i, c) in cs.iter().enumerate() {
+            for a in ORDERS {
+                let ar = q(a);
+                let cert = c.k::<Iv>(&ar, P);
+                let what = format!("curve #{i} α={a}");
+                assert_model_near(&what, c.k_f64(ar.to_f64()), &cert, CURVE_RTOL, 0.0);
+            }
+        }
+    }
+
+    #[test]
+    fn repeat_select_models_match_its_k() {
+        for (i, r) in selections().iter().enumerate() {
+            for a in ORDERS {
+                let ar = q(a);
+                let cert = r.k::<Iv>(&ar, P);
+                let what = format!("selection #{i} α={a}");
+                assert_model_near(&what, r.k_f64(ar.to_f64()), &cert, CURVE_RTOL, 0.0);
+                // ε′ itself at orders above the envelope's floor
+                let a2 = if ar >= r.floor_order {
+                    ar.clone()
+                } else {
+                    r.floor_order.clone()
+                };
+                let eps = r
+                    .k::<Iv>(&a2, P)
+                    .div(&Iv::from_rational(&Rational::from(&a2 - 1u32), P));
+                assert_model_near(&what, r.eps_f64(a2.to_f64()), &eps, CURVE_RTOL, 0.0);
+            }
+        }
+    }
+
+    #[test]
+    fn eps_from_k_f64_matches_eps_from_k() {
+        for k in [1e-9, 0.05, 2.0, 30.0, 4e4] {
+            for a in ["1.001", "1.5", "4", "32", "20000"] {
+                for d in ["1e-300", "1e-5", "0.5"] {
+                    let (kr, ar, dr) = (Rational::from_f64(k).unwrap(), q(a), q(d));
+                    let cert = eps_from_k::<Iv>(&Iv::from_rational(&kr, P), &ar, &dr, P);
+                    let model = eps_from_k_f64(k, ar.to_f64(), ln_f64(&dr));
+                    let what = format!("ε k={k} α={a} δ={d}");
+                    assert_model_near(&what, model, &cert, 1e-9, 1e-12);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn delta_from_k_f64_matches_delta_from_k() {
+        for k in [1e-9, 0.05, 2.0, 30.0, 4e4] {
+            for a in ["1.001", "1.5", "4", "32", "20000"] {
+                for e in ["0", "0.1", "1", "8", "50"] {
+                    let (kr, ar, er) = (Rational::from_f64(k).unwrap(), q(a), q(e));
+                    let cert = delta_from_k::<Iv>(&Iv::from_rational(&kr, P), &ar, &er, P);
+                    let model = delta_from_k_f64(k, ar.to_f64(), er.to_f64());
+                    let what = format!("ln δ k={k} α={a} ε={e}");
+                    let (_, hi) = cert.endpoints().unwrap();
+                    if hi >= 1 {
+                        // the certified δ is clamped to 1: the model's ln δ is ≥ 0 there
+                        assert!(model >= -1e-9, "{what}: model {model} but δ = 1");
+                    } else {
+                        assert_model_near(&what, model, &cert.ln(), 1e-9, 1e-12);
+                    }
+                }
+            }
+        }
+    }
 }
