@@ -242,3 +242,22 @@ pub(crate) fn certify(
         }
     }
 }
+
+/// The float model of Φ the searches use (the midpoint of the certified `f64` enclosure),
+/// pinned to MPFR's at 256 bits from the far lower tail to the upper one.
+#[cfg(test)]
+mod float_model_tests {
+    use super::*;
+
+    #[test]
+    fn normal_cdf_f64_matches_normal_cdf() {
+        for x in [
+            "-37", "-30", "-20", "-8.5", "-3", "-1", "-0.1", "0", "0.7", "2", "5", "9",
+        ] {
+            let r = parse_exact(x).unwrap();
+            let cert = Iv::from_rational(&r, 256).normal_cdf();
+            let model = normal_cdf_f64(r.to_f64());
+            assert_model_near(&format!("Φ({x})"), model, &cert, 1e-13, 0.0);
+        }
+    }
+}
