@@ -46,7 +46,7 @@ struct Cli {
     cmd: Cmd,
 }
 
-/// The commands; the single-value queries and `calibrate` are also read from a request's JSON
+/// The commands; the single-value queries, `subsample` and `calibrate` are also read from a request's JSON
 /// (`request`: `{"command": "gaussian", "subcommand": "delta", "sigma": "1", ...}`).
 #[derive(Subcommand, Deserialize)]
 #[serde(tag = "command", rename_all = "kebab-case")]
@@ -66,7 +66,6 @@ enum Cmd {
     /// DP-SGD accounting: ε at δ for Poisson-subsampled Gaussian steps.
     Dpsgd(Box<dpsgd::DpsgdArgs>),
     /// Amplification by subsampling of an (ε, δ)-DP mechanism.
-    #[serde(skip_deserializing)]
     Subsample(subsample::SubsampleArgs),
     /// Certified calibration: the σ (steps, rate) meeting an ε target.
     #[command(subcommand)]
@@ -363,6 +362,17 @@ pub fn calibrate_envelope_json(request: &Value) -> Result<Value, Error> {
     match request::parse(request)? {
         Cmd::Calibrate(c) => calibrate::envelope(&c).map_err(request::keyed),
         _ => Err(Error::arg("command", "not a calibrate request")),
+    }
+}
+
+/// Library entry point for bindings: the `dpcert/1` envelope of `dpcert subsample` for a
+/// request (`{"command": "subsample", "epsilon": "1", "delta": "1e-6", "rate": "0.01",
+/// "scheme": "poisson"}`, as [`query_envelope_json`]), or the error naming the offending key.
+#[doc(hidden)]
+pub fn subsample_envelope_json(request: &Value) -> Result<Value, Error> {
+    match request::parse(request)? {
+        Cmd::Subsample(a) => subsample::envelope(&a).map_err(request::keyed),
+        _ => Err(Error::arg("command", "not a subsample request")),
     }
 }
 

@@ -42,10 +42,11 @@ pub(super) fn yes() -> bool {
     true
 }
 
-/// The commands a request may name: the single-value queries and `calibrate` (the variants
-/// of `Cmd` serde reads; a test keeps the two in step).
-const COMMANDS: [&str; 8] = [
+/// The commands a request may name: the single-value queries, `subsample` and `calibrate`
+/// (the variants of `Cmd` serde reads; a test keeps the two in step).
+const COMMANDS: [&str; 9] = [
     "gaussian",
+    "subsample",
     "zcdp",
     "compose",
     "rdp",
@@ -297,6 +298,7 @@ mod tests {
             Cmd::Calibrate(x) => format!("{x:?}"),
             Cmd::Tradeoff(x) => format!("{x:?}"),
             Cmd::Gdp(x) => format!("{x:?}"),
+            Cmd::Subsample(x) => format!("{x:?}"),
             _ => "another command".into(),
         };
         (
