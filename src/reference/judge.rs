@@ -386,9 +386,19 @@ pub fn dpsgd_bracket(
     Ok((None, None))
 }
 
-/// Parses a record's query (the argument list one would pass to `dpcert`) into a query and
-/// the precision it asks for. The command line supplies its own parser.
-pub type QueryParser<'a> = &'a dyn Fn(&[String]) -> Result<(Query, Precision)>;
+/// A record's query as written: the argument list one would pass to `dpcert`, or the request
+/// object a binding sends (`{"command": "gaussian", "subcommand": "delta", "sigma": "1", ...}`).
+#[derive(Clone, Copy, Debug)]
+pub enum QueryForm<'a> {
+    /// `["gaussian", "delta", "--sigma", "1", ...]`.
+    Args(&'a [String]),
+    /// `{"command": "gaussian", "subcommand": "delta", "sigma": "1", ...}`.
+    Request(&'a Value),
+}
+
+/// Parses a record's query (either [`QueryForm`]) into a query and the precision it asks for.
+/// The command line supplies its own parser; both forms reach the same typed [`Query`].
+pub type QueryParser<'a> = &'a dyn Fn(QueryForm) -> Result<(Query, Precision)>;
 
 /// One `check` record's result, as JSON data (`record`, `query`, `value`, `verdict`,
 /// `reason`, `bracket`).
@@ -439,16 +449,23 @@ fn read_record(
     if !rec.is_object() {
         return Err("a record must be an object {\"query\": [...], \"value\": ...}".into());
     }
-    let query: Option<Vec<String>> = rec["query"]
+    let args: Option<Vec<String>> = rec["query"]
         .as_array()
         .and_then(|a| a.iter().map(|x| x.as_str().map(str::to_string)).collect());
-    let Some(query) = query else {
-        return Err(
-            "`query` must be a list of strings (the arguments one would pass to dpcert)".into(),
-        );
+    let form = match (&args, &rec["query"]) {
+        (Some(a), _) => QueryForm::Args(a),
+        (None, r @ Value::Object(_)) => QueryForm::Request(r),
+        _ => {
+            return Err(
+                "`query` must be a list of strings (the arguments one would pass to \
+                 dpcert) or a request object ({\"command\": ..., the flags' long names with \
+                 underscores: their texts})"
+                    .into(),
+            )
+        }
     };
     let value = Claimed::from_json(&rec["value"])?;
-    let (q, p) = parse(&query).map_err(|e| e.to_string())?;
+    let (q, p) = parse(form).map_err(|e| e.to_string())?;
     Ok((q, p, value))
 }
 
@@ -577,7 +594,10 @@ mod tests {
 
     #[test]
     fn records_and_exit_codes() {
-        let parse = |a: &[String]| -> Result<(Query, Precision)> {
+        let parse = |f: QueryForm| -> Result<(Query, Precision)> {
+            let QueryForm::Args(a) = f else {
+                return Err(Error::arg("query", "not a list"));
+            };
             match a.first().map(String::as_str) {
                 Some("zcdp") => Ok((
                     Query::ZcdpEpsilon {
