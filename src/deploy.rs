@@ -9,7 +9,8 @@
 //! write a deployment back. Adding a mechanism type is one local change: its `type` in
 //! [`TYPES`] and `entry_event`, a variant of [`Mechanism`] and its arms in the capability
 //! methods the audit routes ask for.
-use crate::event::{Event, Exact};
+pub use crate::audit::Deployment;
+use crate::event::Event;
 use crate::num::{parse_exact, parse_positive_integer};
 use crate::theorems::sampling::Sampling;
 use crate::{validate, Error, Result};
@@ -546,19 +547,6 @@ fn subsampled_event(m: &Node, label: &str) -> Result<Event> {
     })
 }
 
-/// A deployment: budget queries, optional claim, and the released event tree.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Deployment {
-    /// δ at which to certify ε.
-    pub budget_delta: Option<Rational>,
-    /// ε at which to certify δ.
-    pub budget_epsilon: Option<Rational>,
-    /// The claimed (ε, δ), if any.
-    pub claim: Option<(Rational, Rational)>,
-    /// What was released.
-    pub event: Event,
-}
-
 fn section_num(
     root: &Node,
     section: &str,
@@ -704,6 +692,8 @@ fn entry(i: usize, m: &Node) -> Result<Event> {
     })
 }
 
+/// A deployment file's reading and writing (the type and its builders are the audit's
+/// question, [`crate::audit::Deployment`]).
 impl Deployment {
     /// Read a deployment from a `.toml` or `.json` file (by extension; otherwise TOML).
     pub fn load(path: &Path) -> Result<Deployment> {
@@ -771,55 +761,6 @@ impl Deployment {
             event: Event::Composed(events),
         }
         .with_default_budget())
-    }
-
-    /// Without a budget query, the claim's: ε at the claimed δ (when it is > 0) and δ at the
-    /// claimed ε. Unchanged when a budget is set or there is no claim.
-    pub fn with_default_budget(mut self) -> Deployment {
-        if let (None, None, Some((e, d))) = (&self.budget_delta, &self.budget_epsilon, &self.claim)
-        {
-            self.budget_delta = (*d > 0).then(|| d.clone());
-            self.budget_epsilon = Some(e.clone());
-        }
-        self
-    }
-
-    /// A deployment of `event` with no budget query or claim yet (add them with
-    /// [`Deployment::at_delta`], [`Deployment::at_epsilon`], [`Deployment::with_claim`]).
-    pub fn new(event: Event) -> Deployment {
-        Deployment {
-            budget_delta: None,
-            budget_epsilon: None,
-            claim: None,
-            event,
-        }
-    }
-    /// Ask for the certified ε at δ ∈ (0, 1).
-    pub fn at_delta(mut self, delta: impl Exact) -> Result<Deployment> {
-        let d = delta.exact().map_err(|e| Error::arg("budget delta", e))?;
-        validate::open_unit("budget delta", &d)?;
-        self.budget_delta = Some(d);
-        Ok(self)
-    }
-    /// Ask for the certified δ at ε ≥ 0.
-    pub fn at_epsilon(mut self, epsilon: impl Exact) -> Result<Deployment> {
-        let e = epsilon
-            .exact()
-            .map_err(|e| Error::arg("budget epsilon", e))?;
-        validate::nonnegative("budget epsilon", &e)?;
-        self.budget_epsilon = Some(e);
-        Ok(self)
-    }
-    /// Claim (ε, δ)-DP, to be verified or refuted.
-    pub fn with_claim(mut self, epsilon: impl Exact, delta: impl Exact) -> Result<Deployment> {
-        let e = epsilon
-            .exact()
-            .map_err(|e| Error::arg("claim epsilon", e))?;
-        validate::nonnegative("claim epsilon", &e)?;
-        let d = delta.exact().map_err(|e| Error::arg("claim delta", e))?;
-        validate::unit_from_zero("claim delta", &d)?;
-        self.claim = Some((e, d));
-        Ok(self)
     }
 
     /// The deployment file as JSON (`budget`, `claim`, one `mechanism` entry per ledger entry;

@@ -20,8 +20,8 @@
 //! | `ComposedDpEvent(events)` | `Composed`, identical events merged into `SelfComposed` |
 //! | `NoOpDpEvent` | `NoOp` |
 //! | `ExponentialMechanismDpEvent(epsilon)`, `PermuteAndFlipDpEvent(epsilon)` | the ε-DP black box (`EpsilonDelta`, δ = 0) |
-//! | `SingleEpochTreeAggregationDpEvent(noise_multiplier=σ, step_counts)` | `SelfComposed(Gaussian(σ), ⌈log₂(max T + 1)⌉)` ([`crate::theorems::reductions::tree_aggregation_gaussian`]) |
-//! | `MixtureOfGaussiansDpEvent(standard_deviation, sensitivities, sampling_probs)` | the dominating `PoissonSampled(Gaussian)` ([`crate::theorems::reductions::mixture_of_gaussians_domination`]); wrapped in `Dominated` (upper bounds only) unless the positive sensitivities are equal |
+//! | `SingleEpochTreeAggregationDpEvent(noise_multiplier=σ, step_counts)` | `SelfComposed(Gaussian(σ), ⌈log₂(max T + 1)⌉)` ([`crate::event::reductions::tree_aggregation_gaussian`]) |
+//! | `MixtureOfGaussiansDpEvent(standard_deviation, sensitivities, sampling_probs)` | the dominating `PoissonSampled(Gaussian)` ([`crate::event::reductions::mixture_of_gaussians_domination`]); wrapped in `Dominated` (upper bounds only) unless the positive sensitivities are equal |
 //! | `RepeatAndSelectDpEvent(event, mean, shape)` | `RepeatAndSelect` (Papernot & Steinke 2022, Theorem 2, or Theorem 6 for shape = ∞ (`"inf"`, a Poisson number of runs), in Rényi DP; mean 1: the event itself) |
 //!
 //! Refused here by name with the reason, never skipped: `NonPrivateDpEvent` (no finite
@@ -268,7 +268,7 @@ fn at_field(at: &str) -> impl Fn(Error) -> Error + '_ {
 
 /// `SingleEpochTreeAggregationDpEvent(noise_multiplier, step_counts)`: a composition of
 /// Gaussians, one per level of the tallest tree
-/// ([`crate::theorems::reductions::tree_aggregation_gaussian`]).
+/// ([`crate::event::reductions::tree_aggregation_gaussian`]).
 fn tree_aggregation(ev: &Value, at: &str) -> Result<Event> {
     let sigma = number(ev, "noise_multiplier", at)?;
     let steps = numbers(ev, "step_counts", at)?;
@@ -288,7 +288,7 @@ fn tree_aggregation(ev: &Value, at: &str) -> Result<Event> {
             "must be a non-zero scalar or a non-empty list (as dp_accounting requires)",
         ));
     }
-    crate::theorems::reductions::tree_aggregation_gaussian(&sigma, &counts).map_err(at_field(at))
+    crate::event::reductions::tree_aggregation_gaussian(&sigma, &counts).map_err(at_field(at))
 }
 
 /// `MixtureOfGaussiansDpEvent(standard_deviation, sensitivities, sampling_probs)`: the
@@ -298,9 +298,8 @@ fn mixture_of_gaussians(ev: &Value, at: &str) -> Result<Event> {
     let sigma = number(ev, "standard_deviation", at)?;
     let c = numbers(ev, "sensitivities", at)?;
     let p = numbers(ev, "sampling_probs", at)?;
-    let (event, exact) =
-        crate::theorems::reductions::mixture_of_gaussians_domination(&sigma, &c, &p)
-            .map_err(at_field(at))?;
+    let (event, exact) = crate::event::reductions::mixture_of_gaussians_domination(&sigma, &c, &p)
+        .map_err(at_field(at))?;
     Ok(if exact {
         event
     } else {

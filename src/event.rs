@@ -21,6 +21,8 @@ use crate::num::{parse_exact, parse_positive_integer};
 use crate::{validate, Error, Result};
 use rug::{Integer, Rational};
 
+pub mod reductions;
+
 /// A released event. Parameters are exact rationals; [`Event::validate`] checks a tree built
 /// from struct literals, the builders check as they go.
 #[derive(Clone, Debug, PartialEq)]
@@ -174,7 +176,7 @@ pub enum Event {
     },
     /// A stand-in for the released event that dominates it (e.g. the Poisson-subsampled
     /// Gaussian standing in for a mixture of Gaussians with unequal sensitivities,
-    /// [`crate::theorems::reductions::mixture_of_gaussians_domination`]): every number the
+    /// [`crate::event::reductions::mixture_of_gaussians_domination`]): every number the
     /// routes certify for `0` is an upper bound for the release, and no lower bound is claimed.
     Dominated(Box<Event>),
     /// Releases nothing (0-DP).

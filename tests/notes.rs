@@ -449,10 +449,13 @@ fn cross_file_callees(
     out
 }
 
-/// Public theorem items needing a note: name → (file, kind).
+/// Public theorem items needing a note: name → (file, kind). They live in `src/theorems/`, and
+/// in `src/event/` the reductions that turn a dp_accounting event into the events the audit
+/// certifies (each a theorem that returns an `Event`).
 fn theorem_items(srcs: &BTreeMap<String, String>) -> BTreeMap<String, (String, String)> {
     let mut out = BTreeMap::new();
-    for (path, src) in srcs.iter().filter(|(p, _)| p.starts_with("src/theorems/")) {
+    let theorem_file = |p: &str| p.starts_with("src/theorems/") || p.starts_with("src/event/");
+    for (path, src) in srcs.iter().filter(|(p, _)| theorem_file(p)) {
         for it in items(src) {
             let line_start = src[..it.span.1].get(it.span.0..).unwrap_or("");
             let head = line_start

@@ -3,7 +3,7 @@
 //! every single-value command and `calibrate`; a bad request is an error naming its key.
 mod common;
 use common::run;
-use dpcert::cli::{calibrate_envelope_json, query_envelope_json};
+use dpcert::cli::{calibrate_envelope_json, query_envelope_json, subsample_envelope_json};
 use dpcert::Error;
 use serde_json::{json, Value};
 
@@ -338,4 +338,78 @@ fn a_bad_value_is_refused_by_both_faces_naming_the_same_flag() {
     assert_eq!(code, 2);
     assert!(err.contains("--delta-each"), "{err}");
     assert_eq!(refused(request(&args)), "delta_each");
+}
+
+/// `dpcert subsample` (not a single-value query: two quantities) has a request form of its own,
+/// `cli::subsample_envelope_json`: the command line's envelope byte for byte, and a bad request
+/// names its key.
+#[test]
+fn a_subsample_request_gives_the_command_lines_envelope() {
+    let lines: &[&[&str]] = &[
+        &[
+            "subsample",
+            "--epsilon",
+            "1",
+            "--delta",
+            "1e-6",
+            "--rate",
+            "0.01",
+            "--scheme",
+            "poisson",
+        ],
+        &[
+            "subsample",
+            "--epsilon",
+            "0.5",
+            "--delta",
+            "0",
+            "--rate",
+            "1/100",
+            "--scheme",
+            "without-replacement",
+            "--relation",
+            "substitution",
+            "--precision",
+            "128",
+        ],
+    ];
+    for args in lines {
+        let got =
+            subsample_envelope_json(&request(args)).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        assert_eq!(got, cli(args), "{args:?}");
+    }
+    // written out by hand: the shape, with the relation left to its default
+    let r = json!({"command": "subsample", "epsilon": "1", "delta": "1e-6", "rate": "0.01",
+                   "scheme": "poisson", "relation": null});
+    assert_eq!(subsample_envelope_json(&r).unwrap(), cli(lines[0]));
+    let base = request(lines[0]);
+    let with = |k: &str, v: Value| {
+        let mut r = base.clone();
+        r[k] = v;
+        r
+    };
+    let mut missing = base.clone();
+    missing.as_object_mut().unwrap().remove("scheme");
+    for (r, key) in [
+        (with("epsilon", json!("-1")), "epsilon"),
+        (with("rate", json!("2")), "rate"),
+        (with("rate", json!(0.01)), "rate"),
+        (with("scheme", json!("bernoulli")), "scheme"),
+        (with("relation", json!("swap")), "relation"),
+        (with("steps", json!("3")), "steps"),
+        (with("subcommand", json!("delta")), "subcommand"),
+        (missing, "scheme"),
+    ] {
+        match subsample_envelope_json(&r) {
+            Err(Error::InvalidArgument { name, .. }) => assert_eq!(name, key, "{r}"),
+            other => panic!("{r}: expected an invalid argument, got {other:?}"),
+        }
+    }
+    // a subsample request is not a single-value query, nor a query a subsample request
+    assert_eq!(refused(base), "command");
+    assert!(matches!(
+        subsample_envelope_json(&json!({"command": "gaussian", "subcommand": "delta",
+                                        "sigma": "1", "epsilon": "0.5"})),
+        Err(Error::InvalidArgument { name, .. }) if name == "command"
+    ));
 }

@@ -742,7 +742,9 @@ def _claimed(value: Any) -> Any:
 
 def check(records: Iterable[Mapping[str, Any]]) -> list:
     """Judge other libraries' values, record by record, as ``dpcert check`` does: each
-    record ``{"query": [args...], "value": v}`` gets the CLI's result (``{"record", "query",
+    record ``{"query": [args...], "value": v}`` (or with ``query`` a request dict, as
+    ``query(...)`` takes: ``{"command": "gaussian", "subcommand": "delta", "sigma": "1",
+    ...}``) gets the CLI's result (``{"record", "query",
     "value", "verdict", "reason", "bracket"}``, ``bracket`` = ``{"kind", "lower", "upper"}``
     of the smallest valid value or ``None``) with ``verdict`` one of ``sound``,
     ``unsound``, ``undecided``, ``invalid``. A float value is judged at its exact binary

@@ -1,7 +1,7 @@
 //! Audit of a deployment: every applicable route, the best certified (ε, δ), and a verdict on
 //! the deployment's claim.
 //!
-//! The audit flattens the deployment's [`Event`](crate::event::Event) tree into a [`Ledger`],
+//! The audit flattens the deployment's [`Event`] tree into a [`Ledger`],
 //! asks every [`Route`] whether it applies, runs the budget queries (and δ at the claimed ε)
 //! on those that do, keeps the tightest certified answer, and decides the claim from the same
 //! results. Each route is a chain of the chapter's theorems; a route's number is a rigorous
@@ -17,7 +17,7 @@
 //! let event = Event::gaussian(8)?.self_composed(104)?;
 //! let d = Deployment::new(event).at_delta("1e-6")?.with_claim(2, "1e-6")?;
 //! let report = audit(&d)?;
-//! assert_eq!(report.verdict(), Verdict::Refuted);
+//! assert_eq!(report.verdict(), Some(Verdict::Fails));
 //! println!("{report}");
 //! # Ok::<(), dpcert::Error>(())
 //! ```
@@ -34,15 +34,81 @@ pub mod split;
 pub mod substitution;
 pub mod zcdp;
 
-pub use claim::{ClaimCheck, Verdict};
+pub use claim::{exit_code, verdict_word, ClaimCheck, Verdict};
 pub use ledger::{Entry, Ledger, Mechanism};
 pub use route::{Outcome, Route, RouteId, Step, WhyNot};
 
-use crate::deploy::Deployment;
+use crate::event::{Event, Exact};
 use crate::num::Certified;
-use crate::validate::show;
+use crate::validate::{self, show};
 use crate::{Error, Result};
 use rug::{Integer, Rational};
+
+/// A deployment: budget queries, optional claim, and the released event tree — the question the
+/// audit answers. Built here ([`Deployment::new`] and its builders) or read from a deployment
+/// file ([`crate::deploy`], which also writes one back).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Deployment {
+    /// δ at which to certify ε.
+    pub budget_delta: Option<Rational>,
+    /// ε at which to certify δ.
+    pub budget_epsilon: Option<Rational>,
+    /// The claimed (ε, δ), if any.
+    pub claim: Option<(Rational, Rational)>,
+    /// What was released.
+    pub event: Event,
+}
+
+impl Deployment {
+    /// Without a budget query, the claim's: ε at the claimed δ (when it is > 0) and δ at the
+    /// claimed ε. Unchanged when a budget is set or there is no claim.
+    pub fn with_default_budget(mut self) -> Deployment {
+        if let (None, None, Some((e, d))) = (&self.budget_delta, &self.budget_epsilon, &self.claim)
+        {
+            self.budget_delta = (*d > 0).then(|| d.clone());
+            self.budget_epsilon = Some(e.clone());
+        }
+        self
+    }
+
+    /// A deployment of `event` with no budget query or claim yet (add them with
+    /// [`Deployment::at_delta`], [`Deployment::at_epsilon`], [`Deployment::with_claim`]).
+    pub fn new(event: Event) -> Deployment {
+        Deployment {
+            budget_delta: None,
+            budget_epsilon: None,
+            claim: None,
+            event,
+        }
+    }
+    /// Ask for the certified ε at δ ∈ (0, 1).
+    pub fn at_delta(mut self, delta: impl Exact) -> Result<Deployment> {
+        let d = delta.exact().map_err(|e| Error::arg("budget delta", e))?;
+        validate::open_unit("budget delta", &d)?;
+        self.budget_delta = Some(d);
+        Ok(self)
+    }
+    /// Ask for the certified δ at ε ≥ 0.
+    pub fn at_epsilon(mut self, epsilon: impl Exact) -> Result<Deployment> {
+        let e = epsilon
+            .exact()
+            .map_err(|e| Error::arg("budget epsilon", e))?;
+        validate::nonnegative("budget epsilon", &e)?;
+        self.budget_epsilon = Some(e);
+        Ok(self)
+    }
+    /// Claim (ε, δ)-DP, to be verified or refuted.
+    pub fn with_claim(mut self, epsilon: impl Exact, delta: impl Exact) -> Result<Deployment> {
+        let e = epsilon
+            .exact()
+            .map_err(|e| Error::arg("claim epsilon", e))?;
+        validate::nonnegative("claim epsilon", &e)?;
+        let d = delta.exact().map_err(|e| Error::arg("claim delta", e))?;
+        validate::unit_from_zero("claim delta", &d)?;
+        self.claim = Some((e, d));
+        Ok(self)
+    }
+}
 
 /// A route's answer to one budget query: two-sided (exact routes, whose lower end bounds the
 /// mechanisms' exact privacy) or an upper bound only.

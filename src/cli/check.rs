@@ -1,6 +1,6 @@
 //! `dpcert check FILE`: judge values printed by another library (the library does the
 //! judging: [`crate::reference::judge`]).
-use super::{fail, out, parse_query};
+use super::{fail, out, parse_query_form};
 use crate::json as contract;
 use crate::reference::judge::{check_records, parse_records};
 use clap::Args;
@@ -10,7 +10,9 @@ use serde_json::{json, Value};
 #[command(after_help = super::EXIT_CODES)]
 pub(super) struct CheckArgs {
     /// JSON list of {"query": [...], "value": "..."}: `query` is the argument list one would
-    /// pass to dpcert (e.g. ["gaussian", "delta", "--sigma", "1", "--epsilon", "0.5"]). At
+    /// pass to dpcert (e.g. ["gaussian", "delta", "--sigma", "1", "--epsilon", "0.5"]) or the
+    /// same question as a request object ({"command": "gaussian", "subcommand": "delta",
+    /// "sigma": "1", "epsilon": "0.5"}: the flags' long names with underscores). At
     /// most 16 MiB, UTF-8 (a byte-order mark and CRLF line ends are fine); a record may not
     /// repeat a key.
     file: std::path::PathBuf,
@@ -65,7 +67,7 @@ pub(super) fn run_check(a: &CheckArgs) -> i32 {
     };
     let progress = crate::progress::stderr_lines();
     let started = std::time::Instant::now();
-    let (results, summary) = check_records(&list, &parse_query, |i| {
+    let (results, summary) = check_records(&list, &parse_query_form, |i| {
         if progress && started.elapsed().as_secs() >= 2 {
             out::progress(&format!("\rdpcert check: record {}/{} ", i + 1, list.len()));
         }

@@ -23,6 +23,7 @@ mod vectors;
 mod zcdp;
 
 use crate::num::{parse_exact, parse_positive_integer, Certified, Lower, Precision, Upper};
+use crate::reference::judge::QueryForm;
 use crate::reference::query::{Answer, Query};
 use crate::{exit, json as contract, validate, Error};
 use clap::{Args, Parser, Subcommand};
@@ -45,7 +46,7 @@ struct Cli {
     cmd: Cmd,
 }
 
-/// The commands; the single-value queries and `calibrate` are also read from a request's JSON
+/// The commands; the single-value queries, `subsample` and `calibrate` are also read from a request's JSON
 /// (`request`: `{"command": "gaussian", "subcommand": "delta", "sigma": "1", ...}`).
 #[derive(Subcommand, Deserialize)]
 #[serde(tag = "command", rename_all = "kebab-case")]
@@ -65,7 +66,6 @@ enum Cmd {
     /// DP-SGD accounting: ε at δ for Poisson-subsampled Gaussian steps.
     Dpsgd(Box<dpsgd::DpsgdArgs>),
     /// Amplification by subsampling of an (ε, δ)-DP mechanism.
-    #[serde(skip_deserializing)]
     Subsample(subsample::SubsampleArgs),
     /// Certified calibration: the σ (steps, rate) meeting an ε target.
     #[command(subcommand)]
@@ -288,10 +288,28 @@ fn parse_cmd(args: &[String]) -> Result<Cmd, Error> {
         .map_err(|e| Error::arg("query", one_line(&e)))
 }
 
-/// A record's or vector's query: the [`Query`] and the precision it asks for.
+/// A record's or vector's query given as an argument list: the [`Query`] and the precision
+/// it asks for.
 fn parse_query(args: &[String]) -> Result<(Query, Precision), Error> {
     let cmd = parse_cmd(args)?;
-    let c = single(&cmd)?;
+    typed_query(single(&cmd)?)
+}
+
+/// A record's query in either spelling (the argument list, or the request object a binding
+/// sends): both reach the same command struct, so the same [`Query`] and precision; a
+/// request's error names its key.
+fn parse_query_form(q: QueryForm) -> Result<(Query, Precision), Error> {
+    match q {
+        QueryForm::Args(args) => parse_query(args),
+        QueryForm::Request(r) => {
+            let cmd = request::parse(r)?;
+            typed_query(single_request(&cmd)?).map_err(request::keyed)
+        }
+    }
+}
+
+/// The [`Query`] a single-value query command asks, and its precision.
+fn typed_query(c: &dyn QueryCmd) -> Result<(Query, Precision), Error> {
     flagged(c.to_query().and_then(|q| Ok((q, precision(c.common())?))))
 }
 
@@ -323,13 +341,17 @@ fn single(cmd: &Cmd) -> Result<&dyn QueryCmd, Error> {
 #[doc(hidden)]
 pub fn query_envelope_json(request: &Value) -> Result<Value, Error> {
     let cmd = request::parse(request)?;
-    let c = single(&cmd).map_err(|_| {
+    envelope_of(single_request(&cmd)?).map_err(request::keyed)
+}
+
+/// The single-value query command a request names, or the error naming its `command`.
+fn single_request(cmd: &Cmd) -> Result<&dyn QueryCmd, Error> {
+    single(cmd).map_err(|_| {
         Error::arg(
             "command",
             "not a single-value query (gaussian, zcdp, compose, rdp, dpsgd, tradeoff or gdp)",
         )
-    })?;
-    envelope_of(c).map_err(request::keyed)
+    })
 }
 
 /// Library entry point for bindings: the `dpcert/1` envelope of `dpcert calibrate` for a
@@ -340,6 +362,17 @@ pub fn calibrate_envelope_json(request: &Value) -> Result<Value, Error> {
     match request::parse(request)? {
         Cmd::Calibrate(c) => calibrate::envelope(&c).map_err(request::keyed),
         _ => Err(Error::arg("command", "not a calibrate request")),
+    }
+}
+
+/// Library entry point for bindings: the `dpcert/1` envelope of `dpcert subsample` for a
+/// request (`{"command": "subsample", "epsilon": "1", "delta": "1e-6", "rate": "0.01",
+/// "scheme": "poisson"}`, as [`query_envelope_json`]), or the error naming the offending key.
+#[doc(hidden)]
+pub fn subsample_envelope_json(request: &Value) -> Result<Value, Error> {
+    match request::parse(request)? {
+        Cmd::Subsample(a) => subsample::envelope(&a).map_err(request::keyed),
+        _ => Err(Error::arg("command", "not a subsample request")),
     }
 }
 
@@ -363,7 +396,7 @@ fn envelope_of(c: &dyn QueryCmd) -> Result<Value, Error> {
 /// Library entry point for bindings: `dpcert check`'s result for one record.
 #[doc(hidden)]
 pub fn check_record_json(index: usize, record: &Value) -> Value {
-    crate::reference::judge::check_record(index, record, &parse_query).1
+    crate::reference::judge::check_record(index, record, &parse_query_form).1
 }
 
 /// Report an error: the message on stderr, and with `--json` the error envelope on stdout.

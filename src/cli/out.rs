@@ -3,6 +3,8 @@
 //! error flag that coreutils check when they exit; [`finish`] flushes and turns a kept error
 //! into the exit code. Standard error goes through [`warn`], whose own errors are ignored
 //! (there is nowhere left to report them): a full or closed stderr changes no exit code.
+//! A chart ([`crate::plot`] draws it as SVG text) goes to standard output or, atomically, to
+//! the file its flag names ([`svg_output`], [`write_svg`]).
 //!
 //! Exit codes of an output failure (documented under `--help`):
 //! - the reader closed the pipe (EPIPE, e.g. `dpcert vectors --json | head -c 10`): exit
@@ -11,8 +13,9 @@
 //!   verdict, and a 0 after truncated output would read as "verified".)
 //! - any other write error (ENOSPC on a full disk, EIO): one line on stderr and exit
 //!   [`crate::exit::OUTPUT`].
-use crate::exit;
+use crate::{exit, Error, Result};
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// The first error writing standard output, if any.
@@ -65,5 +68,49 @@ pub(crate) fn finish(code: i32) -> i32 {
             warn(&format!("dpcert: cannot write the output: {e}"));
             exit::OUTPUT
         }
+    }
+}
+
+/// Where a chart goes (`--output` of `dpcert plot`, `--plot` of `dpcert tradeoff`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// Standard output (`-`).
+    Stdout,
+    /// A file ending in `.svg`.
+    File(PathBuf),
+}
+
+/// The chart output a command-line argument names: `-` is standard output, else a path ending
+/// in `.svg` (any case). Any other name is refused (only SVG is written), naming `flag`.
+pub(crate) fn svg_output(path: &Path, flag: &str) -> Result<Output> {
+    if path.as_os_str() == "-" {
+        return Ok(Output::Stdout);
+    }
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("svg"))
+    {
+        return Ok(Output::File(path.to_path_buf()));
+    }
+    Err(Error::arg(
+        flag,
+        format!(
+            "{}: dpcert writes only SVG (name the file *.svg, or - for standard output); convert it with e.g. `rsvg-convert -o chart.png chart.svg`",
+            path.display()
+        ),
+    ))
+}
+
+/// Write a chart to its output: standard output through [`print`], or the file by
+/// [`crate::plot::write_atomic`]. Errors name `flag` and the file.
+pub(crate) fn write_svg(out: &Output, svg: &str, flag: &str) -> Result<()> {
+    match out {
+        Output::Stdout => {
+            // through the one writer: a closed pipe ends quietly, never a panic
+            print(svg);
+            Ok(())
+        }
+        Output::File(p) => crate::plot::write_atomic(p, svg.as_bytes())
+            .map_err(|e| Error::arg(flag, format!("cannot write {}: {e}", p.display()))),
     }
 }

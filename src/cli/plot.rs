@@ -17,11 +17,11 @@ pub(super) struct PlotArgs {
 }
 
 fn plot(a: &PlotArgs) -> Result<(), Error> {
-    let out = crate::plot::svg_output(&a.output, "--output")?;
+    let out = super::out::svg_output(&a.output, "--output")?;
     let d = crate::deploy::Deployment::load(&a.file)?;
     let svg = crate::plot::profile_svg(&d)?;
-    crate::plot::write_svg(&out, &svg, "--output")?;
-    if out != crate::plot::Output::Stdout {
+    super::out::write_svg(&out, &svg, "--output")?;
+    if out != super::out::Output::Stdout {
         super::out::warn(&format!("dpcert: wrote {}", a.output.display()));
     }
     Ok(())

@@ -42,10 +42,11 @@ pub(super) fn yes() -> bool {
     true
 }
 
-/// The commands a request may name: the single-value queries and `calibrate` (the variants
-/// of `Cmd` serde reads; a test keeps the two in step).
-const COMMANDS: [&str; 8] = [
+/// The commands a request may name: the single-value queries, `subsample` and `calibrate`
+/// (the variants of `Cmd` serde reads; a test keeps the two in step).
+const COMMANDS: [&str; 9] = [
     "gaussian",
+    "subsample",
     "zcdp",
     "compose",
     "rdp",
@@ -170,6 +171,54 @@ fn check(words: &str, cmd: &clap::Command, obj: &Map<String, Value>) -> Result<(
     Ok(())
 }
 
+/// The request for a command line (`args` without the program name): the same question as
+/// data. clap reads the arguments, and every flag given on the line becomes its key (its
+/// text; `true` for a switch; a list for a repeatable flag). `Err` names `query` when the
+/// line is not one clap accepts.
+pub(super) fn from_args(args: &[String]) -> Result<Value, Error> {
+    let argv = std::iter::once("dpcert".to_string()).chain(args.iter().cloned());
+    let mut cmd = Cli::command();
+    let mut m = cmd
+        .try_get_matches_from_mut(argv)
+        .map_err(|e| Error::arg("query", super::one_line(&e)))?;
+    let mut obj = Map::new();
+    for tag in ["command", "subcommand"] {
+        let Some((name, sub)) = m.remove_subcommand() else {
+            break;
+        };
+        obj.insert(tag.into(), Value::String(name.clone()));
+        cmd = cmd
+            .find_subcommand(&name)
+            .cloned()
+            .ok_or_else(|| Error::arg(tag, format!("`{name}` is not a command")))?;
+        m = sub;
+    }
+    for arg in cmd.get_arguments() {
+        let (Some(long), id) = (arg.get_long(), arg.get_id().as_str()) else {
+            continue;
+        };
+        let k = key(long);
+        if OUTPUT_FLAGS.contains(&k.as_str())
+            || m.value_source(id) != Some(clap::parser::ValueSource::CommandLine)
+        {
+            continue;
+        }
+        let texts: Vec<Value> = m
+            .get_raw(id)
+            .into_iter()
+            .flatten()
+            .map(|t| Value::String(t.to_string_lossy().into_owned()))
+            .collect();
+        let v = match arg.get_action() {
+            ArgAction::SetTrue => Value::Bool(m.get_flag(id)),
+            ArgAction::Append => Value::Array(texts),
+            _ => texts.into_iter().next().unwrap_or(Value::Null),
+        };
+        obj.insert(k, v);
+    }
+    Ok(Value::Object(obj))
+}
+
 /// serde's message, under the key it names (``unknown field `x` `` → `x`).
 fn serde_error(e: &serde_json::Error) -> Error {
     let text = e.to_string();
@@ -249,6 +298,7 @@ mod tests {
             Cmd::Calibrate(x) => format!("{x:?}"),
             Cmd::Tradeoff(x) => format!("{x:?}"),
             Cmd::Gdp(x) => format!("{x:?}"),
+            Cmd::Subsample(x) => format!("{x:?}"),
             _ => "another command".into(),
         };
         (

@@ -3,10 +3,12 @@ use super::{bracket_words, digits, fail, flagged, num, out, precision, Common};
 use crate::reference::subsampling::{Amplification, Relation, Scheme, Subsampling};
 use crate::{exit, json as contract, Error};
 use clap::Args;
+use serde::Deserialize;
 use serde_json::{json, Value};
 
-#[derive(Args)]
+#[derive(Args, Debug, Deserialize)]
 #[command(after_help = super::EXIT_CODES)]
+#[serde(deny_unknown_fields)]
 pub(super) struct SubsampleArgs {
     /// ε of the mechanism run on the subsample (≥ 0).
     #[arg(long, value_name = "E", allow_hyphen_values = true)]
@@ -26,6 +28,7 @@ pub(super) struct SubsampleArgs {
     #[arg(long, value_name = "RELATION")]
     relation: Option<String>,
     #[command(flatten)]
+    #[serde(flatten)]
     pub(super) common: Common,
 }
 
@@ -62,15 +65,29 @@ fn result_json(s: &Subsampling, a: &Amplification) -> Value {
     })
 }
 
-pub(super) fn run_subsample(a: &SubsampleArgs) -> i32 {
-    let evaluated = flagged((|| {
-        let n = digits(&a.common)?;
+/// The subsampling the flags ask for, and its certified amplification.
+fn evaluate(a: &SubsampleArgs) -> Result<(Subsampling, Amplification), Error> {
+    flagged((|| {
         let s = a.to_subsampling()?;
         let p = precision(&a.common)?;
         let out = crate::progress::heartbeat("dpcert subsample", || s.evaluate(p))?;
-        Ok((s, out, n))
-    })());
-    let (s, out, n) = match evaluated {
+        Ok((s, out))
+    })())
+}
+
+/// The `dpcert/1` envelope `dpcert subsample … --json` prints (for bindings).
+pub(super) fn envelope(a: &SubsampleArgs) -> Result<Value, Error> {
+    let (s, out) = evaluate(a)?;
+    Ok(contract::envelope(
+        "subsample",
+        a.input(),
+        result_json(&s, &out),
+    ))
+}
+
+pub(super) fn run_subsample(a: &SubsampleArgs) -> i32 {
+    let evaluated = flagged(digits(&a.common)).and_then(|n| Ok((evaluate(a)?, n)));
+    let ((s, out), n) = match evaluated {
         Ok(x) => x,
         Err(e) => return fail("subsample", a.input(), &e, a.common.json),
     };

@@ -182,8 +182,8 @@ impl TradeoffCmd {
         else {
             return Ok(None);
         };
-        let target = crate::plot::svg_output(out, "--plot")?;
-        if target == crate::plot::Output::Stdout && (self.common().json || then_query) {
+        let target = super::out::svg_output(out, "--plot")?;
+        if target == super::out::Output::Stdout && (self.common().json || then_query) {
             return Err(Error::arg(
                 "--plot",
                 "`--plot -` writes the SVG to standard output, so nothing else can go there: give --plot a file name (FILE.svg) to also get --json or the answer at --fpr",
@@ -202,7 +202,7 @@ impl TradeoffCmd {
             &format!("q = {}, σ = {}, {} steps", sgm.rate, sgm.sigma, sgm.steps),
         )
         .map_err(super::flagged_err)?;
-        crate::plot::write_svg(&target, &roc.svg(), "--plot")?;
+        super::out::write_svg(&target, &roc.svg(), "--plot")?;
         if then_query {
             super::out::warn(&format!("dpcert: wrote {}", out.display()));
             return Ok(None);

@@ -1,9 +1,9 @@
 //! `dpcert vectors`: certified test vectors for other implementations.
-use super::{fail, out, parse_query};
+use super::{fail, out, parse_query_form, request};
 use crate::reference::vectors::certified_vectors;
 use crate::{exit, json as contract};
 use clap::Args;
-use serde_json::json;
+use serde_json::{json, Value};
 
 #[derive(Args)]
 #[command(after_help = super::EXIT_CODES)]
@@ -22,7 +22,7 @@ pub(super) fn run_vectors(a: &VectorsArgs) -> i32 {
             out::progress(&format!("\rdpcert vectors: {}/{n} ", i + 1));
         }
     };
-    let recs = match certified_vectors(&parse_query, shown) {
+    let recs = match certified_vectors(&parse_query_form, shown).and_then(with_requests) {
         Ok(r) => r,
         Err(e) => return fail("vectors", json!({}), &e, a.json),
     };
@@ -49,4 +49,28 @@ pub(super) fn run_vectors(a: &VectorsArgs) -> i32 {
         }
     }
     exit::OK
+}
+
+/// Each vector with its query also as a request (the typed form bindings send), right after
+/// the argument list: `{"query": [...], "request": {...}, ...}`.
+fn with_requests(recs: Vec<Value>) -> crate::Result<Vec<Value>> {
+    recs.into_iter()
+        .map(|r| {
+            let args: Vec<String> = r["query"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect();
+            let req = request::from_args(&args)?;
+            let mut out = serde_json::Map::new();
+            for (k, v) in r.as_object().into_iter().flatten() {
+                out.insert(k.clone(), v.clone());
+                if k == "query" {
+                    out.insert("request".into(), req.clone());
+                }
+            }
+            Ok(Value::Object(out))
+        })
+        .collect()
 }

@@ -49,6 +49,48 @@ pub(crate) fn normal_cdf_f64(x: f64) -> f64 {
 use crate::error::{Error, Result};
 use rug::Rational;
 
+/// For the tests that pin a float model of a certified formula (the `*_f64` functions a search
+/// uses to choose where to evaluate): `Ok` when `model` lies within `rtol`·|value| + `atol` of
+/// the enclosure `cert` of the same quantity and the enclosure is itself that narrow (so the
+/// comparison says something); else the reason.
+#[cfg(test)]
+pub(crate) fn model_near<R: Real>(
+    model: f64,
+    cert: &R,
+    rtol: f64,
+    atol: f64,
+) -> std::result::Result<(), String> {
+    use rug::float::Round;
+    let (lo, hi) = cert.endpoints().ok_or("an invalid enclosure")?;
+    let (lo, hi) = (lo.to_f64_round(Round::Down), hi.to_f64_round(Round::Up));
+    let tol = rtol * lo.abs().max(hi.abs()) + atol;
+    if !(lo.is_finite() && hi.is_finite() && hi - lo <= tol) {
+        return Err(format!(
+            "the enclosure [{lo:e}, {hi:e}] is not within the tolerance {tol:e}"
+        ));
+    }
+    let off = if model < lo {
+        lo - model
+    } else {
+        (model - hi).max(0.0)
+    };
+    if off <= tol {
+        Ok(())
+    } else {
+        Err(format!(
+            "the float model {model:e} lies {off:e} outside [{lo:e}, {hi:e}] (tolerance {tol:e})"
+        ))
+    }
+}
+
+/// [`model_near`], or a panic naming `what`.
+#[cfg(test)]
+pub(crate) fn assert_model_near<R: Real>(what: &str, model: f64, cert: &R, rtol: f64, atol: f64) {
+    if let Err(e) = model_near(model, cert, rtol, atol) {
+        panic!("{what}: {e}");
+    }
+}
+
 /// Default MPFR precision in bits.
 pub const DEFAULT_PREC: u32 = 128;
 /// Highest precision the automatic driver climbs to.
@@ -197,6 +239,25 @@ pub(crate) fn certify(
                 }
                 p *= 2;
             }
+        }
+    }
+}
+
+/// The float model of Φ the searches use (the midpoint of the certified `f64` enclosure),
+/// pinned to MPFR's at 256 bits from the far lower tail to the upper one.
+#[cfg(test)]
+mod float_model_tests {
+    use super::*;
+
+    #[test]
+    fn normal_cdf_f64_matches_normal_cdf() {
+        for x in [
+            "-37", "-30", "-20", "-8.5", "-3", "-1", "-0.1", "0", "0.7", "2", "5", "9",
+        ] {
+            let r = parse_exact(x).unwrap();
+            let cert = Iv::from_rational(&r, 256).normal_cdf();
+            let model = normal_cdf_f64(r.to_f64());
+            assert_model_near(&format!("Φ({x})"), model, &cert, 1e-13, 0.0);
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Judging a value another library printed for a [`Query`], and a whole `check` file of
 //! records. The verdict is read off a [`Bracket`] that every certified evaluation narrows, so
 //! the bracket shown never contradicts the verdict.
-use super::check::{screen, Bracket, Claimed, Kind, Verdict};
+use super::check::{screen, verdict_word, Bracket, Claimed, Invalid, Kind, Outcome, Verdict};
 use super::query::{Dpsgd, GaussianShape, Query};
 use crate::dpsgd::Method;
 use crate::num::{Certified, Precision};
@@ -53,7 +53,7 @@ fn judged(verdict: Verdict, reason: String, bracket: &Bracket) -> Judged {
 fn bracket_reason(v: Verdict, b: &Bracket) -> String {
     let (l, u) = b.to_decimals();
     match v {
-        Verdict::Sound => format!(
+        Verdict::Holds => format!(
             "at or above the certified upper end {} of the smallest valid value",
             u.unwrap_or_default()
         ),
@@ -73,13 +73,13 @@ fn read_off(b: &Bracket, v: &Rational) -> Option<Judged> {
 /// `value` is certified valid: the smallest valid value is ≤ it.
 fn sound_at(b: &mut Bracket, v: &Rational, why: &str) -> Judged {
     b.meet_upper_exact(v);
-    judged(Verdict::Sound, why.into(), b)
+    judged(Verdict::Holds, why.into(), b)
 }
 
 /// `value` is certified invalid: the smallest valid value is > it.
 fn unsound_at(b: &mut Bracket, v: &Rational, why: &str) -> Judged {
     b.meet_lower_exact(v);
-    judged(Verdict::Unsound, why.into(), b)
+    judged(Verdict::Fails, why.into(), b)
 }
 
 /// Judge one claimed value for a query (`precision`: the query's own, for dpcert's first
@@ -250,7 +250,7 @@ fn zcdp_delta(r: &Rational, e: &Rational, v: &Rational, b: &mut Bracket) -> Step
         }
         if let Some(verdict) = b.decide(v) {
             let why = match verdict {
-                Verdict::Unsound => format!(
+                Verdict::Fails => format!(
                     "below the exact δ of the Gaussian mechanism with this ρ (≥ {}), which is ρ-zCDP",
                     b.to_decimals().0.unwrap_or_default()
                 ),
@@ -385,27 +385,37 @@ pub fn dpsgd_bracket(
     Ok((None, None))
 }
 
-/// Parses a record's query (the argument list one would pass to `dpcert`) into a query and
-/// the precision it asks for. The command line supplies its own parser.
-pub type QueryParser<'a> = &'a dyn Fn(&[String]) -> Result<(Query, Precision)>;
+/// A record's query as written: the argument list one would pass to `dpcert`, or the request
+/// object a binding sends (`{"command": "gaussian", "subcommand": "delta", "sigma": "1", ...}`).
+#[derive(Clone, Copy, Debug)]
+pub enum QueryForm<'a> {
+    /// `["gaussian", "delta", "--sigma", "1", ...]`.
+    Args(&'a [String]),
+    /// `{"command": "gaussian", "subcommand": "delta", "sigma": "1", ...}`.
+    Request(&'a Value),
+}
+
+/// Parses a record's query (either [`QueryForm`]) into a query and the precision it asks for.
+/// The command line supplies its own parser; both forms reach the same typed [`Query`].
+pub type QueryParser<'a> = &'a dyn Fn(QueryForm) -> Result<(Query, Precision)>;
 
 /// One `check` record's result, as JSON data (`record`, `query`, `value`, `verdict`,
 /// `reason`, `bracket`).
-pub fn check_record(i: usize, rec: &Value, parse: QueryParser) -> (Verdict, Value) {
+pub fn check_record(i: usize, rec: &Value, parse: QueryParser) -> (Outcome, Value) {
     let query_json = rec.get("query").cloned().unwrap_or(Value::Null);
     let value_json = match rec.get("value") {
         Some(Value::Number(n)) => json!(n.to_string()),
         Some(v) => v.clone(),
         None => Value::Null,
     };
-    let result = |verdict: Verdict, why: String, b: Option<&Bracket>| {
+    let result = |verdict: Outcome, why: String, b: Option<&Bracket>| {
         (
             verdict,
             json!({
                 "record": i + 1,
                 "query": query_json,
                 "value": value_json,
-                "verdict": verdict.name(),
+                "verdict": verdict_word(verdict),
                 "reason": why,
                 "bracket": b.map_or(Value::Null, Bracket::to_json),
             }),
@@ -413,7 +423,7 @@ pub fn check_record(i: usize, rec: &Value, parse: QueryParser) -> (Verdict, Valu
     };
     let (query, precision, value) = match read_record(rec, parse) {
         Ok(r) => r,
-        Err(why) => return result(Verdict::Invalid, why, None),
+        Err(why) => return result(Err(Invalid), why, None),
     };
     match judge(&query, precision, &value) {
         Ok(j) => {
@@ -423,10 +433,10 @@ pub fn check_record(i: usize, rec: &Value, parse: QueryParser) -> (Verdict, Valu
                     "verdict contradicts the bracket"
                 );
             }
-            result(j.verdict, j.reason, Some(&j.bracket))
+            result(Ok(j.verdict), j.reason, Some(&j.bracket))
         }
-        Err(e @ Error::InvalidArgument { .. }) => result(Verdict::Invalid, e.to_string(), None),
-        Err(e) => result(Verdict::Undecided, e.to_string(), None),
+        Err(e @ Error::InvalidArgument { .. }) => result(Err(Invalid), e.to_string(), None),
+        Err(e) => result(Ok(Verdict::Undecided), e.to_string(), None),
     }
 }
 
@@ -438,16 +448,23 @@ fn read_record(
     if !rec.is_object() {
         return Err("a record must be an object {\"query\": [...], \"value\": ...}".into());
     }
-    let query: Option<Vec<String>> = rec["query"]
+    let args: Option<Vec<String>> = rec["query"]
         .as_array()
         .and_then(|a| a.iter().map(|x| x.as_str().map(str::to_string)).collect());
-    let Some(query) = query else {
-        return Err(
-            "`query` must be a list of strings (the arguments one would pass to dpcert)".into(),
-        );
+    let form = match (&args, &rec["query"]) {
+        (Some(a), _) => QueryForm::Args(a),
+        (None, r @ Value::Object(_)) => QueryForm::Request(r),
+        _ => {
+            return Err(
+                "`query` must be a list of strings (the arguments one would pass to \
+                 dpcert) or a request object ({\"command\": ..., the flags' long names with \
+                 underscores: their texts})"
+                    .into(),
+            )
+        }
     };
     let value = Claimed::from_json(&rec["value"])?;
-    let (q, p) = parse(&query).map_err(|e| e.to_string())?;
+    let (q, p) = parse(form).map_err(|e| e.to_string())?;
     Ok((q, p, value))
 }
 
@@ -465,12 +482,12 @@ pub struct Summary {
 }
 
 impl Summary {
-    fn add(&mut self, v: Verdict) {
+    fn add(&mut self, v: Outcome) {
         match v {
-            Verdict::Sound => self.sound += 1,
-            Verdict::Unsound => self.unsound += 1,
-            Verdict::Undecided => self.undecided += 1,
-            Verdict::Invalid => self.invalid += 1,
+            Ok(Verdict::Holds) => self.sound += 1,
+            Ok(Verdict::Fails) => self.unsound += 1,
+            Ok(Verdict::Undecided) => self.undecided += 1,
+            Err(Invalid) => self.invalid += 1,
         }
     }
     /// The exit code of the run (see [`crate::exit`]): 1 if any record is unsound or
@@ -561,22 +578,25 @@ mod tests {
         let below = exact.to_rational().unwrap() - q("1e-15");
         let above = exact.to_rational().unwrap() + q("1e-15");
         for (v, want) in [
-            (below, Verdict::Unsound),
-            (above, Verdict::Sound),
-            (q("-1e-30"), Verdict::Unsound),
-            (q("1"), Verdict::Sound),
+            (below, Verdict::Fails),
+            (above, Verdict::Holds),
+            (q("-1e-30"), Verdict::Fails),
+            (q("1"), Verdict::Holds),
         ] {
             let j = judge(&query, Precision::Auto, &Claimed::Finite(v.clone())).unwrap();
             assert_eq!(j.verdict, want, "{v}: {}", j.reason);
             assert!(j.bracket.agrees(j.verdict, &v));
         }
         let nan = judge(&query, Precision::Auto, &Claimed::NaN).unwrap();
-        assert_eq!(nan.verdict, Verdict::Unsound);
+        assert_eq!(nan.verdict, Verdict::Fails);
     }
 
     #[test]
     fn records_and_exit_codes() {
-        let parse = |a: &[String]| -> Result<(Query, Precision)> {
+        let parse = |f: QueryForm| -> Result<(Query, Precision)> {
+            let QueryForm::Args(a) = f else {
+                return Err(Error::arg("query", "not a list"));
+            };
             match a.first().map(String::as_str) {
                 Some("zcdp") => Ok((
                     Query::ZcdpEpsilon {

@@ -1,6 +1,6 @@
 //! `dpcert vectors`: certified test vectors for other implementations. Each query is the
 //! argument list one would pass to `dpcert`; [`certified_vectors`] evaluates them all.
-use super::judge::QueryParser;
+use super::judge::{QueryForm, QueryParser};
 use crate::Result;
 use serde_json::{json, Value};
 
@@ -14,7 +14,7 @@ pub fn certified_vectors(
     let mut recs = Vec::with_capacity(queries.len());
     for (i, q) in queries.iter().enumerate() {
         progress(i, queries.len());
-        let (query, precision) = parse(q)?;
+        let (query, precision) = parse(QueryForm::Args(q))?;
         let a = query.evaluate(precision, false)?;
         recs.push(json!({
             "query": q,

@@ -206,3 +206,34 @@ pub fn dpsgd_fixed_size_rdp_epsilon(
     let up = Enclosure::from_real(&eps_from_k::<Iv>(&k, &Rational::from(alpha), delta, p))?;
     Ok((up, alpha))
 }
+
+/// The float model the order search uses, pinned to the certified formula it copies.
+#[cfg(test)]
+mod float_model_tests {
+    use super::*;
+    use crate::num::assert_model_near;
+
+    #[test]
+    fn wor_k_f64_matches_wor_k() {
+        let q = |s: &str| crate::num::parse_exact(s).unwrap();
+        // rates from one record in a million to the whole dataset; σ from below 1 (the
+        // Gaussian's cap binds) to large; orders over the search's ladder
+        for (g, s) in [
+            ("1e-6", "0.6"),
+            ("0.001", "1"),
+            ("0.01", "1.1"),
+            ("0.25", "4"),
+            ("0.9", "0.8"),
+            ("1", "2"),
+            ("0.01", "300"),
+        ] {
+            for a in [2u32, 3, 10, 64, 500, 5000] {
+                let (gr, sr) = (q(g), q(s));
+                let cert = wor_k::<Iv>(&gr, &sr, a, 256);
+                let model = wor_k_f64(gr.to_f64(), sr.to_f64(), a);
+                let what = format!("K γ={g} σ={s} α={a}");
+                assert_model_near(&what, model, &cert, 1e-9, 0.0);
+            }
+        }
+    }
+}

@@ -11,7 +11,6 @@ pub mod pld_accountant;
 pub mod random_allocation;
 pub mod randomized_response;
 pub mod rdp;
-pub mod reductions;
 pub mod repeat_select;
 pub mod sampling;
 pub mod schedule;

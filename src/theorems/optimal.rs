@@ -659,3 +659,47 @@ fn search_atoms(c: &Class) -> Option<Vec<(f64, f64)>> {
     }
     Some(out)
 }
+
+/// The float model the ε search uses, pinned to the certified δ it copies.
+#[cfg(test)]
+mod float_model_tests {
+    use super::*;
+    use crate::num::assert_model_near;
+
+    #[test]
+    fn ln_delta_f64_matches_delta() {
+        let q = |s: &str| crate::num::parse_exact(s).unwrap();
+        let class = |e: &str, d: &str, k: u32| Class {
+            epsilon: q(e),
+            delta: q(d),
+            count: Integer::from(k),
+        };
+        // pure and approximate classes, one and many mechanisms, mixed ε
+        let cases = [
+            vec![class("0.1", "0", 10)],
+            vec![class("1", "1e-6", 3)],
+            vec![class("0.01", "0", 2000)],
+            vec![class("0.5", "1e-9", 20), class("0.05", "0", 100)],
+        ];
+        for classes in &cases {
+            let wide = product(classes, Precision::Bits(256), 4.0 * TAIL_EXP).unwrap();
+            let most = wide.max_loss.to_f64();
+            for frac in [0.0, 0.05, 0.2, 0.5, 0.8, 0.9, 0.99] {
+                let eps = Rational::from_f64(most * frac).unwrap();
+                // the window wide enough that its dropped tail is negligible against δ (as
+                // `optimal_composition_delta` widens it)
+                let tail = tail_exp_for(wide.ln_delta_f64(eps.to_f64()));
+                let prod = product(classes, Precision::Bits(256), tail).unwrap();
+                let cert = prod.delta(&eps);
+                let what = format!("ln δ {classes:?} ε={}", eps.to_f64());
+                assert_model_near(
+                    &what,
+                    prod.ln_delta_f64(eps.to_f64()),
+                    &cert.ln(),
+                    1e-9,
+                    1e-12,
+                );
+            }
+        }
+    }
+}

@@ -905,3 +905,255 @@ pub fn dpsgd_rdp_epsilon(
 
 /// The cited result the add/remove DP-SGD RDP bound rests on (not certified by dpcert).
 pub const ADD_DIRECTION_CITATION: &str = "Mironov–Talwar–Zhang 2019 (arXiv:1908.10530): for the sampled Gaussian the removal pair's Rényi divergence dominates the addition pair's (cited, not certified here; the PLD accountant computes both directions)";
+
+/// The float models the searches use (search only: soundness does not rest on them, but a
+/// wrong model makes the search pick poor orders), each pinned to the certified formula it
+/// copies, evaluated in MPFR at 256 bits, on a spread of inputs including the extremes the
+/// searches meet.
+#[cfg(test)]
+mod float_model_tests {
+    use super::*;
+    use crate::num::{assert_model_near, model_near};
+    use crate::search::ln_f64;
+
+    const P: u32 = 256;
+
+    fn q(s: &str) -> Rational {
+        crate::num::parse_exact(s).unwrap()
+    }
+
+    /// (q, σ) pairs from the searches' corners: tiny and full rates, small and huge σ.
+    const SGM: [(&str, &str); 9] = [
+        ("1e-6", "0.5"),
+        ("1e-3", "1"),
+        ("0.01", "1.1"),
+        ("0.5", "3"),
+        ("0.999", "0.8"),
+        ("1", "2"),
+        ("0.01", "1000"),
+        ("0.1", "0.05"),
+        ("1e-12", "1e6"),
+    ];
+
+    #[test]
+    fn ln_expm1_f64_matches_ln_expm1() {
+        for x in [
+            "1e-300", "1e-20", "1e-14", "1e-6", "0.3", "1", "1.5", "30", "700", "1e5",
+        ] {
+            let r = q(x);
+            let model = ln_expm1_f64(ln_f64(&r));
+            let cert = ln_expm1::<Iv>(&r, P);
+            assert_model_near(&format!("ln_expm1 {x}"), model, &cert, 1e-12, 1e-15);
+        }
+    }
+
+    #[test]
+    fn sgm_log_a_f64_matches_sgm_log_a() {
+        for (qs, ss) in SGM {
+            for n in [2u32, 3, 8, 64, 1000] {
+                let (qr, sr) = (q(qs), q(ss));
+                let model = sgm_log_a_f64(qr.to_f64(), ln_f64(&sr), n);
+                let cert = sgm_log_a::<Iv>(&qr, &sr, n, P);
+                let what = format!("K q={qs} σ={ss} n={n}");
+                assert_model_near(&what, model, &cert, 1e-9, 0.0);
+            }
+        }
+    }
+
+    #[test]
+    fn ln_phi_f64_matches_ln_phi() {
+        for x in [
+            "-1e4", "-300", "-35", "-30.5", "-29.5", "-10", "-1", "0", "2", "6",
+        ] {
+            let r = q(x);
+            let cert = Iv::from_rational(&r, P).normal_cdf().ln();
+            let what = format!("ln Φ({x})");
+            // the asymptotic form's next term is 3/x⁴: below 4e-6 absolute, 1e-8 relative
+            assert_model_near(&what, ln_phi_f64(r.to_f64()), &cert, 1e-8, 1e-15);
+        }
+    }
+
+    #[test]
+    fn frac_series_f64_matches_fractional_k() {
+        for (qs, ss) in [("1e-4", "0.7"), ("0.01", "1"), ("0.3", "2"), ("0.01", "50")] {
+            for a in ["1.5", "2.25", "7.5", "40.25"] {
+                let (qr, sr, ar) = (q(qs), q(ss), q(a));
+                let cert = sgm_k::<Iv>(&qr, &sr, &ar, P);
+                let (_, hi) = cert.endpoints().unwrap();
+                if hi > 700 {
+                    continue; // A_α = e^K beyond f64: the model's sum is ∞ and unused
+                }
+                let ln_k = rug::Float::with_val(64, hi.ln_ref()).to_f64();
+                let (_, s) = frac_series_f64(qr.to_f64(), sr.to_f64(), ar.to_f64(), ln_k).unwrap();
+                let what = format!("ln S_J q={qs} σ={ss} α={a}");
+                assert_model_near(&what, s.ln(), &cert, 1e-9, 1e-14);
+            }
+        }
+    }
+
+    /// The certified convexity chord K(⌊α⌋) + frac(α)·(K(⌊α⌋ + 1) − K(⌊α⌋)) ≥ K(α).
+    fn chord<R: Real>(qr: &Rational, sr: &Rational, ar: &Rational) -> R {
+        let n = ar.clone().floor().numer().to_u32().unwrap();
+        let k_at = |m: u32| {
+            if m <= 1 {
+                R::from_int(0, P)
+            } else {
+                sgm_log_a::<R>(qr, sr, m, P)
+            }
+        };
+        let frac = R::from_rational(&Rational::from(ar - n), P);
+        k_at(n).add(&frac.mul(&k_at(n + 1).sub(&k_at(n))))
+    }
+
+    #[test]
+    fn sgm_k_f64_matches_sgm_k() {
+        for (qs, ss) in SGM {
+            for a in ["1.5", "2", "7.5", "40.25", "130.75", "300.5", "4000"] {
+                let (qr, sr, ar) = (q(qs), q(ss), q(a));
+                if qr < q("1e-6") && ar.denom() != &1 && ar > 41 {
+                    continue; // outside the certified enclosure's tight region (its Guarantee)
+                }
+                let cert = sgm_k::<Iv>(&qr, &sr, &ar, P);
+                let model = sgm_k_f64(qr.to_f64(), ln_f64(&sr), ar.to_f64());
+                let what = format!("K(α) q={qs} σ={ss} α={a}");
+                // the integer sum, the series or the leading moment term (relative 2e-5), or
+                // else the convexity chord the model falls back to; not the chord at integer
+                // orders, nor where the series or the leading term serves (fractional α ≤ 41,
+                // σ ≥ ½, A_α = e^K within f64)
+                let near_k = model_near(model, &cert, 2e-5, 1e-300);
+                let (_, hi) = cert.endpoints().unwrap();
+                let must_k = *ar.denom() == 1 || (ar < 41 && sr >= q("0.5") && hi < 700);
+                if must_k {
+                    near_k.unwrap_or_else(|e| panic!("{what}: {e}"));
+                    continue;
+                }
+                let near_chord = model_near(model, &chord::<Iv>(&qr, &sr, &ar), 1e-12, 1e-300);
+                if let (Err(k), Err(c)) = (near_k, near_chord) {
+                    panic!("{what}: K: {k}; chord: {c}");
+                }
+            }
+        }
+    }
+
+    /// Curves with every kind of term, alone and composed.
+    fn curves() -> Vec<RdpCurve> {
+        let mut out = Vec::new();
+        let terms = [
+            RdpTerm::Zcdp { rho: q("0.3") },
+            RdpTerm::Pure { epsilon: q("0.7") },
+            RdpTerm::SubsampledGaussian {
+                rate: q("0.01"),
+                sigma: q("1.1"),
+            },
+        ];
+        for (t, c) in terms.iter().zip([7u32, 3, 1000]) {
+            let mut one = RdpCurve::new();
+            one.push(t.clone(), Integer::from(c)).unwrap();
+            out.push(one);
+        }
+        let mut all = RdpCurve::new();
+        for (t, c) in terms.iter().zip([2u32, 5, 300]) {
+            all.push(t.clone(), Integer::from(c)).unwrap();
+        }
+        out.push(all);
+        out
+    }
+
+    /// Repeat-and-select terms: a truncated negative binomial (η = 1) and a Poisson number of
+    /// runs, of a zCDP-and-pure curve (closed forms: cheap at the many fractional orders the
+    /// term evaluates; the subsampled Gaussian's model is pinned on its own above).
+    fn selections() -> Vec<RepeatSelect> {
+        let mut inner = curves()[0].clone();
+        inner
+            .push(RdpTerm::Pure { epsilon: q("0.2") }, Integer::from(2))
+            .unwrap();
+        [Some(q("1")), None]
+            .iter()
+            .map(|shape| RepeatSelect::new(inner.clone(), &q("10"), shape).unwrap())
+            .collect()
+    }
+
+    const ORDERS: [&str; 6] = ["1.5", "2", "3.25", "17", "64.5", "1000"];
+
+    /// A curve's subsampled-Gaussian terms may take the convexity chord at fractional orders
+    /// (about 1e-4 relative here; `sgm_k_f64_matches_sgm_k` pins that branch): a wrong term,
+    /// factor or count is off by far more.
+    const CURVE_RTOL: f64 = 1e-3;
+
+    #[test]
+    fn curve_k_f64_matches_curve_k() {
+        let mut cs = curves();
+        for r in selections() {
+            let mut c = RdpCurve::new();
+            c.push(RdpTerm::RepeatAndSelect(Box::new(r)), Integer::from(3))
+                .unwrap();
+            cs.push(c);
+        }
+        for (i, c) in cs.iter().enumerate() {
+            for a in ORDERS {
+                let ar = q(a);
+                let cert = c.k::<Iv>(&ar, P);
+                let what = format!("curve #{i} α={a}");
+                assert_model_near(&what, c.k_f64(ar.to_f64()), &cert, CURVE_RTOL, 0.0);
+            }
+        }
+    }
+
+    #[test]
+    fn repeat_select_models_match_its_k() {
+        for (i, r) in selections().iter().enumerate() {
+            for a in ORDERS {
+                let ar = q(a);
+                let cert = r.k::<Iv>(&ar, P);
+                let what = format!("selection #{i} α={a}");
+                assert_model_near(&what, r.k_f64(ar.to_f64()), &cert, CURVE_RTOL, 0.0);
+                // ε′ itself at orders above the envelope's floor
+                let a2 = if ar >= r.floor_order {
+                    ar.clone()
+                } else {
+                    r.floor_order.clone()
+                };
+                let eps = r
+                    .k::<Iv>(&a2, P)
+                    .div(&Iv::from_rational(&Rational::from(&a2 - 1u32), P));
+                assert_model_near(&what, r.eps_f64(a2.to_f64()), &eps, CURVE_RTOL, 0.0);
+            }
+        }
+    }
+
+    #[test]
+    fn eps_from_k_f64_matches_eps_from_k() {
+        for k in [1e-9, 0.05, 2.0, 30.0, 4e4] {
+            for a in ["1.001", "1.5", "4", "32", "20000"] {
+                for d in ["1e-300", "1e-5", "0.5"] {
+                    let (kr, ar, dr) = (Rational::from_f64(k).unwrap(), q(a), q(d));
+                    let cert = eps_from_k::<Iv>(&Iv::from_rational(&kr, P), &ar, &dr, P);
+                    let model = eps_from_k_f64(k, ar.to_f64(), ln_f64(&dr));
+                    let what = format!("ε k={k} α={a} δ={d}");
+                    assert_model_near(&what, model, &cert, 1e-9, 1e-12);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn delta_from_k_f64_matches_delta_from_k() {
+        for k in [1e-9, 0.05, 2.0, 30.0, 4e4] {
+            for a in ["1.001", "1.5", "4", "32", "20000"] {
+                for e in ["0", "0.1", "1", "8", "50"] {
+                    let (kr, ar, er) = (Rational::from_f64(k).unwrap(), q(a), q(e));
+                    let cert = delta_from_k::<Iv>(&Iv::from_rational(&kr, P), &ar, &er, P);
+                    let model = delta_from_k_f64(k, ar.to_f64(), er.to_f64());
+                    let what = format!("ln δ k={k} α={a} ε={e}");
+                    let (_, hi) = cert.endpoints().unwrap();
+                    if hi >= 1 {
+                        // the certified δ is clamped to 1: the model's ln δ is ≥ 0 there
+                        assert!(model >= -1e-9, "{what}: model {model} but δ = 1");
+                    } else {
+                        assert_model_near(&what, model, &cert.ln(), 1e-9, 1e-12);
+                    }
+                }
+            }
+        }
+    }
+}
