@@ -155,6 +155,54 @@ const QUERIES: &[&[&str]] = &[
         "--sampling",
         "shuffled",
     ],
+    // the samplers of `theorems::random_allocation`, ε at δ and δ at ε
+    &[
+        "dpsgd",
+        "--sampling",
+        "balls-and-bins",
+        "--steps-per-epoch",
+        "16",
+        "--epochs",
+        "2",
+        "--sigma",
+        "1",
+        "--delta",
+        "1e-5",
+    ],
+    &[
+        "dpsgd",
+        "--sampling",
+        "random-allocation",
+        "--uses-per-epoch",
+        "2",
+        "--batch-size",
+        "10",
+        "--dataset-size",
+        "100",
+        "--epochs",
+        "3",
+        "--sigma",
+        "2",
+        "--epsilon",
+        "1",
+    ],
+    &[
+        "dpsgd",
+        "--sampling",
+        "truncated-poisson",
+        "--rate",
+        "0.01",
+        "--dataset-size",
+        "10000",
+        "--steps",
+        "50",
+        "--sigma",
+        "1",
+        "--max-batch-size",
+        "200",
+        "--epsilon",
+        "1",
+    ],
     &["gdp", "gaussian", "--sigma", "2", "--compositions", "4"],
     &[
         "gdp", "dpsgd", "--rate", "0.01", "--sigma", "1", "--steps", "100",
@@ -338,6 +386,56 @@ fn a_bad_value_is_refused_by_both_faces_naming_the_same_flag() {
     assert_eq!(code, 2);
     assert!(err.contains("--delta-each"), "{err}");
     assert_eq!(refused(request(&args)), "delta_each");
+}
+
+/// The refusals `dpsgd::route` gives the random-allocation and truncated-Poisson samplers name
+/// the same flag on the command line and the same key in a request.
+#[test]
+fn a_sampler_refusal_names_the_same_flag_in_both_faces() {
+    let run_flags = [
+        "dpsgd",
+        "--sampling",
+        "balls-and-bins",
+        "--steps-per-epoch",
+        "8",
+        "--epochs",
+        "1",
+        "--sigma",
+        "1",
+        "--delta",
+        "1e-5",
+    ];
+    for (extra, key) in [
+        (&["--relation", "substitution"][..], "relation"),
+        (&["--group-size", "2"][..], "group_size"),
+        (&["--grid", "0.001"][..], "grid"),
+        (&["--method", "rdp"][..], "method"),
+    ] {
+        let args: Vec<&str> = run_flags.iter().chain(extra).copied().collect();
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(
+            err.contains(&format!("--{}", key.replace('_', "-"))),
+            "{err}"
+        );
+        assert_eq!(refused(request(&args)), key, "{args:?}");
+    }
+    let truncated = [
+        "dpsgd",
+        "--sampling",
+        "truncated-poisson",
+        "--rate",
+        "0.1",
+        "--steps",
+        "3",
+        "--dataset-size",
+        "100",
+        "--sigma",
+        "1",
+        "--epsilon",
+        "1",
+    ];
+    assert_eq!(refused(request(&truncated)), "max_batch_size");
 }
 
 /// `dpcert subsample` (not a single-value query: two quantities) has a request form of its own,
