@@ -10,9 +10,9 @@
 //! [`TYPES`] and `entry_event`, a variant of [`Mechanism`] and its arms in the capability
 //! methods the audit routes ask for.
 pub use crate::audit::Deployment;
+use crate::dpsgd::Sampling;
 use crate::event::Event;
 use crate::num::{parse_exact, parse_positive_integer};
-use crate::theorems::sampling::Sampling;
 use crate::{validate, Error, Result};
 use rug::{Integer, Rational};
 use std::path::Path;

@@ -159,7 +159,7 @@ pub enum Event {
         /// The number of steps (≥ 1).
         steps: Integer,
         /// How batches were drawn.
-        sampling: crate::theorems::sampling::Sampling,
+        sampling: crate::dpsgd::Sampling,
     },
     /// `event` run K times, K random with mean `mean` and shape `shape` (truncated negative
     /// binomial: shape 1 geometric, 0 logarithmic; `None`: shape ∞, Poisson), only the best

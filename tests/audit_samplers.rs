@@ -295,7 +295,7 @@ fn round_trip_and_delta_query() {
         sigma: q("1"),
         rate: q("1/100"),
         steps: 100.into(),
-        sampling: dpcert::theorems::sampling::Sampling::FixedSize,
+        sampling: dpcert::dpsgd::Sampling::FixedSize,
     };
     let file =
         Deployment::parse(&format!("{BUDGET}{RUN}sampling = \"fixed-size\"\n"), false).unwrap();

@@ -7,9 +7,9 @@ use common::{f, q, REF};
 use dpcert::calibrate::{
     calibrate, evaluate, gap, steps_from_epochs, value, Calibration, Method, Parameter, Run,
 };
+use dpcert::dpsgd::{Relation, Sampling};
 use dpcert::theorems::pld_accountant::{dpsgd_pld_epsilon, PldOptions};
 use dpcert::theorems::rdp::dpsgd_rdp_epsilon;
-use dpcert::theorems::sampling::{Relation, Sampling};
 use dpcert::Precision;
 use rug::{Float, Integer, Rational};
 

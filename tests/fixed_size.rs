@@ -426,8 +426,8 @@ fn upper_end_is_conversion_at_a_near_best_order() {
 #[test]
 fn calibrated_sigma_is_feasible_and_near_the_optimum() {
     use dpcert::calibrate::{calibrate, Method, Parameter, Run};
+    use dpcert::dpsgd::{Relation, Sampling};
     use dpcert::theorems::pld_accountant::dpsgd_pld_epsilon;
-    use dpcert::theorems::sampling::{Relation, Sampling};
     let (target, delta) = (q("2"), q("1e-5"));
     let mut run = Run::checked(q("1/100"), q("1"), Integer::from(100)).unwrap();
     run.sampling = Sampling::FixedSize;

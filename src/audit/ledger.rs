@@ -1,11 +1,11 @@
 //! The audit's flat view of an [`Event`] tree: a list of entries, each a mechanism the routes
 //! know and how many times it ran. Flattening refuses, by name, every event no route
 //! certifies (it never skips one).
+use crate::dpsgd::Sampling;
 use crate::event::Event;
 use crate::theorems::gaussian::GaussianMechanism;
 use crate::theorems::pld_accountant::{Direction, PldMechanism};
 use crate::theorems::rdp::RdpTerm;
-use crate::theorems::sampling::Sampling;
 use crate::validate::show;
 use crate::{Error, Result};
 use rug::{Integer, Rational};

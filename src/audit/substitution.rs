@@ -60,10 +60,8 @@ fn theorem(sampling: Sampling) -> &'static str {
         Sampling::Poisson => "Poisson sampling, substitution neighbours (`dpsgd_substitution_pld_epsilon`): certified PLD, both sides, of the pair (1−q)N(0,σ²)+qN(1,σ²) ‖ (1−q)N(0,σ²)+qN(−1,σ²), which dominates every step (Schuchardt et al. 2024, Theorem 3.8) and which datasets realise",
         Sampling::FixedSize => dpsgd::route::FIXED_SIZE_THEOREM,
         Sampling::Shuffled => "shuffled batches, substitution neighbours (`shuffled_dpsgd_epsilon`): each pass over the data is one Gaussian release of sensitivity 2 per example, composed exactly (Corollary 10); an upper bound (amplification by shuffling neither claimed nor excluded)",
-        // a ledger never names these samplers; `dpsgd::route` refuses them with substitution
-        Sampling::BallsAndBins | Sampling::RandomAllocation | Sampling::TruncatedPoisson => {
-            "random allocation and truncated Poisson sampling are accounted for add/remove neighbours only"
-        }
+        // a ledger names no other sampler (`dpsgd::route` refuses the others with substitution)
+        _ => "no substitution route for this sampler: `dpsgd::route` refuses it",
     }
 }
 

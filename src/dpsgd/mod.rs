@@ -4,27 +4,33 @@
 //! sizes), the noise multiplier σ, the steps (or epochs), how batches are drawn ([`Sampling`]),
 //! which neighbours ([`Relation`]), how many examples a user contributes, and which accountant
 //! ([`Method`]) certifies it. [`route()`] reads the run once and names the theorem that answers
-//! it ([`Route`]); [`epsilon`] evaluates that theorem for ε at δ, and [`schedule_epsilon`] /
+//! it ([`Route`]); [`epsilon`] evaluates that theorem for ε at δ ([`delta`]: δ at ε where the
+//! route reads both ways), and [`schedule_epsilon`] /
 //! [`schedule_delta`] account a schedule of [`Phase`]s. Calibration (`calibrate`), the audit's
 //! DP-SGD routes, the reference queries (`reference::query`), the command line and the Python
 //! package all go through here: none of them chooses a theorem for a sampler itself.
 //!
-//! **Adding a sampler.** A variant of [`Sampling`] (its name and parse, in
-//! `theorems/sampling.rs`), its theorem function under `theorems/` with its proof note, a
-//! variant of [`Route`] with the theorem it rests on, and one arm in [`route()`] and in
-//! [`epsilon`]'s `match route` (the evaluation). Nothing outside this module changes.
+//! **Adding a sampler.** Its theorem function under `theorems/` with its proof note and
+//! tests; here, a variant of [`Sampling`] (`sampling.rs`), its parameters as fields of
+//! [`Run`] if it has new ones, a variant of [`Route`] with the theorem it rests on and the
+//! facts its answer reports ([`Route::facts`]), one arm in [`route()`] (with the refusals of
+//! what the theorem does not cover) and one in [`epsilon`] (and in [`delta`] if the theorem
+//! reads δ at ε). Outside this module only the faces change: the command line's flags for new
+//! parameters (`cli/dpsgd.rs`, which a request reads too) and the sentence it prints.
 //!
 //! Layering: `num` → `theorems` → `dpsgd` → `calibrate` / `audit` / `reference` → `cli` /
 //! python. This module imports the theorem functions and nothing above them.
 mod inputs;
 pub mod route;
+mod sampling;
 
-pub use crate::theorems::sampling::{Relation, Sampling, UserSampling};
+pub use crate::theorems::sampling::{Relation, UserSampling};
 pub use crate::theorems::schedule::Phase;
 pub use inputs::{Delta, Rate, Sigma, Steps};
 pub use route::{
     delta, epsilon, route, schedule_delta, schedule_epsilon, Accountant, Epsilon, Route,
 };
+pub use sampling::Sampling;
 
 use crate::num::Precision;
 use crate::theorems::pld_accountant::PldOptions;

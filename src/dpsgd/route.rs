@@ -391,6 +391,34 @@ pub const RANDOM_ALLOCATION_DELTA_THEOREM: &str = "random allocation, k of t: up
 pub const TRUNCATED_POISSON_THEOREM: &str = "truncated Poisson: the certified Poisson accountant with δ moved by η(1 + e^ε), η ≥ P[some batch is truncated] (Chernoff–Hoeffding) — a coupling of the truncated and the untruncated run";
 
 impl Route {
+    /// The sampler's facts an answer of a random-allocation or truncated-Poisson route
+    /// reports: the allocation (t, k, epochs), or the truncation probability η (rounded up)
+    /// and the maximum batch size; none for the other routes.
+    pub fn facts(self, run: &Run) -> Result<Vec<(&'static str, String)>> {
+        Ok(match self {
+            Route::TruncatedPoisson => {
+                let t = run.as_truncated()?;
+                let eta = random_allocation::truncation_probability(&t)?;
+                vec![
+                    (
+                        "truncation_probability",
+                        random_allocation::show_up(&eta, 16),
+                    ),
+                    ("max_batch_size", t.max_batch.to_string()),
+                ]
+            }
+            Route::BallsAndBins | Route::RandomAllocation => {
+                let a = run.as_allocation()?;
+                vec![
+                    ("steps_per_epoch", a.steps.to_string()),
+                    ("selected", a.selected.to_string()),
+                    ("epochs", a.epochs.to_string()),
+                ]
+            }
+            _ => vec![],
+        })
+    }
+
     /// The theorem a δ-at-ε answer of this route rests on, as printed.
     pub fn delta_theorem(self) -> &'static str {
         match self {

@@ -859,24 +859,14 @@ fn route_details(d: &Dpsgd, e: &crate::dpsgd::Epsilon) -> Vec<(&'static str, Val
     details
 }
 
-/// The details of a random-allocation or truncated-Poisson answer: the allocation (t, k,
-/// epochs), or the truncation probability η and the maximum batch size.
+/// The sampler's facts of a random-allocation or truncated-Poisson answer
+/// ([`crate::dpsgd::Route::facts`]), as JSON strings.
 fn sampler_details(run: &Run, route: Route) -> Result<Vec<(&'static str, Value)>> {
-    use crate::theorems::random_allocation as ra;
-    if route == Route::TruncatedPoisson {
-        let t = run.as_truncated()?;
-        let eta = ra::truncation_probability(&t)?;
-        return Ok(vec![
-            ("truncation_probability", json!(ra::show_up(&eta, 16))),
-            ("max_batch_size", json!(t.max_batch.to_string())),
-        ]);
-    }
-    let a = run.as_allocation()?;
-    Ok(vec![
-        ("steps_per_epoch", json!(a.steps.to_string())),
-        ("selected", json!(a.selected.to_string())),
-        ("epochs", json!(a.epochs.to_string())),
-    ])
+    Ok(route
+        .facts(run)?
+        .into_iter()
+        .map(|(k, v)| (k, Value::String(v)))
+        .collect())
 }
 
 #[cfg(test)]
