@@ -157,6 +157,7 @@ pub mod reference;
 pub(crate) mod search;
 pub mod theorems;
 pub(crate) mod validate;
+pub mod validated;
 pub mod verdict;
 
 /// The arbitrary-precision numbers dpcert takes and returns ([`rug::Rational`] inputs,

@@ -20,13 +20,12 @@
 //!
 //! Layering: `num` → `theorems` → `dpsgd` → `calibrate` / `audit` / `reference` → `cli` /
 //! python. This module imports the theorem functions and nothing above them.
-mod inputs;
 pub mod route;
 mod sampling;
 
 pub use crate::theorems::sampling::{Relation, UserSampling};
 pub use crate::theorems::schedule::Phase;
-pub use inputs::{Delta, Rate, Sigma, Steps};
+pub use crate::validated::{Delta, Rate, Sigma, Steps};
 pub use route::{
     delta, epsilon, route, schedule_delta, schedule_epsilon, Accountant, Epsilon, Route,
 };

@@ -1,8 +1,9 @@
-//! The run's numbers as types that cannot hold an invalid value: a rate in (0, 1], a positive
-//! noise multiplier, a δ in (0, 1), a positive number of steps. Each is checked once, where it
-//! enters (the constructor names the argument as the caller spells it: `rate` in the library,
-//! `--rate` on the command line); the dispatch and the theorems it calls then read a valid
-//! value. Each dereferences to its exact `rug` value.
+//! A DP-SGD run's numbers as types that cannot hold an invalid value: a rate in (0, 1], a
+//! positive noise multiplier, a δ in (0, 1), a positive number of steps. Each is checked once,
+//! where it enters (the constructor names the argument as the caller spells it: `rate` in the
+//! library, `--rate` on the command line); the dispatch and the theorems it calls then read a
+//! valid value. Each dereferences to its exact `rug` value. They live on `validate`'s floor,
+//! below `theorems`, so that theorem functions can take them (`dpsgd` re-exports them).
 use crate::{validate, Result};
 use rug::{Integer, Rational};
 use std::ops::Deref;
