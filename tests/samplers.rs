@@ -8,6 +8,7 @@ use dpcert::theorems::pld_accountant::{dpsgd_pld_epsilon, PldOptions, PldReport}
 use dpcert::theorems::sampling::Relation;
 use dpcert::theorems::schedule::{dpsgd_phases_pld_epsilon, Phase};
 use dpcert::theorems::shuffle::shuffled_dpsgd_epsilon;
+use dpcert::validated::{Delta, Sigma};
 use dpcert::Precision;
 use rug::{Float, Integer, Rational};
 
@@ -23,11 +24,11 @@ fn shuffled_epochs_are_the_exact_gaussian_composition() {
         let mut prev: Option<Float> = None;
         for (rel, c) in [(Relation::AddRemove, 1u32), (Relation::Substitution, 2)] {
             let e = shuffled_dpsgd_epsilon(
-                &q(sigma),
+                &Sigma::new("sigma", q(sigma)).unwrap(),
                 &Integer::from(k),
                 rel,
                 &Integer::from(g),
-                &q(delta),
+                &Delta::new("delta", q(delta)).unwrap(),
                 Precision::Auto,
             )
             .unwrap();
@@ -46,23 +47,17 @@ fn shuffled_epochs_are_the_exact_gaussian_composition() {
         }
     }
     assert!(shuffled_dpsgd_epsilon(
-        &q("1"),
+        &Sigma::new("sigma", q("1")).unwrap(),
         &Integer::from(0),
         Relation::AddRemove,
         &Integer::from(1),
-        &q("1e-5"),
+        &Delta::new("delta", q("1e-5")).unwrap(),
         Precision::Auto
     )
     .is_err());
-    assert!(shuffled_dpsgd_epsilon(
-        &q("0"),
-        &Integer::from(1),
-        Relation::AddRemove,
-        &Integer::from(1),
-        &q("1e-5"),
-        Precision::Auto
-    )
-    .is_err());
+    // σ = 0 and δ = 1 cannot be stated: the types refuse them
+    assert!(Sigma::new("sigma", q("0")).is_err());
+    assert!(Delta::new("delta", q("1")).is_err());
 }
 
 fn phase(rate: &str, sigma: &str, steps: u32) -> Phase {

@@ -278,19 +278,27 @@ pub fn epsilon(run: &Run, delta: &Delta, acc: &Accounting) -> Result<Epsilon> {
         }
         Route::Shuffled => {
             let k = run.passes()?;
-            let e =
-                shuffle::shuffled_dpsgd_epsilon(&run.sigma, &k, run.relation, &run.group, d, p)?;
+            let (s, g) = (&run.sigma, &run.group);
+            let e = shuffle::shuffled_dpsgd_epsilon(s, &k, run.relation, g, delta, p)?;
             upper(Accountant::Gaussian, e, None, Some(k))
         }
-        Route::BallsAndBins | Route::RandomAllocation | Route::TruncatedPoisson => Epsilon {
-            route,
-            accountant: Accountant::Pld,
-            value: Certified::TwoSided(allocated(run, route, At::Delta(d), acc)?),
-            pld: None,
-            order: None,
-            sigma: Rational::from(&*run.sigma),
-            passes: None,
-        },
+        Route::BallsAndBins | Route::RandomAllocation | Route::TruncatedPoisson => {
+            allocated_epsilon(run, route, d, acc)?
+        }
+    })
+}
+
+/// ε at δ of a random-allocation or truncated-Poisson run: two-sided, by the sampler's
+/// theorem function.
+fn allocated_epsilon(run: &Run, route: Route, d: &Rational, acc: &Accounting) -> Result<Epsilon> {
+    Ok(Epsilon {
+        route,
+        accountant: Accountant::Pld,
+        value: Certified::TwoSided(allocated(run, route, At::Delta(d), acc)?),
+        pld: None,
+        order: None,
+        sigma: Rational::from(&*run.sigma),
+        passes: None,
     })
 }
 

@@ -432,16 +432,7 @@ impl Query {
                 run,
                 epsilon,
                 accounting,
-            } => {
-                let acc = Accounting {
-                    precision: p,
-                    progress,
-                    ..accounting.clone()
-                };
-                let (route, value) = crate::dpsgd::delta(run, epsilon, &acc)?;
-                let details = sampler_details(run, route)?;
-                answer(Certified::TwoSided(value), route.delta_theorem(), details)
-            }
+            } => run_delta(run, epsilon, accounting, p, progress)?,
         };
         require_finite_upper(a.value.upper(), self.command())?;
         Ok(a)
@@ -857,6 +848,29 @@ fn route_details(d: &Dpsgd, e: &crate::dpsgd::Epsilon) -> Vec<(&'static str, Val
         details.push(("user_sampling", json!(d.run.user_sampling.name())));
     }
     details
+}
+
+/// δ at ε of a run whose route reads both ways ([`crate::dpsgd::delta`]), two-sided, with the
+/// sampler's facts as details.
+fn run_delta(
+    run: &Run,
+    epsilon: &Rational,
+    accounting: &Accounting,
+    p: Precision,
+    progress: bool,
+) -> Result<Answer> {
+    let acc = Accounting {
+        precision: p,
+        progress,
+        ..accounting.clone()
+    };
+    let (route, value) = crate::dpsgd::delta(run, epsilon, &acc)?;
+    let details = sampler_details(run, route)?;
+    Ok(answer(
+        Certified::TwoSided(value),
+        route.delta_theorem(),
+        details,
+    ))
 }
 
 /// The sampler's facts of a random-allocation or truncated-Poisson answer

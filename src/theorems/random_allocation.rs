@@ -18,6 +18,7 @@ use super::schedule::{dpsgd_pld_delta, Phase};
 use super::shuffle::shuffled_dpsgd_epsilon;
 use crate::num::{normal_cdf_pair, Arithmetic, Enclosure, Interval, LowerBound, Precision};
 use crate::validate;
+use crate::validated::{Delta, Sigma};
 use crate::{Error, Result};
 use rug::float::Round;
 use rug::{Float, Integer, Rational};
@@ -273,11 +274,11 @@ pub fn random_allocation_epsilon(
     let lower = random_allocation_epsilon_lower(a, delta)?;
     let uses = Integer::from(&a.selected * &a.epochs);
     let plain = shuffled_dpsgd_epsilon(
-        &a.sigma,
+        &Sigma::new("sigma", a.sigma.clone())?,
         &uses,
         Relation::AddRemove,
         &Integer::from(1),
-        delta,
+        &Delta::new("delta", delta.clone())?,
         prec,
     )?;
     let mut hi = plain.upper().to_float();

@@ -4,6 +4,7 @@ use super::gaussian::{gaussian_composition, gaussian_epsilon, GaussianMechanism}
 use super::sampling::Relation;
 use crate::num::{Precision, UpperBound};
 use crate::validate;
+use crate::validated::{Delta, Sigma};
 use crate::Result;
 use rug::{Integer, Rational};
 
@@ -17,27 +18,25 @@ use rug::{Integer, Rational};
 /// An upper bound on the ε of shuffled DP-SGD for the stated relation: [`UpperBound::formula`]
 /// encloses ε*(δ) of that Gaussian composition, two-sided (width as `gaussian_epsilon`), which
 /// is the exact ε of the same run only when the batch assignment is revealed, so its lower end
-/// is not a lower bound for shuffled batches and the type does not offer it as one. σ > 0, participations ≥ 1, group ≥ 1,
-/// δ ∈ (0, 1); errors otherwise. Note: `proofs-notes/shuffled_dpsgd_epsilon.md`.
+/// is not a lower bound for shuffled batches and the type does not offer it as one. σ > 0 and
+/// δ ∈ (0, 1) by their types; participations ≥ 1, group ≥ 1, errors otherwise. Note: `proofs-notes/shuffled_dpsgd_epsilon.md`.
 pub fn shuffled_dpsgd_epsilon(
-    sigma: &Rational,
+    sigma: &Sigma,
     participations: &Integer,
     relation: Relation,
     group: &Integer,
-    delta: &Rational,
+    delta: &Delta,
     prec: Precision,
 ) -> Result<UpperBound> {
-    validate::positive("sigma", sigma)?;
     validate::count("epochs", participations)?;
     validate::count("group", group)?;
-    validate::open_unit("delta", delta)?;
     let per_example = match relation {
         Relation::AddRemove => 1u32,
         Relation::Substitution => 2u32,
     };
     let sensitivity = Rational::from(group * Integer::from(per_example));
     let pld = gaussian_composition(&[GaussianMechanism::new(
-        sigma.clone(),
+        Rational::from(&**sigma),
         sensitivity,
         participations.clone(),
     )?])?;
