@@ -11,6 +11,7 @@ use dpcert::theorems::fixed_size::*;
 use dpcert::theorems::pld_accountant::{
     dpsgd_fixed_size_pld_epsilon, dpsgd_substitution_pld_epsilon, PldOptions,
 };
+use dpcert::validated::{Delta, Rate, Sigma, Steps};
 use proptest::prelude::*;
 use rug::{Float, Integer, Rational};
 
@@ -91,10 +92,10 @@ fn rdp_rejects_bad_orders_and_rates() {
 
 fn bracket(gs: &str, ss: &str, t: u32, ds: &str) -> (Float, Float) {
     let r = dpsgd_fixed_size_pld_epsilon(
-        &q(gs),
-        &q(ss),
-        &Integer::from(t),
-        &q(ds),
+        &Rate::new("rate", q(gs)).unwrap(),
+        &Sigma::new("sigma", q(ss)).unwrap(),
+        &Steps::new("steps", Integer::from(t)).unwrap(),
+        &Delta::new("delta", q(ds)).unwrap(),
         &PldOptions::default(),
     )
     .unwrap();
@@ -121,10 +122,10 @@ fn full_batch_is_the_gaussian_with_sensitivity_two() {
         let width = Float::with_val(REF, &hi - &lo) / &exact;
         assert!(width < 1e-4, "σ={ss} T={t}: [{lo}, {hi}] {width} wide");
         let (rdp, _) = dpsgd_fixed_size_rdp_epsilon(
-            &q("1"),
-            &q(ss),
-            &Integer::from(t),
-            &q(ds),
+            &Rate::new("rate", q("1")).unwrap(),
+            &Sigma::new("sigma", q(ss)).unwrap(),
+            &Steps::new("steps", Integer::from(t)).unwrap(),
+            &Delta::new("delta", q(ds)).unwrap(),
             Precision::Auto,
         )
         .unwrap();
@@ -198,10 +199,10 @@ fn bracket_consistent_and_monotone() {
         let (lo, hi) = bracket(gs, ss, t, ds);
         assert!(lo <= hi && lo > 0, "σ={ss}: [{lo}, {hi}]");
         let (rdp, _) = dpsgd_fixed_size_rdp_epsilon(
-            &q(gs),
-            &q(ss),
-            &Integer::from(t),
-            &q(ds),
+            &Rate::new("rate", q(gs)).unwrap(),
+            &Sigma::new("sigma", q(ss)).unwrap(),
+            &Steps::new("steps", Integer::from(t)).unwrap(),
+            &Delta::new("delta", q(ds)).unwrap(),
             Precision::Auto,
         )
         .unwrap();
@@ -399,8 +400,14 @@ fn upper_end_is_conversion_at_a_near_best_order() {
         ("1/10", "5", 50, "1e-5"),
     ] {
         let (g, s, d) = (q(gs), q(ss), q(ds));
-        let (e, order) =
-            dpsgd_fixed_size_rdp_epsilon(&g, &s, &Integer::from(t), &d, Precision::Auto).unwrap();
+        let (e, order) = dpsgd_fixed_size_rdp_epsilon(
+            &Rate::new("rate", g.clone()).unwrap(),
+            &Sigma::new("sigma", s.clone()).unwrap(),
+            &Steps::new("steps", Integer::from(t)).unwrap(),
+            &Delta::new("delta", d.clone()).unwrap(),
+            Precision::Auto,
+        )
+        .unwrap();
         let at = prop14(&theorem9(&g, &s, order, t), order, &d);
         let hi = e.upper().to_float();
         let rel = Float::with_val(REF, &hi - &at) / &at;
@@ -436,9 +443,9 @@ fn calibrated_sigma_is_feasible_and_near_the_optimum() {
     let sigma = Rational::from(&*c.feasible.run.sigma);
     let up = dpsgd_fixed_size_pld_epsilon(
         &run.rate,
-        &sigma,
+        &Sigma::new("sigma", sigma.clone()).unwrap(),
         &run.steps,
-        &delta,
+        &Delta::new("delta", delta.clone()).unwrap(),
         &PldOptions::default(),
     )
     .unwrap();

@@ -263,12 +263,16 @@ pub fn epsilon(run: &Run, delta: &Delta, acc: &Accounting) -> Result<Epsilon> {
         }
         Route::FixedSize => {
             let r = pld_unless_rdp(run.method, acc, || {
-                pld_accountant::dpsgd_fixed_size_pld_epsilon(q, &run.sigma, t, d, &opts)
+                pld_accountant::dpsgd_fixed_size_pld_epsilon(
+                    &run.rate, &run.sigma, &run.steps, delta, &opts,
+                )
             })?;
             if let Some(r) = r {
                 return Ok(pld(r, Rational::from(&*run.sigma)));
             }
-            let (e, alpha) = fixed_size::dpsgd_fixed_size_rdp_epsilon(q, &run.sigma, t, d, p)?;
+            let (e, alpha) = fixed_size::dpsgd_fixed_size_rdp_epsilon(
+                &run.rate, &run.sigma, &run.steps, delta, p,
+            )?;
             upper(
                 Accountant::Rdp,
                 UpperBound::new(e),

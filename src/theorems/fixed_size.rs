@@ -5,6 +5,7 @@
 use super::rdp::{eps_from_k, eps_from_k_f64, ln1p_exp, ln_expm1, MAX_ORDER};
 use crate::num::{Enclosure, Iv, Precision, Real};
 use crate::validate;
+use crate::validated::{Delta, Rate, Sigma, Steps};
 use crate::{Error, Result};
 use rug::{Float, Integer, Rational};
 
@@ -187,18 +188,18 @@ fn best_wor_order(gamma: f64, sigma: f64, steps: f64, ln_delta: f64) -> u32 {
 ///
 /// # Guarantee
 /// The upper end of the returned enclosure is a valid ε at δ; returns it and the order α.
-/// γ ∈ (0, 1], σ > 0, steps ≥ 1, δ ∈ (0, 1); errors otherwise.
+/// γ ∈ (0, 1], σ > 0, steps ≥ 1, δ ∈ (0, 1) by their types.
 /// Note: `proofs-notes/dpsgd_fixed_size_rdp_epsilon.md`.
 pub fn dpsgd_fixed_size_rdp_epsilon(
-    gamma: &Rational,
-    sigma: &Rational,
-    steps: &Integer,
-    delta: &Rational,
+    gamma: &Rate,
+    sigma: &Sigma,
+    steps: &Steps,
+    delta: &Delta,
     prec: Precision,
 ) -> Result<(Enclosure, u32)> {
-    check(gamma, sigma)?;
-    validate::count("steps", steps)?;
-    validate::open_unit("delta", delta)?;
+    // γ ∈ (0, 1], σ > 0, T ≥ 1 and δ ∈ (0, 1) by their types
+    let (gamma, sigma, steps, delta): (&Rational, &Rational, &Integer, &Rational) =
+        (gamma, sigma, steps, delta);
     let p = prec.fixed_bits()?;
     let ld = crate::search::ln_f64(delta);
     let alpha = best_wor_order(gamma.to_f64(), sigma.to_f64(), steps.to_f64(), ld);

@@ -8,7 +8,7 @@ use super::grid::setup;
 use super::{
     dpsgd_term, join, report, side_epsilon, Direction, PldMechanism, PldOptions, PldReport, PldTerm,
 };
-use crate::validate;
+use crate::validated::{Delta, Rate, Sigma, Steps};
 use crate::{Error, Result};
 use rug::{Integer, Rational};
 
@@ -24,16 +24,18 @@ use rug::{Integer, Rational};
 ///
 /// # Guarantee
 /// `lower ≤ ε ≤ upper` for the exact ε(δ) of the run (adversary sees every noisy sum);
-/// γ ∈ (0, 1], σ > 0, steps ≥ 1, δ ∈ (0, 1); errors otherwise, or (Numerical) when the tail
+/// γ ∈ (0, 1], σ > 0, steps ≥ 1, δ ∈ (0, 1) by their types; errors (Numerical) when the tail
 /// charged to +∞ exceeds δ. Note: `proofs-notes/dpsgd_fixed_size_pld_epsilon.md`.
 pub fn dpsgd_fixed_size_pld_epsilon(
-    rate: &Rational,
-    sigma: &Rational,
-    steps: &Integer,
-    delta: &Rational,
+    rate: &Rate,
+    sigma: &Sigma,
+    steps: &Steps,
+    delta: &Delta,
     opts: &PldOptions,
 ) -> Result<PldReport> {
-    validate::open_unit("delta", delta)?;
+    // δ ∈ (0, 1) by its type; the term's γ, σ, T checked again by `setup` (all mechanisms)
+    let (rate, sigma, steps, delta): (&Rational, &Rational, &Integer, &Rational) =
+        (rate, sigma, steps, delta);
     let dominating = PldTerm {
         mechanism: PldMechanism::FixedSizeGaussian {
             sigma: sigma.clone(),
