@@ -211,8 +211,7 @@ impl Route {
 /// on automatic settings only, the RDP bound where the PLD accountant fails.
 pub fn epsilon(run: &Run, delta: &Delta, acc: &Accounting) -> Result<Epsilon> {
     let route = route(run, acc)?;
-    let q: &Rational = &run.rate;
-    let t: &Integer = &run.steps;
+    let (q, s, t) = (&run.rate, &run.sigma, &run.steps);
     let d: &Rational = delta;
     let p = acc.precision;
     let opts = acc.pld_options();
@@ -263,16 +262,12 @@ pub fn epsilon(run: &Run, delta: &Delta, acc: &Accounting) -> Result<Epsilon> {
         }
         Route::FixedSize => {
             let r = pld_unless_rdp(run.method, acc, || {
-                pld_accountant::dpsgd_fixed_size_pld_epsilon(
-                    &run.rate, &run.sigma, &run.steps, delta, &opts,
-                )
+                pld_accountant::dpsgd_fixed_size_pld_epsilon(q, s, t, delta, &opts)
             })?;
             if let Some(r) = r {
                 return Ok(pld(r, Rational::from(&*run.sigma)));
             }
-            let (e, alpha) = fixed_size::dpsgd_fixed_size_rdp_epsilon(
-                &run.rate, &run.sigma, &run.steps, delta, p,
-            )?;
+            let (e, alpha) = fixed_size::dpsgd_fixed_size_rdp_epsilon(q, s, t, delta, p)?;
             upper(
                 Accountant::Rdp,
                 UpperBound::new(e),
@@ -282,7 +277,7 @@ pub fn epsilon(run: &Run, delta: &Delta, acc: &Accounting) -> Result<Epsilon> {
         }
         Route::Shuffled => {
             let k = run.passes()?;
-            let (s, g) = (&run.sigma, &run.group);
+            let g = &run.group;
             let e = shuffle::shuffled_dpsgd_epsilon(s, &k, run.relation, g, delta, p)?;
             upper(Accountant::Gaussian, e, None, Some(k))
         }
