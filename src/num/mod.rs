@@ -8,6 +8,7 @@
 //! and relatively narrow enough, otherwise MPFR at increasing precision takes over. The
 //! returned [`Enclosure`] records which path produced it.
 
+mod elementary_table;
 mod enclosure;
 mod fast;
 mod interval;
