@@ -21,18 +21,6 @@ use rug::{Float, Rational};
 #[derive(Clone, Copy, Debug)]
 pub struct Fi(pub Interval);
 
-/// Apply a non-decreasing MPFR function to both endpoints at 53 bits, rounding outward.
-fn mono53(x: Interval, f: impl Fn(&mut Float, Round) -> std::cmp::Ordering) -> Interval {
-    if x.is_empty() {
-        return x;
-    }
-    let mut lo = Float::with_val(53, x.inf());
-    let mut hi = Float::with_val(53, x.sup());
-    f(&mut lo, Round::Down);
-    f(&mut hi, Round::Up);
-    iv(lo.to_f64_round(Round::Down), hi.to_f64_round(Round::Up))
-}
-
 impl Real for Fi {
     fn from_rational(r: &Rational, _prec: u32) -> Fi {
         let lo = Float::with_val_round(53, r, Round::Down)
@@ -75,7 +63,7 @@ impl Real for Fi {
         Fi(self.0.exp())
     }
     fn expm1(&self) -> Fi {
-        Fi(mono53(self.0, |x, r| x.exp_m1_round(r)))
+        Fi(self.0.expm1())
     }
     fn ln(&self) -> Fi {
         Fi(self.0.ln())

@@ -282,6 +282,75 @@ pub fn exp_point(x: f64) -> Option<Interval> {
     })
 }
 
+/// k = round(x·64/ln 2), a float choice of *where* to reduce: any integer is correct.
+fn nearest_k(x: f64) -> f64 {
+    (x * (64.0 / std::f64::consts::LN_2)).round()
+}
+
+/// eˣ − 1 rounded down (`up = false`) or up to `f64` — exactly the directed rounding MPFR
+/// gives — for |x| ≤ 1/2; `None` for NaN, |x| > 1/2, or an enclosure that cannot decide the
+/// rounding (then the caller asks MPFR). With k = 0 for |x| ≤ 1/128, else [`nearest_k`]
+/// (1 ≤ |k| ≤ 47):
+/// 1. x = k·(ln 2)/64 + r₁ + r₂ with r₁ = x − k·`LN2_HI_64` exact (k = 0, or Sterbenz: x and
+///    k·`LN2_HI_64` lie within a factor 2) and r₂ = −k·((ln 2)/64 − `LN2_HI_64`) enclosed;
+/// 2. 2^{k/64} = hi + lo with hi = `pow2_hi[k]`, lo ∋ `pow2_lo[k]` (k ≥ 0), or halves of the
+///    entries k + 64 (k < 0; halving exact), so hi ∈ [1/2, 2] and hi − 1 is exact (Sterbenz);
+/// 3. with r = r₁ + r₂ and P(r) = (eʳ − 1 − r)/r² = ½(1 + r/3(1 + r/4(… (1 + r/8(1 + r/9·e^ξ)))))
+///    for some ξ between 0 and r (Taylor with Lagrange's remainder; e^ξ enclosed by
+///    [e^{−1/128}, e^{1/128}], |r| ≤ 1/128):
+///    eˣ − 1 = (hi − 1) + hi·r₁ + [hi·r₂ + hi·r²P(r) + lo·(1 + r + r²P(r))];
+/// 4. hi·r₁ = p + e exactly (FMA residual, `None` if p is below 2⁻⁹⁶⁰) and (hi − 1) + p = S + e₁
+///    exactly (TwoSum), so eˣ − 1 ∈ S + T for the interval T = e + e₁ + [the bracket], whose
+///    width is about 2⁻⁶⁰·|eˣ − 1| (the bracket is at most 0.003 of the result; its roundings
+///    are relative to that);
+/// 5. if S + T.lo and S + T.hi round (in the requested direction) to the same `f64`, every value
+///    between them does, eˣ − 1 among them: that `f64` is its directed rounding.
+pub fn expm1_directed(x: f64, up: bool) -> Option<f64> {
+    #[allow(
+        clippy::neg_cmp_op_on_partial_ord,
+        reason = "written so that NaN takes this branch"
+    )]
+    if !(x.abs() <= 0.5) {
+        return None;
+    }
+    if x == 0.0 {
+        return Some(x); // e^{±0} − 1 = ±0 exactly, the sign kept as MPFR keeps it
+    }
+    let t = exp_tables();
+    let pt = |v: f64| Interval { lo: v, hi: v };
+    let k = if x.abs() <= 1.0 / 128.0 {
+        0.0
+    } else {
+        nearest_k(x)
+    };
+    let r1 = x - k * LN2_HI_64;
+    let r2 = -(pt(k) * t.ln2_lo_64);
+    let (hi, lo) = if k >= 0.0 {
+        (t.pow2_hi[k as usize], t.pow2_lo[k as usize])
+    } else {
+        let j = (k + 64.0) as usize;
+        (t.pow2_hi[j] * 0.5, t.pow2_lo[j] * pt(0.5))
+    };
+    let p = hi * r1;
+    if p != 0.0 && p.abs() < FMA_SAFE {
+        return None;
+    }
+    let e = hi.mul_add(r1, -p);
+    let head = hi - 1.0;
+    let sum = head + p;
+    let e1 = two_sum_err(head, p, sum);
+    let r = pt(r1) + r2;
+    let mut q = pt(1.0) + r * t.e_range / pt(9.0);
+    for n in (3..=8).rev() {
+        q = pt(1.0) + r * q / pt(n as f64);
+    }
+    let r2p = r.sqr() * q / pt(2.0);
+    let rest = pt(e) + pt(e1) + pt(hi) * r2 + pt(hi) * r2p + lo * (pt(1.0) + r + r2p);
+    let round = |v: f64| if up { add_up(sum, v) } else { add_dn(sum, v) };
+    let (a, b) = (round(rest.lo), round(rest.hi));
+    (a == b).then_some(a)
+}
+
 /// Constants of [`ln1p_point`]: ln 2 − `LN2_HI` enclosed and, for c_j = j/64 (j = 45 … 91),
 /// ln c_j as a nearest `f64` plus an enclosure of the remainder. Read from
 /// `elementary_table.rs` (MPFR at 256 bits, checked by `tests::elementary_table_constants`).
@@ -495,6 +564,24 @@ impl Interval {
         let hi = exp_point(self.hi)
             .map_or_else(|| mpfr53(self.hi, Round::Up, Float::exp_round), |e| e.hi);
         Interval { lo, hi }
+    }
+    /// { eˣ − 1 : x ∈ self }: each endpoint's directed rounding (expm1 is increasing) by
+    /// [`expm1_directed`] for |x| ≤ 1/2 where it decides, else by MPFR at 53 bits — the same
+    /// `f64` either way.
+    pub fn expm1(self) -> Interval {
+        if self.is_empty() {
+            return self;
+        }
+        let end = |x: f64, up: bool| {
+            expm1_directed(x, up).unwrap_or_else(|| {
+                let rnd = if up { Round::Up } else { Round::Down };
+                mpfr53(x, rnd, Float::exp_m1_round)
+            })
+        };
+        Interval {
+            lo: end(self.lo, false),
+            hi: end(self.hi, true),
+        }
     }
     /// { ln(1 + x) : x ∈ self, x > −1 }: [`ln1p_point`] at each end (ln1p is increasing),
     /// MPFR at 53 bits with directed rounding where that gives `None`; a lower end ≤ −1 gives
@@ -785,6 +872,44 @@ mod tests {
         );
     }
 
+    /// MPFR's expm1 at 53 bits rounded down or up (exact x), to f64.
+    fn mpfr_expm1(x: f64, up: bool) -> f64 {
+        let rnd = if up { Round::Up } else { Round::Down };
+        let mut v = Float::with_val(53, x);
+        v.exp_m1_round(rnd);
+        v.to_f64_round(rnd)
+    }
+    /// The fast path decides nearly always: of 10⁵ points over |x| ≤ 1/2 (uniform, near the
+    /// reduction's seams, tiny), fewer than 1 % fall back to MPFR, and every decided end is
+    /// MPFR's bit for bit.
+    #[test]
+    fn expm1_directed_decides_and_agrees() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut fallbacks = 0;
+        let n = 100_000u64;
+        for i in 0..n {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let u = (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+            let x = match i % 3 {
+                0 => u,
+                1 => ((u * 94.0).round() + u * 1e-6) * std::f64::consts::LN_2 / 128.0,
+                _ => u * 2f64.powi(-(((state >> 3) % 80) as i32)),
+            };
+            for up in [false, true] {
+                match expm1_directed(x, up) {
+                    Some(v) => assert_eq!(
+                        v.to_bits(),
+                        mpfr_expm1(x, up).to_bits(),
+                        "expm1({x:e}), up = {up}"
+                    ),
+                    None => fallbacks += 1,
+                }
+            }
+        }
+        assert!(fallbacks * 100 < 2 * n, "{fallbacks} fallbacks");
+    }
     fn finite() -> impl Strategy<Value = f64> {
         (NORMAL | SUBNORMAL | ZERO | POSITIVE | NEGATIVE).prop_filter("finite", |x| x.is_finite())
     }
@@ -870,6 +995,22 @@ mod tests {
             let seam = k as f64 * std::f64::consts::LN_2 / 128.0 + t * 1e-12;
             for a in [seam, t * 2f64.powi(sc), 700.0 * t.signum(), 700.5 * t.signum()] {
                 prop_assert!(exp_within(a, EXP_ULPS), "exp({a}) = {:?}", pt(a).exp());
+            }
+        }
+
+        /// `Interval::expm1` is MPFR's directed rounding at both ends (fast path or not): at the
+        /// reduction's seams, at every scale down to subnormals, at ±1/2 and beyond.
+        #[test]
+        fn expm1_is_mpfrs_directed_rounding(k in -47i64..=47, t in -1.0f64..1.0, e in 0i32..1075) {
+            let seam = k as f64 * std::f64::consts::LN_2 / 128.0 + t * 1e-12;
+            let inside = (k as f64 + t / 2.0) * std::f64::consts::LN_2 / 64.0;
+            for x in [seam, inside, t * 2f64.powi(-e), 0.5 * t.signum(), 0.5f64.next_up() * t.signum(),
+                      t * 40.0, 1.0 / 128.0 * t.signum()] {
+                // (the interval's own endpoints: it may store −0 as +0)
+                let (a, b) = (pt(x).inf(), pt(x).sup());
+                let v = pt(x).expm1();
+                prop_assert_eq!(v.inf().to_bits(), mpfr_expm1(a, false).to_bits(), "expm1({:e})", x);
+                prop_assert_eq!(v.sup().to_bits(), mpfr_expm1(b, true).to_bits(), "expm1({:e})", x);
             }
         }
 
