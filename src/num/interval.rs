@@ -291,16 +291,17 @@ fn nearest_k(x: f64) -> f64 {
 /// gives — for |x| ≤ 1/2; `None` for NaN, |x| > 1/2, or an enclosure that cannot decide the
 /// rounding (then the caller asks MPFR). With k = 0 for |x| ≤ 1/128, else [`nearest_k`]
 /// (1 ≤ |k| ≤ 47):
-/// 1. x = k·(ln 2)/64 + r₁ + r₂ with r₁ = x − k·`LN2_HI_64` exact (k = 0, or Sterbenz: x and
-///    k·`LN2_HI_64` lie within a factor 2) and r₂ = −k·((ln 2)/64 − `LN2_HI_64`) enclosed;
+/// 1. x = k·(ln 2)/64 + r₁ + r₂ with r₁ = RN(x − k·`LN2_HI_64`) (k·`LN2_HI_64` exact, r₁ exact by
+///    Sterbenz) and r₂ ∋ (its TwoSum error) − k·((ln 2)/64 − `LN2_HI_64`) enclosed;
 /// 2. 2^{k/64} = hi + lo with hi = `pow2_hi[k]`, lo ∋ `pow2_lo[k]` (k ≥ 0), or halves of the
-///    entries k + 64 (k < 0; halving exact), so hi ∈ [1/2, 2] and hi − 1 is exact (Sterbenz);
+///    entries k + 64 (k < 0; halving exact), so hi ∈ [1/2, 2] and hi − 1 is exact (Sterbenz; its
+///    TwoSum error e₀ = 0 is carried into T all the same);
 /// 3. with r = r₁ + r₂ and P(r) = (eʳ − 1 − r)/r² = ½(1 + r/3(1 + r/4(… (1 + r/8(1 + r/9·e^ξ)))))
 ///    for some ξ between 0 and r (Taylor with Lagrange's remainder; e^ξ enclosed by
 ///    [e^{−1/128}, e^{1/128}], |r| ≤ 1/128):
 ///    eˣ − 1 = (hi − 1) + hi·r₁ + [hi·r₂ + hi·r²P(r) + lo·(1 + r + r²P(r))];
 /// 4. hi·r₁ = p + e exactly (FMA residual, `None` if p is below 2⁻⁹⁶⁰) and (hi − 1) + p = S + e₁
-///    exactly (TwoSum), so eˣ − 1 ∈ S + T for the interval T = e + e₁ + [the bracket], whose
+///    exactly (TwoSum), so eˣ − 1 ∈ S + T for the interval T = e₀ + e + e₁ + [the bracket], whose
 ///    width is about 2⁻⁶⁰·|eˣ − 1| (the bracket is at most 0.003 of the result; its roundings
 ///    are relative to that);
 /// 5. if S + T.lo and S + T.hi round (in the requested direction) to the same `f64`, every value
@@ -324,7 +325,8 @@ pub fn expm1_directed(x: f64, up: bool) -> Option<f64> {
         nearest_k(x)
     };
     let r1 = x - k * LN2_HI_64;
-    let r2 = -(pt(k) * t.ln2_lo_64);
+    // exact (Sterbenz), and its rounding error (0) is carried anyway, so nothing rests on it
+    let r2 = pt(two_sum_err(x, -(k * LN2_HI_64), r1)) - pt(k) * t.ln2_lo_64;
     let (hi, lo) = if k >= 0.0 {
         (t.pow2_hi[k as usize], t.pow2_lo[k as usize])
     } else {
@@ -337,6 +339,7 @@ pub fn expm1_directed(x: f64, up: bool) -> Option<f64> {
     }
     let e = hi.mul_add(r1, -p);
     let head = hi - 1.0;
+    let e0 = two_sum_err(hi, -1.0, head); // 0 (Sterbenz), carried likewise
     let sum = head + p;
     let e1 = two_sum_err(head, p, sum);
     let r = pt(r1) + r2;
@@ -345,7 +348,7 @@ pub fn expm1_directed(x: f64, up: bool) -> Option<f64> {
         q = pt(1.0) + r * q / pt(n as f64);
     }
     let r2p = r.sqr() * q / pt(2.0);
-    let rest = pt(e) + pt(e1) + pt(hi) * r2 + pt(hi) * r2p + lo * (pt(1.0) + r + r2p);
+    let rest = pt(e0) + pt(e) + pt(e1) + pt(hi) * r2 + pt(hi) * r2p + lo * (pt(1.0) + r + r2p);
     let round = |v: f64| if up { add_up(sum, v) } else { add_dn(sum, v) };
     let (a, b) = (round(rest.lo), round(rest.hi));
     (a == b).then_some(a)
