@@ -1,7 +1,7 @@
 //! Corollaries 8 and 10: exact δ(ε) of the Gaussian mechanism, its inverses, its optimality.
 mod common;
 use common::{check, f, gaussian_delta_wide, log_uniform, pow10, q, rational, small_delta, tiny};
-use dpcert::num::{Iv, Precision, Real};
+use dpcert::num::{MpfrInterval, Precision, Real};
 use dpcert::theorems::gaussian::*;
 use dpcert::theorems::pld::{gaussian_pld, hockey_stick_integral, Pld};
 use dpcert::theorems::zcdp::{gaussian_zcdp, zcdp_compose, zcdp_delta, zcdp_delta_closed_form};
@@ -151,14 +151,14 @@ fn optimality_cases() {
         )
         .unwrap();
         let p = 256;
-        let sg = Iv::from_rational(&sig, p);
-        let ps = Iv::from_rational(&Rational::from(&del - &t), p)
+        let sg = MpfrInterval::from_rational(&sig, p);
+        let ps = MpfrInterval::from_rational(&Rational::from(&del - &t), p)
             .div(&sg)
             .normal_cdf(); // P(S)
-        let qs = Iv::from_rational(&Rational::from(-&t), p)
+        let qs = MpfrInterval::from_rational(&Rational::from(-&t), p)
             .div(&sg)
             .normal_cdf(); // Q(S)
-        let witness = ps.sub(&Iv::from_rational(&eps, p).exp().mul(&qs));
+        let witness = ps.sub(&MpfrInterval::from_rational(&eps, p).exp().mul(&qs));
         let bar = Float::with_val(p, &exact.lower().to_float() * (1.0 - 1e-9));
         assert!(*witness.lo() > bar, "witness fails for {s} {d} {e}");
     }
@@ -505,7 +505,7 @@ fn benchmark_grids_contain_reference() {
 }
 
 /// lo ≤ reference ≤ hi and both ends within 2^rel2·|reference| of it.
-fn check_iv(d: &Iv, reference: &Float, rel2: i32, what: &str) {
+fn check_iv(d: &MpfrInterval, reference: &Float, rel2: i32, what: &str) {
     assert!(
         d.lo() <= reference && reference <= d.hi(),
         "{what}: {} outside [{}, {}]",
@@ -537,18 +537,18 @@ fn mills_moments_against_erfc() {
     use dpcert::num::mills::{mills_difference, mills_moments};
     let p = 256;
     let pi = |r| Float::with_val_round(p, rug::float::Constant::Pi, r).0;
-    let shp = Iv::from_endpoints(pi(rug::float::Round::Down), pi(rug::float::Round::Up))
-        .div(&Iv::from_int(2, p))
+    let shp = MpfrInterval::from_endpoints(pi(rug::float::Round::Down), pi(rug::float::Round::Up))
+        .div(&MpfrInterval::from_int(2, p))
         .sqrt();
     for x in ["0", "0.3", "0.9", "1", "1.5", "3", "10", "100", "12345.5"] {
         for h in ["0", "0.001", "0.1", "0.5", "2", "7"] {
             let (xq, hq) = (q(x), q(h));
             let vq = Rational::from(&xq + &hq);
-            let xi = Iv::from_rational(&xq, p);
+            let xi = MpfrInterval::from_rational(&xq, p);
             let d = mills_difference(
                 &xi,
-                &Iv::from_rational(&hq, p),
-                &Iv::from_rational(&vq, p),
+                &MpfrInterval::from_rational(&hq, p),
+                &MpfrInterval::from_rational(&vq, p),
                 p - 20,
                 p,
                 &shp,
@@ -562,7 +562,7 @@ fn mills_moments_against_erfc() {
             check_iv(&d, &reference, -220, &format!("ΔM x={x} h={h}"));
         }
         let xq = q(x);
-        let m = mills_moments(&Iv::from_rational(&xq, p), 12, p - 20, p, &shp).unwrap();
+        let m = mills_moments(&MpfrInterval::from_rational(&xq, p), 12, p - 20, p, &shp).unwrap();
         let hp = 4096;
         let xf = Float::with_val(hp, &xq);
         let mut r = vec![Float::with_val(hp, mills_ref(&f(&xq)))];

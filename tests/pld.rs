@@ -129,7 +129,7 @@ fn randomized_response_atoms() {
     let (e0, k) = (q("0.7"), 6u32);
     let d = DiscretePld::randomized_response(&e0, &Integer::from(k)).unwrap();
     assert_eq!(d.atom_count().unwrap(), 7);
-    let atoms = d.atoms::<dpcert::num::Iv>(128).unwrap();
+    let atoms = d.atoms::<dpcert::num::MpfrInterval>(128).unwrap();
     let norm = Float::with_val(REF, f(&e0).exp() + 1u32).pow(k);
     for (l, a) in atoms.iter().enumerate() {
         let l = l as u32;

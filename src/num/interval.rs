@@ -65,7 +65,7 @@ impl TryFrom<(f64, f64)> for Interval {
 
 /// Interval from endpoints already rounded outward; NaN or reversed endpoints give ENTIRE
 /// (sound, and rejected later as too wide).
-pub(crate) fn iv(lo: f64, hi: f64) -> Interval {
+pub(crate) fn interval_or_entire(lo: f64, hi: f64) -> Interval {
     Interval::try_from((lo, hi)).unwrap_or(Interval::ENTIRE)
 }
 

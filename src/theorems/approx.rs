@@ -1,6 +1,6 @@
 //! Theorem 22: adaptive composition of approximate-DP mechanisms.
 use super::zcdp::advanced_formula;
-use crate::num::{certify, Fi, Iv, Precision, Real, UpperBound};
+use crate::num::{certify, F64Interval, MpfrInterval, Precision, Real, UpperBound};
 use crate::validate;
 use crate::{Error, Result};
 use rug::{Integer, Rational};
@@ -41,8 +41,8 @@ pub fn approx_advanced_composition(
     }
     certify(
         prec,
-        || f::<Fi>(&sum_e, &s2, &slack, 53),
-        |p| f::<Iv>(&sum_e, &s2, &slack, p),
+        || f::<F64Interval>(&sum_e, &s2, &slack, 53),
+        |p| f::<MpfrInterval>(&sum_e, &s2, &slack, p),
     )
     .map(UpperBound::new)
 }

@@ -5,7 +5,7 @@ use super::enclose::{point, rational};
 use super::fixed::{add_mass, floor_index, new_ctx, Ctx, GridPld, Pending, Setup, Side};
 use super::mechanisms::{profile, Mix, Profile, Tails};
 use super::{Interval, PldMechanism, PldTerm};
-use crate::num::{Fi, Real};
+use crate::num::{F64Interval, Real};
 use crate::{Error, Result};
 use rug::Rational;
 
@@ -519,7 +519,7 @@ pub(super) fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
 fn split_up(tb: &Table, ctx: &Ctx, mass: &mut Pending) -> Result<()> {
     let half_cells = &tb.half_cells;
     let eh = ctx.hf.exp();
-    let ehm1 = Fi(ctx.hf).expm1().0;
+    let ehm1 = F64Interval(ctx.hf).expm1().0;
     for c in 0..tb.n - 1 {
         let (p, q) = (
             half_cells[2 * c].0 + half_cells[2 * c + 1].0,

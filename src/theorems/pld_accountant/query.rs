@@ -3,7 +3,7 @@
 use super::enclose::{point, rational};
 use super::fixed::{fixed_iv, Ctx, GridPld, Side};
 use super::Interval;
-use crate::num::{Fi, Real};
+use crate::num::{F64Interval, Real};
 use crate::{Error, Result};
 use rug::Rational;
 
@@ -44,7 +44,7 @@ impl Curve {
         let mass = &p.mass[cut..];
         let n = mass.len();
         let r = (-ctx.hf).exp();
-        let one_r = -Fi(-ctx.hf).expm1().0;
+        let one_r = -F64Interval(-ctx.hf).expm1().0;
         let mut s = vec![point(0.0); n + 1];
         let mut d = vec![point(0.0); n + 1];
         // slot k ↔ grid index off + cut + k − 1
@@ -101,7 +101,7 @@ impl Curve {
         // t ≤ 0 exactly, so c = e^t ≤ 1 and 1 − c ≥ 0: the min/max below only drop the
         // parts of the enclosures outside the exact values' range
         let c = rational(&t).exp().min(point(1.0));
-        let one_c = -Fi(rational(&t)).expm1().0;
+        let one_c = -F64Interval(rational(&t)).expm1().0;
         let v = self.inf + one_c.max(point(0.0)) * self.s[k] + c * self.d[k + 1];
         self.pick(v)
     }
