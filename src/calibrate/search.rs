@@ -29,7 +29,7 @@ struct Coarse {
 
 /// One coarse point: u = ln x, F = ln(mid ε) − ln target (+∞ where the accountant refused).
 #[derive(Clone, Copy, Debug)]
-struct Pt {
+struct CoarsePoint {
     u: f64,
     f: f64,
 }
@@ -134,7 +134,7 @@ impl<'a> Search<'a> {
 
     /// A coarse evaluation at u = ln x (automatic grid): F and the grid used. Refusals of a
     /// mechanism too far from private to grid count as F = +∞ (move towards privacy).
-    fn coarse_at(&mut self, u: f64) -> Result<(Pt, Option<Rational>, f64)> {
+    fn coarse_at(&mut self, u: f64) -> Result<(CoarsePoint, Option<Rational>, f64)> {
         let x = Rational::from_f64(u.exp())
             .ok_or_else(|| Error::Numerical("search left the finite range".into()))?;
         let (x, u) = if self.p == Parameter::Steps {
@@ -148,7 +148,7 @@ impl<'a> Search<'a> {
             Ok(ev) => {
                 let (m, w) = ln_mid(&ev.epsilon);
                 Ok((
-                    Pt {
+                    CoarsePoint {
                         u,
                         f: m - self.ln_target,
                     },
@@ -157,7 +157,7 @@ impl<'a> Search<'a> {
                 ))
             }
             Err(Error::InvalidArgument { name, .. }) if name == "terms" || name == "grid" => Ok((
-                Pt {
+                CoarsePoint {
                     u,
                     f: f64::INFINITY,
                 },
@@ -165,7 +165,7 @@ impl<'a> Search<'a> {
                 0.0,
             )),
             Err(Error::Numerical(_)) => Ok((
-                Pt {
+                CoarsePoint {
                     u,
                     f: f64::INFINITY,
                 },
@@ -201,7 +201,12 @@ impl<'a> Search<'a> {
 
     /// The next u: false position with the Illinois rule inside a sign bracket, else a secant
     /// (or the slope guess) step of at most e^{±3}, clamped to the range.
-    fn next_u(&self, pts: &[Pt], lo: &mut Option<Pt>, hi: &mut Option<Pt>) -> f64 {
+    fn next_u(
+        &self,
+        pts: &[CoarsePoint],
+        lo: &mut Option<CoarsePoint>,
+        hi: &mut Option<CoarsePoint>,
+    ) -> f64 {
         let last = *pts.last().expect("a point");
         let (ul, uh) = {
             let r = self.range();
@@ -240,8 +245,8 @@ impl<'a> Search<'a> {
 
     /// The coarse search: u* with F(u*) ≈ 0, the automatic grid there, and the half width.
     fn coarse(&mut self) -> Result<Coarse> {
-        let (mut lo, mut hi): (Option<Pt>, Option<Pt>) = (None, None);
-        let mut pts: Vec<Pt> = Vec::new();
+        let (mut lo, mut hi): (Option<CoarsePoint>, Option<CoarsePoint>) = (None, None);
+        let mut pts: Vec<CoarsePoint> = Vec::new();
         let (mut grid, mut width) = (None, 0.0);
         let mut last_side: Option<bool> = None;
         let mut u = self.start().ln();
@@ -297,7 +302,7 @@ impl<'a> Search<'a> {
 
     /// Steps: the bracket holds no integer between its ends beyond the gap (nothing left to
     /// search at coarse resolution).
-    fn integers_adjacent(&self, lo: Option<Pt>, hi: Option<Pt>) -> bool {
+    fn integers_adjacent(&self, lo: Option<CoarsePoint>, hi: Option<CoarsePoint>) -> bool {
         match (self.p, lo, hi) {
             (Parameter::Steps, Some(a), Some(b)) => {
                 let (a, b) = (a.u.exp().round(), b.u.exp().round());

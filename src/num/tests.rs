@@ -17,7 +17,7 @@ fn contains_exact(e: &MpfrInterval, x: &Rational) -> bool {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
     #[test]
-    fn field_ops_enclose_exact_results(a in rational(-50.0, 50.0), b in rational(-50.0, 50.0)) {
+    fn field_ops_enclose_exact_results(a in rational_in(-50.0, 50.0), b in rational_in(-50.0, 50.0)) {
         let (x, y) = (MpfrInterval::from_rational(&a, 8), MpfrInterval::from_rational(&b, 8));
         prop_assert!(contains_exact(&x.add(&y), &Rational::from(&a + &b)));
         prop_assert!(contains_exact(&x.sub(&y), &Rational::from(&a - &b)));
@@ -33,7 +33,7 @@ proptest! {
     }
 
     #[test]
-    fn elementary_functions_enclose_1024_bit_values(a in rational(0.001, 30.0)) {
+    fn elementary_functions_enclose_1024_bit_values(a in rational_in(0.001, 30.0)) {
         prop_assume!(a > 0); // few-digit rounding can produce 0, outside ln's domain
         let r = f(&a);
         for (name, lo8, fi, reference) in [
@@ -88,7 +88,7 @@ proptest! {
 
     /// Printed decimals are outward: lower string ≤ value ≤ upper string, read back exactly.
     #[test]
-    fn printing_is_outward(a in rational(-1e6, 1e6), k in 0u32..400) {
+    fn printing_is_outward(a in rational_in(-1e6, 1e6), k in 0u32..400) {
         let x = a / Rational::from(rug::Integer::from(10).pow(k));
         let e = Enclosure::from_real(&MpfrInterval::from_rational(&x, 128)).unwrap();
         let lo = dpcert::num::parse_exact(&e.lower().to_decimal()).unwrap();
@@ -104,7 +104,7 @@ proptest! {
 fn normal_cdf_far_tail_keeps_relative_accuracy() {
     // δ-sized values near 1e-300 and below: MPFR path, relative width tiny
     for x in ["-37", "-38.5", "-50", "-1000"] {
-        let xr = q(x);
+        let xr = rational(x);
         let e = Enclosure::from_real(&MpfrInterval::from_rational(&xr, 128).normal_cdf()).unwrap();
         check(&e, &phi(&f(&xr)), 1e-30, x);
         assert!(e.lower().to_float() > 0);
@@ -113,10 +113,10 @@ fn normal_cdf_far_tail_keeps_relative_accuracy() {
 
 #[test]
 fn three_valued_comparison() {
-    let e = Enclosure::from_real(&MpfrInterval::from_rational(&q("0.1"), 64)).unwrap();
-    assert_eq!(e.cmp_rational(&q("0.1")), Tri::Undecided);
-    assert_eq!(e.cmp_rational(&q("0.1000001")), Tri::Less);
-    assert_eq!(e.cmp_rational(&q("0.0999999")), Tri::Greater);
+    let e = Enclosure::from_real(&MpfrInterval::from_rational(&rational("0.1"), 64)).unwrap();
+    assert_eq!(e.cmp_rational(&rational("0.1")), Tri::Undecided);
+    assert_eq!(e.cmp_rational(&rational("0.1000001")), Tri::Less);
+    assert_eq!(e.cmp_rational(&rational("0.0999999")), Tri::Greater);
     assert!(Float::with_val(64, 0.1) != 0);
 }
 

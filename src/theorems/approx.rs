@@ -36,13 +36,13 @@ pub fn approx_advanced_composition(
             "must exceed the sum of the mechanisms' δⱼ",
         ));
     }
-    fn f<R: Real>(sum_e: &Rational, s2: &Rational, slack: &Rational, p: u32) -> R {
+    fn formula<R: Real>(sum_e: &Rational, s2: &Rational, slack: &Rational, p: u32) -> R {
         advanced_formula::<R>(s2, slack, p).min(&R::from_rational(sum_e, p))
     }
     certify(
         prec,
-        || f::<F64Interval>(&sum_e, &s2, &slack, 53),
-        |p| f::<MpfrInterval>(&sum_e, &s2, &slack, p),
+        || formula::<F64Interval>(&sum_e, &s2, &slack, 53),
+        |p| formula::<MpfrInterval>(&sum_e, &s2, &slack, p),
     )
     .map(UpperBound::new)
 }

@@ -221,7 +221,7 @@ mod float_model_tests {
 
     #[test]
     fn wor_k_f64_matches_wor_k() {
-        let q = |s: &str| crate::num::parse_exact(s).unwrap();
+        let rational = |s: &str| crate::num::parse_exact(s).unwrap();
         // rates from one record in a million to the whole dataset; σ from below 1 (the
         // Gaussian's cap binds) to large; orders over the search's ladder
         for (g, s) in [
@@ -234,7 +234,7 @@ mod float_model_tests {
             ("0.01", "300"),
         ] {
             for a in [2u32, 3, 10, 64, 500, 5000] {
-                let (gr, sr) = (q(g), q(s));
+                let (gr, sr) = (rational(g), rational(s));
                 let cert = wor_k::<MpfrInterval>(&gr, &sr, a, 256);
                 let model = wor_k_f64(gr.to_f64(), sr.to_f64(), a);
                 let what = format!("K γ={g} σ={s} α={a}");

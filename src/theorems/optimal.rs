@@ -686,10 +686,10 @@ mod float_model_tests {
 
     #[test]
     fn ln_delta_f64_matches_delta() {
-        let q = |s: &str| crate::num::parse_exact(s).unwrap();
+        let rational = |s: &str| crate::num::parse_exact(s).unwrap();
         let class = |e: &str, d: &str, k: u32| Class {
-            epsilon: q(e),
-            delta: q(d),
+            epsilon: rational(e),
+            delta: rational(d),
             count: Integer::from(k),
         };
         // pure and approximate classes, one and many mechanisms, mixed ε

@@ -918,7 +918,7 @@ mod float_model_tests {
 
     const P: u32 = 256;
 
-    fn q(s: &str) -> Rational {
+    fn rational(s: &str) -> Rational {
         crate::num::parse_exact(s).unwrap()
     }
 
@@ -940,7 +940,7 @@ mod float_model_tests {
         for x in [
             "1e-300", "1e-20", "1e-14", "1e-6", "0.3", "1", "1.5", "30", "700", "1e5",
         ] {
-            let r = q(x);
+            let r = rational(x);
             let model = ln_expm1_f64(ln_f64(&r));
             let cert = ln_expm1::<MpfrInterval>(&r, P);
             assert_model_near(&format!("ln_expm1 {x}"), model, &cert, 1e-12, 1e-15);
@@ -951,7 +951,7 @@ mod float_model_tests {
     fn sgm_log_a_f64_matches_sgm_log_a() {
         for (qs, ss) in SGM {
             for n in [2u32, 3, 8, 64, 1000] {
-                let (qr, sr) = (q(qs), q(ss));
+                let (qr, sr) = (rational(qs), rational(ss));
                 let model = sgm_log_a_f64(qr.to_f64(), ln_f64(&sr), n);
                 let cert = sgm_log_a::<MpfrInterval>(&qr, &sr, n, P);
                 let what = format!("K q={qs} σ={ss} n={n}");
@@ -965,7 +965,7 @@ mod float_model_tests {
         for x in [
             "-1e4", "-300", "-35", "-30.5", "-29.5", "-10", "-1", "0", "2", "6",
         ] {
-            let r = q(x);
+            let r = rational(x);
             let cert = MpfrInterval::from_rational(&r, P).normal_cdf().ln();
             let what = format!("ln Φ({x})");
             // the asymptotic form's next term is 3/x⁴: below 4e-6 absolute, 1e-8 relative
@@ -977,7 +977,7 @@ mod float_model_tests {
     fn frac_series_f64_matches_fractional_k() {
         for (qs, ss) in [("1e-4", "0.7"), ("0.01", "1"), ("0.3", "2"), ("0.01", "50")] {
             for a in ["1.5", "2.25", "7.5", "40.25"] {
-                let (qr, sr, ar) = (q(qs), q(ss), q(a));
+                let (qr, sr, ar) = (rational(qs), rational(ss), rational(a));
                 let cert = sgm_k::<MpfrInterval>(&qr, &sr, &ar, P);
                 let (_, hi) = cert.endpoints().unwrap();
                 if hi > 700 {
@@ -1009,8 +1009,8 @@ mod float_model_tests {
     fn sgm_k_f64_matches_sgm_k() {
         for (qs, ss) in SGM {
             for a in ["1.5", "2", "7.5", "40.25", "130.75", "300.5", "4000"] {
-                let (qr, sr, ar) = (q(qs), q(ss), q(a));
-                if qr < q("1e-6") && ar.denom() != &1 && ar > 41 {
+                let (qr, sr, ar) = (rational(qs), rational(ss), rational(a));
+                if qr < rational("1e-6") && ar.denom() != &1 && ar > 41 {
                     continue; // outside the certified enclosure's tight region (its Guarantee)
                 }
                 let cert = sgm_k::<MpfrInterval>(&qr, &sr, &ar, P);
@@ -1022,7 +1022,7 @@ mod float_model_tests {
                 // σ ≥ ½, A_α = e^K within f64)
                 let near_k = model_near(model, &cert, 2e-5, 1e-300);
                 let (_, hi) = cert.endpoints().unwrap();
-                let must_k = *ar.denom() == 1 || (ar < 41 && sr >= q("0.5") && hi < 700);
+                let must_k = *ar.denom() == 1 || (ar < 41 && sr >= rational("0.5") && hi < 700);
                 if must_k {
                     near_k.unwrap_or_else(|e| panic!("{what}: {e}"));
                     continue;
@@ -1040,11 +1040,15 @@ mod float_model_tests {
     fn curves() -> Vec<RdpCurve> {
         let mut out = Vec::new();
         let terms = [
-            RdpTerm::Zcdp { rho: q("0.3") },
-            RdpTerm::Pure { epsilon: q("0.7") },
+            RdpTerm::Zcdp {
+                rho: rational("0.3"),
+            },
+            RdpTerm::Pure {
+                epsilon: rational("0.7"),
+            },
             RdpTerm::SubsampledGaussian {
-                rate: q("0.01"),
-                sigma: q("1.1"),
+                rate: rational("0.01"),
+                sigma: rational("1.1"),
             },
         ];
         for (t, c) in terms.iter().zip([7u32, 3, 1000]) {
@@ -1066,11 +1070,16 @@ mod float_model_tests {
     fn selections() -> Vec<RepeatSelect> {
         let mut inner = curves()[0].clone();
         inner
-            .push(RdpTerm::Pure { epsilon: q("0.2") }, Integer::from(2))
+            .push(
+                RdpTerm::Pure {
+                    epsilon: rational("0.2"),
+                },
+                Integer::from(2),
+            )
             .unwrap();
-        [Some(q("1")), None]
+        [Some(rational("1")), None]
             .iter()
-            .map(|shape| RepeatSelect::new(inner.clone(), &q("10"), shape).unwrap())
+            .map(|shape| RepeatSelect::new(inner.clone(), &rational("10"), shape).unwrap())
             .collect()
     }
 
@@ -1092,7 +1101,7 @@ mod float_model_tests {
         }
         for (i, c) in cs.iter().enumerate() {
             for a in ORDERS {
-                let ar = q(a);
+                let ar = rational(a);
                 let cert = c.k::<MpfrInterval>(&ar, P);
                 let what = format!("curve #{i} α={a}");
                 assert_model_near(&what, c.k_f64(ar.to_f64()), &cert, CURVE_RTOL, 0.0);
@@ -1104,7 +1113,7 @@ mod float_model_tests {
     fn repeat_select_models_match_its_k() {
         for (i, r) in selections().iter().enumerate() {
             for a in ORDERS {
-                let ar = q(a);
+                let ar = rational(a);
                 let cert = r.k::<MpfrInterval>(&ar, P);
                 let what = format!("selection #{i} α={a}");
                 assert_model_near(&what, r.k_f64(ar.to_f64()), &cert, CURVE_RTOL, 0.0);
@@ -1127,7 +1136,7 @@ mod float_model_tests {
         for k in [1e-9, 0.05, 2.0, 30.0, 4e4] {
             for a in ["1.001", "1.5", "4", "32", "20000"] {
                 for d in ["1e-300", "1e-5", "0.5"] {
-                    let (kr, ar, dr) = (Rational::from_f64(k).unwrap(), q(a), q(d));
+                    let (kr, ar, dr) = (Rational::from_f64(k).unwrap(), rational(a), rational(d));
                     let cert = eps_from_k::<MpfrInterval>(
                         &MpfrInterval::from_rational(&kr, P),
                         &ar,
@@ -1147,7 +1156,7 @@ mod float_model_tests {
         for k in [1e-9, 0.05, 2.0, 30.0, 4e4] {
             for a in ["1.001", "1.5", "4", "32", "20000"] {
                 for e in ["0", "0.1", "1", "8", "50"] {
-                    let (kr, ar, er) = (Rational::from_f64(k).unwrap(), q(a), q(e));
+                    let (kr, ar, er) = (Rational::from_f64(k).unwrap(), rational(a), rational(e));
                     let cert = delta_from_k::<MpfrInterval>(
                         &MpfrInterval::from_rational(&kr, P),
                         &ar,

@@ -254,15 +254,15 @@ pub fn zcdp_epsilon_closed_form(
 ) -> Result<UpperBound> {
     validate::nonnegative("rho", rho)?;
     validate::open_unit("delta", delta)?;
-    fn f<R: Real>(rho: &Rational, delta: &Rational, p: u32) -> R {
+    fn formula<R: Real>(rho: &Rational, delta: &Rational, p: u32) -> R {
         let r = R::from_rational(rho, p);
         let l = R::from_rational(delta, p).ln().neg();
         r.add(&R::from_int(2, p).mul(&r.mul(&l).sqrt()))
     }
     certify(
         prec,
-        || f::<F64Interval>(rho, delta, 53),
-        |p| f::<MpfrInterval>(rho, delta, p),
+        || formula::<F64Interval>(rho, delta, 53),
+        |p| formula::<MpfrInterval>(rho, delta, p),
     )
     .map(UpperBound::new)
 }
@@ -279,7 +279,7 @@ pub fn zcdp_rho_sufficient(
 ) -> Result<LowerBound> {
     validate::positive("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
-    fn f<R: Real>(eps: &Rational, delta: &Rational, p: u32) -> R {
+    fn formula<R: Real>(eps: &Rational, delta: &Rational, p: u32) -> R {
         let e = R::from_rational(eps, p);
         let l = R::from_rational(delta, p).ln().neg();
         let four = R::from_int(4, p);
@@ -287,8 +287,8 @@ pub fn zcdp_rho_sufficient(
     }
     certify(
         prec,
-        || f::<F64Interval>(eps, delta, 53),
-        |p| f::<MpfrInterval>(eps, delta, p),
+        || formula::<F64Interval>(eps, delta, 53),
+        |p| formula::<MpfrInterval>(eps, delta, p),
     )
     .map(LowerBound::new)
 }
@@ -302,7 +302,7 @@ pub fn zcdp_rho_sufficient(
 pub fn zcdp_rho_exact(eps: &Rational, delta: &Rational, prec: Precision) -> Result<LowerBound> {
     validate::nonnegative("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
-    fn f<R: Real>(eps: &Rational, delta: &Rational, p: u32) -> R {
+    fn formula<R: Real>(eps: &Rational, delta: &Rational, p: u32) -> R {
         // (√(L+ε) − √L)² = ε²/(√(L+ε) + √L)², free of cancellation
         let e = R::from_rational(eps, p);
         let l = R::from_rational(delta, p).ln().neg();
@@ -310,8 +310,8 @@ pub fn zcdp_rho_exact(eps: &Rational, delta: &Rational, prec: Precision) -> Resu
     }
     certify(
         prec,
-        || f::<F64Interval>(eps, delta, 53),
-        |p| f::<MpfrInterval>(eps, delta, p),
+        || formula::<F64Interval>(eps, delta, 53),
+        |p| formula::<MpfrInterval>(eps, delta, p),
     )
     .map(LowerBound::new)
 }
@@ -331,7 +331,7 @@ pub fn gaussian_sigma_zcdp(
     validate::positive("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
     validate::positive("sensitivity", sensitivity)?;
-    fn f<R: Real>(eps: &Rational, delta: &Rational, sens: &Rational, p: u32) -> R {
+    fn formula<R: Real>(eps: &Rational, delta: &Rational, sens: &Rational, p: u32) -> R {
         let e = R::from_rational(eps, p);
         let l = R::from_rational(delta, p).ln().neg();
         R::from_rational(sens, p)
@@ -340,8 +340,8 @@ pub fn gaussian_sigma_zcdp(
     }
     certify(
         prec,
-        || f::<F64Interval>(eps, delta, sensitivity, 53),
-        |p| f::<MpfrInterval>(eps, delta, sensitivity, p),
+        || formula::<F64Interval>(eps, delta, sensitivity, 53),
+        |p| formula::<MpfrInterval>(eps, delta, sensitivity, p),
     )
     .map(UpperBound::new)
 }
