@@ -1,7 +1,11 @@
-//! Where to evaluate: an `f64` secant search on the midpoints of coarse certified evaluations,
-//! then two certified evaluations placed around the crossing (a finer PLD grid when the
-//! bracket is too wide to separate them). Nothing here decides a reported number: the
-//! checks `upper ≤ target` and `lower > target` are exact comparisons of certified values.
+//! The calibration's bracket: a feasible and an infeasible certified evaluation around the
+//! crossing of ε with the target. Where to evaluate: an `f64` secant search on the midpoints of
+//! coarse certified evaluations, then two certified evaluations placed around the crossing (a
+//! finer PLD grid when the bracket is too wide to separate them). Nothing here decides a
+//! reported number: the checks `upper ≤ target` and `lower > target` are exact comparisons of
+//! certified values. The searches the theorems use (minimisers, the certified inversion
+//! `invert_nonincreasing`, `ln_f64`) are in `crate::search`, the crate's one search module;
+//! this one runs the accountant (`dpsgd`), so it lives with calibration, above it.
 use super::*;
 
 /// Bounds of the search in each parameter (values beyond are refused as unreachable targets).
@@ -34,7 +38,7 @@ struct CoarsePoint {
     f: f64,
 }
 
-pub(super) struct Search<'a> {
+pub(super) struct Bracketing<'a> {
     run: &'a Run,
     p: Parameter,
     target: &'a Rational,
@@ -72,19 +76,19 @@ fn six_digits(x: f64, up: bool) -> Rational {
     Rational::from(m) * p
 }
 
-impl<'a> Search<'a> {
+impl<'a> Bracketing<'a> {
     pub(super) fn new(
         run: &'a Run,
         p: Parameter,
         target: &'a Rational,
         delta: &'a Rational,
-    ) -> Search<'a> {
+    ) -> Bracketing<'a> {
         let slope = match p {
             Parameter::Sigma => -1.5,
             Parameter::Steps => 0.6,
             Parameter::Rate => 1.2,
         };
-        Search {
+        Bracketing {
             run,
             p,
             target,
