@@ -64,7 +64,7 @@
 //! // 52 weekly counts with Gaussian noise σ = 8, claimed (2, 1e-6)-DP
 //! let weekly = Event::gaussian("8")?.self_composed(52)?.named("weekly count");
 //! let report = audit(&Deployment::new(weekly).with_claim("2", "1e-6")?)?;
-//! assert_eq!(report.claim.unwrap().verdict, Verdict::Refuted); // δ at ε = 2 is far above 1e-6
+//! assert_eq!(report.claim.unwrap().verdict, Verdict::Fails); // δ at ε = 2 is far above 1e-6
 //! # Ok(())
 //! # }
 //! ```
@@ -157,6 +157,7 @@ pub mod reference;
 pub(crate) mod search;
 pub mod theorems;
 pub(crate) mod validate;
+pub mod verdict;
 
 /// The arbitrary-precision numbers dpcert takes and returns ([`rug::Rational`] inputs,
 /// [`rug::Integer`] counts, [`rug::Float`] bounds), re-exported so that a dependent crate needs

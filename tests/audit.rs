@@ -30,19 +30,19 @@ fn examples_have_the_expected_verdicts() {
     for (file, verdict, route) in [
         (
             "examples/weekly-health-benefits.toml",
-            Verdict::Refuted,
+            Verdict::Fails,
             "exact Gaussian composition",
         ),
-        ("examples/laplace-dashboard.toml", Verdict::Verified, "PLD"),
+        ("examples/laplace-dashboard.toml", Verdict::Holds, "PLD"),
         (
             "examples/gaussian-survey.json",
-            Verdict::Refuted,
+            Verdict::Fails,
             "exact Gaussian composition",
         ),
-        ("examples/mixed-release.toml", Verdict::Verified, "PLD"),
+        ("examples/mixed-release.toml", Verdict::Holds, "PLD"),
         (
             "examples/dpsgd-substitution.toml",
-            Verdict::Verified,
+            Verdict::Holds,
             "substitution DP-SGD",
         ),
     ] {
@@ -59,7 +59,10 @@ fn examples_have_the_expected_verdicts() {
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         let v = &v["result"];
         assert!(v["routes"].is_array());
-        assert_eq!(v["claim"]["verdict"].as_str().unwrap(), verdict.name());
+        assert_eq!(
+            v["claim"]["verdict"].as_str().unwrap(),
+            dpcert::audit::verdict_word(Some(verdict))
+        );
     }
 }
 
@@ -127,7 +130,7 @@ fn undecided_claim_explains_itself() {
     ] {
         let d = Deployment::parse(&format!("[budget]\ndelta = \"1e-5\"\n[claim]\nepsilon = 2.4\ndelta = \"1e-5\"\n[[mechanism]]\n{mechanism}\nrepeat = 5\n"), false).unwrap();
         let c = audit(&d).unwrap().claim.unwrap();
-        assert_eq!(c.verdict, Verdict::Refuted, "{mechanism}");
+        assert_eq!(c.verdict, Verdict::Fails, "{mechanism}");
         assert!(
             routes.contains(&c.route.unwrap()),
             "{mechanism}: {:?}",
@@ -422,7 +425,7 @@ fn pld_route_with_subsampled_gaussians() {
             .verdict
     };
     assert_eq!(claim("shuffled"), Verdict::Undecided);
-    assert_eq!(claim("poisson"), Verdict::Refuted);
+    assert_eq!(claim("poisson"), Verdict::Fails);
 }
 
 /// zCDP black boxes have no PLD: the route is absent and the audit still answers. A PLD

@@ -142,8 +142,8 @@ fn claims(reference: &Float) -> [(Rational, Verdict); 3] {
     let up = &r * Rational::from((1_000_000_001, 1_000_000_000));
     let down = &r * Rational::from((999_999_999, 1_000_000_000));
     [
-        (up, Verdict::Verified),
-        (down, Verdict::Refuted),
+        (up, Verdict::Holds),
+        (down, Verdict::Fails),
         (r, Verdict::Undecided),
     ]
 }
@@ -168,7 +168,7 @@ fn gaussian_claims_against_corollary_8() {
                 .with_claim(ce.clone(), cd)
                 .unwrap();
             let r = audit(&d).unwrap();
-            assert_eq!(r.verdict(), verdict, "budget ε = {budget}");
+            assert_eq!(r.verdict(), Some(verdict), "budget ε = {budget}");
             let c = r.claim.as_ref().unwrap();
             // the deciding bracket contains the reference and is tight (1e-12 relative)
             let a = c.delta_at_claim.as_ref().unwrap();
@@ -198,17 +198,17 @@ fn black_box_claims_against_optimal_composition() {
             .with_claim(ce.clone(), cd)
             .unwrap();
         let r = audit(&d).unwrap();
-        assert_eq!(r.verdict(), verdict);
+        assert_eq!(r.verdict(), Some(verdict));
         let a = r.claim.as_ref().unwrap().delta_at_claim.clone().unwrap();
         assert!(a.upper().to_float() >= reference);
-        if verdict == Verdict::Refuted {
+        if verdict == Verdict::Fails {
             assert!(a.lower().unwrap().to_float() <= reference);
         }
     }
 }
 
 /// Only upper bounds (a zCDP black box): a claim above the bound is verified, one below it is
-/// undecided (never refuted); no claim is `NoClaim`; the exit codes follow `dpcert::exit`.
+/// undecided (never refuted); no claim is `None`; the exit codes follow `dpcert::exit`.
 #[test]
 fn upper_bounds_verify_but_never_refute() {
     // ρ = 1/2 at ε = 3: Proposition 14 at t = 2 is a valid upper bound (reference by formula)
@@ -221,16 +221,16 @@ fn upper_bounds_verify_but_never_refute() {
     };
     let above = Rational::from(&bound.to_rational().unwrap() * 2u32);
     let r = audit(&base().with_claim(3, above).unwrap()).unwrap();
-    assert_eq!(r.verdict(), Verdict::Verified);
+    assert_eq!(r.verdict(), Some(Verdict::Holds));
     assert!(r.best_delta.as_ref().unwrap().1.upper().to_float() <= bound);
     let r = audit(&base().with_claim(3, "1e-30").unwrap()).unwrap();
-    assert_eq!(r.verdict(), Verdict::Undecided);
+    assert_eq!(r.verdict(), Some(Verdict::Undecided));
     let r = audit(&base()).unwrap();
-    assert_eq!(r.verdict(), Verdict::NoClaim);
-    assert_eq!(Verdict::Refuted.exit_code(), dpcert::exit::REFUTED);
+    assert_eq!(r.verdict(), None);
+    assert_eq!(Verdict::Fails.exit_code(), dpcert::exit::REFUTED);
     assert_eq!(Verdict::Undecided.exit_code(), dpcert::exit::UNDECIDED);
-    assert_eq!(Verdict::Verified.exit_code(), dpcert::exit::OK);
-    assert_eq!(Verdict::NoClaim.exit_code(), dpcert::exit::OK);
+    assert_eq!(Verdict::Holds.exit_code(), dpcert::exit::OK);
+    assert_eq!(dpcert::audit::exit_code(None), dpcert::exit::OK);
 }
 
 /// The `result` object: every key present, quantities as `json::quantity`, mechanisms'

@@ -4,47 +4,24 @@ use super::route::RouteId;
 use crate::exit;
 use crate::num::Certified;
 use crate::validate::{plain_decimal, show};
+pub use crate::verdict::Verdict;
 use rug::Rational;
 
-/// Verdict on a deployment's claim.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// A certified upper bound of δ at the claimed ε is at most the claimed δ.
-    Verified,
-    /// A certified lower bound of the exact δ at the claimed ε exceeds the claimed δ.
-    Refuted,
-    /// Neither: the certified bracket contains the claimed δ (or no route answers).
-    Undecided,
-    /// The deployment makes no claim.
-    NoClaim,
-}
-
-impl Verdict {
-    /// The word used in reports and JSON.
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Verified => "verified",
-            Verdict::Refuted => "refuted",
-            Verdict::Undecided => "undecided",
-            Verdict::NoClaim => "no-claim",
-        }
-    }
-    /// The process exit code of `dpcert audit` (see [`crate::exit`]): refuted 1, undecided
-    /// 4, verified or no claim 0.
-    pub fn exit_code(self) -> i32 {
-        match self {
-            Verdict::Verified | Verdict::NoClaim => exit::OK,
-            Verdict::Refuted => exit::REFUTED,
-            Verdict::Undecided => exit::UNDECIDED,
-        }
+/// The word `audit` prints for the verdict on a deployment's claim: `verified` (it holds),
+/// `refuted` (it fails), `undecided`, or `no-claim` (`None`: the deployment makes none).
+pub fn verdict_word(verdict: Option<Verdict>) -> &'static str {
+    match verdict {
+        Some(Verdict::Holds) => "verified",
+        Some(Verdict::Fails) => "refuted",
+        Some(Verdict::Undecided) => "undecided",
+        None => "no-claim",
     }
 }
 
-/// The verdict's word: "verified", "refuted", "undecided" or "no-claim" ([`Verdict::name`]).
-impl std::fmt::Display for Verdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
+/// The process exit code of `dpcert audit` (see [`crate::exit`]): refuted 1, undecided 4,
+/// verified or no claim 0.
+pub fn exit_code(verdict: Option<Verdict>) -> i32 {
+    verdict.map_or(exit::OK, Verdict::exit_code)
 }
 
 /// The claim, its verdict and the evidence.
@@ -54,7 +31,7 @@ pub struct ClaimCheck {
     pub epsilon: Rational,
     /// The claimed δ, exactly.
     pub delta: Rational,
-    /// Verified, refuted or undecided.
+    /// Holds (verified), fails (refuted) or undecided.
     pub verdict: Verdict,
     /// The deciding certified δ at the claimed ε (the best upper bound, or the exact route's
     /// bracket that refutes).
@@ -76,7 +53,7 @@ pub struct ClaimCheck {
 /// use dpcert::event::Event;
 /// let weekly = Event::gaussian("8")?.self_composed(52)?;
 /// let claim = audit(&Deployment::new(weekly).with_claim("2", "1e-6")?)?.claim.unwrap();
-/// assert_eq!(claim.verdict.to_string(), "refuted");
+/// assert_eq!(claim.verdict, Verdict::Fails);
 /// let line = claim.to_string();
 /// assert!(line.starts_with("Claim (2, 1e-6)-DP: REFUTED. the exact δ(ε=2) is at least "), "{line}");
 /// # Ok::<(), dpcert::Error>(())
@@ -88,7 +65,7 @@ impl std::fmt::Display for ClaimCheck {
             "Claim ({}, {})-DP: {}. {}",
             show(&self.epsilon),
             show(&self.delta),
-            self.verdict.name().to_uppercase(),
+            verdict_word(Some(self.verdict)).to_uppercase(),
             self.explanation
         )
     }
@@ -110,9 +87,14 @@ pub(crate) fn check_claim(
             _ => Some(x),
         });
     let best = best.map(|(i, a)| (at_claim[i].0, a));
-    let (verdict, route, evidence, explanation) = match (&best, exact) {
-        (Some((id, a)), _) if a.upper().0 <= *cd => (
-            Verdict::Verified,
+    // t* = the exact δ(ε_c): the best upper bound and the exact route's lower bound of it
+    let verdict = Verdict::read_off(
+        exact.map(|(_, a)| &a.formula().lower().0),
+        best.as_ref().map(|(_, a)| &a.upper().0),
+        cd,
+    );
+    let (route, evidence, explanation) = match (verdict, &best, exact) {
+        (Verdict::Holds, Some((id, a)), _) => (
             Some(*id),
             Some(a.clone()),
             format!(
@@ -122,8 +104,7 @@ pub(crate) fn check_claim(
                 show(cd)
             ),
         ),
-        (_, Some((id, a))) if a.formula().lower().0 > *cd => (
-            Verdict::Refuted,
+        (Verdict::Fails, _, Some((id, a))) => (
             Some(id),
             Some(a.clone()),
             format!(
@@ -133,8 +114,7 @@ pub(crate) fn check_claim(
                 show(cd)
             ),
         ),
-        (Some((id, a)), _) => (
-            Verdict::Undecided,
+        (_, Some((id, a)), _) => (
             Some(*id),
             Some(a.clone()),
             format!(
@@ -146,8 +126,7 @@ pub(crate) fn check_claim(
                 show(cd)
             ),
         ),
-        (None, _) => (
-            Verdict::Undecided,
+        (_, None, _) => (
             None,
             None,
             format!("no route certifies any δ < 1 at ε = {}", show(ce)),
@@ -173,9 +152,16 @@ pub(crate) fn check_claim_by_epsilon(
     ce: &Rational,
     cd: &Rational,
 ) -> ClaimCheck {
-    let (verdict, route, explanation) = match &eps {
-        Some(a) if a.upper().0 <= *ce => (
-            Verdict::Verified,
+    // t* = the exact ε(δ_c): the route's upper bound, and its lower bound when two-sided
+    let verdict = Verdict::read_off(
+        eps.as_ref()
+            .filter(|a| a.is_two_sided())
+            .map(|a| &a.formula().lower().0),
+        eps.as_ref().map(|a| &a.upper().0),
+        ce,
+    );
+    let (route, explanation) = match (verdict, &eps) {
+        (Verdict::Holds, Some(a)) => (
             Some(id),
             format!(
                 "certified ε(δ={}) ≤ {} ≤ claimed ε = {}",
@@ -184,8 +170,7 @@ pub(crate) fn check_claim_by_epsilon(
                 show(ce)
             ),
         ),
-        Some(a) if a.is_two_sided() && a.formula().lower().0 > *ce => (
-            Verdict::Refuted,
+        (Verdict::Fails, Some(a)) => (
             Some(id),
             format!(
                 "the exact ε(δ={}) is at least {} > claimed ε = {}",
@@ -194,8 +179,7 @@ pub(crate) fn check_claim_by_epsilon(
                 show(ce)
             ),
         ),
-        Some(a) => (
-            Verdict::Undecided,
+        (_, Some(a)) => (
             Some(id),
             format!(
                 "certified ε(δ={}) ∈ [{}, {}] does not separate from claimed ε = {}",
@@ -206,8 +190,7 @@ pub(crate) fn check_claim_by_epsilon(
                 show(ce)
             ),
         ),
-        None => (
-            Verdict::Undecided,
+        (_, None) => (
             None,
             format!(
                 "no route certifies a finite ε at the claimed δ = {}",

@@ -17,7 +17,7 @@
 //! let event = Event::gaussian(8)?.self_composed(104)?;
 //! let d = Deployment::new(event).at_delta("1e-6")?.with_claim(2, "1e-6")?;
 //! let report = audit(&d)?;
-//! assert_eq!(report.verdict(), Verdict::Refuted);
+//! assert_eq!(report.verdict(), Some(Verdict::Fails));
 //! println!("{report}");
 //! # Ok::<(), dpcert::Error>(())
 //! ```
@@ -34,7 +34,7 @@ pub mod split;
 pub mod substitution;
 pub mod zcdp;
 
-pub use claim::{ClaimCheck, Verdict};
+pub use claim::{exit_code, verdict_word, ClaimCheck, Verdict};
 pub use ledger::{Entry, Ledger, Mechanism};
 pub use route::{Outcome, Route, RouteId, Step, WhyNot};
 

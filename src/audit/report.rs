@@ -1,5 +1,5 @@
 //! The audit report as data (JSON), as a table, and as a short text with a verdict sentence.
-use super::{Answer, Report, RouteResult, Verdict};
+use super::{verdict_word, Answer, Report, RouteResult, Verdict};
 use crate::json::{lower_decimal, quantity};
 use crate::validate::{plain_decimal, show};
 use rug::Rational;
@@ -34,9 +34,9 @@ fn bracket(a: &Answer, digits: usize) -> String {
 }
 
 impl Report {
-    /// The verdict on the claim ([`Verdict::NoClaim`] when the deployment makes none).
-    pub fn verdict(&self) -> Verdict {
-        self.claim.as_ref().map_or(Verdict::NoClaim, |c| c.verdict)
+    /// The verdict on the claim (`None` when the deployment makes none).
+    pub fn verdict(&self) -> Option<Verdict> {
+        self.claim.as_ref().map(|c| c.verdict)
     }
 
     /// The route that gave the best ε (`None` when no route certified a finite ε).
@@ -96,7 +96,7 @@ impl Report {
             json!({
                 "epsilon": crate::audit::ledger::exact_text(&c.epsilon),
                 "delta": crate::audit::ledger::exact_text(&c.delta),
-                "verdict": c.verdict.name(),
+                "verdict": verdict_word(Some(c.verdict)),
                 "delta_at_claimed_epsilon": c.delta_at_claim.as_ref().map(quantity),
                 "route": c.route.map(|r| r.key()),
                 "explanation": c.explanation,
@@ -112,7 +112,7 @@ impl Report {
             "routes": routes,
             "not_applicable": not_applicable,
             "claim": claim,
-            "verdict": self.verdict().name(),
+            "verdict": verdict_word(self.verdict()),
             "summary": self.summary(DEFAULT_DIGITS),
             "notes": self.notes,
         })
@@ -164,7 +164,7 @@ impl Report {
             let claim = json!({
                 "epsilon": show(&c.epsilon),
                 "delta": show(&c.delta),
-                "verdict": c.verdict.name(),
+                "verdict": verdict_word(Some(c.verdict)),
                 "delta_at_claimed_epsilon": c.delta_at_claim.as_ref().map(legacy_json),
                 "route": c.route.map(|r| r.name()),
                 "explanation": c.explanation,
@@ -185,12 +185,12 @@ impl Report {
     /// The "N× the claimed" ratio is a display (2 digits), not a bound.
     pub fn summary(&self, digits: usize) -> Option<String> {
         let c = self.claim.as_ref()?;
-        let verdict = c.verdict.name();
+        let verdict = verdict_word(Some(c.verdict));
         let eps = self.best_epsilon.as_ref().map(|(_, a)| a);
         let by_epsilon = self.deployment.budget_delta.as_ref() == Some(&c.delta)
             && eps.is_some_and(|a| match c.verdict {
-                Verdict::Verified => a.upper().0 <= c.epsilon,
-                Verdict::Refuted => a.lower().is_some_and(|l| l.0 > c.epsilon),
+                Verdict::Holds => a.upper().0 <= c.epsilon,
+                Verdict::Fails => a.lower().is_some_and(|l| l.0 > c.epsilon),
                 _ => true,
             });
         let ratio = |x: f64, of: &Rational| {
@@ -203,7 +203,7 @@ impl Report {
         };
         Some(if let (true, Some(a)) = (by_epsilon, eps) {
             let (what, x) = match (c.verdict, a.lower()) {
-                (Verdict::Refuted, Some(l)) => {
+                (Verdict::Fails, Some(l)) => {
                     ("at least", plain_decimal(l.to_decimal_digits(digits)))
                 }
                 _ => (
@@ -383,7 +383,7 @@ impl Report {
                 "Claim ({}, {})-DP: {}. {}",
                 show(&c.epsilon),
                 show(&c.delta),
-                c.verdict.name().to_uppercase(),
+                verdict_word(Some(c.verdict)).to_uppercase(),
                 c.explanation
             );
             if let Some(sentence) = self.summary(digits) {

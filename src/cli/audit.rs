@@ -129,5 +129,5 @@ pub(super) fn run_audit(a: &AuditArgs) -> i32 {
         }
         out::print(&r.text(n));
     }
-    r.verdict().exit_code()
+    audit::exit_code(r.verdict())
 }

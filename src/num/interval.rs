@@ -199,10 +199,11 @@ fn mpfr53(x: f64, rnd: Round, f: fn(&mut Float, Round) -> std::cmp::Ordering) ->
 /// exact for integers |k| < 2²¹.
 const LN2_HI_64: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000) / 64.0;
 
-/// Constants of [`exp_point`], from MPFR at 256 bits (computed once): an enclosure of
-/// (ln 2)/64 − `LN2_HI_64` ≈ 3·10⁻¹²; 2^{j/64} for j = 0 … 63 as a nearest `f64` `pow2_hi[j]`
-/// plus an enclosure `pow2_lo[j]` of the exact remainder 2^{j/64} − `pow2_hi[j]`; and an
-/// enclosure of [e^{−1/128}, e^{1/128}].
+/// Constants of [`exp_point`]: an enclosure of (ln 2)/64 − `LN2_HI_64` ≈ 3·10⁻¹²; 2^{j/64} for
+/// j = 0 … 63 as a nearest `f64` `pow2_hi[j]` plus an enclosure `pow2_lo[j]` of the exact
+/// remainder 2^{j/64} − `pow2_hi[j]`; and an enclosure of [e^{−1/128}, e^{1/128}]. Read from
+/// `elementary_table.rs`: MPFR at 256 bits, each end rounded in its own direction and again to
+/// f64 (generated and checked against MPFR by `tests::elementary_table_constants`).
 struct ExpTables {
     ln2_lo_64: Interval,
     pow2_hi: [f64; 64],
@@ -210,44 +211,19 @@ struct ExpTables {
     e_range: Interval,
 }
 
+/// An interval from a constant pair (lo, hi).
+fn pair(p: (f64, f64)) -> Interval {
+    Interval { lo: p.0, hi: p.1 }
+}
+
 fn exp_tables() -> &'static ExpTables {
+    use super::elementary_table as c;
     static T: std::sync::OnceLock<ExpTables> = std::sync::OnceLock::new();
-    T.get_or_init(|| {
-        // every end is rounded in its own direction at 256 bits and again to f64; the
-        // operations in between (/64, − an f64 with fewer bits) are exact at 256 bits
-        let both = |f: &dyn Fn(Round) -> f64| Interval {
-            lo: f(Round::Down),
-            hi: f(Round::Up),
-        };
-        let ln2_lo_64 = both(&|rnd| {
-            let ln2 = Float::with_val_round(256, rug::float::Constant::Log2, rnd).0;
-            (Float::with_val(256, &ln2 / 64u32) - LN2_HI_64).to_f64_round(rnd)
-        });
-        let pow2 = |j: usize, rnd: Round| {
-            let mut v = Float::with_val(256, j as f64 / 64.0);
-            v.exp2_round(rnd);
-            v
-        };
-        let mut pow2_hi = [0.0; 64];
-        let mut pow2_lo = [Interval::EMPTY; 64];
-        for j in 0..64 {
-            pow2_hi[j] = pow2(j, Round::Nearest).to_f64();
-            pow2_lo[j] = both(&|rnd| (pow2(j, rnd) - pow2_hi[j]).to_f64_round(rnd));
-        }
-        let e_end = |x: f64, rnd: Round| {
-            let mut v = Float::with_val(256, x);
-            v.exp_round(rnd);
-            v.to_f64_round(rnd)
-        };
-        ExpTables {
-            ln2_lo_64,
-            pow2_hi,
-            pow2_lo,
-            e_range: Interval {
-                lo: e_end(-1.0 / 128.0, Round::Down),
-                hi: e_end(1.0 / 128.0, Round::Up),
-            },
-        }
+    T.get_or_init(|| ExpTables {
+        ln2_lo_64: pair(c::LN2_LO_64),
+        pow2_hi: c::POW2_HI,
+        pow2_lo: c::POW2_LO.map(pair),
+        e_range: pair(c::E_RANGE),
     })
 }
 
@@ -306,8 +282,9 @@ pub fn exp_point(x: f64) -> Option<Interval> {
     })
 }
 
-/// Constants of [`ln1p_point`], from MPFR at 256 bits (computed once): ln 2 − `LN2_HI` and, for
-/// c_j = j/64 (j = 45 … 91), ln c_j as a nearest `f64` plus an enclosure of the remainder.
+/// Constants of [`ln1p_point`]: ln 2 − `LN2_HI` enclosed and, for c_j = j/64 (j = 45 … 91),
+/// ln c_j as a nearest `f64` plus an enclosure of the remainder. Read from
+/// `elementary_table.rs` (MPFR at 256 bits, checked by `tests::elementary_table_constants`).
 struct LnTables {
     ln2_lo: Interval,
     ln_hi: [f64; 47],
@@ -318,33 +295,12 @@ struct LnTables {
 const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
 
 fn ln_tables() -> &'static LnTables {
+    use super::elementary_table as c;
     static T: std::sync::OnceLock<LnTables> = std::sync::OnceLock::new();
-    T.get_or_init(|| {
-        let both = |f: &dyn Fn(Round) -> f64| Interval {
-            lo: f(Round::Down),
-            hi: f(Round::Up),
-        };
-        let ln2_lo = both(&|rnd| {
-            let ln2 = Float::with_val_round(256, rug::float::Constant::Log2, rnd).0;
-            (ln2 - LN2_HI).to_f64_round(rnd)
-        });
-        let ln = |j: usize, rnd: Round| {
-            // j/64 is exact at 256 bits
-            let mut v = Float::with_val(256, j as f64 / 64.0);
-            v.ln_round(rnd);
-            v
-        };
-        let mut ln_hi = [0.0; 47];
-        let mut ln_lo = [Interval::EMPTY; 47];
-        for i in 0..47 {
-            ln_hi[i] = ln(i + 45, Round::Nearest).to_f64();
-            ln_lo[i] = both(&|rnd| (ln(i + 45, rnd) - ln_hi[i]).to_f64_round(rnd));
-        }
-        LnTables {
-            ln2_lo,
-            ln_hi,
-            ln_lo,
-        }
+    T.get_or_init(|| LnTables {
+        ln2_lo: pair(c::LN2_LO),
+        ln_hi: c::LN_HI,
+        ln_lo: c::LN_LO.map(pair),
     })
 }
 
@@ -740,6 +696,95 @@ mod tests {
     fn ln1p_within(x: f64, ulps: usize) -> bool {
         within(point(x).ln1p(), x, Float::ln_1p_round, ulps)
     }
+    /// The constants of `elementary_table.rs`, recomputed from MPFR at 256 bits: each end rounded
+    /// in its own direction at 256 bits and again to f64 (the operations in between — /64, − an
+    /// f64 with fewer bits — are exact at 256 bits); the nearest parts rounded to nearest.
+    fn elementary_constants() -> String {
+        let both = |f: &dyn Fn(Round) -> f64| (f(Round::Down), f(Round::Up));
+        let ln2 = |rnd| Float::with_val_round(256, rug::float::Constant::Log2, rnd).0;
+        let ln2_lo_64 =
+            both(&|rnd| (Float::with_val(256, &ln2(rnd) / 64u32) - LN2_HI_64).to_f64_round(rnd));
+        let pow2 = |j: usize, rnd: Round| {
+            let mut v = Float::with_val(256, j as f64 / 64.0);
+            v.exp2_round(rnd);
+            v
+        };
+        let pow2_hi: Vec<f64> = (0..64).map(|j| pow2(j, Round::Nearest).to_f64()).collect();
+        let pow2_lo: Vec<(f64, f64)> = (0..64)
+            .map(|j| both(&|rnd| (pow2(j, rnd) - pow2_hi[j]).to_f64_round(rnd)))
+            .collect();
+        let e_end = |x: f64, rnd: Round| {
+            let mut v = Float::with_val(256, x);
+            v.exp_round(rnd);
+            v.to_f64_round(rnd)
+        };
+        let e_range = (
+            e_end(-1.0 / 128.0, Round::Down),
+            e_end(1.0 / 128.0, Round::Up),
+        );
+        let ln2_lo = both(&|rnd| (ln2(rnd) - LN2_HI).to_f64_round(rnd));
+        let ln = |j: usize, rnd: Round| {
+            let mut v = Float::with_val(256, j as f64 / 64.0); // exact
+            v.ln_round(rnd);
+            v
+        };
+        let ln_hi: Vec<f64> = (45..92).map(|j| ln(j, Round::Nearest).to_f64()).collect();
+        let ln_lo: Vec<(f64, f64)> = (45..92)
+            .map(|j| both(&|rnd| (ln(j, rnd) - ln_hi[j - 45]).to_f64_round(rnd)))
+            .collect();
+        let one = |v: f64| format!("{v:e}");
+        let two = |p: (f64, f64)| format!("({:e}, {:e})", p.0, p.1);
+        let list = |items: Vec<String>| {
+            items
+                .iter()
+                .map(|i| format!("    {i},\n"))
+                .collect::<String>()
+        };
+        format!(
+            "//! Constants of `interval.rs`'s exp and ln1p: MPFR at 256 bits, each end rounded in its\n\
+             //! own direction and again to f64, nearest parts rounded to nearest (generated and\n\
+             //! checked by `interval::tests::elementary_table_constants`).\n\
+             /// (ln 2)/64 − `LN2_HI_64`, enclosed.\n\
+             pub(super) const LN2_LO_64: (f64, f64) = {};\n\
+             /// 2^(j/64), j = 0 … 63, rounded to nearest.\n\
+             pub(super) const POW2_HI: [f64; 64] = [\n{}];\n\
+             /// 2^(j/64) − `POW2_HI[j]`, enclosed.\n\
+             pub(super) const POW2_LO: [(f64, f64); 64] = [\n{}];\n\
+             /// [e^(−1/128), e^(1/128)], enclosed.\n\
+             pub(super) const E_RANGE: (f64, f64) = {};\n\
+             /// ln 2 − `LN2_HI`, enclosed.\n\
+             pub(super) const LN2_LO: (f64, f64) = {};\n\
+             /// ln(j/64), j = 45 … 91, rounded to nearest.\n\
+             pub(super) const LN_HI: [f64; 47] = [\n{}];\n\
+             /// ln(j/64) − `LN_HI[j − 45]`, enclosed.\n\
+             pub(super) const LN_LO: [(f64, f64); 47] = [\n{}];\n",
+            two(ln2_lo_64),
+            list(pow2_hi.into_iter().map(one).collect()),
+            list(pow2_lo.into_iter().map(two).collect()),
+            two(e_range),
+            two(ln2_lo),
+            list(ln_hi.into_iter().map(one).collect()),
+            list(ln_lo.into_iter().map(two).collect()),
+        )
+    }
+
+    /// `elementary_table.rs` is exactly what MPFR gives (so each constant encloses its exact
+    /// value, within one ulp). With DPCERT_BLESS_ELEMENTARY_TABLE=1 the file is written instead.
+    #[test]
+    fn elementary_table_constants() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/num/elementary_table.rs");
+        let want = elementary_constants();
+        if std::env::var("DPCERT_BLESS_ELEMENTARY_TABLE").is_ok() {
+            std::fs::write(path, want).unwrap();
+            return;
+        }
+        let have = std::fs::read_to_string(path).unwrap();
+        assert!(
+            have == want,
+            "src/num/elementary_table.rs differs from MPFR's constants (DPCERT_BLESS_ELEMENTARY_TABLE=1 rewrites it)"
+        );
+    }
+
     fn finite() -> impl Strategy<Value = f64> {
         (NORMAL | SUBNORMAL | ZERO | POSITIVE | NEGATIVE).prop_filter("finite", |x| x.is_finite())
     }

@@ -8,6 +8,11 @@
 //! and relatively narrow enough, otherwise MPFR at increasing precision takes over. The
 //! returned [`Enclosure`] records which path produced it.
 
+#[allow(
+    clippy::approx_constant,
+    reason = "MPFR's values written out, not approximations of std's"
+)]
+mod elementary_table;
 mod enclosure;
 mod fast;
 mod interval;

@@ -10,7 +10,7 @@
 //! certified bounds do.
 use super::axis::{Axis, Tick};
 use super::svg::{x_span, y_span, Chart, Stroke, Swatch};
-use crate::audit::{audit, Report, RouteId, Verdict, ROUTES};
+use crate::audit::{audit, verdict_word, Report, RouteId, Verdict, ROUTES};
 use crate::deploy::Deployment;
 use crate::num::Certified;
 use crate::validate::show;
@@ -347,11 +347,12 @@ impl Profile {
 
     fn draw_claim(&self, c: &mut Chart, r: &Report) {
         let Some(check) = &r.claim else { return };
-        let (color, word) = match check.verdict {
-            Verdict::Verified => ("#1e8449", "verified"),
-            Verdict::Refuted => ("#c0392b", "refuted"),
-            _ => ("#d68910", "undecided"),
+        let color = match check.verdict {
+            Verdict::Holds => "#1e8449",
+            Verdict::Fails => "#c0392b",
+            Verdict::Undecided => "#d68910",
         };
+        let word = verdict_word(Some(check.verdict));
         c.circle(
             "claim",
             (check.epsilon.to_f64(), check.delta.to_f64()),

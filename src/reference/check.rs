@@ -5,7 +5,9 @@
 //! **sound** when it is a valid guarantee (`v ≥ t*`), **unsound** when it is not (`v < t*`) or
 //! cannot be a value of the quantity at all (NaN, −∞, a negative ε or δ, σ ≤ 0), and
 //! **undecided** when the certified evaluations could not separate `v` from `t*`. A record
-//! whose query or value is malformed is **invalid**.
+//! whose query or value is malformed is **invalid**. These are `check`'s words for the one
+//! [`Verdict`] `audit` gives too (holds, fails, undecided; [`verdict_word`]), with an
+//! [`Invalid`] record as the `Err` around it.
 //!
 //! The [`Bracket`] is the intersection of every certified statement made while deciding a
 //! record: each evaluation can only narrow it, and a verdict is only ever read off it, so the
@@ -161,28 +163,23 @@ impl Quantity {
     }
 }
 
-/// The verdict on one record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// The value is a valid guarantee: `v ≥ t*` (certified).
-    Sound,
-    /// The value is not a valid guarantee (`v < t*`, certified) or not a value of the quantity at all.
-    Unsound,
-    /// The certified evaluations could not separate the value from `t*`.
-    Undecided,
-    /// The record's query or value is malformed.
-    Invalid,
-}
+pub use crate::verdict::Verdict;
 
-impl Verdict {
-    /// The verdict's name: `sound`, `unsound`, `undecided` or `invalid`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Sound => "sound",
-            Verdict::Unsound => "unsound",
-            Verdict::Undecided => "undecided",
-            Verdict::Invalid => "invalid",
-        }
+/// A record that could not be judged: its query or value is malformed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Invalid;
+
+/// A record's outcome: the verdict on its value, or [`Invalid`].
+pub type Outcome = Result<Verdict, Invalid>;
+
+/// The word `check` prints for a record's outcome: `sound` (the value holds), `unsound`
+/// (it fails), `undecided`, or `invalid` (the record is malformed).
+pub fn verdict_word(outcome: Outcome) -> &'static str {
+    match outcome {
+        Ok(Verdict::Holds) => "sound",
+        Ok(Verdict::Fails) => "unsound",
+        Ok(Verdict::Undecided) => "undecided",
+        Err(Invalid) => "invalid",
     }
 }
 
@@ -213,45 +210,45 @@ impl Kind {
 pub fn screen(q: Quantity, v: &Claimed) -> Result<Rational, (Verdict, String)> {
     let name = q.name();
     match v {
-        Claimed::NaN => Err((Verdict::Unsound, format!("impossible: {name} is NaN"))),
-        Claimed::NegInf => Err((Verdict::Unsound, format!("impossible: {name} is −∞"))),
+        Claimed::NaN => Err((Verdict::Fails, format!("impossible: {name} is NaN"))),
+        Claimed::NegInf => Err((Verdict::Fails, format!("impossible: {name} is −∞"))),
         Claimed::PosInf if q == Quantity::Tpr => Err((
-            Verdict::Sound,
+            Verdict::Holds,
             "vacuous: TPR = +∞ ≥ 1 bounds every attack (but is not a probability)".into(),
         )),
         Claimed::PosInf if q == Quantity::Delta => Err((
-            Verdict::Sound,
+            Verdict::Holds,
             "vacuous: δ = +∞ ≥ 1 holds for every mechanism (but is not a probability)".into(),
         )),
         Claimed::PosInf => Err((
-            Verdict::Sound,
+            Verdict::Holds,
             format!("vacuous: {name} = +∞ is a valid but empty guarantee"),
         )),
         Claimed::Finite(x) => match q {
             Quantity::Sigma if *x <= 0 => Err((
-                Verdict::Unsound,
+                Verdict::Fails,
                 format!("impossible: σ must be > 0, got {}", crate::validate::show(x)),
             )),
             _ if *x < 0 => Err((
-                Verdict::Unsound,
+                Verdict::Fails,
                 format!(
                     "impossible: {name} must be ≥ 0, got {}",
                     crate::validate::show(x)
                 ),
             )),
             Quantity::Delta if *x > 1 => Err((
-                Verdict::Sound,
+                Verdict::Holds,
                 format!(
                     "vacuous: δ ≥ 1 holds for every mechanism (and δ = {} > 1 is not a probability)",
                     crate::validate::show(x)
                 ),
             )),
             Quantity::Tpr if *x >= 1 => Err((
-                Verdict::Sound,
+                Verdict::Holds,
                 "vacuous: TPR ≥ 1 bounds every attack".into(),
             )),
             Quantity::Delta if *x == 1 => Err((
-                Verdict::Sound,
+                Verdict::Holds,
                 "vacuous: δ = 1 holds for every mechanism".into(),
             )),
             _ => Ok(x.clone()),
@@ -267,13 +264,23 @@ enum End {
     Exact(Rational),
 }
 
-impl End {
-    fn cmp_q(&self, v: &Rational) -> Option<Ordering> {
+/// An end against a claimed value (a NaN bound compares with nothing).
+impl PartialEq<Rational> for End {
+    fn eq(&self, v: &Rational) -> bool {
+        self.partial_cmp(v) == Some(Ordering::Equal)
+    }
+}
+
+impl PartialOrd<Rational> for End {
+    fn partial_cmp(&self, v: &Rational) -> Option<Ordering> {
         match self {
             End::Bound(f) => f.partial_cmp(v),
             End::Exact(q) => Some(q.cmp(v)),
         }
     }
+}
+
+impl End {
     fn cmp_end(&self, other: &End) -> Option<Ordering> {
         match (self, other) {
             (End::Bound(a), End::Bound(b)) => a.partial_cmp(b),
@@ -362,44 +369,21 @@ impl Bracket {
     pub fn meet_upper_exact(&mut self, x: &Rational) {
         self.meet_upper_end(End::Exact(x.clone()))
     }
-    /// Read a verdict off the bracket: sound if `v ≥ upper`, unsound if `v < lower`.
+    /// Read a verdict off the bracket ([`Verdict::read_off`]): holds (sound) if
+    /// `v ≥ upper`, fails (unsound) if `v < lower`; `None` while undecided.
     pub fn decide(&self, v: &Rational) -> Option<Verdict> {
-        if self
-            .upper
-            .as_ref()
-            .is_some_and(|u| matches!(u.cmp_q(v), Some(Ordering::Less | Ordering::Equal)))
-        {
-            return Some(Verdict::Sound);
-        }
-        if self
-            .lower
-            .as_ref()
-            .is_some_and(|l| l.cmp_q(v) == Some(Ordering::Greater))
-        {
-            return Some(Verdict::Unsound);
-        }
-        None
+        Verdict::read_off(self.lower.as_ref(), self.upper.as_ref(), v).decided()
     }
-    /// Whether `verdict` on `v` agrees with the bracket shown: sound ⇒ `v ≥ upper`,
-    /// unsound ⇒ `v ≤ lower`, undecided ⇒ `lower ≤ v < upper`. Every verdict keeps it.
+    /// Whether `verdict` on `v` agrees with the bracket shown: holds ⇒ `v ≥ upper`,
+    /// fails ⇒ `v ≤ lower`, undecided ⇒ `lower ≤ v < upper`. Every verdict keeps it.
     pub fn agrees(&self, verdict: Verdict, v: &Rational) -> bool {
-        let ge_upper = self
-            .upper
-            .as_ref()
-            .is_some_and(|u| matches!(u.cmp_q(v), Some(Ordering::Less | Ordering::Equal)));
-        let le_lower = self
-            .lower
-            .as_ref()
-            .is_some_and(|l| matches!(l.cmp_q(v), Some(Ordering::Greater | Ordering::Equal)));
-        let gt_lower = self
-            .lower
-            .as_ref()
-            .is_some_and(|l| l.cmp_q(v) == Some(Ordering::Greater));
+        let ge_upper = self.upper.as_ref().is_some_and(|u| u <= v);
+        let le_lower = self.lower.as_ref().is_some_and(|l| l >= v);
+        let gt_lower = self.lower.as_ref().is_some_and(|l| l > v);
         match verdict {
-            Verdict::Sound => ge_upper,
-            Verdict::Unsound => le_lower,
+            Verdict::Holds => ge_upper,
+            Verdict::Fails => le_lower,
             Verdict::Undecided => !ge_upper && !gt_lower,
-            Verdict::Invalid => true,
         }
     }
     /// Decimal endpoints: float bounds outward (lower rounded down, upper up), exact ends
@@ -476,15 +460,15 @@ mod tests {
         use Quantity::*;
         let v = |s: &str| Claimed::parse(s).unwrap();
         let verdict = |qq, s: &str| screen(qq, &v(s)).err().map(|(x, _)| x);
-        assert_eq!(verdict(Epsilon, "-0.0048"), Some(Verdict::Unsound));
-        assert_eq!(verdict(Delta, "-9.3e-38"), Some(Verdict::Unsound));
-        assert_eq!(verdict(Delta, "NaN"), Some(Verdict::Unsound));
-        assert_eq!(verdict(Epsilon, "-inf"), Some(Verdict::Unsound));
-        assert_eq!(verdict(Sigma, "0"), Some(Verdict::Unsound));
-        assert_eq!(verdict(Epsilon, "inf"), Some(Verdict::Sound));
-        assert_eq!(verdict(Delta, "1.5"), Some(Verdict::Sound));
-        assert_eq!(verdict(Delta, "1"), Some(Verdict::Sound));
-        assert_eq!(verdict(Delta, "Infinity"), Some(Verdict::Sound));
+        assert_eq!(verdict(Epsilon, "-0.0048"), Some(Verdict::Fails));
+        assert_eq!(verdict(Delta, "-9.3e-38"), Some(Verdict::Fails));
+        assert_eq!(verdict(Delta, "NaN"), Some(Verdict::Fails));
+        assert_eq!(verdict(Epsilon, "-inf"), Some(Verdict::Fails));
+        assert_eq!(verdict(Sigma, "0"), Some(Verdict::Fails));
+        assert_eq!(verdict(Epsilon, "inf"), Some(Verdict::Holds));
+        assert_eq!(verdict(Delta, "1.5"), Some(Verdict::Holds));
+        assert_eq!(verdict(Delta, "1"), Some(Verdict::Holds));
+        assert_eq!(verdict(Delta, "Infinity"), Some(Verdict::Holds));
         assert_eq!(verdict(Epsilon, "0"), None);
         assert_eq!(verdict(Delta, "0.999"), None);
         assert_eq!(verdict(RdpEpsilon, "3"), None);
@@ -494,25 +478,25 @@ mod tests {
     fn bracket_only_narrows_and_agrees() {
         let mut b = Bracket::new(Quantity::Delta, Kind::TwoSided);
         // the domain: t* ∈ [0, 1]
-        assert_eq!(b.decide(&rational("1")), Some(Verdict::Sound));
-        assert_eq!(b.decide(&rational("-1/1000")), Some(Verdict::Unsound));
+        assert_eq!(b.decide(&rational("1")), Some(Verdict::Holds));
+        assert_eq!(b.decide(&rational("-1/1000")), Some(Verdict::Fails));
         assert_eq!(b.decide(&rational("0.5")), None);
         b.meet_upper_exact(&rational("0.3"));
         b.meet_lower_exact(&rational("0.1"));
         // a wider statement later changes nothing
         b.meet_upper_exact(&rational("0.4"));
         b.meet_lower_exact(&rational("0.05"));
-        assert_eq!(b.decide(&rational("0.3")), Some(Verdict::Sound));
+        assert_eq!(b.decide(&rational("0.3")), Some(Verdict::Holds));
         assert_eq!(b.decide(&rational("0.2999")), None);
-        assert_eq!(b.decide(&rational("0.0999")), Some(Verdict::Unsound));
+        assert_eq!(b.decide(&rational("0.0999")), Some(Verdict::Fails));
         assert!(b.agrees(Verdict::Undecided, &rational("0.2")));
-        assert!(!b.agrees(Verdict::Sound, &rational("0.2")));
-        assert!(!b.agrees(Verdict::Unsound, &rational("0.2")));
+        assert!(!b.agrees(Verdict::Holds, &rational("0.2")));
+        assert!(!b.agrees(Verdict::Fails, &rational("0.2")));
         assert_eq!(b.to_decimals(), (Some("0.1".into()), Some("0.3".into())));
         // a certified float end is printed outward
         b.meet_upper_float(&Float::with_val(8, 0.25));
         assert_eq!(b.to_decimals().1.unwrap(), "2.5000000000000000000e-1");
-        assert!(b.agrees(Verdict::Sound, &rational("0.25")));
-        assert!(b.agrees(Verdict::Unsound, &rational("0.1")));
+        assert!(b.agrees(Verdict::Holds, &rational("0.25")));
+        assert!(b.agrees(Verdict::Fails, &rational("0.1")));
     }
 }

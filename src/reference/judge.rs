@@ -1,7 +1,7 @@
 //! Judging a value another library printed for a [`Query`], and a whole `check` file of
 //! records. The verdict is read off a [`Bracket`] that every certified evaluation narrows, so
 //! the bracket shown never contradicts the verdict.
-use super::check::{screen, Bracket, Claimed, Kind, Verdict};
+use super::check::{screen, verdict_word, Bracket, Claimed, Invalid, Kind, Outcome, Verdict};
 use super::query::{Dpsgd, GaussianShape, Query};
 use crate::dpsgd::Method;
 use crate::num::{Certified, Precision};
@@ -53,7 +53,7 @@ fn judged(verdict: Verdict, reason: String, bracket: &Bracket) -> Judged {
 fn bracket_reason(v: Verdict, b: &Bracket) -> String {
     let (l, u) = b.to_decimals();
     match v {
-        Verdict::Sound => format!(
+        Verdict::Holds => format!(
             "at or above the certified upper end {} of the smallest valid value",
             u.unwrap_or_default()
         ),
@@ -73,13 +73,13 @@ fn read_off(b: &Bracket, v: &Rational) -> Option<Judged> {
 /// `value` is certified valid: the smallest valid value is ≤ it.
 fn sound_at(b: &mut Bracket, v: &Rational, why: &str) -> Judged {
     b.meet_upper_exact(v);
-    judged(Verdict::Sound, why.into(), b)
+    judged(Verdict::Holds, why.into(), b)
 }
 
 /// `value` is certified invalid: the smallest valid value is > it.
 fn unsound_at(b: &mut Bracket, v: &Rational, why: &str) -> Judged {
     b.meet_lower_exact(v);
-    judged(Verdict::Unsound, why.into(), b)
+    judged(Verdict::Fails, why.into(), b)
 }
 
 /// Judge one claimed value for a query (`precision`: the query's own, for dpcert's first
@@ -251,7 +251,7 @@ fn zcdp_delta(r: &Rational, e: &Rational, v: &Rational, b: &mut Bracket) -> Step
         }
         if let Some(verdict) = b.decide(v) {
             let why = match verdict {
-                Verdict::Unsound => format!(
+                Verdict::Fails => format!(
                     "below the exact δ of the Gaussian mechanism with this ρ (≥ {}), which is ρ-zCDP",
                     b.to_decimals().0.unwrap_or_default()
                 ),
@@ -402,21 +402,21 @@ pub type QueryParser<'a> = &'a dyn Fn(QueryForm) -> Result<(Query, Precision)>;
 
 /// One `check` record's result, as JSON data (`record`, `query`, `value`, `verdict`,
 /// `reason`, `bracket`).
-pub fn check_record(i: usize, rec: &Value, parse: QueryParser) -> (Verdict, Value) {
+pub fn check_record(i: usize, rec: &Value, parse: QueryParser) -> (Outcome, Value) {
     let query_json = rec.get("query").cloned().unwrap_or(Value::Null);
     let value_json = match rec.get("value") {
         Some(Value::Number(n)) => json!(n.to_string()),
         Some(v) => v.clone(),
         None => Value::Null,
     };
-    let result = |verdict: Verdict, why: String, b: Option<&Bracket>| {
+    let result = |verdict: Outcome, why: String, b: Option<&Bracket>| {
         (
             verdict,
             json!({
                 "record": i + 1,
                 "query": query_json,
                 "value": value_json,
-                "verdict": verdict.name(),
+                "verdict": verdict_word(verdict),
                 "reason": why,
                 "bracket": b.map_or(Value::Null, Bracket::to_json),
             }),
@@ -424,7 +424,7 @@ pub fn check_record(i: usize, rec: &Value, parse: QueryParser) -> (Verdict, Valu
     };
     let (query, precision, value) = match read_record(rec, parse) {
         Ok(r) => r,
-        Err(why) => return result(Verdict::Invalid, why, None),
+        Err(why) => return result(Err(Invalid), why, None),
     };
     match judge(&query, precision, &value) {
         Ok(j) => {
@@ -434,10 +434,10 @@ pub fn check_record(i: usize, rec: &Value, parse: QueryParser) -> (Verdict, Valu
                     "verdict contradicts the bracket"
                 );
             }
-            result(j.verdict, j.reason, Some(&j.bracket))
+            result(Ok(j.verdict), j.reason, Some(&j.bracket))
         }
-        Err(e @ Error::InvalidArgument { .. }) => result(Verdict::Invalid, e.to_string(), None),
-        Err(e) => result(Verdict::Undecided, e.to_string(), None),
+        Err(e @ Error::InvalidArgument { .. }) => result(Err(Invalid), e.to_string(), None),
+        Err(e) => result(Ok(Verdict::Undecided), e.to_string(), None),
     }
 }
 
@@ -483,12 +483,12 @@ pub struct Summary {
 }
 
 impl Summary {
-    fn add(&mut self, v: Verdict) {
+    fn add(&mut self, v: Outcome) {
         match v {
-            Verdict::Sound => self.sound += 1,
-            Verdict::Unsound => self.unsound += 1,
-            Verdict::Undecided => self.undecided += 1,
-            Verdict::Invalid => self.invalid += 1,
+            Ok(Verdict::Holds) => self.sound += 1,
+            Ok(Verdict::Fails) => self.unsound += 1,
+            Ok(Verdict::Undecided) => self.undecided += 1,
+            Err(Invalid) => self.invalid += 1,
         }
     }
     /// The exit code of the run (see [`crate::exit`]): 1 if any record is unsound or
@@ -579,17 +579,17 @@ mod tests {
         let below = exact.to_rational().unwrap() - rational("1e-15");
         let above = exact.to_rational().unwrap() + rational("1e-15");
         for (v, want) in [
-            (below, Verdict::Unsound),
-            (above, Verdict::Sound),
-            (rational("-1e-30"), Verdict::Unsound),
-            (rational("1"), Verdict::Sound),
+            (below, Verdict::Fails),
+            (above, Verdict::Holds),
+            (rational("-1e-30"), Verdict::Fails),
+            (rational("1"), Verdict::Holds),
         ] {
             let j = judge(&query, Precision::Auto, &Claimed::Finite(v.clone())).unwrap();
             assert_eq!(j.verdict, want, "{v}: {}", j.reason);
             assert!(j.bracket.agrees(j.verdict, &v));
         }
         let nan = judge(&query, Precision::Auto, &Claimed::NaN).unwrap();
-        assert_eq!(nan.verdict, Verdict::Unsound);
+        assert_eq!(nan.verdict, Verdict::Fails);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Uses dpcert through its public API only: a certified Gaussian δ, a DP-SGD ε from the PLD
 //! accountant, and an audit verdict. Every number printed is a rigorous bound (upper bounds
 //! rounded up, lower bounds down).
-use dpcert::audit::audit;
+use dpcert::audit::{audit, verdict_word};
 use dpcert::deploy::Deployment;
 use dpcert::event::Event;
 use dpcert::num::{parse_exact, parse_positive_integer, Precision};
@@ -38,7 +38,8 @@ fn audit_claim() -> Result<()> {
     let deployment = Deployment::new(releases).with_claim("1", "1e-6")?;
     let report = audit(&deployment)?;
     let claim = report.claim.as_ref().ok_or("the audit checked no claim")?;
-    println!("audit of the claim (1, 1e-6): {:?} — {}", claim.verdict, claim.explanation);
+    let word = verdict_word(Some(claim.verdict));
+    println!("audit of the claim (1, 1e-6): {word} — {}", claim.explanation);
     Ok(())
 }
 

@@ -28,28 +28,50 @@ impl Complex {
     }
 }
 
+/// e^{−2πik/2^t} rounded to nearest f64 from MPFR at 128 bits: the angle −2πk/2^t is π at
+/// 128 bits times the exact dyadic 2k/2^t (error < 2^−124), so each part is within u.
+fn mpfr_twiddle(k: usize, t: u32) -> Complex {
+    let mut a = Float::with_val(128, Constant::Pi);
+    a *= 2u32;
+    a *= k as u64;
+    a >>= t;
+    let (s, c) = a.sin_cos(Float::new(128));
+    Complex {
+        re: c.to_f64(),
+        im: -s.to_f64(),
+    }
+}
+
+/// The two-level tables of [`twiddles`] for length 2^t: k = hi·L + lo with L = 2^⌈t/2⌉, the
+/// low table e^{−2πik/2^t} for k < L and the high one for k = jL (each [`mpfr_twiddle`]). For
+/// t = 16 (the length every transform up to 2^16 uses) they are read from
+/// `twiddle_table.rs`, which `tests::twiddle_table_is_mpfr` checks against [`mpfr_twiddle`].
+fn twiddle_levels(t: u32) -> (Vec<Complex>, Vec<Complex>) {
+    let half = (1usize << t) / 2;
+    let l = 1usize << t.div_ceil(2);
+    let (n_lo, n_hi) = (l.min(half.max(1)), half.div_ceil(l).max(1));
+    if t == 16 {
+        let c = |&(re, im): &(f64, f64)| Complex { re, im };
+        return (
+            super::twiddle_table::LO16.iter().map(c).collect(),
+            super::twiddle_table::HI16.iter().map(c).collect(),
+        );
+    }
+    (
+        (0..n_lo).map(|k| mpfr_twiddle(k, t)).collect(),
+        (0..n_hi).map(|j| mpfr_twiddle(j * l, t)).collect(),
+    )
+}
+
 /// e^{−2πi·k/n} for n = 2^t, k < n/2, each within µ = 5u of the exact value (two-level: the
-/// products of two MPFR-derived tables).
+/// products of two MPFR-derived tables, [`twiddle_levels`]).
 fn twiddles(t: u32) -> Vec<Complex> {
     let n = 1usize << t;
     let half = n / 2;
     // k = hi·L + lo; each table entry within u (MPFR at 128 bits, rounded to nearest f64)
     let l_bits = t.div_ceil(2);
     let l = 1usize << l_bits;
-    let exact = |k: usize| -> Complex {
-        // angle −2πk/n: π at 128 bits times the exact dyadic 2k/n, error < 2^−124
-        let mut a = Float::with_val(128, Constant::Pi);
-        a *= 2u32;
-        a *= k as u64;
-        a >>= t;
-        let (s, c) = a.sin_cos(Float::new(128));
-        Complex {
-            re: c.to_f64(),
-            im: -s.to_f64(),
-        }
-    };
-    let lo: Vec<Complex> = (0..l.min(half.max(1))).map(exact).collect();
-    let hi: Vec<Complex> = (0..half.div_ceil(l).max(1)).map(|j| exact(j * l)).collect();
+    let (lo, hi) = twiddle_levels(t);
     let w: Vec<Complex> = (0..half)
         .map(|k| {
             let (kh, kl) = (k >> l_bits, k & (l - 1));
@@ -569,9 +591,40 @@ mod tests {
     use crate::theorems::pld_accountant::test_util::{power_by_squaring, Rng};
     use rug::{Integer, Rational};
 
+    /// `twiddle_table.rs` holds exactly [`mpfr_twiddle`]'s values for t = 16 (low table k < 256,
+    /// high table k = 256j, j < 128). With DPCERT_BLESS_TWIDDLE_TABLE=1 the file is written.
+    #[test]
+    fn twiddle_table_is_mpfr() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src/theorems/pld_accountant/twiddle_table.rs"
+        );
+        let row = |z: Complex| format!("    ({:e}, {:e}),\n", z.re, z.im);
+        let lo: String = (0..256).map(|k| row(mpfr_twiddle(k, 16))).collect();
+        let hi: String = (0..128).map(|j| row(mpfr_twiddle(j * 256, 16))).collect();
+        let want = format!(
+            "//! The two-level twiddle tables of `fft.rs` for transforms of length 2^16:\n\
+             //! e^(−2πik/65536) from MPFR at 128 bits rounded to nearest (generated and checked by\n\
+             //! `fft::tests::twiddle_table_is_mpfr`).\n\
+             /// k = 0 … 255.\n\
+             pub(super) const LO16: [(f64, f64); 256] = [\n{lo}];\n\
+             /// k = 256·j, j = 0 … 127.\n\
+             pub(super) const HI16: [(f64, f64); 128] = [\n{hi}];\n"
+        );
+        if std::env::var("DPCERT_BLESS_TWIDDLE_TABLE").is_ok() {
+            std::fs::write(path, want).unwrap();
+            return;
+        }
+        let have = std::fs::read_to_string(path).unwrap();
+        assert!(
+            have == want,
+            "twiddle_table.rs differs from MPFR (DPCERT_BLESS_TWIDDLE_TABLE=1 rewrites it)"
+        );
+    }
+
     #[test]
     fn twiddles_are_within_mu_of_mpfr() {
-        for t in [1u32, 2, 5, 10, 13] {
+        for t in [1u32, 2, 5, 10, 13, 16] {
             let w = twiddles(t);
             for (k, z) in w.iter().enumerate() {
                 let mut a = Float::with_val(256, Constant::Pi);
