@@ -65,7 +65,7 @@ impl TryFrom<(f64, f64)> for Interval {
 
 /// Interval from endpoints already rounded outward; NaN or reversed endpoints give ENTIRE
 /// (sound, and rejected later as too wide).
-pub(crate) fn iv(lo: f64, hi: f64) -> Interval {
+pub(crate) fn interval_or_entire(lo: f64, hi: f64) -> Interval {
     Interval::try_from((lo, hi)).unwrap_or(Interval::ENTIRE)
 }
 
@@ -735,7 +735,7 @@ mod tests {
     use proptest::prelude::*;
     use rug::Rational;
 
-    fn ex(x: f64) -> Rational {
+    fn rational_of(x: f64) -> Rational {
         Rational::from_f64(x).unwrap()
     }
     /// `lo ≤ v ≤ hi` with `lo`, `hi` no more than `ulps` representable steps outside `v`.
@@ -745,15 +745,15 @@ mod tests {
             l = l.next_up();
             h = h.next_down();
         }
-        let below = |x: f64| x == f64::NEG_INFINITY || (x.is_finite() && ex(x) <= *v);
-        let above = |x: f64| x == f64::INFINITY || (x.is_finite() && ex(x) >= *v);
+        let below = |x: f64| x == f64::NEG_INFINITY || (x.is_finite() && rational_of(x) <= *v);
+        let above = |x: f64| x == f64::INFINITY || (x.is_finite() && rational_of(x) >= *v);
         let strictly_in = |a: f64, b: f64| {
-            (a.is_finite() && ex(a) > *v || a == f64::INFINITY)
-                && (b.is_finite() && ex(b) < *v || b == f64::NEG_INFINITY)
+            (a.is_finite() && rational_of(a) > *v || a == f64::INFINITY)
+                && (b.is_finite() && rational_of(b) < *v || b == f64::NEG_INFINITY)
         };
-        below(lo) && above(hi) && strictly_in(l, h) || (lo == hi && ex(lo) == *v)
+        below(lo) && above(hi) && strictly_in(l, h) || (lo == hi && rational_of(lo) == *v)
     }
-    fn pt(x: f64) -> Interval {
+    fn point(x: f64) -> Interval {
         Interval::try_from((x, x)).unwrap()
     }
     /// How many ulps `exp_point`'s endpoints may lie outside the exact eˣ (MPFR's directed
@@ -778,13 +778,13 @@ mod tests {
     }
     /// `pt(a).exp()` is [`within`] `ulps` of e^a.
     fn exp_within(a: f64, ulps: usize) -> bool {
-        within(pt(a).exp(), a, Float::exp_round, ulps)
+        within(point(a).exp(), a, Float::exp_round, ulps)
     }
     /// How many ulps `ln1p_point`'s endpoints may lie outside the exact ln(1 + x) (measured: 2).
     const LN1P_ULPS: usize = 2;
     /// `pt(x).ln1p()` is [`within`] `ulps` of ln(1 + x).
     fn ln1p_within(x: f64, ulps: usize) -> bool {
-        within(pt(x).ln1p(), x, Float::ln_1p_round, ulps)
+        within(point(x).ln1p(), x, Float::ln_1p_round, ulps)
     }
     /// The constants of `elementary_table.rs`, recomputed from MPFR at 256 bits: each end rounded
     /// in its own direction at 256 bits and again to f64 (the operations in between — /64, − an
@@ -921,17 +921,17 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(2000))]
         #[test]
         fn point_ops_are_directed_roundings(a in finite(), b in finite()) {
-            let (x, y) = (pt(a), pt(b));
-            let (ea, eb) = (ex(a), ex(b));
+            let (x, y) = (point(a), point(b));
+            let (ea, eb) = (rational_of(a), rational_of(b));
             let sum = x + y;
             let s = Rational::from(&ea + &eb);
-            let exact_sum = sum.inf() == sum.sup() && ex(sum.inf()) == s;
+            let exact_sum = sum.inf() == sum.sup() && rational_of(sum.inf()) == s;
             prop_assert!(exact_sum || tight(sum.inf(), sum.sup(), &s, 1), "{a} + {b}");
             let d = x - y;
             prop_assert!(tight(d.inf(), d.sup(), &Rational::from(&ea - &eb), 1) || d.inf() == d.sup());
             let p = x * y;
             let pr = Rational::from(&ea * &eb);
-            let ulps = if pr.clone().abs() < ex(FMA_SAFE) { 2 } else { 1 };
+            let ulps = if pr.clone().abs() < rational_of(FMA_SAFE) { 2 } else { 1 };
             prop_assert!(tight(p.inf(), p.sup(), &pr, ulps), "{a} * {b} = {p:?}");
             if b != 0.0 {
                 let q = x / y;
@@ -942,19 +942,19 @@ mod tests {
 
         #[test]
         fn sqrt_and_sqr_enclose(a in finite()) {
-            let s = pt(a.abs()).sqrt();
-            let (lo, hi) = (ex(s.inf()), ex(s.sup()));
-            let v = ex(a.abs());
+            let s = point(a.abs()).sqrt();
+            let (lo, hi) = (rational_of(s.inf()), rational_of(s.sup()));
+            let v = rational_of(a.abs());
             // directed rounding (one step inward leaves the root) when |a| ≥ 2⁻⁹⁶⁰, else ≤ 2 ulps
             let (mut l2, mut h2) = (s.inf().next_up(), s.sup().next_down());
             if !safe(a) {
                 (l2, h2) = (l2.next_up(), h2.next_down());
             }
             prop_assert!(Rational::from(&lo * &lo) <= v && Rational::from(&hi * &hi) >= v);
-            let exact = s.inf() == s.sup() && ex(s.inf()).square() == v;
-            prop_assert!(exact || (ex(l2).square() > v && ex(h2).square() < v), "√{a}: {s:?}");
-            let q = pt(a).sqr();
-            prop_assert!(tight(q.inf(), q.sup(), &ex(a).square(), 2), "{a}²");
+            let exact = s.inf() == s.sup() && rational_of(s.inf()).square() == v;
+            prop_assert!(exact || (rational_of(l2).square() > v && rational_of(h2).square() < v), "√{a}: {s:?}");
+            let q = point(a).sqr();
+            prop_assert!(tight(q.inf(), q.sup(), &rational_of(a).square(), 2), "{a}²");
         }
 
         #[test]
@@ -966,11 +966,11 @@ mod tests {
                 (lo, hi)
             };
             // ln (MPFR): exactly the directed roundings, one step inward leaves the value
-            let (iv, (rlo, rhi)) = (pt(b).ln(), reference(b, Float::ln_round));
+            let (iv, (rlo, rhi)) = (point(b).ln(), reference(b, Float::ln_round));
             prop_assert!(iv.inf() <= rlo && rhi <= iv.sup());
             prop_assert!(iv.inf().next_up() > rhi || iv.inf() == iv.sup());
             prop_assert!(iv.sup().next_down() < rlo || iv.inf() == iv.sup());
-            prop_assert!(exp_within(a, EXP_ULPS), "exp({a}) = {:?}", pt(a).exp());
+            prop_assert!(exp_within(a, EXP_ULPS), "exp({a}) = {:?}", point(a).exp());
         }
 
         /// ln1p (`ln1p_point`) contains ln(1 + x) (MPFR at 256 bits, directed) and lies at most
@@ -987,7 +987,7 @@ mod tests {
                 if !(x > -1.0) || !x.is_finite() {
                     continue;
                 }
-                prop_assert!(ln1p_within(x, LN1P_ULPS), "ln1p({x}) = {:?}", pt(x).ln1p());
+                prop_assert!(ln1p_within(x, LN1P_ULPS), "ln1p({x}) = {:?}", point(x).ln1p());
             }
         }
 
@@ -997,7 +997,7 @@ mod tests {
         fn exp_encloses_at_seams(k in -64_640i64..=64_640, t in -1.0f64..1.0, sc in -60i32..0) {
             let seam = k as f64 * std::f64::consts::LN_2 / 128.0 + t * 1e-12;
             for a in [seam, t * 2f64.powi(sc), 700.0 * t.signum(), 700.5 * t.signum()] {
-                prop_assert!(exp_within(a, EXP_ULPS), "exp({a}) = {:?}", pt(a).exp());
+                prop_assert!(exp_within(a, EXP_ULPS), "exp({a}) = {:?}", point(a).exp());
             }
         }
 
@@ -1010,8 +1010,8 @@ mod tests {
             for x in [seam, inside, t * 2f64.powi(-e), 0.5 * t.signum(), 0.5f64.next_up() * t.signum(),
                       t * 40.0, 1.0 / 128.0 * t.signum()] {
                 // (the interval's own endpoints: it may store −0 as +0)
-                let (a, b) = (pt(x).inf(), pt(x).sup());
-                let v = pt(x).expm1();
+                let (a, b) = (point(x).inf(), point(x).sup());
+                let v = point(x).expm1();
                 prop_assert_eq!(v.inf().to_bits(), mpfr_expm1(a, false).to_bits(), "expm1({:e})", x);
                 prop_assert_eq!(v.sup().to_bits(), mpfr_expm1(b, true).to_bits(), "expm1({:e})", x);
             }
@@ -1025,15 +1025,15 @@ mod tests {
             let x = Interval::try_from((a.min(b), a.max(b))).unwrap();
             let y = Interval::try_from((c.min(d), c.max(d))).unwrap();
             let inside = |i: Interval, v: &Rational| {
-                (i.inf() == f64::NEG_INFINITY || ex(i.inf()) <= *v)
-                    && (i.sup() == f64::INFINITY || ex(i.sup()) >= *v)
+                (i.inf() == f64::NEG_INFINITY || rational_of(i.inf()) <= *v)
+                    && (i.sup() == f64::INFINITY || rational_of(i.sup()) >= *v)
             };
             let mid = |i: Interval| {
-                let (l, h) = (ex(i.inf()), ex(i.sup()));
+                let (l, h) = (rational_of(i.inf()), rational_of(i.sup()));
                 &l + Rational::from(&h - &l) * Rational::from((t, 16))
             };
-            let mut xs = vec![ex(x.inf()), ex(x.sup()), mid(x)];
-            let ys = vec![ex(y.inf()), ex(y.sup()), mid(y)];
+            let mut xs = vec![rational_of(x.inf()), rational_of(x.sup()), mid(x)];
+            let ys = vec![rational_of(y.inf()), rational_of(y.sup()), mid(y)];
             xs.dedup();
             for u in &xs {
                 for v in &ys {
@@ -1054,10 +1054,10 @@ mod tests {
     #[test]
     fn special_cases() {
         let e = Interval::EMPTY;
-        let one = pt(1.0);
+        let one = point(1.0);
         assert!((e + one).is_empty() && (one * e).is_empty() && e.exp().is_empty());
-        assert!((one / pt(0.0)).is_empty());
-        assert_eq!(pt(0.0) * Interval::ENTIRE, pt(0.0));
+        assert!((one / point(0.0)).is_empty());
+        assert_eq!(point(0.0) * Interval::ENTIRE, point(0.0));
         let half_line = Interval::try_from((0.0, f64::INFINITY)).unwrap();
         assert_eq!(
             one / half_line,
@@ -1077,14 +1077,14 @@ mod tests {
         // MPFR fallback's NaN made both EMPTY before)
         let wide = Interval::try_from((-3.0, 0.0)).unwrap().ln1p();
         assert!(wide.inf() == f64::NEG_INFINITY && wide.sup() == 0.0);
-        assert!(pt(-1.0).ln1p().is_empty() && pt(-3.0).ln1p().is_empty());
+        assert!(point(-1.0).ln1p().is_empty() && point(-3.0).ln1p().is_empty());
         // overflow: the exact result is finite, so the inner end is ±MAX, not ±∞
-        let big = pt(f64::MAX);
+        let big = point(f64::MAX);
         assert_eq!((big + big).inf(), f64::MAX);
-        assert_eq!((big * pt(2.0)).inf(), f64::MAX);
-        assert_eq!((-(big * pt(2.0))).sup(), f64::MIN);
+        assert_eq!((big * point(2.0)).inf(), f64::MAX);
+        assert_eq!((-(big * point(2.0))).sup(), f64::MIN);
         // underflow: a positive product that rounds to 0 keeps a positive upper end
-        let tiny = pt(1e-200) * pt(1e-200);
+        let tiny = point(1e-200) * point(1e-200);
         assert!(tiny.inf() <= 0.0 && tiny.sup() > 0.0);
         // constants: the tightest enclosures of the true values (MPFR at 256 bits)
         let pi = Float::with_val(256, rug::float::Constant::Pi);
@@ -1100,7 +1100,7 @@ mod tests {
         ] {
             assert!(c.inf() < exact && exact < c.sup() && c.inf().next_up() == c.sup());
         }
-        assert!(pt(-1.0).ln().is_empty() && pt(-1.0).sqrt().is_empty());
+        assert!(point(-1.0).ln().is_empty() && point(-1.0).sqrt().is_empty());
         assert_eq!(
             Interval::try_from((0.0, 1.0)).unwrap().ln().inf(),
             f64::NEG_INFINITY
