@@ -7,7 +7,8 @@
 //! Taylor remainder; MPFR beyond |x| > 700); `ln` goes through MPFR at 53 bits with directed
 //! rounding.
 //!
-//! `expm1` is evaluated at 53 bits by MPFR with directed rounding, `ln1p` by
+//! `expm1` is MPFR's directed rounding at 53 bits, bit for bit (`interval::expm1_directed`,
+//! MPFR itself where that declines), `ln1p` by
 //! `interval::ln1p_point` (MPFR where that declines), and Φ by
 //! [`super::normal::phi_enclosure`]. `conformance/` measures the widths against inari and
 //! MPFR: `expm1` and `from_rational` are the tightest `f64` enclosures; `pow` (= exp(y·ln x))
