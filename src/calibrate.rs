@@ -175,7 +175,7 @@ pub fn calibrate(
             ),
         ));
     }
-    let mut s = search::Search::new(run, parameter, target, delta);
+    let mut s = bracket::Bracketing::new(run, parameter, target, delta);
     let ok = |c: Calibration| {
         debug_assert!(*c.feasible.epsilon.upper().as_float() <= *target);
         Ok(c)
@@ -353,4 +353,4 @@ fn gdp_mu(eps: f64, delta: f64) -> f64 {
     lo
 }
 
-mod search;
+mod bracket;

@@ -1,4 +1,7 @@
-//! Searches that choose *where* to evaluate; they never produce a reported number.
+//! Searches that choose *where* to evaluate; they never produce a reported number. The
+//! crate's one search module: it sits below the theorems and imports only `num` and `Error`.
+//! Calibration's bracketing of a target (`calibrate/bracket.rs`), which runs the DP-SGD
+//! accountant, builds on [`ln_f64`] from here.
 //!
 //! [`minimize`] picks a free parameter (Proposition 14's `t`) in plain `f64`: any value it
 //! returns gives a valid bound, the search only affects tightness. [`invert_nonincreasing`]

@@ -70,22 +70,34 @@ mod tests {
     /// ones inside exactly.
     #[test]
     fn constructors_refuse_out_of_domain_values() {
-        let q = |s: &str| crate::num::parse_exact(s).unwrap();
+        let rational = |s: &str| crate::num::parse_exact(s).unwrap();
         let name = |e: crate::Error| match e {
             crate::Error::InvalidArgument { name, .. } => name,
             other => panic!("{other:?}"),
         };
         for bad in ["0", "-1/2", "3/2"] {
-            assert_eq!(name(Rate::new("--rate", q(bad)).unwrap_err()), "--rate");
+            assert_eq!(
+                name(Rate::new("--rate", rational(bad)).unwrap_err()),
+                "--rate"
+            );
         }
-        assert_eq!(*Rate::new("rate", q("1")).unwrap(), 1);
+        assert_eq!(*Rate::new("rate", rational("1")).unwrap(), 1);
         for bad in ["0", "-1"] {
-            assert_eq!(name(Sigma::new("sigma", q(bad)).unwrap_err()), "sigma");
+            assert_eq!(
+                name(Sigma::new("sigma", rational(bad)).unwrap_err()),
+                "sigma"
+            );
         }
         for bad in ["0", "1", "2"] {
-            assert_eq!(name(Delta::new("delta", q(bad)).unwrap_err()), "delta");
+            assert_eq!(
+                name(Delta::new("delta", rational(bad)).unwrap_err()),
+                "delta"
+            );
         }
-        assert_eq!(*Delta::new("delta", q("1e-5")).unwrap(), q("1/100000"));
+        assert_eq!(
+            *Delta::new("delta", rational("1e-5")).unwrap(),
+            rational("1/100000")
+        );
         assert!(Steps::new("steps", Integer::from(0)).is_err());
         assert_eq!(*Steps::new("steps", Integer::from(7)).unwrap(), 7);
     }

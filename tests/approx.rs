@@ -2,7 +2,7 @@
 //! magnitudes: ε from 1e-300 to 9e3, counts to 9e8, δ to 1e-400, against 1024-bit references
 //! (plain MPFR straight from the formula) and exact rationals.
 mod common;
-use common::{check, f, log_uniform, q, REF};
+use common::{check, f, log_uniform, rational, REF};
 use dpcert::num::Precision;
 use dpcert::theorems::approx::approx_advanced_composition;
 use dpcert::theorems::basic::basic_composition;
@@ -34,7 +34,7 @@ proptest! {
         let k = k.numer().clone();
         // δⱼ = share·δ/(10k): Σδⱼ < δ
         let each = Rational::from(&delta * share) / (Rational::from(&k) * 10u32);
-        let mechs = vec![(e.clone(), each, k), (q("0.5"), Rational::new(), Integer::from(3))];
+        let mechs = vec![(e.clone(), each, k), (rational("0.5"), Rational::new(), Integer::from(3))];
         let enc = approx_advanced_composition(&mechs, &delta, Precision::Auto).unwrap();
         check(&enc, &theorem_22(&mechs, &delta), W, "Theorem 22");
         prop_assert!(enc.upper().to_float() > 0);

@@ -1,6 +1,6 @@
 //! Deployment audits, the golden-reference commands (`vectors`, `check`) and bad files.
 mod common;
-use common::q;
+use common::rational;
 use common::run;
 use dpcert::audit::ledger::Ledger;
 use dpcert::audit::{audit, Answer, Report, RouteId, RouteResult as Route, Verdict};
@@ -74,21 +74,21 @@ fn exact_inputs_and_route_agreement() {
     assert_eq!(
         Ledger::from_event(&d.event).unwrap().entries[0].mechanism,
         Mechanism::Gaussian {
-            sigma: q("1/10"),
-            sensitivity: q("1/100")
+            sigma: rational("1/10"),
+            sensitivity: rational("1/100")
         }
     );
     let j = Deployment::parse(r#"{"budget": {"delta": 1e-6, "epsilon": "0.3"}, "mechanism": [{"type": "gaussian", "sigma": 0.1, "sensitivity": "0.01", "repeat": 7}]}"#, true).unwrap();
     assert_eq!(d, j);
     let r = audit(&d).unwrap();
     let pld = gaussian::gaussian_composition(&[gaussian::GaussianMechanism::new(
-        q("0.1"),
-        q("0.01"),
+        rational("0.1"),
+        rational("0.01"),
         7.into(),
     )
     .unwrap()])
     .unwrap();
-    let e = gaussian::gaussian_epsilon(&pld, &q("1e-6"), Precision::Auto).unwrap();
+    let e = gaussian::gaussian_epsilon(&pld, &rational("1e-6"), Precision::Auto).unwrap();
     let (_, best) = r.best_epsilon.clone().unwrap();
     assert_eq!(best.upper(), e.upper());
     assert!(best.is_two_sided());
@@ -104,7 +104,7 @@ fn exact_inputs_and_route_agreement() {
     assert!(z.upper().to_float() >= e.lower().to_float());
     assert_eq!(
         z.upper(),
-        zcdp::zcdp_epsilon(&pld.rho, &q("1e-6"), Precision::Auto)
+        zcdp::zcdp_epsilon(&pld.rho, &rational("1e-6"), Precision::Auto)
             .unwrap()
             .upper()
     );
@@ -234,18 +234,19 @@ fn vectors_cover_every_query_kind() {
             continue;
         }
         let flag = |f: &str, default: &str| -> rug::Rational {
-            q(args
-                .iter()
-                .position(|a| *a == f)
-                .map_or(default, |i| args[i + 1]))
+            rational(
+                args.iter()
+                    .position(|a| *a == f)
+                    .map_or(default, |i| args[i + 1]),
+            )
         };
         let (sigma, eps) = (flag("--sigma", "1"), flag("--epsilon", "0"));
         let (sens, k) = (flag("--sensitivity", "1"), flag("--compositions", "1"));
         let rho =
             rug::Rational::from(&sens * &sens) * k / (rug::Rational::from(&sigma * &sigma) * 2u32);
         let reference = common::gaussian_delta(&rho, &eps);
-        let lo = q(r["value"]["lower"].as_str().unwrap());
-        let hi = q(r["value"]["upper"].as_str().unwrap());
+        let lo = rational(r["value"]["lower"].as_str().unwrap());
+        let hi = rational(r["value"]["upper"].as_str().unwrap());
         assert!(
             reference >= lo && reference <= hi,
             "{args:?}: {reference} outside [{lo}, {hi}]"
@@ -260,15 +261,15 @@ fn vectors_cover_every_query_kind() {
 fn check_decides_near_misses() {
     use rug::Float;
     let pld = gaussian::gaussian_composition(&[gaussian::GaussianMechanism::new(
-        q("1.3"),
-        q("1"),
+        rational("1.3"),
+        rational("1"),
         5.into(),
     )
     .unwrap()])
     .unwrap();
-    let d = gaussian::gaussian_delta(&pld, &q("2"), Precision::Bits(256)).unwrap();
+    let d = gaussian::gaussian_delta(&pld, &rational("2"), Precision::Bits(256)).unwrap();
     let mid = Float::with_val(256, &d.lower().to_float() + &d.upper().to_float()) / 2u32;
-    let e = gaussian::gaussian_epsilon(&pld, &q("1e-7"), Precision::Auto).unwrap();
+    let e = gaussian::gaussian_epsilon(&pld, &rational("1e-7"), Precision::Auto).unwrap();
     let fmt = |x: Float| x.to_string_radix(10, Some(40));
     let recs = serde_json::json!([
         {"query": ["gaussian", "delta", "--sigma", "1.3", "--epsilon", "2", "--compositions", "5"], "value": fmt(Float::with_val(256, &mid * (1.0 + 1e-15)))},
@@ -314,15 +315,15 @@ fn gaussians_mixed_with_black_boxes() {
         .unwrap();
     let e = route.epsilon.as_ref().unwrap().upper().to_f64();
     let pld = gaussian::gaussian_composition(&[gaussian::GaussianMechanism::new(
-        q("2"),
-        q("1"),
+        rational("2"),
+        rational("1"),
         1.into(),
     )
     .unwrap()])
     .unwrap();
-    let alone = gaussian::gaussian_epsilon(&pld, &q("1e-6"), Precision::Auto).unwrap();
+    let alone = gaussian::gaussian_epsilon(&pld, &rational("1e-6"), Precision::Auto).unwrap();
     assert!(e >= alone.lower().to_f64());
-    let basic_split = gaussian::gaussian_epsilon(&pld, &q("9e-7"), Precision::Auto)
+    let basic_split = gaussian::gaussian_epsilon(&pld, &rational("9e-7"), Precision::Auto)
         .unwrap()
         .upper()
         .to_f64()
@@ -399,10 +400,10 @@ fn pld_route_with_subsampled_gaussians() {
     let rdp = route(&r, "Rényi DP").epsilon.as_ref().unwrap();
     assert!(pld.upper().to_float() <= rdp.upper().to_float());
     let direct = pld_accountant::dpsgd_pld_epsilon(
-        &q("1/100"),
-        &q("1"),
+        &rational("1/100"),
+        &rational("1"),
         &1000.into(),
-        &q("1e-5"),
+        &rational("1e-5"),
         &Default::default(),
     )
     .unwrap();

@@ -3,7 +3,7 @@
 //! Gaussian composition, so the exact σ* solves Corollary 8's δ(ε; ρ = k/(2σ²)) = δ, found
 //! here by bisection on the 1024-bit formula (tests/common), independent of the crate.
 mod common;
-use common::{q, run, REF};
+use common::{rational, run, REF};
 use rug::{Float, Rational};
 use serde_json::Value;
 
@@ -15,13 +15,13 @@ fn temp(name: &str, text: &str) -> String {
 
 /// σ* with δ(ε; ρ = k/(2σ²)) = δ, by bisection (δ(ε) decreases in σ).
 fn sigma_star(k: u32, eps: &str, delta: &str) -> Float {
-    let d = Float::with_val(REF, &q(delta));
+    let d = Float::with_val(REF, &rational(delta));
     let (mut lo, mut hi) = (Float::with_val(REF, 1e-3), Float::with_val(REF, 1e3));
     for _ in 0..200 {
         let m = Float::with_val(REF, &lo + &hi) / 2u32;
         let s = m.to_rational().unwrap();
         let rho = Rational::from(k) / (Rational::from(&s * &s) * 2u32);
-        if common::gaussian_delta(&rho, &q(eps)) > d {
+        if common::gaussian_delta(&rho, &rational(eps)) > d {
             lo = m;
         } else {
             hi = m;
@@ -37,7 +37,7 @@ fn calibrated(file: &str, code: i32) -> Value {
 }
 
 fn sig(v: &Value) -> Float {
-    Float::with_val(REF, &q(v["sigma"].as_str().unwrap()))
+    Float::with_val(REF, &rational(v["sigma"].as_str().unwrap()))
 }
 
 /// q = 1, 20 steps, claim (1, 1e-6): infeasible σ < σ* ≤ feasible σ ≤ σ*·(1 + 2·10⁻³), and

@@ -149,8 +149,8 @@ fn uncertifiable_events_are_refused_by_name() {
 fn a_claim_alone_sets_the_budget() {
     let text = "[claim]\nepsilon = 1\ndelta = \"1e-6\"\n[[mechanism]]\ntype = \"gaussian\"\nsigma = 8\nrepeat = 10\n";
     let d = Deployment::parse(text, false).unwrap();
-    assert_eq!(d.budget_delta, Some(common::q("1e-6")));
-    assert_eq!(d.budget_epsilon, Some(common::q("1")));
+    assert_eq!(d.budget_delta, Some(common::rational("1e-6")));
+    assert_eq!(d.budget_epsilon, Some(common::rational("1")));
     let built = Deployment::new(Event::gaussian(8).unwrap().self_composed(10).unwrap())
         .with_claim(1, "1e-6")
         .unwrap();

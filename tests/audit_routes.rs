@@ -3,7 +3,7 @@
 //! (`common::gaussian_delta`) and the optimal composition of (ε, δ)-RR at 1024 bits
 //! (`common::rr_delta`).
 mod common;
-use common::q;
+use common::rational;
 use dpcert::audit::{audit, Ledger, RouteId, Verdict, ROUTES};
 use dpcert::deploy::Deployment;
 use dpcert::event::Event;
@@ -154,7 +154,7 @@ fn claims(reference: &Float) -> [(Rational, Verdict); 3] {
 fn gaussian_claims_against_corollary_8() {
     // 3 × σ = 2 and 2 × σ = 3 (Δ = 1): ρ = 3/8 + 2/18
     let rho = Rational::from((3, 8)) + Rational::from((1, 9));
-    let ce = q("1.5");
+    let ce = rational("1.5");
     let reference = common::gaussian_delta(&rho, &ce);
     for budget in ["1.5", "0.5"] {
         for (cd, verdict) in claims(&reference) {
@@ -184,8 +184,8 @@ fn gaussian_claims_against_corollary_8() {
 /// 1024 bits (their worst case, Corollary 24).
 #[test]
 fn black_box_claims_against_optimal_composition() {
-    let (e0, d0, k) = (q("0.3"), q("1e-7"), 6u32);
-    let ce = q("1");
+    let (e0, d0, k) = (rational("0.3"), rational("1e-7"), 6u32);
+    let ce = rational("1");
     let reference = common::rr_delta(&e0, &d0, k, &ce);
     for (cd, verdict) in claims(&reference) {
         let event = Event::epsilon_delta(e0.clone(), d0.clone())
@@ -212,8 +212,8 @@ fn black_box_claims_against_optimal_composition() {
 #[test]
 fn upper_bounds_verify_but_never_refute() {
     // ρ = 1/2 at ε = 3: Proposition 14 at t = 2 is a valid upper bound (reference by formula)
-    let rho = q("0.5");
-    let bound = common::zcdp_delta_at(&rho, &q("3"), &q("2"));
+    let rho = rational("0.5");
+    let bound = common::zcdp_delta_at(&rho, &rational("3"), &rational("2"));
     let base = || {
         Deployment::new(Event::zcdp("0.5").unwrap())
             .at_epsilon(3)

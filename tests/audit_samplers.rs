@@ -6,7 +6,7 @@
 //! below its lower end, between them), so a bracket on the wrong side of a claim would flip
 //! the verdict and fail the test.
 mod common;
-use common::{q, run};
+use common::{rational, run};
 use dpcert::audit::{audit, RouteId};
 use dpcert::deploy::Deployment;
 use dpcert::event::Event;
@@ -86,8 +86,8 @@ fn poisson_substitution_entry_is_the_dpsgd_bracket() {
         );
     }
     // the claim thresholds, from the command's bracket
-    let lo = q(d["result"]["value"]["lower"].as_str().unwrap());
-    let hi = q(d["result"]["value"]["upper"].as_str().unwrap());
+    let lo = rational(d["result"]["value"]["lower"].as_str().unwrap());
+    let hi = rational(d["result"]["value"]["upper"].as_str().unwrap());
     assert!(lo < hi);
     let above = (hi.clone() * rug::Rational::from((1001, 1000)))
         .to_f64()
@@ -146,8 +146,8 @@ fn fixed_size_entry_is_the_dpsgd_bracket() {
     );
     assert_eq!(a["result"]["epsilon"]["kind"], "two-sided");
     assert_eq!(a["result"]["mechanisms"][0]["sampling"], "fixed-size");
-    let lo = q(d["result"]["value"]["lower"].as_str().unwrap());
-    let hi = q(d["result"]["value"]["upper"].as_str().unwrap());
+    let lo = rational(d["result"]["value"]["lower"].as_str().unwrap());
+    let hi = rational(d["result"]["value"]["upper"].as_str().unwrap());
     let above = (hi * rug::Rational::from((1001, 1000)))
         .to_f64()
         .to_string();
@@ -292,8 +292,8 @@ fn round_trip_and_delta_query() {
         assert!(d.to_toml().unwrap().contains("relation = \"substitution\""));
     }
     let built = Event::SubstitutionGaussian {
-        sigma: q("1"),
-        rate: q("1/100"),
+        sigma: rational("1"),
+        rate: rational("1/100"),
         steps: 100.into(),
         sampling: dpcert::dpsgd::Sampling::FixedSize,
     };

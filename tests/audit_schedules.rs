@@ -4,7 +4,7 @@
 //! (`shuffled_dpsgd_epsilon`'s Gaussian composition), and, for the shuffled bound, Corollary 8
 //! at 1024 bits for ρ = passes/(2σ²) (tests/common).
 mod common;
-use common::{f, q, run};
+use common::{f, rational, run};
 use dpcert::audit::audit;
 use dpcert::deploy::Deployment;
 use rug::Rational;
@@ -79,10 +79,10 @@ fn shuffled_entry_is_the_shuffled_bound() {
     let hi = d["result"]["value"]["upper"].as_str().unwrap().to_string();
     // the reference: 61 = ⌈14063/⌊60000/256⌋⌉ = ⌈14063/234⌉ passes; the bound is the revealed
     // run's exact ε*, rounded up by at most a relative 10⁻⁹
-    let rho = Rational::from(61) / (q("1.1") * q("1.1") * Rational::from(2));
-    let star = common::gaussian_epsilon_star(&rho, &q("1e-5"));
+    let rho = Rational::from(61) / (rational("1.1") * rational("1.1") * Rational::from(2));
+    let star = common::gaussian_epsilon_star(&rho, &rational("1e-5"));
     assert!(
-        star <= f(&q(&hi)) && f(&q(&hi)) <= star.clone() * (1.0 + 1e-9),
+        star <= f(&rational(&hi)) && f(&rational(&hi)) <= star.clone() * (1.0 + 1e-9),
         "{star} vs upper {hi}"
     );
     let notes: Vec<&str> = a["result"]["notes"]
@@ -123,7 +123,7 @@ fn shuffled_entry_is_the_shuffled_bound() {
         .unwrap()
         .to_string();
     assert!(
-        f(&q(&poisson_hi)) < star,
+        f(&rational(&poisson_hi)) < star,
         "the Poisson figure {poisson_hi} is not below the revealed run's ε* {star}"
     );
     assert!(p["result"]["notes"].to_string().contains("WARNING"));

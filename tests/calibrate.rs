@@ -3,7 +3,7 @@
 //! bisection where the run is a Gaussian composition (q = 1, shuffled epochs), and direct
 //! re-evaluations by the accountant plus the RDP route on the MNIST setting.
 mod common;
-use common::{f, q, REF};
+use common::{f, rational, REF};
 use dpcert::calibrate::{
     calibrate, evaluate, gap, steps_from_epochs, value, Calibration, Method, Parameter, Run,
 };
@@ -72,14 +72,14 @@ fn check_sigma_certificates(c: &Calibration, target: &Rational) {
 #[test]
 fn mnist_sigma_is_certified_within_a_thousandth() {
     let (rate, steps) =
-        steps_from_epochs(&q("60"), &Integer::from(256), &Integer::from(60000)).unwrap();
+        steps_from_epochs(&rational("60"), &Integer::from(256), &Integer::from(60000)).unwrap();
     let (rate, steps) = (rate.into_inner(), steps.into_inner());
     assert_eq!(
         (rate.clone(), steps.clone()),
-        (q("256/60000"), Integer::from(14063))
+        (rational("256/60000"), Integer::from(14063))
     );
-    let (target, delta) = (q("3"), q("1e-5"));
-    let run = Run::checked(rate.clone(), q("1"), steps.clone()).unwrap();
+    let (target, delta) = (rational("3"), rational("1e-5"));
+    let run = Run::checked(rate.clone(), rational("1"), steps.clone()).unwrap();
     let c = calibrate(&run, Parameter::Sigma, &target, &delta).unwrap();
     check_sigma_certificates(&c, &target);
     let opts = PldOptions {
@@ -104,7 +104,11 @@ fn mnist_sigma_is_certified_within_a_thousandth() {
         assert!(rdp.upper().as_float() >= pld.enclosure.lower().as_float());
     }
     // the answer sits where the float accountants put it (σ ≈ 0.9688), to the gap
-    assert!(sf > q("0.96") && sf < q("0.98"), "σ = {}", sf.to_f64());
+    assert!(
+        sf > rational("0.96") && sf < rational("0.98"),
+        "σ = {}",
+        sf.to_f64()
+    );
 }
 
 /// q = 1: DP-SGD is the Gaussian composition with ρ = T/(2σ²); the calibrated bracket
@@ -112,10 +116,10 @@ fn mnist_sigma_is_certified_within_a_thousandth() {
 #[test]
 fn q_one_sigma_brackets_corollary_10() {
     for (t, eps, delta) in [(10u32, "1", "1e-5"), (100, "2", "1e-6"), (3, "0.5", "1e-3")] {
-        let run = Run::checked(q("1"), q("1"), Integer::from(t)).unwrap();
-        let c = calibrate(&run, Parameter::Sigma, &q(eps), &q(delta)).unwrap();
-        check_sigma_certificates(&c, &q(eps));
-        let star = sigma_star(&Rational::from((t, 2)), &q(eps), &q(delta));
+        let run = Run::checked(rational("1"), rational("1"), Integer::from(t)).unwrap();
+        let c = calibrate(&run, Parameter::Sigma, &rational(eps), &rational(delta)).unwrap();
+        check_sigma_certificates(&c, &rational(eps));
+        let star = sigma_star(&Rational::from((t, 2)), &rational(eps), &rational(delta));
         assert!(
             f(&infeasible_sigma(&c)) < star && star <= f(&sigma_of(&c)),
             "T = {t}: σ* = {} outside ({}, {}]",
@@ -130,8 +134,8 @@ fn q_one_sigma_brackets_corollary_10() {
 /// reference at both integers (ρ = T/(2σ²)).
 #[test]
 fn q_one_steps_bracket_corollary_10() {
-    let (sigma, eps, delta) = (q("5"), q("2"), q("1e-5"));
-    let run = Run::checked(q("1"), sigma.clone(), Integer::from(1)).unwrap();
+    let (sigma, eps, delta) = (rational("5"), rational("2"), rational("1e-5"));
+    let run = Run::checked(rational("1"), sigma.clone(), Integer::from(1)).unwrap();
     let c = calibrate(&run, Parameter::Steps, &eps, &delta).unwrap();
     let tf = (*c.feasible.run.steps).clone();
     let ti = (*c.infeasible.as_ref().unwrap().run.steps).clone();
@@ -152,15 +156,20 @@ fn q_one_steps_bracket_corollary_10() {
 #[test]
 fn shuffled_sigma_brackets_corollary_10() {
     for (relation, sens) in [(Relation::AddRemove, 1u32), (Relation::Substitution, 2)] {
-        let mut run = Run::checked(q("256/60000"), q("1"), Integer::from(14063)).unwrap();
+        let mut run =
+            Run::checked(rational("256/60000"), rational("1"), Integer::from(14063)).unwrap();
         run.sampling = Sampling::Shuffled;
         run.relation = relation;
-        run.epochs = Some(q("60"));
-        let c = calibrate(&run, Parameter::Sigma, &q("3"), &q("1e-5")).unwrap();
+        run.epochs = Some(rational("60"));
+        let c = calibrate(&run, Parameter::Sigma, &rational("3"), &rational("1e-5")).unwrap();
         // an upper-bound route: no infeasibility certificate for shuffled batches, only the
         // point where the bound exceeds the target
         assert!(c.infeasible.is_none(), "{relation:?}");
-        let star = sigma_star(&Rational::from(60 * sens * sens / 2), &q("3"), &q("1e-5"));
+        let star = sigma_star(
+            &Rational::from(60 * sens * sens / 2),
+            &rational("3"),
+            &rational("1e-5"),
+        );
         let over = c
             .bound_exceeds
             .as_ref()
@@ -171,7 +180,7 @@ fn shuffled_sigma_brackets_corollary_10() {
             "{relation:?}: σ* = {}",
             star.to_f64()
         );
-        assert!(Rational::from(&sf - &si) <= (&sf * q("2e-5")));
+        assert!(Rational::from(&sf - &si) <= (&sf * rational("2e-5")));
     }
 }
 
@@ -180,9 +189,9 @@ fn shuffled_sigma_brackets_corollary_10() {
 /// true ε, so a σ the RDP route certifies is truly feasible).
 #[test]
 fn rdp_calibration_is_one_sided_and_above_the_pld_bracket() {
-    let mut run = Run::checked(q("0.01"), q("1"), Integer::from(1000)).unwrap();
+    let mut run = Run::checked(rational("0.01"), rational("1"), Integer::from(1000)).unwrap();
     run.method = Method::Rdp;
-    let (target, delta) = (q("2"), q("1e-5"));
+    let (target, delta) = (rational("2"), rational("1e-5"));
     let c = calibrate(&run, Parameter::Sigma, &target, &delta).unwrap();
     assert!(c.infeasible.is_none());
     assert!(*c.feasible.epsilon.upper().as_float() <= target);
@@ -199,36 +208,62 @@ fn rdp_calibration_is_one_sided_and_above_the_pld_bracket() {
 /// Bad input never yields a number: each error names the problem.
 #[test]
 fn bad_input_is_refused_naming_the_argument() {
-    let run = Run::checked(q("0.01"), q("1"), Integer::from(100)).unwrap();
+    let run = Run::checked(rational("0.01"), rational("1"), Integer::from(100)).unwrap();
     let name = |r: dpcert::Result<Calibration>| match r {
         Err(dpcert::Error::InvalidArgument { name, .. }) => name,
         other => panic!("expected a refusal, got {other:?}"),
     };
     assert_eq!(
-        name(calibrate(&run, Parameter::Sigma, &q("0"), &q("1e-5"))),
+        name(calibrate(
+            &run,
+            Parameter::Sigma,
+            &rational("0"),
+            &rational("1e-5")
+        )),
         "target-epsilon"
     );
     assert_eq!(
-        name(calibrate(&run, Parameter::Sigma, &q("-1"), &q("1e-5"))),
+        name(calibrate(
+            &run,
+            Parameter::Sigma,
+            &rational("-1"),
+            &rational("1e-5")
+        )),
         "target-epsilon"
     );
     assert_eq!(
-        name(calibrate(&run, Parameter::Sigma, &q("1"), &q("1"))),
+        name(calibrate(
+            &run,
+            Parameter::Sigma,
+            &rational("1"),
+            &rational("1")
+        )),
         "delta"
     );
     assert_eq!(
-        name(calibrate(&run, Parameter::Sigma, &q("1"), &q("0"))),
+        name(calibrate(
+            &run,
+            Parameter::Sigma,
+            &rational("1"),
+            &rational("0")
+        )),
         "delta"
     );
     // ε ≤ 10⁻³ over 100 steps at q = 0.01, δ = 10⁻¹⁰ needs σ far beyond 10⁶? no: out of reach
     // is tested where it is certain: one step of q = 1, σ = 1 already exceeds ε = 10⁻³
-    let one = Run::checked(q("1"), q("1"), Integer::from(1)).unwrap();
+    let one = Run::checked(rational("1"), rational("1"), Integer::from(1)).unwrap();
     assert_eq!(
-        name(calibrate(&one, Parameter::Steps, &q("1e-3"), &q("1e-5"))),
+        name(calibrate(
+            &one,
+            Parameter::Steps,
+            &rational("1e-3"),
+            &rational("1e-5")
+        )),
         "target-epsilon"
     );
-    let e =
-        |b: u32, n: u32, ep: &str| steps_from_epochs(&q(ep), &Integer::from(b), &Integer::from(n));
+    let e = |b: u32, n: u32, ep: &str| {
+        steps_from_epochs(&rational(ep), &Integer::from(b), &Integer::from(n))
+    };
     assert!(
         matches!(e(300, 200, "1"), Err(dpcert::Error::InvalidArgument { ref name, .. }) if name == "batch-size")
     );
@@ -243,10 +278,15 @@ fn bad_input_is_refused_naming_the_argument() {
     // fixed-size with add/remove stays refused, naming the relation (N changes)
     assert_eq!(fixed.relation, Relation::AddRemove);
     assert_eq!(
-        name(calibrate(&fixed, Parameter::Sigma, &q("1"), &q("1e-5"))),
+        name(calibrate(
+            &fixed,
+            Parameter::Sigma,
+            &rational("1"),
+            &rational("1e-5")
+        )),
         "relation"
     );
-    assert!(evaluate(&fixed, &q("1e-5"), None).is_err());
+    assert!(evaluate(&fixed, &rational("1e-5"), None).is_err());
 }
 
 /// The command line: conflicting or bad flags exit 2 naming the flag; the shuffled calibration
@@ -338,18 +378,18 @@ fn command_line_calibrate_and_shuffled_dpsgd() {
     valid(&v);
     let r = &v["result"];
     assert_eq!(r["parameter"], "sigma");
-    let sig = |s: &serde_json::Value| q(s.as_str().unwrap());
+    let sig = |s: &serde_json::Value| rational(s.as_str().unwrap());
     let rho = |s: &Rational| f(&(Rational::from(30) / Rational::from(s * s)));
     assert!(gauss_ok(
         &rho(&sig(&r["feasible"]["sigma"])),
-        &q("3"),
-        &q("1e-5")
+        &rational("3"),
+        &rational("1e-5")
     ));
     assert!(r["infeasible"].is_null());
     assert!(!gauss_ok(
         &rho(&sig(&r["bound_exceeds"]["sigma"])),
-        &q("3"),
-        &q("1e-5")
+        &rational("3"),
+        &rational("1e-5")
     ));
     assert!(r["comparison"]["epsilon"]["upper"].is_string());
     let (code, out, _) = common::run(&[
@@ -371,10 +411,11 @@ fn command_line_calibrate_and_shuffled_dpsgd() {
     valid(&v);
     let e = &v["result"]["value"];
     // reference: ε*(δ) of ρ = 61/(2·1.21) by bisection on the 1024-bit Corollary 8
-    let b = common::gaussian_epsilon_star(&(Rational::from(61) / q("2.42")), &q("1e-5"));
+    let b =
+        common::gaussian_epsilon_star(&(Rational::from(61) / rational("2.42")), &rational("1e-5"));
     // an upper bound for shuffled batches (exact only with the assignment revealed)
     assert!(e["lower"].is_null() && e["kind"] == "upper-bound", "{e}");
-    let hi = f(&q(e["upper"].as_str().unwrap()));
+    let hi = f(&rational(e["upper"].as_str().unwrap()));
     assert!(b <= hi, "{b} above {hi}");
     assert!(Float::with_val(REF, &hi - &b) <= Float::with_val(REF, &b * 1e-12));
     // Poisson + substitution: answered (two-sided, the pair and adjacency named); RDP refused
@@ -401,8 +442,8 @@ fn command_line_calibrate_and_shuffled_dpsgd() {
         .unwrap()
         .contains("N(−1,σ²)"));
     let (lo, hi) = (
-        q(v["result"]["value"]["lower"].as_str().unwrap()),
-        q(v["result"]["value"]["upper"].as_str().unwrap()),
+        rational(v["result"]["value"]["lower"].as_str().unwrap()),
+        rational(v["result"]["value"]["upper"].as_str().unwrap()),
     );
     assert!(lo > 0 && lo < hi, "[{lo}, {hi}]");
     let (code, _, err) = common::run(&[

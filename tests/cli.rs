@@ -379,29 +379,34 @@ fn write_temp(name: &str, text: &str) -> std::path::PathBuf {
 /// above every certified width (≤ 1e-9 relative) — on the side that fixes the verdict.
 #[test]
 fn check_judges_every_record() {
-    use common::{gaussian_delta, q, rr_delta, zcdp_delta_at};
+    use common::{gaussian_delta, rational, rr_delta, zcdp_delta_at};
     use serde_json::json;
     let m = 1e-6;
     // gaussian delta, σ = 1 (ρ = 1/2), ε = 0.5
-    let d_ref = gaussian_delta(&q("0.5"), &q("0.5"));
+    let d_ref = gaussian_delta(&rational("0.5"), &rational("0.5"));
     // gaussian epsilon: δ is the exact δ at ε = 1.3, so the exact ε at that δ is 1.3 (to 40 digits)
-    let d_at = dec(&gaussian_delta(&q("0.5"), &q("1.3")));
+    let d_at = dec(&gaussian_delta(&rational("0.5"), &rational("1.3")));
     let e_ref = rug::Float::with_val(common::REF, 1.3);
     // gaussian sigma: δ is the exact δ of σ = 2 (ρ = 1/8) at ε = 1, so the smallest σ is 2
-    let d_sigma = dec(&gaussian_delta(&q("0.125"), &q("1")));
+    let d_sigma = dec(&gaussian_delta(&rational("0.125"), &rational("1")));
     let s_ref = rug::Float::with_val(common::REF, 2);
     // zcdp delta, ρ = 0.5, ε = 2: the class's smallest valid δ is at least the Gaussian's δ
     // and at most Proposition 14 at any t (here t = 1)
-    let zg = gaussian_delta(&q("0.5"), &q("2"));
-    let zt = zcdp_delta_at(&q("0.5"), &q("2"), &q("1"));
+    let zg = gaussian_delta(&rational("0.5"), &rational("2"));
+    let zt = zcdp_delta_at(&rational("0.5"), &rational("2"), &rational("1"));
     // compose pure, ε0 = 1, k = 10: δ is the optimal δ at ε = 5.5, so the optimal ε is 5.5
-    let d_rr = dec(&rr_delta(&q("1"), &q("0"), 10, &q("5.5")));
+    let d_rr = dec(&rr_delta(
+        &rational("1"),
+        &rational("0"),
+        10,
+        &rational("5.5"),
+    ));
     let c_ref = rug::Float::with_val(common::REF, 5.5);
     // RDP of the Poisson-subsampled Gaussian at integer order α (MTZ19's binomial sum, composed
     // over T steps): q = 0.01, σ = 2, T = 100, α = 8
     let rdp_ref = {
         use rug::{ops::Pow, Float, Integer};
-        let (qq, a) = (common::f(&q("0.01")), 8u32);
+        let (qq, a) = (common::f(&rational("0.01")), 8u32);
         let mut sum = Float::with_val(common::REF, 0);
         for k in 0..=a {
             let c = Float::with_val(common::REF, Integer::from(Integer::binomial_u(a, k)));
@@ -415,7 +420,7 @@ fn check_judges_every_record() {
     // DP-SGD at q = 1 is T compositions of the Gaussian (Corollary 10): σ = 2, T = 10, so
     // ρ = 10/8; δ is the exact δ at ε = 3, so the exact ε is 3 (the PLD bracket is ~0.1% wide:
     // the margin here is 5%)
-    let d_sgd = dec(&gaussian_delta(&q("1.25"), &q("3")));
+    let d_sgd = dec(&gaussian_delta(&rational("1.25"), &rational("3")));
     let sgd_ref = rug::Float::with_val(common::REF, 3);
     let rd = json!([
         "rdp",
@@ -601,12 +606,18 @@ fn check_judges_every_record() {
 /// stdout).
 #[test]
 fn check_exit_codes_and_bad_files() {
-    use common::{gaussian_delta, q, zcdp_delta_at};
+    use common::{gaussian_delta, rational, zcdp_delta_at};
     // a δ strictly between the Gaussian's exact δ and Proposition 14's bound (minimised over a
     // grid of t): the class's smallest valid δ is not located by either, so it is undecided
-    let lo = gaussian_delta(&q("0.5"), &q("2"));
+    let lo = gaussian_delta(&rational("0.5"), &rational("2"));
     let hi = (5..1000)
-        .map(|i| zcdp_delta_at(&q("0.5"), &q("2"), &rug::Rational::from((i, 100))))
+        .map(|i| {
+            zcdp_delta_at(
+                &rational("0.5"),
+                &rational("2"),
+                &rug::Rational::from((i, 100)),
+            )
+        })
         .min_by(|a, b| a.partial_cmp(b).unwrap())
         .unwrap();
     let mid = rug::Float::with_val(common::REF, &lo + &hi) / 2u32;

@@ -8,7 +8,7 @@
 //! the drawn data, no two texts overlapping (extents from font size × characters), the upper
 //! curve never below the lower one. Snapshots of the SVG's structure are change detectors only.
 mod common;
-use common::{gaussian_delta, phi, q, run, REF};
+use common::{gaussian_delta, phi, rational, run, REF};
 use dpcert::deploy::Deployment;
 use dpcert::event::Event;
 use dpcert::plot::axis::CHAR_WIDTH;
@@ -381,8 +381,14 @@ fn chart_structure_snapshots() {
         insta::assert_snapshot!("plot_profile_gaussian", structure(&svg));
     });
     let opts = dpcert::theorems::pld_accountant::PldOptions::default();
-    let roc = dpcert::plot::dpsgd_roc(&q("1/10"), &q("1"), &rug::Integer::from(10), &opts, "test")
-        .unwrap();
+    let roc = dpcert::plot::dpsgd_roc(
+        &rational("1/10"),
+        &rational("1"),
+        &rug::Integer::from(10),
+        &opts,
+        "test",
+    )
+    .unwrap();
     insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
         insta::assert_snapshot!("plot_roc_dpsgd", structure(&roc.svg()));
     });
@@ -409,9 +415,15 @@ fn phi_inv(p: &Float) -> Float {
 #[test]
 fn roc_brackets_the_exact_gaussian_tradeoff_on_log_log_axes() {
     let opts = dpcert::theorems::pld_accountant::PldOptions::default();
-    let (sigma, steps) = (q("2"), 16u32);
-    let roc = dpcert::plot::dpsgd_roc(&q("1"), &sigma, &rug::Integer::from(steps), &opts, "q = 1")
-        .unwrap();
+    let (sigma, steps) = (rational("2"), 16u32);
+    let roc = dpcert::plot::dpsgd_roc(
+        &rational("1"),
+        &sigma,
+        &rug::Integer::from(steps),
+        &opts,
+        "q = 1",
+    )
+    .unwrap();
     let mu = Float::with_val(REF, steps).sqrt() / Float::with_val(REF, &sigma);
     for (a, r) in &roc.points {
         let alpha = Float::with_val(REF, a);

@@ -1,7 +1,7 @@
 //! The gallery of real deployments (`examples/deployments/`): each file's parameters recomputed
 //! from the published figures, and each audit next to the published budget.
 mod common;
-use common::{golden_argmin, q, zcdp_eps_t, REF};
+use common::{golden_argmin, rational, zcdp_eps_t, REF};
 use dpcert::audit::ledger::Ledger;
 use dpcert::audit::{audit, Report, RouteId};
 use dpcert::deploy::{Deployment, Mechanism};
@@ -135,7 +135,7 @@ fn census_2020_file_is_the_published_allocation() {
     }
     assert!(entries.next().is_none());
     assert_eq!(ledger.total_rho().unwrap(), rho);
-    assert_eq!(d.budget_delta, Some(q("1e-10")));
+    assert_eq!(d.budget_delta, Some(rational("1e-10")));
 }
 
 /// The published ε = 17.14 at δ = 10⁻¹⁰ is the zCDP conversion (CKS 2020 Corollary 13, Steinke
@@ -148,7 +148,7 @@ fn census_2020_audit_reproduces_the_published_budget_and_tightens_it() {
     let d = load("examples/deployments/census-2020-redistricting.toml");
     let r = audit(&d).unwrap();
     let rho = Rational::from((542, 339)) * Rational::from((542, 339));
-    let (_, published) = golden_argmin(|t| zcdp_eps_t(&rho, &q("1e-10"), t), 0.5, 40.0);
+    let (_, published) = golden_argmin(|t| zcdp_eps_t(&rho, &rational("1e-10"), t), 0.5, 40.0);
     let shown = (published.to_f64() * 100.0).round() / 100.0;
     assert_eq!(shown, 17.14, "reference {published}");
     let (_, zcdp) = epsilon_of(&r, RouteId::Zcdp);
@@ -181,13 +181,13 @@ fn census_2020_audit_reproduces_the_published_budget_and_tightens_it() {
 #[test]
 fn abadi_2016_audit_is_below_the_published_budget() {
     let d = load("examples/deployments/dpsgd-abadi-2016.toml");
-    assert_eq!(d.budget_delta, Some(q("1e-5")));
+    assert_eq!(d.budget_delta, Some(rational("1e-5")));
     let ledger = Ledger::from_event(&d.event).unwrap();
     assert_eq!(
         ledger.entries[0].mechanism,
         Mechanism::SubsampledGaussian {
-            sigma: q("4"),
-            rate: q("0.01"),
+            sigma: rational("4"),
+            rate: rational("0.01"),
             steps: Integer::from(10_000),
             shuffled: false
         }
@@ -206,8 +206,8 @@ fn abadi_2016_audit_is_below_the_published_budget() {
 /// The sampled-Gaussian run a DP-SGD gallery file describes (Poisson, not shuffled).
 fn poisson_run(sigma: &str, rate: &str, steps: u64) -> Mechanism {
     Mechanism::SubsampledGaussian {
-        sigma: q(sigma),
-        rate: q(rate),
+        sigma: rational(sigma),
+        rate: rational(rate),
         steps: Integer::from(steps),
         shuffled: false,
     }
@@ -220,8 +220,8 @@ fn poisson_run(sigma: &str, rate: &str, steps: u64) -> Mechanism {
 #[test]
 fn de_2022_cifar10_audit_is_below_the_published_budget() {
     let d = load("examples/deployments/de-2022-cifar10-wrn-16-4.toml");
-    assert_eq!(d.budget_delta, Some(q("1e-5")));
-    assert_eq!(d.claim, Some((q("1"), q("1e-5"))));
+    assert_eq!(d.budget_delta, Some(rational("1e-5")));
+    assert_eq!(d.claim, Some((rational("1"), rational("1e-5"))));
     let ledger = Ledger::from_event(&d.event).unwrap();
     assert_eq!(
         ledger.entries[0].mechanism,
@@ -251,8 +251,8 @@ fn de_2022_cifar10_audit_is_below_the_published_budget() {
 #[test]
 fn de_2022_imagenet_audit_is_below_the_published_budget() {
     let d = load("examples/deployments/de-2022-imagenet-nf-resnet-50.toml");
-    assert_eq!(d.budget_delta, Some(q("8e-7")));
-    assert_eq!(d.claim, Some((q("8"), q("8e-7"))));
+    assert_eq!(d.budget_delta, Some(rational("8e-7")));
+    assert_eq!(d.claim, Some((rational("8"), rational("8e-7"))));
     let ledger = Ledger::from_event(&d.event).unwrap();
     assert_eq!(
         ledger.entries[0].mechanism,
@@ -284,9 +284,11 @@ fn wikimedia_pageviews_audit_reproduces_and_tightens_the_published_conversion() 
     let ledger = Ledger::from_event(&d.event).unwrap();
     assert_eq!(
         ledger.entries[0].mechanism,
-        Mechanism::Zcdp { rho: q("0.015") }
+        Mechanism::Zcdp {
+            rho: rational("0.015")
+        }
     );
-    let (rho, delta) = (q("0.015"), q("1e-7"));
+    let (rho, delta) = (rational("0.015"), rational("1e-7"));
     let ln_inv = Float::with_val(REF, Float::with_val(REF, &delta).recip_ref()).ln();
     let classic = Float::with_val(REF, &rho)
         + Float::with_val(REF, ln_inv * Float::with_val(REF, &rho)).sqrt() * 2u32;

@@ -4,7 +4,7 @@
 //! summed term by term), and for compositions the same sum over pairs of outputs. Each
 //! containment assertion also bounds the width at its documented value.
 mod common;
-use common::{contains, q, rr_delta, REF};
+use common::{contains, rational, rr_delta, REF};
 use dpcert::num::Precision;
 use dpcert::theorems::discrete::*;
 use dpcert::theorems::pld_accountant::*;
@@ -71,7 +71,7 @@ fn discrete_laplace_delta_is_the_direct_sum() {
         ("1", 2, "1.999"),
         ("0.05", 20, "0.01"),
     ] {
-        let (a, eps) = (q(a), q(eps));
+        let (a, eps) = (rational(a), rational(eps));
         let af = fl(&a);
         // e^{−aN} < 10^{−150}: the terms beyond [−N, N + Δ] sum to far less than the width
         let n = (350.0 / a.to_f64()).ceil() as i64;
@@ -86,12 +86,17 @@ fn discrete_laplace_delta_is_the_direct_sum() {
         );
     }
     // ε at or above aΔ: δ = 0 exactly
-    let e =
-        discrete_laplace_delta(&q("1/2"), &Integer::from(3), &q("3/2"), Precision::Auto).unwrap();
+    let e = discrete_laplace_delta(
+        &rational("1/2"),
+        &Integer::from(3),
+        &rational("3/2"),
+        Precision::Auto,
+    )
+    .unwrap();
     assert_eq!(e.upper().to_f64(), 0.0);
     assert_eq!(
-        discrete_laplace_epsilon(&q("0.3"), &Integer::from(4)).unwrap(),
-        q("1.2")
+        discrete_laplace_epsilon(&rational("0.3"), &Integer::from(4)).unwrap(),
+        rational("1.2")
     );
 }
 
@@ -106,7 +111,7 @@ fn discrete_gaussian_delta_is_the_direct_sum() {
         ("2", 1, "6"),
         ("0.3", 1, "3"),
     ] {
-        let (s2, eps) = (q(s2), q(eps));
+        let (s2, eps) = (rational(s2), rational(eps));
         let n = window(&s2);
         let pmf = dgauss(&s2, n + d);
         let reference = hockey(&pmf, d, &eps, -n, n + d);
@@ -136,28 +141,48 @@ fn bad_discrete_parameters_are_refused_by_name() {
     let auto = Precision::Auto;
     let one = Integer::from(1);
     assert_eq!(
-        name(discrete_laplace_delta(&q("0"), &one, &q("1"), auto)),
+        name(discrete_laplace_delta(
+            &rational("0"),
+            &one,
+            &rational("1"),
+            auto
+        )),
         "noise_parameter"
     );
     assert_eq!(
         name(discrete_laplace_delta(
-            &q("1"),
+            &rational("1"),
             &Integer::new(),
-            &q("1"),
+            &rational("1"),
             auto
         )),
         "sensitivity"
     );
     assert_eq!(
-        name(discrete_laplace_delta(&q("1"), &one, &q("-1"), auto)),
+        name(discrete_laplace_delta(
+            &rational("1"),
+            &one,
+            &rational("-1"),
+            auto
+        )),
         "epsilon"
     );
     assert_eq!(
-        name(discrete_gaussian_delta(&q("-2"), &one, &q("1"), auto)),
+        name(discrete_gaussian_delta(
+            &rational("-2"),
+            &one,
+            &rational("1"),
+            auto
+        )),
         "sigma_squared"
     );
     assert_eq!(
-        name(discrete_gaussian_delta(&q("1e11"), &one, &q("1"), auto)),
+        name(discrete_gaussian_delta(
+            &rational("1e11"),
+            &one,
+            &rational("1"),
+            auto
+        )),
         "sigma_squared"
     );
 }
@@ -168,15 +193,15 @@ fn term(mechanism: PldMechanism, k: u32) -> PldTerm {
         count: Integer::from(k),
     }
 }
-fn dl(a: &str, d: u32) -> PldMechanism {
+fn discrete_laplace(a: &str, d: u32) -> PldMechanism {
     PldMechanism::DiscreteLaplace {
-        parameter: q(a),
+        parameter: rational(a),
         sensitivity: Integer::from(d),
     }
 }
-fn dg(s2: &str, d: u32) -> PldMechanism {
+fn discrete_gaussian(s2: &str, d: u32) -> PldMechanism {
     PldMechanism::DiscreteGaussian {
-        sigma_squared: q(s2),
+        sigma_squared: rational(s2),
         sensitivity: Integer::from(d),
     }
 }
@@ -186,8 +211,13 @@ fn dg(s2: &str, d: u32) -> PldMechanism {
 #[test]
 fn pld_discrete_laplace_sensitivity_one_is_randomized_response() {
     for (a, k, eps) in [("1/2", 10u32, "1"), ("0.1", 100, "0.5"), ("1", 3, "0")] {
-        let r = pld_delta(&[term(dl(a, 1), k)], &q(eps), &PldOptions::default()).unwrap();
-        let reference = rr_delta(&q(a), &Rational::new(), k, &q(eps));
+        let r = pld_delta(
+            &[term(discrete_laplace(a, 1), k)],
+            &rational(eps),
+            &PldOptions::default(),
+        )
+        .unwrap();
+        let reference = rr_delta(&rational(a), &Rational::new(), k, &rational(eps));
         contains(
             &r,
             &reference,
@@ -221,34 +251,44 @@ fn pld_discrete_mechanisms_bracket_the_direct_sums() {
     // one copy: the accountant against the direct sum
     for (m, eps, n, d, pmf) in [
         (
-            dl("0.3", 4),
+            discrete_laplace("0.3", 4),
             "0.5",
             1200,
             4,
-            Box::new(|y: i64| dlap(&fl(&q("0.3")), y)) as Box<dyn Fn(i64) -> Float>,
+            Box::new(|y: i64| dlap(&fl(&rational("0.3")), y)) as Box<dyn Fn(i64) -> Float>,
         ),
         (
-            dg("3", 1),
+            discrete_gaussian("3", 1),
             "0.2",
-            window(&q("3")),
+            window(&rational("3")),
             1,
-            Box::new(dgauss(&q("3"), 100)),
+            Box::new(dgauss(&rational("3"), 100)),
         ),
         (
-            dg("1/2", 2),
+            discrete_gaussian("1/2", 2),
             "1",
-            window(&q("1/2")),
+            window(&rational("1/2")),
             2,
-            Box::new(dgauss(&q("1/2"), 50)),
+            Box::new(dgauss(&rational("1/2"), 50)),
         ),
     ] {
-        let r = pld_delta(&[term(m.clone(), 1)], &q(eps), &PldOptions::default()).unwrap();
-        let reference = hockey(&pmf, d, &q(eps), -n, n + d);
+        let r = pld_delta(
+            &[term(m.clone(), 1)],
+            &rational(eps),
+            &PldOptions::default(),
+        )
+        .unwrap();
+        let reference = hockey(&pmf, d, &rational(eps), -n, n + d);
         contains(&r, &reference, 1e-4, 0.0, &format!("{m:?}, ε = {eps}"));
         // two copies: the sum over pairs
-        let r = pld_delta(&[term(m.clone(), 2)], &q(eps), &PldOptions::default()).unwrap();
+        let r = pld_delta(
+            &[term(m.clone(), 2)],
+            &rational(eps),
+            &PldOptions::default(),
+        )
+        .unwrap();
         let n2 = n.min(200);
-        let reference = hockey2(&pmf, d, &q(eps), -n2, n2 + d);
+        let reference = hockey2(&pmf, d, &rational(eps), -n2, n2 + d);
         contains(&r, &reference, 1e-4, 0.0, &format!("{m:?} × 2, ε = {eps}"));
     }
 }
@@ -264,13 +304,13 @@ fn kary_randomized_response_matches_its_output_probabilities() {
         ("0.9", 10, "0.01"),
         ("1/3", 3, "5"),
     ] {
-        let (pr, kk) = (q(p), Integer::from(k));
+        let (pr, kk) = (rational(p), Integer::from(k));
         let v = Rational::from(&pr / k);
         let u = Rational::from(1 - &pr) + &v;
         let e = randomized_response_epsilon(&pr, &kk, Precision::Auto).unwrap();
         let want = Float::with_val(REF, fl(&u) / fl(&v)).ln();
         within(&e, &want, 1e-12, &format!("ε of RR({p}, {k})"));
-        let ee = fl(&q(eps)).exp();
+        let ee = fl(&rational(eps)).exp();
         let mut delta = Float::with_val(REF, 0);
         // outputs: the true bucket (u, v), the neighbour's (v, u), k − 2 others (v, v)
         for (a, b) in [(&u, &v), (&v, &u), (&v, &v)] {
@@ -279,7 +319,7 @@ fn kary_randomized_response_matches_its_output_probabilities() {
                 delta += t;
             }
         }
-        let d = randomized_response_delta(&pr, &kk, &q(eps), Precision::Auto).unwrap();
+        let d = randomized_response_delta(&pr, &kk, &rational(eps), Precision::Auto).unwrap();
         if delta == 0 {
             assert_eq!(d.upper().to_f64(), 0.0, "RR({p}, {k}), ε = {eps}");
         } else {
@@ -299,11 +339,11 @@ fn pld_kary_randomized_response_brackets_the_multinomial_sum() {
         ("0.8", 2, 30, "1"),
         ("0.3", 5, 5, "2"),
     ] {
-        let pr = q(p);
+        let pr = rational(p);
         let v = fl(&Rational::from(&pr / k));
         let u = Float::with_val(REF, fl(&Rational::from(1 - &pr)) + &v);
         let o = Float::with_val(REF, &v * (k - 2));
-        let ee = fl(&q(eps)).exp();
+        let ee = fl(&rational(eps)).exp();
         let mut s = Float::with_val(REF, 0);
         for a in 0..=n {
             for b in 0..=(n - a) {
@@ -324,7 +364,7 @@ fn pld_kary_randomized_response_brackets_the_multinomial_sum() {
             noise: pr.clone(),
             buckets: Integer::from(k),
         };
-        let r = pld_delta(&[term(m, n)], &q(eps), &PldOptions::default()).unwrap();
+        let r = pld_delta(&[term(m, n)], &rational(eps), &PldOptions::default()).unwrap();
         contains(&r, &s, 1e-2, 0.0, &format!("RR({p}, {k}) × {n}, ε = {eps}"));
     }
 }

@@ -4,7 +4,7 @@
 //! mapping), and the audits are compared with audits of the equivalent TOML deployment file,
 //! parsed by `deploy` (no DpEvent code involved). Refusals must name the refused class.
 mod common;
-use common::{gaussian_delta, golden_argmin, q, REF};
+use common::{gaussian_delta, golden_argmin, rational, REF};
 use dpcert::audit::audit;
 use dpcert::deploy::Deployment;
 use dpcert::dp_event::{parse, to_event};
@@ -263,7 +263,7 @@ fn cli_audits_a_dp_event_file() {
 fn discrete_and_irrational_classes_map_and_audit() {
     use dpcert::num::Precision;
     use dpcert::theorems::zcdp::zcdp_epsilon;
-    let q = |s: &str| dpcert::num::parse_exact(s).unwrap();
+    let rational = |s: &str| dpcert::num::parse_exact(s).unwrap();
     let ev = |v: serde_json::Value| to_event(&v).unwrap();
     assert_eq!(
         ev(
@@ -306,7 +306,7 @@ fn discrete_and_irrational_classes_map_and_audit() {
         .find(|x| x.id == dpcert::audit::RouteId::Zcdp)
         .unwrap();
     let got = z.epsilon.as_ref().unwrap().upper().to_float();
-    let plain = zcdp_epsilon(&q("0.5"), &q("1e-6"), Precision::Auto).unwrap();
+    let plain = zcdp_epsilon(&rational("0.5"), &rational("1e-6"), Precision::Auto).unwrap();
     let want = rug::Float::with_val(256, plain.upper().as_float() + 0.25f64);
     assert!(
         got >= want && got.to_f64() - want.to_f64() < 1e-12,
@@ -351,7 +351,7 @@ fn tree_aggregation_is_a_gaussian_per_level() {
     let r = audit_event_at_epsilon(ev, "1");
     let (_, a) = r.best_delta.clone().unwrap();
     assert!(a.is_two_sided());
-    let reference = gaussian_delta(&q("7/32"), &q("1"));
+    let reference = gaussian_delta(&rational("7/32"), &rational("1"));
     let (lo, hi) = (a.formula().lower().to_float(), a.upper().to_float());
     assert!(
         lo <= reference && reference <= hi,
@@ -489,10 +489,16 @@ fn repeat_and_select_follows_papernot_steinke_theorem_2() {
     use rug::Float;
     let mut inner = RdpCurve::new();
     inner
-        .push(RdpTerm::Zcdp { rho: q("1/8") }, rug::Integer::from(1))
+        .push(
+            RdpTerm::Zcdp {
+                rho: rational("1/8"),
+            },
+            rug::Integer::from(1),
+        )
         .unwrap();
-    let (mean, alpha) = (q("10"), q("8"));
-    let got = repeat_and_select_rdp(&inner, &mean, &Some(q("1")), &alpha, Precision::Auto).unwrap();
+    let (mean, alpha) = (rational("10"), rational("8"));
+    let got = repeat_and_select_rdp(&inner, &mean, &Some(rational("1")), &alpha, Precision::Auto)
+        .unwrap();
     let ln_mu = Float::with_val(REF, 10).ln();
     // (1 + η)·min over λ̂ of ((1 − 1/λ̂)·λ̂/8 + ln(1/γ)/λ̂), γ = 1/μ
     let g = |l: &Float| {
@@ -525,7 +531,7 @@ fn repeat_and_select_follows_papernot_steinke_theorem_2() {
         to_event(&poisson).unwrap(),
         Event::RepeatAndSelect {
             event: Box::new(Event::gaussian("2").unwrap()),
-            mean: q("10"),
+            mean: rational("10"),
             shape: None
         }
     );

@@ -1,7 +1,9 @@
 //! Corollaries 8 and 10: exact δ(ε) of the Gaussian mechanism, its inverses, its optimality.
 mod common;
-use common::{check, f, gaussian_delta_wide, log_uniform, pow10, q, rational, small_delta, tiny};
-use dpcert::num::{Iv, Precision, Real};
+use common::{
+    check, f, gaussian_delta_wide, log_uniform, pow10, rational, rational_in, small_delta, tiny,
+};
+use dpcert::num::{MpfrInterval, Precision, Real};
 use dpcert::theorems::gaussian::*;
 use dpcert::theorems::pld::{gaussian_pld, hockey_stick_integral, Pld};
 use dpcert::theorems::zcdp::{gaussian_zcdp, zcdp_compose, zcdp_delta, zcdp_delta_closed_form};
@@ -9,7 +11,7 @@ use proptest::prelude::*;
 use rug::{Float, Integer, Rational};
 
 fn pld(sigma: &str, sens: &str) -> dpcert::theorems::pld::GaussianPld {
-    gaussian_pld(&q(sigma), &q(sens)).unwrap()
+    gaussian_pld(&rational(sigma), &rational(sens)).unwrap()
 }
 
 #[test]
@@ -21,7 +23,7 @@ fn published_values() {
         ("1", "2", "1", "0.00682959498"),
         ("2", "1", "3", "0.18381307654"),
     ] {
-        let enc = gaussian_delta(&pld(s, d), &q(e), Precision::Auto).unwrap();
+        let enc = gaussian_delta(&pld(s, d), &rational(e), Precision::Auto).unwrap();
         let v: f64 = v.parse().unwrap();
         assert!((enc.upper().to_f64() - v).abs() < 1e-11, "{d} {s} {e}");
     }
@@ -31,9 +33,9 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     /// Containment and tightness (1e-12 relative) against the 1024-bit reference.
     #[test]
-    fn delta_contains_reference(sigma in rational(0.05, 60.0), eps in rational(0.0, 40.0), k in 1u32..50) {
+    fn delta_contains_reference(sigma in rational_in(0.05, 60.0), eps in rational_in(0.0, 40.0), k in 1u32..50) {
         prop_assume!(sigma > 0);
-        let g = gaussian_composition(&[GaussianMechanism::new(sigma, q("1"), Integer::from(k)).unwrap()]).unwrap();
+        let g = gaussian_composition(&[GaussianMechanism::new(sigma, rational("1"), Integer::from(k)).unwrap()]).unwrap();
         let reference = common::gaussian_delta(&g.rho, &eps);
         // (was `reference > 1e-4000`, an f64 literal that is 0.0)
         prop_assume!(reference > 0);
@@ -50,9 +52,9 @@ proptest! {
     /// ε(δ): the upper end is feasible and the lower end infeasible, by the 1024-bit reference;
     /// width ≤ 1e-15 relative (documented); lower > 0 whenever ε* > 0.
     #[test]
-    fn epsilon_brackets_the_crossing(sigma in rational(0.2, 20.0), delta in small_delta()) {
+    fn epsilon_brackets_the_crossing(sigma in rational_in(0.2, 20.0), delta in small_delta()) {
         prop_assume!(sigma > 0);
-        let g = gaussian_pld(&sigma, &q("1")).unwrap();
+        let g = gaussian_pld(&sigma, &rational("1")).unwrap();
         let e = gaussian_epsilon(&g, &delta, Precision::Auto).unwrap();
         epsilon_bracket_ok(&g.rho, &delta, &e);
     }
@@ -60,16 +62,16 @@ proptest! {
     /// σ for (ε, δ): the certified-feasible σ meets the target, the infeasible one does not,
     /// width ≤ 1e-12 relative (documented; was asserted at 1e-9).
     #[test]
-    fn sigma_brackets_the_minimum(eps in rational(0.05, 10.0), delta in small_delta(), k in 1u32..20) {
-        let s = gaussian_sigma(&eps, &delta, &q("1"), &Integer::from(k), Precision::Auto).unwrap();
-        sigma_bracket_ok(&eps, &delta, &q("1"), &Integer::from(k), &s);
+    fn sigma_brackets_the_minimum(eps in rational_in(0.05, 10.0), delta in small_delta(), k in 1u32..20) {
+        let s = gaussian_sigma(&eps, &delta, &rational("1"), &Integer::from(k), Precision::Auto).unwrap();
+        sigma_bracket_ok(&eps, &delta, &rational("1"), &Integer::from(k), &s);
     }
 
     /// exact Gaussian δ ≤ Proposition 14 optimised ≤ closed form (Gaussian is ρ-zCDP).
     #[test]
-    fn exact_below_zcdp_routes(sigma in rational(0.3, 10.0), eps in rational(0.0, 20.0)) {
+    fn exact_below_zcdp_routes(sigma in rational_in(0.3, 10.0), eps in rational_in(0.0, 20.0)) {
         prop_assume!(sigma > 0);
-        let g = gaussian_pld(&sigma, &q("1")).unwrap();
+        let g = gaussian_pld(&sigma, &rational("1")).unwrap();
         let exact = gaussian_delta(&g, &eps, Precision::Auto).unwrap();
         let opt = zcdp_delta(&g.rho, &eps, Precision::Auto).unwrap();
         // (was `a ≤ b.lower || a ≤ b.upper` plus a consequence of it)
@@ -90,28 +92,42 @@ fn composition_routes_agree() {
     let mechs = [("1", "1", 3u32), ("2.5", "0.5", 7), ("0.7", "2", 1)];
     let list: Vec<GaussianMechanism> = mechs
         .iter()
-        .map(|(s, d, k)| GaussianMechanism::new(q(s), q(d), Integer::from(*k)).unwrap())
+        .map(|(s, d, k)| {
+            GaussianMechanism::new(rational(s), rational(d), Integer::from(*k)).unwrap()
+        })
         .collect();
     let cor10 = gaussian_composition(&list).unwrap();
     let rhos: Vec<Rational> = mechs
         .iter()
-        .map(|(s, d, k)| gaussian_zcdp(&q(s), &q(d)).unwrap() * Rational::from(*k))
+        .map(|(s, d, k)| gaussian_zcdp(&rational(s), &rational(d)).unwrap() * Rational::from(*k))
         .collect();
     assert_eq!(cor10.rho, zcdp_compose(&rhos).unwrap());
-    let k =
-        gaussian_composition(&[GaussianMechanism::new(q("3"), q("1"), Integer::from(5)).unwrap()])
-            .unwrap();
-    let m =
-        gaussian_composition(&[GaussianMechanism::new(q("3"), q("1"), Integer::from(9)).unwrap()])
-            .unwrap();
-    let km =
-        gaussian_composition(&[GaussianMechanism::new(q("3"), q("1"), Integer::from(14)).unwrap()])
-            .unwrap();
+    let k = gaussian_composition(&[GaussianMechanism::new(
+        rational("3"),
+        rational("1"),
+        Integer::from(5),
+    )
+    .unwrap()])
+    .unwrap();
+    let m = gaussian_composition(&[GaussianMechanism::new(
+        rational("3"),
+        rational("1"),
+        Integer::from(9),
+    )
+    .unwrap()])
+    .unwrap();
+    let km = gaussian_composition(&[GaussianMechanism::new(
+        rational("3"),
+        rational("1"),
+        Integer::from(14),
+    )
+    .unwrap()])
+    .unwrap();
     let both = dpcert::theorems::pld::compose_plds(&[Pld::Gaussian(k), Pld::Gaussian(m)]).unwrap();
     assert_eq!(both, Pld::Gaussian(km.clone()));
     // (was: the same call on the same ρ compared with itself) the composed ρ's δ against the
     // reference for 14 compositions written out independently: ρ = 14/(2·9)
-    let e = q("1.5");
+    let e = rational("1.5");
     let a = gaussian_delta(&km, &e, Precision::Bits(256)).unwrap();
     check(
         &a,
@@ -134,7 +150,7 @@ fn optimality_cases() {
         ("1", "3", "2"),
     ] {
         let g = pld(s, d);
-        let eps = q(e);
+        let eps = rational(e);
         let exact = gaussian_delta(&g, &eps, Precision::Bits(128)).unwrap();
         let integral =
             hockey_stick_integral(&Pld::Gaussian(g.clone()), &eps, 4000, Precision::Bits(128))
@@ -145,20 +161,20 @@ fn optimality_cases() {
             "{s} {d} {e}"
         );
         // witness: P = N(Δ, σ²), Q = N(0, σ²), S = {y > t}, t ≈ σ²ε/Δ + Δ/2 rounded to f64
-        let (sig, del) = (q(s), q(d));
+        let (sig, del) = (rational(s), rational(d));
         let t = Rational::from_f64(
             (Rational::from(&sig * &sig) * &eps / &del + Rational::from(&del / 2u32)).to_f64(),
         )
         .unwrap();
         let p = 256;
-        let sg = Iv::from_rational(&sig, p);
-        let ps = Iv::from_rational(&Rational::from(&del - &t), p)
+        let sg = MpfrInterval::from_rational(&sig, p);
+        let ps = MpfrInterval::from_rational(&Rational::from(&del - &t), p)
             .div(&sg)
             .normal_cdf(); // P(S)
-        let qs = Iv::from_rational(&Rational::from(-&t), p)
+        let qs = MpfrInterval::from_rational(&Rational::from(-&t), p)
             .div(&sg)
             .normal_cdf(); // Q(S)
-        let witness = ps.sub(&Iv::from_rational(&eps, p).exp().mul(&qs));
+        let witness = ps.sub(&MpfrInterval::from_rational(&eps, p).exp().mul(&qs));
         let bar = Float::with_val(p, &exact.lower().to_float() * (1.0 - 1e-9));
         assert!(*witness.lo() > bar, "witness fails for {s} {d} {e}");
     }
@@ -169,29 +185,34 @@ fn optimality_cases() {
 fn tiny_delta_rows() {
     for (s, e) in [("0.1", "200"), ("0.05", "1000"), ("0.02", "3000")] {
         let g = pld(s, "1");
-        let enc = gaussian_delta(&g, &q(e), Precision::Auto).unwrap();
-        check(&enc, &common::gaussian_delta(&g.rho, &q(e)), AUTO_W, s);
+        let enc = gaussian_delta(&g, &rational(e), Precision::Auto).unwrap();
+        check(
+            &enc,
+            &common::gaussian_delta(&g.rho, &rational(e)),
+            AUTO_W,
+            s,
+        );
         assert!(enc.lower().to_float() > 0);
     }
 }
 
 #[test]
 fn bad_inputs_are_errors() {
-    assert!(gaussian_pld(&q("0"), &q("1")).is_err());
-    assert!(gaussian_pld(&q("1"), &q("-1")).is_err());
+    assert!(gaussian_pld(&rational("0"), &rational("1")).is_err());
+    assert!(gaussian_pld(&rational("1"), &rational("-1")).is_err());
     let g = pld("1", "1");
-    assert!(gaussian_delta(&g, &q("-0.1"), Precision::Auto).is_err());
-    assert!(gaussian_epsilon(&g, &q("0"), Precision::Auto).is_err());
-    assert!(gaussian_epsilon(&g, &q("1"), Precision::Auto).is_err());
+    assert!(gaussian_delta(&g, &rational("-0.1"), Precision::Auto).is_err());
+    assert!(gaussian_epsilon(&g, &rational("0"), Precision::Auto).is_err());
+    assert!(gaussian_epsilon(&g, &rational("1"), Precision::Auto).is_err());
     assert!(gaussian_sigma(
-        &q("1"),
-        &q("1e-5"),
-        &q("1"),
+        &rational("1"),
+        &rational("1e-5"),
+        &rational("1"),
         &Integer::from(0),
         Precision::Auto
     )
     .is_err());
-    assert!(gaussian_delta_interpretable(&g, &q("0.1"), Precision::Auto).is_err());
+    assert!(gaussian_delta_interpretable(&g, &rational("0.1"), Precision::Auto).is_err());
 }
 
 /// ρ = ½, ε ∈ {10⁹, 5·10⁹}: the true δ ≈ Φ(−ε/μ) < e^{−10¹⁷} lies below MPFR's least positive
@@ -202,7 +223,7 @@ fn bad_inputs_are_errors() {
 fn exponent_range_overflow_stays_sound() {
     let g = pld("1", "1");
     for e in ["1e9", "5e9"] {
-        let enc = gaussian_delta(&g, &q(e), Precision::Auto).unwrap();
+        let enc = gaussian_delta(&g, &rational(e), Precision::Auto).unwrap();
         assert!(
             enc.lower().to_float() == 0,
             "{e}: lower {}",
@@ -215,18 +236,30 @@ fn exponent_range_overflow_stays_sound() {
         );
     }
     // a public ρ ≤ 0 is refused, not evaluated
-    let bad = dpcert::theorems::pld::GaussianPld { rho: q("-1") };
+    let bad = dpcert::theorems::pld::GaussianPld {
+        rho: rational("-1"),
+    };
     assert!(dpcert::theorems::pld::hockey_stick_tails(
         &Pld::Gaussian(bad.clone()),
-        &q("1"),
+        &rational("1"),
         Precision::Auto
     )
     .is_err());
-    assert!(hockey_stick_integral(&Pld::Gaussian(bad), &q("1"), 10, Precision::Bits(128)).is_err());
-    assert!(
-        hockey_stick_integral(&Pld::Gaussian(g.clone()), &q("1"), 10, Precision::Bits(0)).is_err()
-    );
-    assert!(gaussian_delta(&g, &q("1"), Precision::Bits(0)).is_err());
+    assert!(hockey_stick_integral(
+        &Pld::Gaussian(bad),
+        &rational("1"),
+        10,
+        Precision::Bits(128)
+    )
+    .is_err());
+    assert!(hockey_stick_integral(
+        &Pld::Gaussian(g.clone()),
+        &rational("1"),
+        10,
+        Precision::Bits(0)
+    )
+    .is_err());
+    assert!(gaussian_delta(&g, &rational("1"), Precision::Bits(0)).is_err());
 }
 
 /// Documented relative width of `gaussian_delta` under `Auto` (2⁻⁴³, the f64 acceptance
@@ -328,37 +361,63 @@ fn delta_ok(rho: &Rational, eps: &Rational, enc: &dpcert::Enclosure) {
 fn issue_14_examples() {
     // ε* = 2.00000852978059e12: σ = 0.05, Δ = 100, 10⁶ compositions, δ = 1e-5
     let big = gaussian_composition(&[GaussianMechanism::new(
-        q("0.05"),
-        q("100"),
+        rational("0.05"),
+        rational("100"),
         Integer::from(1_000_000),
     )
     .unwrap()])
     .unwrap();
-    let e = gaussian_epsilon(&big, &q("1e-5"), Precision::Auto).unwrap();
-    epsilon_bracket_ok(&big.rho, &q("1e-5"), &e);
+    let e = gaussian_epsilon(&big, &rational("1e-5"), Precision::Auto).unwrap();
+    epsilon_bracket_ok(&big.rho, &rational("1e-5"), &e);
     assert!(e.upper().to_float() > 2.00000852978e12 && e.lower().to_float() < 2.00000852979e12);
     // δ = 0.500170605 at σ = 1, Δ = 44721.36, ε = 10⁹
-    let g = gaussian_pld(&q("1"), &q("44721.36")).unwrap();
-    let d = gaussian_delta(&g, &q("1e9"), Precision::Auto).unwrap();
-    delta_ok(&g.rho, &q("1e9"), &d);
+    let g = gaussian_pld(&rational("1"), &rational("44721.36")).unwrap();
+    let d = gaussian_delta(&g, &rational("1e9"), Precision::Auto).unwrap();
+    delta_ok(&g.rho, &rational("1e9"), &d);
     assert!(d.lower().to_float() > 0.5001706 && d.upper().to_float() < 0.5001707);
     // σ* = 1.58124545555 at ε = 2·10⁹, δ = 1e-5, Δ = 10⁵
     let one = Integer::from(1);
-    let s = gaussian_sigma(&q("2e9"), &q("1e-5"), &q("1e5"), &one, Precision::Auto).unwrap();
-    sigma_bracket_ok(&q("2e9"), &q("1e-5"), &q("1e5"), &one, &s);
+    let s = gaussian_sigma(
+        &rational("2e9"),
+        &rational("1e-5"),
+        &rational("1e5"),
+        &one,
+        Precision::Auto,
+    )
+    .unwrap();
+    sigma_bracket_ok(
+        &rational("2e9"),
+        &rational("1e-5"),
+        &rational("1e5"),
+        &one,
+        &s,
+    );
     assert!(s.lower().to_float() > 1.581245455 && s.upper().to_float() < 1.581245456);
     // ε* ≈ 5e399 (beyond f64): σ = 1e-200
-    let g = gaussian_pld(&q("1e-200"), &q("1")).unwrap();
-    let e = gaussian_epsilon(&g, &q("1e-5"), Precision::Auto).unwrap();
-    epsilon_bracket_ok(&g.rho, &q("1e-5"), &e);
+    let g = gaussian_pld(&rational("1e-200"), &rational("1")).unwrap();
+    let e = gaussian_epsilon(&g, &rational("1e-5"), Precision::Auto).unwrap();
+    epsilon_bracket_ok(&g.rho, &rational("1e-5"), &e);
     // σ* ≈ 3.99e319 (beyond f64): ε = 0, δ = 1e-320
-    let s = gaussian_sigma(&q("0"), &q("1e-320"), &q("1"), &one, Precision::Auto).unwrap();
-    sigma_bracket_ok(&q("0"), &q("1e-320"), &q("1"), &one, &s);
+    let s = gaussian_sigma(
+        &rational("0"),
+        &rational("1e-320"),
+        &rational("1"),
+        &one,
+        Precision::Auto,
+    )
+    .unwrap();
+    sigma_bracket_ok(
+        &rational("0"),
+        &rational("1e-320"),
+        &rational("1"),
+        &one,
+        &s,
+    );
     // σ = 1e-99999 (the CLI's exponent limit is ±100000), ρ = 5e199997, ε = 1:
     // δ ∈ [1 − e^{−10¹⁹⁹⁹⁹⁶}, 1] (Φ(μ/2 − ε/μ) ≥ 1 − Q(10⁹⁹⁹⁹⁸) and the subtracted term is
     // ≤ e·Q(10⁹⁹⁹⁹⁸)); answered without evaluating a 200 000-digit number in full
-    let g = gaussian_pld(&pow10(1, -99_999), &q("1")).unwrap();
-    let d = gaussian_delta(&g, &q("1"), Precision::Auto).unwrap();
+    let g = gaussian_pld(&pow10(1, -99_999), &rational("1")).unwrap();
+    let d = gaussian_delta(&g, &rational("1"), Precision::Auto).unwrap();
     assert!(d.upper().to_float() <= 1 && d.lower().to_float() >= 1.0 - 1e-15);
 }
 
@@ -376,7 +435,7 @@ fn interpretable_bounds_contain_their_formulas() {
         ("1e-3", "5e5"),
     ] {
         let g = pld(s, "1");
-        let eps = q(e);
+        let eps = rational(e);
         let (tail, expo) = gaussian_delta_interpretable(&g, &eps, Precision::Auto).unwrap();
         let (r, ee) = (f(&g.rho), f(&eps));
         let gap = Float::with_val(common::REF, &ee - &r);
@@ -411,13 +470,13 @@ fn tiny_rho_tiny_epsilon() {
         ("3e100", "1e-100"),
     ] {
         let g = pld(s, "1");
-        let r = common::gaussian_delta_wide_bits(&g.rho, &q(e), 2112);
+        let r = common::gaussian_delta_wide_bits(&g.rho, &rational(e), 2112);
         delta_ok(
             &g.rho,
-            &q(e),
-            &gaussian_delta(&g, &q(e), Precision::Auto).unwrap(),
+            &rational(e),
+            &gaussian_delta(&g, &rational(e), Precision::Auto).unwrap(),
         );
-        let fixed = gaussian_delta(&g, &q(e), Precision::Bits(128)).unwrap();
+        let fixed = gaussian_delta(&g, &rational(e), Precision::Bits(128)).unwrap();
         check(&fixed, &r, 1.0 / (1u128 << 90) as f64, s);
     }
 }
@@ -428,13 +487,15 @@ fn tiny_rho_tiny_epsilon() {
 /// `*_long` versions run many.
 fn sweep_delta(sigma: Rational, k: Rational, eps: Rational) {
     let k = k.numer().clone();
-    let g = gaussian_composition(&[GaussianMechanism::new(sigma, q("1"), k).unwrap()]).unwrap();
+    let g =
+        gaussian_composition(&[GaussianMechanism::new(sigma, rational("1"), k).unwrap()]).unwrap();
     let enc = gaussian_delta(&g, &eps, Precision::Auto).unwrap();
     delta_ok(&g.rho, &eps, &enc);
 }
 fn sweep_epsilon(sigma: Rational, k: Rational, delta: Rational) {
     let k = k.numer().clone();
-    let g = gaussian_composition(&[GaussianMechanism::new(sigma, q("1"), k).unwrap()]).unwrap();
+    let g =
+        gaussian_composition(&[GaussianMechanism::new(sigma, rational("1"), k).unwrap()]).unwrap();
     let e = gaussian_epsilon(&g, &delta, Precision::Auto).unwrap();
     epsilon_bracket_ok(&g.rho, &delta, &e);
 }
@@ -495,17 +556,18 @@ fn benchmark_grids_contain_reference() {
     for s in sigmas {
         for e in epss {
             for k in [1u32, 100, 10_000, 1_000_000] {
-                let m = GaussianMechanism::new(q(s), q("1"), Integer::from(k)).unwrap();
+                let m =
+                    GaussianMechanism::new(rational(s), rational("1"), Integer::from(k)).unwrap();
                 let g = gaussian_composition(&[m]).unwrap();
-                let enc = gaussian_delta(&g, &q(e), Precision::Auto).unwrap();
-                delta_ok(&g.rho, &q(e), &enc);
+                let enc = gaussian_delta(&g, &rational(e), Precision::Auto).unwrap();
+                delta_ok(&g.rho, &rational(e), &enc);
             }
         }
     }
 }
 
 /// lo ≤ reference ≤ hi and both ends within 2^rel2·|reference| of it.
-fn check_iv(d: &Iv, reference: &Float, rel2: i32, what: &str) {
+fn check_iv(d: &MpfrInterval, reference: &Float, rel2: i32, what: &str) {
     assert!(
         d.lo() <= reference && reference <= d.hi(),
         "{what}: {} outside [{}, {}]",
@@ -537,18 +599,18 @@ fn mills_moments_against_erfc() {
     use dpcert::num::mills::{mills_difference, mills_moments};
     let p = 256;
     let pi = |r| Float::with_val_round(p, rug::float::Constant::Pi, r).0;
-    let shp = Iv::from_endpoints(pi(rug::float::Round::Down), pi(rug::float::Round::Up))
-        .div(&Iv::from_int(2, p))
+    let shp = MpfrInterval::from_endpoints(pi(rug::float::Round::Down), pi(rug::float::Round::Up))
+        .div(&MpfrInterval::from_int(2, p))
         .sqrt();
     for x in ["0", "0.3", "0.9", "1", "1.5", "3", "10", "100", "12345.5"] {
         for h in ["0", "0.001", "0.1", "0.5", "2", "7"] {
-            let (xq, hq) = (q(x), q(h));
+            let (xq, hq) = (rational(x), rational(h));
             let vq = Rational::from(&xq + &hq);
-            let xi = Iv::from_rational(&xq, p);
+            let xi = MpfrInterval::from_rational(&xq, p);
             let d = mills_difference(
                 &xi,
-                &Iv::from_rational(&hq, p),
-                &Iv::from_rational(&vq, p),
+                &MpfrInterval::from_rational(&hq, p),
+                &MpfrInterval::from_rational(&vq, p),
                 p - 20,
                 p,
                 &shp,
@@ -561,8 +623,8 @@ fn mills_moments_against_erfc() {
             }
             check_iv(&d, &reference, -220, &format!("ΔM x={x} h={h}"));
         }
-        let xq = q(x);
-        let m = mills_moments(&Iv::from_rational(&xq, p), 12, p - 20, p, &shp).unwrap();
+        let xq = rational(x);
+        let m = mills_moments(&MpfrInterval::from_rational(&xq, p), 12, p - 20, p, &shp).unwrap();
         let hp = 4096;
         let xf = Float::with_val(hp, &xq);
         let mut r = vec![Float::with_val(hp, mills_ref(&f(&xq)))];

@@ -1,7 +1,7 @@
 //! μ-GDP (Dong–Roth–Su 2022): the Gaussian composition's exact μ = Δ√K/σ, and DP-SGD's
 //! μ* = √T/σ (two-sided, the lower end by a re-checked witness).
 mod common;
-use common::{check, q, REF};
+use common::{check, rational, REF};
 use dpcert::num::Enclosure;
 use dpcert::num::Precision;
 use dpcert::theorems::gaussian::{gaussian_composition, GaussianMechanism};
@@ -21,10 +21,10 @@ fn gdp_gaussian_is_exact() {
         ("1e-200", "3", 1_000_000),
         ("1e200", "1", 7),
     ] {
-        let m = GaussianMechanism::new(q(s), q(d), Integer::from(k)).unwrap();
+        let m = GaussianMechanism::new(rational(s), rational(d), Integer::from(k)).unwrap();
         let g = gaussian_composition(&[m]).unwrap();
-        let reference = Float::with_val(REF, &q(d)) * Float::with_val(REF, k).sqrt()
-            / Float::with_val(REF, &q(s));
+        let reference = Float::with_val(REF, &rational(d)) * Float::with_val(REF, k).sqrt()
+            / Float::with_val(REF, &rational(s));
         for (p, w) in [
             (Precision::Auto, 2f64.powi(-43)),
             (Precision::Bits(128), 2f64.powi(-120)),
@@ -38,8 +38,8 @@ fn gdp_gaussian_is_exact() {
 /// Two mechanisms compose to √(μ₁² + μ₂²).
 #[test]
 fn gdp_composes_in_quadrature() {
-    let m1 = GaussianMechanism::new(q("2"), q("1"), Integer::from(3)).unwrap();
-    let m2 = GaussianMechanism::new(q("0.5"), q("0.25"), Integer::from(5)).unwrap();
+    let m1 = GaussianMechanism::new(rational("2"), rational("1"), Integer::from(3)).unwrap();
+    let m2 = GaussianMechanism::new(rational("0.5"), rational("0.25"), Integer::from(5)).unwrap();
     let g = gaussian_composition(&[m1, m2]).unwrap();
     // μ² = 3/4 + 5/4 = 2
     let reference = Float::with_val(REF, 2).sqrt();
@@ -49,7 +49,7 @@ fn gdp_composes_in_quadrature() {
 
 #[test]
 fn gdp_bad_rho_is_an_error() {
-    let g = dpcert::theorems::pld::GaussianPld { rho: q("0") };
+    let g = dpcert::theorems::pld::GaussianPld { rho: rational("0") };
     assert!(gaussian_gdp(&g, Precision::Auto).is_err());
 }
 
@@ -97,14 +97,17 @@ fn audit_reports_mu() {
     let rest = &out[at + "μ ∈ [".len()..];
     let (lo, rest) = rest.split_once(", ").unwrap();
     let hi = &rest[..rest.find(']').unwrap()];
-    let reference = Float::with_val(REF, &q("0.9725")).sqrt();
-    assert!(q(lo) <= reference && reference <= q(hi), "[{lo}, {hi}]");
-    assert!(rug::Rational::from(&q(hi) - &q(lo)) < q("1e-15"));
+    let reference = Float::with_val(REF, &rational("0.9725")).sqrt();
+    assert!(
+        rational(lo) <= reference && reference <= rational(hi),
+        "[{lo}, {hi}]"
+    );
+    assert!(rug::Rational::from(&rational(hi) - &rational(lo)) < rational("1e-15"));
 }
 
 /// a = √T/σ as the exact rational a² = T/σ².
 fn a_squared(sigma: &str, steps: u64) -> Rational {
-    Rational::from(steps) / (q(sigma) * q(sigma))
+    Rational::from(steps) / (rational(sigma) * rational(sigma))
 }
 
 /// lower² ≤ T/σ² ≤ upper² exactly, lower ≥ 0, and the bracket at most `rel` relative wide.
@@ -137,7 +140,13 @@ fn dpsgd_gdp_q1_is_sqrt_t_over_sigma() {
         ("1e-30", 3),
         ("3e40", 1_000_000),
     ] {
-        let r = dpsgd_gdp(&q("1"), &q(s), &Integer::from(t), Precision::Auto).unwrap();
+        let r = dpsgd_gdp(
+            &rational("1"),
+            &rational(s),
+            &Integer::from(t),
+            Precision::Auto,
+        )
+        .unwrap();
         brackets_sqrt(&r.mu, &a_squared(s, t), 1e-11, &format!("q=1 σ={s} T={t}"));
         assert!(r.witness.is_none());
     }
@@ -156,7 +165,13 @@ fn dpsgd_gdp_subsampled_brackets_sqrt_t_over_sigma() {
         ("1e-300", "7", 123_456_789),
     ] {
         let what = format!("q={r} σ={s} T={t}");
-        let g = dpsgd_gdp(&q(r), &q(s), &Integer::from(t), Precision::Auto).unwrap();
+        let g = dpsgd_gdp(
+            &rational(r),
+            &rational(s),
+            &Integer::from(t),
+            Precision::Auto,
+        )
+        .unwrap();
         brackets_sqrt(&g.mu, &a_squared(s, t), 1e-11, &what);
         let w = g.witness.expect("a verified witness");
         assert_eq!(
@@ -164,7 +179,13 @@ fn dpsgd_gdp_subsampled_brackets_sqrt_t_over_sigma() {
             g.mu.lower().as_float().to_rational().unwrap(),
             "{what}"
         );
-        let g = dpsgd_gdp(&q(r), &q(s), &Integer::from(t), Precision::Bits(256)).unwrap();
+        let g = dpsgd_gdp(
+            &rational(r),
+            &rational(s),
+            &Integer::from(t),
+            Precision::Bits(256),
+        )
+        .unwrap();
         brackets_sqrt(
             &g.mu,
             &a_squared(s, t),
@@ -193,15 +214,21 @@ fn dpsgd_gdp_witness_rechecked_with_erfc() {
         ("1/3", "0.8", 50, "1/100"),
     ] {
         let what = format!("q={r} σ={s} T={t} gap={gap}");
-        let g =
-            DpsgdGdp::with_gap(&q(r), &q(s), &Integer::from(t), &q(gap), Precision::Auto).unwrap();
+        let g = DpsgdGdp::with_gap(
+            &rational(r),
+            &rational(s),
+            &Integer::from(t),
+            &rational(gap),
+            Precision::Auto,
+        )
+        .unwrap();
         let w = g.witness.expect("a verified witness");
         let p = (4 * g.mu.precision_bits()).max(REF);
         // a rounded down: Φ̄(z − a) only grows with a
         let mut a = Float::with_val_round(p, &a_squared(s, t), Round::Down).0;
         a.sqrt_round(Round::Down);
         let z = Float::with_val(p, &w.z);
-        let lhs = Float::with_val(p, &q(r)).pow(u32::try_from(t).unwrap())
+        let lhs = Float::with_val(p, &rational(r)).pow(u32::try_from(t).unwrap())
             * normal_sf(&Float::with_val(p, &z - &a), p);
         let rhs = normal_sf(&Float::with_val(p, &z - &Float::with_val(p, &w.mu)), p);
         assert!(lhs.is_normal() && rhs.is_normal(), "{what}: out of range");
@@ -213,7 +240,7 @@ fn dpsgd_gdp_witness_rechecked_with_erfc() {
         assert_eq!(w.mu, g.mu.lower().as_float().to_rational().unwrap());
         let mu = Float::with_val(p, &w.mu);
         assert!(
-            mu < a && mu > Float::with_val(p, &a * (1.0 - 2.0 * q(gap).to_f64())),
+            mu < a && mu > Float::with_val(p, &a * (1.0 - 2.0 * rational(gap).to_f64())),
             "{what}"
         );
     }
@@ -243,12 +270,21 @@ fn dpsgd_gdp_upper_above_pld_lower_bounds() {
     use dpcert::theorems::pld_accountant::{dpsgd_tradeoff_tpr, PldOptions};
     for (r, s, t) in [("0.5", "1", 4u64), ("0.1", "0.8", 20), ("1", "2", 16)] {
         let what = format!("q={r} σ={s} T={t}");
-        let g = dpsgd_gdp(&q(r), &q(s), &Integer::from(t), Precision::Auto).unwrap();
+        let g = dpsgd_gdp(
+            &rational(r),
+            &rational(s),
+            &Integer::from(t),
+            Precision::Auto,
+        )
+        .unwrap();
         let up = g.mu.upper().to_float();
-        let fprs: Vec<Rational> = ["1e-3", "1e-6", "1e-9"].iter().map(|a| q(a)).collect();
+        let fprs: Vec<Rational> = ["1e-3", "1e-6", "1e-9"]
+            .iter()
+            .map(|a| rational(a))
+            .collect();
         let reps = dpsgd_tradeoff_tpr(
-            &q(r),
-            &q(s),
+            &rational(r),
+            &rational(s),
             &Integer::from(t),
             &fprs,
             &PldOptions::default(),
@@ -290,13 +326,26 @@ fn dpsgd_gdp_bad_input() {
         ("0.5", "-1", 1, "sigma"),
         ("0.5", "1", 0, "steps"),
     ] {
-        let e = dpsgd_gdp(&q(r), &q(s), &Integer::from(t), Precision::Auto).unwrap_err();
+        let e = dpsgd_gdp(
+            &rational(r),
+            &rational(s),
+            &Integer::from(t),
+            Precision::Auto,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains(name), "{e}");
     }
     for gap in ["0", "1", "2"] {
-        assert!(DpsgdGdp::with_gap(&q("0.5"), &q("1"), &one, &q(gap), Precision::Auto).is_err());
+        assert!(DpsgdGdp::with_gap(
+            &rational("0.5"),
+            &rational("1"),
+            &one,
+            &rational(gap),
+            Precision::Auto
+        )
+        .is_err());
     }
-    assert!(dpsgd_gdp(&q("0.5"), &q("1"), &one, Precision::Bits(8)).is_err());
+    assert!(dpsgd_gdp(&rational("0.5"), &rational("1"), &one, Precision::Bits(8)).is_err());
     for (args, flag) in [
         (["--rate", "0", "--sigma", "1", "--steps", "3"], "--rate"),
         (["--rate", "1.01", "--sigma", "1", "--steps", "3"], "--rate"),
@@ -355,14 +404,14 @@ fn dpsgd_gdp_cli() {
     let val = &v["result"]["value"];
     assert_eq!(v["result"]["quantity"], "mu");
     assert_eq!(val["kind"], "two-sided");
-    let lo = q(val["lower"].as_str().unwrap());
-    let hi = q(val["upper"].as_str().unwrap());
+    let lo = rational(val["lower"].as_str().unwrap());
+    let hi = rational(val["upper"].as_str().unwrap());
     let a2 = a_squared("1.1", 14063);
     assert!(
         Rational::from(&lo * &lo) <= a2 && a2 <= Rational::from(&hi * &hi),
         "[{lo}, {hi}]"
     );
-    assert!(Rational::from(&hi - &lo) < q("1e-9"));
+    assert!(Rational::from(&hi - &lo) < rational("1e-9"));
     let (code, out, err) = common::run(&args);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("[107.80683, 107.80684]"), "{out}");

@@ -4,7 +4,7 @@
 //! composed T times, whose exact ε(δ) is Corollary 8's at ρ = T·K²/(2σ²), found by
 //! bisection at 1024 bits (tests/common); monotonicity in K; bad input.
 mod common;
-use common::q;
+use common::rational;
 use dpcert::theorems::pld_accountant::*;
 use rug::{Float, Integer, Rational};
 
@@ -20,7 +20,12 @@ fn opts() -> PldOptions {
 
 #[test]
 fn k_one_is_the_add_remove_bracket() {
-    let (r, s, t, d) = (q("1/100"), q("1"), Integer::from(50), q("1e-5"));
+    let (r, s, t, d) = (
+        rational("1/100"),
+        rational("1"),
+        Integer::from(50),
+        rational("1e-5"),
+    );
     let g = dpsgd_group_pld_epsilon(&r, &s, &t, 1, &d, &opts()).unwrap();
     let a = dpsgd_pld_epsilon(&r, &s, &t, &d, &opts()).unwrap();
     assert_eq!(g.enclosure.lower(), a.enclosure.lower());
@@ -30,7 +35,7 @@ fn k_one_is_the_add_remove_bracket() {
 #[test]
 fn full_batch_is_the_sensitivity_k_gaussian() {
     // q = 1: the user's K examples are in every batch; aligned gradients give sensitivity K
-    let (r, s, t, d) = (q("1"), q("4"), 10u32, q("1e-5"));
+    let (r, s, t, d) = (rational("1"), rational("4"), 10u32, rational("1e-5"));
     for k in [2u32, 3, 4] {
         let g = dpsgd_group_pld_epsilon(&r, &s, &Integer::from(t), k, &d, &opts()).unwrap();
         let rho = Rational::from((t * k * k, 2u32)) / Rational::from(&s * &s);
@@ -57,7 +62,12 @@ fn full_batch_is_the_sensitivity_k_gaussian() {
 
 #[test]
 fn monotone_in_k() {
-    let (r, s, t, d) = (q("1/50"), q("1"), Integer::from(20), q("1e-5"));
+    let (r, s, t, d) = (
+        rational("1/50"),
+        rational("1"),
+        Integer::from(20),
+        rational("1e-5"),
+    );
     let mut prev: Option<PldReport> = None;
     for k in 1u32..=4 {
         let g = dpsgd_group_pld_epsilon(&r, &s, &t, k, &d, &opts()).unwrap();
@@ -72,7 +82,12 @@ fn monotone_in_k() {
 
 #[test]
 fn bad_group_size_is_an_error() {
-    let (r, s, t, d) = (q("1/50"), q("1"), Integer::from(20), q("1e-5"));
+    let (r, s, t, d) = (
+        rational("1/50"),
+        rational("1"),
+        Integer::from(20),
+        rational("1e-5"),
+    );
     for k in [0u32, MAX_GROUP + 1] {
         let e = dpsgd_group_pld_epsilon(&r, &s, &t, k, &d, &opts()).unwrap_err();
         assert!(e.to_string().contains("group_size"), "{e}");
@@ -108,7 +123,7 @@ fn bracket(args: &[&str]) -> (f64, f64, serde_json::Value) {
 fn cli_both_user_samplings_at_full_batch_against_corollary_8() {
     // q = 1: both samplings put all K examples in every batch: ε* of sensitivity K, T-fold
     let rho = Rational::from((10u32 * 9, 2u32)) / 16u32;
-    let exact = common::gaussian_epsilon_star(&rho, &q("1e-5")).to_f64();
+    let exact = common::gaussian_epsilon_star(&rho, &rational("1e-5")).to_f64();
     let mut args: Vec<&str> = RUN.to_vec();
     args.extend(["1e-5", "--group-size", "3", "--json"]);
     let (ul, uh, d) = bracket(&args);
@@ -153,7 +168,7 @@ fn cli_bad_group_input_exits_2_naming_the_flag() {
 #[test]
 fn cli_calibrate_examples_is_one_sided_and_above_the_exact_sigma() {
     // q = 1, T = 3, K = 2: exact ε(σ) is Corollary 8 at ρ = T·K²/(2σ²); σ* solves ε(σ*) = 8
-    let (t, k, target, d) = (3u32, 2u32, 8.0f64, q("1e-5"));
+    let (t, k, target, d) = (3u32, 2u32, 8.0f64, rational("1e-5"));
     let eps_at = |s: &Rational| {
         common::gaussian_epsilon_star(
             &(Rational::from(t * k * k) / (Rational::from(s * s) * 2u32)),

@@ -1,6 +1,6 @@
 //! Optimal composition (KOV15 / MV16 via Corollary 24).
 mod common;
-use common::{f, ln_pure_delta, q, rational, REF};
+use common::{f, ln_pure_delta, rational, rational_in, REF};
 use dpcert::num::Precision;
 use dpcert::theorems::optimal::*;
 use dpcert::theorems::pld::{hockey_stick_tails, DiscretePld, Pld};
@@ -10,8 +10,8 @@ use rug::{Float, Integer, Rational};
 
 fn class(e: &str, d: &str, k: u32) -> Class {
     Class {
-        epsilon: q(e),
-        delta: q(d),
+        epsilon: rational(e),
+        delta: rational(d),
         count: Integer::from(k),
     }
 }
@@ -21,7 +21,7 @@ use common::rr_delta as reference;
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(40))]
     #[test]
-    fn homogeneous_contains_reference(e0 in rational(0.01, 2.0), k in 1u32..300, eps in rational(0.0, 8.0), dk in 0u32..3) {
+    fn homogeneous_contains_reference(e0 in rational_in(0.01, 2.0), k in 1u32..300, eps in rational_in(0.0, 8.0), dk in 0u32..3) {
         let d0 = Rational::from((dk, 1_000_000u32));
         let c = Class { epsilon: e0.clone(), delta: d0.clone(), count: Integer::from(k) };
         let got = optimal_composition_delta(&[c], &eps, Precision::Auto).unwrap();
@@ -35,10 +35,12 @@ fn brackets_the_pld_route_and_inverts() {
     let c = class("0.3", "0", 40);
     for e in ["0", "1", "2.5", "6"] {
         let opt =
-            optimal_composition_delta(std::slice::from_ref(&c), &q(e), Precision::Auto).unwrap();
-        let rr =
-            Pld::Discrete(DiscretePld::randomized_response(&q("0.3"), &Integer::from(40)).unwrap());
-        let pld = hockey_stick_tails(&rr, &q(e), Precision::Bits(128)).unwrap();
+            optimal_composition_delta(std::slice::from_ref(&c), &rational(e), Precision::Auto)
+                .unwrap();
+        let rr = Pld::Discrete(
+            DiscretePld::randomized_response(&rational("0.3"), &Integer::from(40)).unwrap(),
+        );
+        let pld = hockey_stick_tails(&rr, &rational(e), Precision::Bits(128)).unwrap();
         assert!(
             opt.lower().to_float() <= pld.upper().to_float()
                 && pld.lower().to_float() <= opt.upper().to_float(),
@@ -46,11 +48,12 @@ fn brackets_the_pld_route_and_inverts() {
         );
     }
     let inv =
-        optimal_composition_epsilon(std::slice::from_ref(&c), &q("1e-6"), Precision::Auto).unwrap();
+        optimal_composition_epsilon(std::slice::from_ref(&c), &rational("1e-6"), Precision::Auto)
+            .unwrap();
     let hi = Rational::from_f64(inv.upper().to_f64()).unwrap();
     let lo = Rational::from_f64(inv.lower().to_f64()).unwrap();
-    assert!(reference(&q("0.3"), &q("0"), 40, &hi) <= 1e-6);
-    assert!(reference(&q("0.3"), &q("0"), 40, &lo) > 1e-6);
+    assert!(reference(&rational("0.3"), &rational("0"), 40, &hi) <= 1e-6);
+    assert!(reference(&rational("0.3"), &rational("0"), 40, &lo) > 1e-6);
     assert!(inv.upper().to_f64() - inv.lower().to_f64() <= 1e-9 * inv.upper().to_f64());
 }
 
@@ -60,8 +63,8 @@ fn hetero_reference(classes: &[(&str, &str, u32)], eps: &Rational) -> Float {
     let mut atoms: Vec<(Rational, Float)> = vec![(Rational::new(), Float::with_val(REF, 1))];
     let mut keep = Float::with_val(REF, 1);
     for (e0, d0, k) in classes {
-        let e0 = q(e0);
-        keep *= Float::with_val(REF, 1 - f(&q(d0))).pow(*k);
+        let e0 = rational(e0);
+        keep *= Float::with_val(REF, 1 - f(&rational(d0))).pow(*k);
         let norm = Float::with_val(REF, f(&e0).exp() + 1u32).pow(*k);
         let mut next = Vec::new();
         for (z, p) in &atoms {
@@ -89,7 +92,7 @@ fn heterogeneous_and_grouped() {
     let spec = [("0.1", "1e-7", 30u32), ("0.5", "0", 4), ("1", "1e-6", 2)];
     let classes: Vec<Class> = spec.iter().map(|(e, d, k)| class(e, d, *k)).collect();
     for e in ["0", "1.5", "2", "4.7"] {
-        let e = q(e);
+        let e = rational(e);
         let r = hetero_reference(&spec, &e);
         let exact = optimal_composition_delta(&classes, &e, Precision::Auto).unwrap();
         common::check(&exact, &r, 1e-25, "heterogeneous δ_opt");
@@ -109,25 +112,36 @@ fn heterogeneous_and_grouped() {
 fn delta_at_the_floor_gives_the_largest_loss() {
     let c = class("0.1", "0.5", 2);
     let e =
-        optimal_composition_epsilon(std::slice::from_ref(&c), &q("0.75"), Precision::Auto).unwrap();
+        optimal_composition_epsilon(std::slice::from_ref(&c), &rational("0.75"), Precision::Auto)
+            .unwrap();
     assert!(
-        e.contains_rational(&q("0.2")),
+        e.contains_rational(&rational("0.2")),
         "[{}, {}]",
         e.lower().to_decimal(),
         e.upper().to_decimal()
     );
     assert!(e.rel_width() < 1e-30);
     // the reference side: δ_opt(0.2) = ¾ exactly, δ_opt just below 0.2 is above ¾
-    assert_eq!(reference(&q("0.1"), &q("0.5"), 2, &q("0.2")), 0.75);
-    assert!(reference(&q("0.1"), &q("0.5"), 2, &q("0.1999999")) > 0.75);
+    assert_eq!(
+        reference(&rational("0.1"), &rational("0.5"), 2, &rational("0.2")),
+        0.75
+    );
+    assert!(
+        reference(
+            &rational("0.1"),
+            &rational("0.5"),
+            2,
+            &rational("0.1999999")
+        ) > 0.75
+    );
     // just above the floor is a normal inversion, just below has no finite ε
     assert!(optimal_composition_epsilon(
         std::slice::from_ref(&c),
-        &q("0.7500001"),
+        &rational("0.7500001"),
         Precision::Auto
     )
     .is_ok());
-    assert!(optimal_composition_epsilon(&[c], &q("0.7499999"), Precision::Auto).is_err());
+    assert!(optimal_composition_epsilon(&[c], &rational("0.7499999"), Precision::Auto).is_err());
 }
 
 /// k = 10⁵ pure 0.01-DP mechanisms at δ from 1e-6 down to 1e-400 (issue 14): the bracket's ends
@@ -138,16 +152,17 @@ fn large_k_inverts_down_to_tiny_delta() {
     for d in ["1e-6", "3e-304", "1e-304", "1e-400"] {
         let t = std::time::Instant::now();
         let e =
-            optimal_composition_epsilon(std::slice::from_ref(&c), &q(d), Precision::Auto).unwrap();
+            optimal_composition_epsilon(std::slice::from_ref(&c), &rational(d), Precision::Auto)
+                .unwrap();
         eprintln!(
             "k=1e5 δ={d}: ε ∈ [{}, {}] in {:?}",
             e.lower().to_decimal(),
             e.upper().to_decimal(),
             t.elapsed()
         );
-        let ln_target = f(&q(d)).ln();
+        let ln_target = f(&rational(d)).ln();
         let (lo, hi) = (e.lower().to_float(), e.upper().to_float());
-        let g = |x: &Float| ln_pure_delta(&q("0.01"), 100_000, &x.to_rational().unwrap());
+        let g = |x: &Float| ln_pure_delta(&rational("0.01"), 100_000, &x.to_rational().unwrap());
         assert!(g(&lo) > ln_target, "{d}: δ_opt(lower) must exceed δ");
         assert!(g(&hi) <= ln_target, "{d}: δ_opt(upper) must be at most δ");
         assert!(
@@ -162,9 +177,9 @@ fn large_k_inverts_down_to_tiny_delta() {
 fn large_k_delta_is_tight_at_tiny_values() {
     let c = class("0.01", "0", 100_000);
     for e in ["2", "122.5", "140"] {
-        let d =
-            optimal_composition_delta(std::slice::from_ref(&c), &q(e), Precision::Auto).unwrap();
-        let r = ln_pure_delta(&q("0.01"), 100_000, &q(e)).exp();
+        let d = optimal_composition_delta(std::slice::from_ref(&c), &rational(e), Precision::Auto)
+            .unwrap();
+        let r = ln_pure_delta(&rational("0.01"), 100_000, &rational(e)).exp();
         common::check(&d, &r, 1e-20, e);
     }
 }
@@ -178,12 +193,17 @@ fn truncated_windows_contain_the_full_sum() {
         ("0.01", 3000, "0.2"),
     ] {
         let c = Class {
-            epsilon: q(e0),
-            delta: q("0"),
+            epsilon: rational(e0),
+            delta: rational("0"),
             count: Integer::from(k),
         };
-        let got = optimal_composition_delta(&[c], &q(e), Precision::Auto).unwrap();
-        common::check(&got, &reference(&q(e0), &q("0"), k, &q(e)), 1e-20, e0);
+        let got = optimal_composition_delta(&[c], &rational(e), Precision::Auto).unwrap();
+        common::check(
+            &got,
+            &reference(&rational(e0), &rational("0"), k, &rational(e)),
+            1e-20,
+            e0,
+        );
     }
 }
 
@@ -192,14 +212,14 @@ proptest! {
     /// Truncation paths (k ≥ 10⁴, windows dropping both tails): δ_opt(ε) contains the lgamma
     /// reference at 1e-20 relative, for δ from about 1e-3 down to far below the f64 range.
     #[test]
-    fn truncated_windows_at_large_k(e0 in rational(0.005, 0.05), k in 10_000u32..100_000, z in 1.0f64..60.0) {
+    fn truncated_windows_at_large_k(e0 in rational_in(0.005, 0.05), k in 10_000u32..100_000, z in 1.0f64..60.0) {
         prop_assume!(e0 > 0);
         // ε = z standard deviations of the loss above its mean, rounded to a short decimal
         let e0f = e0.to_f64();
         let mean = f64::from(k) * e0f * (e0f / 2.0).tanh();
         let sd = (f64::from(k)).sqrt() * e0f;
-        let eps = common::q(&format!("{:.3}", mean + z * sd));
-        let c = Class { epsilon: e0.clone(), delta: q("0"), count: Integer::from(k) };
+        let eps = common::rational(&format!("{:.3}", mean + z * sd));
+        let c = Class { epsilon: e0.clone(), delta: rational("0"), count: Integer::from(k) };
         let d = optimal_composition_delta(&[c], &eps, Precision::Auto).unwrap();
         let r = ln_pure_delta(&e0, k, &eps).exp();
         prop_assert!(r > 0);
@@ -222,11 +242,15 @@ fn magnitude_sweep() {
     ] {
         for d in ["0.5", "1e-10", "1e-300", "1e-400"] {
             let c = class(e0, "0", k);
-            let e = optimal_composition_epsilon(std::slice::from_ref(&c), &q(d), Precision::Auto)
-                .unwrap_or_else(|err| panic!("{e0} {k} {d}: {err}"));
+            let e = optimal_composition_epsilon(
+                std::slice::from_ref(&c),
+                &rational(d),
+                Precision::Auto,
+            )
+            .unwrap_or_else(|err| panic!("{e0} {k} {d}: {err}"));
             let (lo, hi) = (e.lower().to_float(), e.upper().to_float());
-            let g = |x: &Float| ln_pure_delta(&q(e0), k, &x.to_rational().unwrap());
-            let lt = f(&q(d)).ln();
+            let g = |x: &Float| ln_pure_delta(&rational(e0), k, &x.to_rational().unwrap());
+            let lt = f(&rational(d)).ln();
             if g(&Float::new(REF)) <= lt {
                 // δ_opt(0) ≤ δ already: ε* = 0 exactly
                 assert!(hi == 0 && lo == 0, "{e0} {k} {d}: [{lo}, {hi}]");
@@ -247,12 +271,12 @@ fn magnitude_sweep() {
 #[test]
 fn beyond_the_largest_loss_is_the_floor() {
     let c = class("0.5", "0", 100_000);
-    let d = optimal_composition_delta(&[c], &q("50000"), Precision::Auto).unwrap();
+    let d = optimal_composition_delta(&[c], &rational("50000"), Precision::Auto).unwrap();
     assert!(*d.upper().as_float() == 0 && *d.lower().as_float() == 0);
     let c = class("0.01", "1e-9", 100_000);
-    let d = optimal_composition_delta(&[c], &q("1000"), Precision::Auto).unwrap();
+    let d = optimal_composition_delta(&[c], &rational("1000"), Precision::Auto).unwrap();
     // 1 − (1 − 1e-9)^100000, exact rational to 1024 bits
-    let floor = 1 - f(&(1 - q("1e-9"))).pow(100_000u32);
+    let floor = 1 - f(&(1 - rational("1e-9"))).pow(100_000u32);
     common::check(&d, &floor, 1e-25, "floor");
 }
 
@@ -263,17 +287,18 @@ fn beyond_the_largest_loss_is_the_floor() {
 fn huge_rationals_are_refused_with_the_memory_limit() {
     let c = |k: u32| {
         [Class {
-            epsilon: q("1e-100000"),
-            delta: q("0"),
+            epsilon: rational("1e-100000"),
+            delta: rational("0"),
             count: Integer::from(k),
         }]
     };
-    let err = optimal_composition_delta(&c(100_000), &q("0.5"), Precision::Auto).unwrap_err();
+    let err =
+        optimal_composition_delta(&c(100_000), &rational("0.5"), Precision::Auto).unwrap_err();
     assert!(
         matches!(&err, dpcert::Error::InvalidArgument { name, reason } if name == "classes" && reason.contains("MiB")),
         "{err}"
     );
-    let small = optimal_composition_delta(&c(10), &q("0"), Precision::Auto).unwrap();
+    let small = optimal_composition_delta(&c(10), &rational("0"), Precision::Auto).unwrap();
     // δ(0) of 10-fold ε₀-RR is about 10·ε₀/4 ≈ 2.5e-100000 > 0, below 1e-99999
     assert!(
         *small.upper().as_float() > 0

@@ -3,7 +3,7 @@
 //! by hand here; the same run stated as --rate/--sigma/--steps; Corollary 10 + Corollary 8 at
 //! 1024 bits (tests/common) for phases at q = 1, which are exact Gaussian compositions.
 mod common;
-use common::{f, q, run, REF};
+use common::{f, rational, run, REF};
 use rug::{Float, Rational};
 use serde_json::Value;
 
@@ -20,7 +20,7 @@ fn ok(args: &[&str]) -> Value {
 fn bracket(env: &Value) -> (Rational, Rational) {
     let v = &env["result"]["value"];
     let lo = v["lower"].as_str().expect("two-sided");
-    (q(lo), q(v["upper"].as_str().unwrap()))
+    (rational(lo), rational(v["upper"].as_str().unwrap()))
 }
 
 /// `dpcert ARGS` exits 2 and its message names every flag in `names`.
@@ -116,8 +116,8 @@ fn shuffled_epochs_count_passes() {
     // an upper bound (exact only with the batch assignment revealed): ε* of ρ = 3/8, rounded up
     let v = &e["result"]["value"];
     assert!(v["lower"].is_null() && v["kind"] == "upper-bound", "{v}");
-    let hi = q(v["upper"].as_str().unwrap());
-    let star = common::gaussian_epsilon_star(&Rational::from((3, 8)), &q("1e-5"));
+    let hi = rational(v["upper"].as_str().unwrap());
+    let star = common::gaussian_epsilon_star(&Rational::from((3, 8)), &rational("1e-5"));
     assert!(
         star <= f(&hi) && f(&hi) <= star.clone() * (1.0 + 1e-9),
         "{star} vs upper {hi}"
@@ -245,7 +245,7 @@ fn unequal_phases_at_q_one_contain_corollary_10() {
     ]);
     let (lo, hi) = bracket(&e);
     let rho = Rational::from((10, 32)) + Rational::from((3, 8));
-    let star = common::gaussian_epsilon_star(&rho, &q("1e-6"));
+    let star = common::gaussian_epsilon_star(&rho, &rational("1e-6"));
     assert!(
         f(&lo) <= star && star <= f(&hi),
         "{star} outside [{lo}, {hi}]"

@@ -8,7 +8,7 @@
 //! value. Plus monotonicity in the grid width and bad input. The stages have unit tests next to
 //! them (src/theorems/pld_accountant/*.rs and mechanisms/*.rs, `mod tests` in each).
 mod common;
-use common::{contains, f, gaussian_delta, q, quad, rr_delta, REF};
+use common::{contains, f, gaussian_delta, quad, rational, rr_delta, REF};
 use dpcert::num::Precision;
 use dpcert::theorems::{pld_accountant::*, rdp};
 use rug::ops::Pow;
@@ -22,14 +22,14 @@ fn term(mechanism: PldMechanism, k: u32) -> PldTerm {
 }
 fn grid(h: Option<&str>) -> PldOptions {
     PldOptions {
-        grid: h.map(q),
+        grid: h.map(rational),
         ..Default::default()
     }
 }
 fn sgm(qr: &str, s: &str, direction: Direction) -> PldMechanism {
     PldMechanism::SubsampledGaussian {
-        sigma: q(s),
-        rate: q(qr),
+        sigma: rational(s),
+        rate: rational(qr),
         direction,
     }
 }
@@ -67,12 +67,12 @@ fn k_gaussians_bracket_corollary_10() {
         ("1/50", 64, "3"),
     ] {
         let r = pld_delta(
-            &[term(PldMechanism::Gaussian { rho: q(rho) }, k)],
-            &q(eps),
+            &[term(PldMechanism::Gaussian { rho: rational(rho) }, k)],
+            &rational(eps),
             &grid(None),
         )
         .unwrap();
-        let exact = gaussian_delta(&(q(rho) * k), &q(eps));
+        let exact = gaussian_delta(&(rational(rho) * k), &rational(eps));
         // documented (pld_delta.md): ≤ 10⁻⁴ relative; measured 1.3·10⁻⁷ … 6.4·10⁻⁵
         brackets(&r, &exact, 1e-4, &format!("ρ={rho} k={k} ε={eps}"));
     }
@@ -85,12 +85,12 @@ fn k_gaussians_bracket_corollary_10() {
 #[test]
 fn delta_curve_brackets_corollary_8_at_every_point_and_matches_pld_delta() {
     let (rho, k) = ("1/50", 64u32);
-    let terms = [term(PldMechanism::Gaussian { rho: q(rho) }, k)];
+    let terms = [term(PldMechanism::Gaussian { rho: rational(rho) }, k)];
     let eps: Vec<Rational> = (0..=24).map(|i| Rational::from((i, 6))).collect();
     let curve = pld_delta_curve(&terms, &eps, &grid(None)).unwrap();
     assert_eq!(curve.len(), eps.len());
     for (e, r) in eps.iter().zip(&curve) {
-        let exact = gaussian_delta(&(q(rho) * k), e);
+        let exact = gaussian_delta(&(rational(rho) * k), e);
         brackets(r, &exact, 1e-4, &format!("curve at ε = {e}"));
     }
     for i in [0usize, 7, 24] {
@@ -113,7 +113,7 @@ fn delta_curve_brackets_corollary_8_at_every_point_and_matches_pld_delta() {
     assert!(c
         .iter()
         .all(|r| r.enclosure.lower().as_float() <= r.enclosure.upper().as_float()));
-    assert!(pld_delta_curve(&terms, &[q("1"), q("-1/2")], &grid(None)).is_err());
+    assert!(pld_delta_curve(&terms, &[rational("1"), rational("-1/2")], &grid(None)).is_err());
     assert!(pld_delta_curve(&terms, &[], &grid(None))
         .unwrap()
         .is_empty());
@@ -124,13 +124,13 @@ fn k_gaussians_epsilon_brackets_the_exact_inverse() {
     // reference: Corollary 8 at 1024 bits (tests/common), inverted by bisection (common::gaussian_epsilon_star)
     let (rho, k, d) = ("1/100", 400u32, "1e-6");
     let r = pld_epsilon(
-        &[term(PldMechanism::Gaussian { rho: q(rho) }, k)],
-        &q(d),
+        &[term(PldMechanism::Gaussian { rho: rational(rho) }, k)],
+        &rational(d),
         &grid(None),
     )
     .unwrap();
-    let total = q(rho) * k;
-    let exact = common::gaussian_epsilon_star(&total, &q(d));
+    let total = rational(rho) * k;
+    let exact = common::gaussian_epsilon_star(&total, &rational(d));
     // documented (pld_epsilon.md): ≤ 10⁻⁴ relative; measured 3.6·10⁻⁵
     brackets(&r, &exact, 1e-4, "Gaussian ε(δ)");
 }
@@ -144,15 +144,15 @@ fn k_fold_randomized_response_brackets_optimal_composition() {
         ("1", "0", 7, "1.3"),
     ] {
         let m = if d0 == "0" {
-            PldMechanism::RandomizedResponse { eps: q(e0) }
+            PldMechanism::RandomizedResponse { eps: rational(e0) }
         } else {
             PldMechanism::ApproxDp {
-                eps: q(e0),
-                delta: q(d0),
+                eps: rational(e0),
+                delta: rational(d0),
             }
         };
-        let r = pld_delta(&[term(m, k)], &q(eps), &grid(None)).unwrap();
-        let exact = rr_delta(&q(e0), &q(d0), k, &q(eps));
+        let r = pld_delta(&[term(m, k)], &rational(eps), &grid(None)).unwrap();
+        let exact = rr_delta(&rational(e0), &rational(d0), k, &rational(eps));
         // documented (pld_delta.md): ≤ 10⁻¹² relative with ε0 on the grid; measured ≤ 2.8·10⁻¹³
         brackets(
             &r,
@@ -167,14 +167,19 @@ fn k_fold_randomized_response_brackets_optimal_composition() {
 fn randomized_response_off_the_grid_still_brackets() {
     // a grid that does not divide ε0 = 0.3: atoms are split (upper) and merged (lower)
     let r = pld_delta(
-        &[term(PldMechanism::RandomizedResponse { eps: q("0.3") }, 40)],
-        &q("1"),
+        &[term(
+            PldMechanism::RandomizedResponse {
+                eps: rational("0.3"),
+            },
+            40,
+        )],
+        &rational("1"),
         &grid(Some("1/1024")),
     )
     .unwrap();
     brackets(
         &r,
-        &rr_delta(&q("0.3"), &q("0"), 40, &q("1")),
+        &rr_delta(&rational("0.3"), &rational("0"), 40, &rational("1")),
         1e-2, // documented (pld_delta.md): a grid not dividing ε0 costs ~1%; measured 7.9·10⁻³
         "RR off grid",
     );
@@ -185,12 +190,12 @@ fn one_laplace_mechanism_brackets_its_closed_form() {
     // δ(ε) = 1 − e^{−(ε0 − ε)/2} for 0 ≤ ε ≤ ε0
     for (e0, eps, h) in [("1", "0.5", None), ("2", "0.3", Some("0.0007"))] {
         let r = pld_delta(
-            &[term(PldMechanism::Laplace { eps: q(e0) }, 1)],
-            &q(eps),
+            &[term(PldMechanism::Laplace { eps: rational(e0) }, 1)],
+            &rational(eps),
             &grid(h),
         )
         .unwrap();
-        let exact = 1 - Float::with_val(REF, (f(&q(eps)) - f(&q(e0))) / 2).exp();
+        let exact = 1 - Float::with_val(REF, (f(&rational(eps)) - f(&rational(e0))) / 2).exp();
         // documented (pld_delta.md): ≤ 3·10⁻⁵ relative; measured 6.1·10⁻⁷ (auto grid), 1.6·10⁻⁵ (h = 0.0007)
         brackets(&r, &exact, 3e-5, &format!("Laplace ε0={e0} ε={eps}"));
     }
@@ -201,7 +206,7 @@ fn upper_bound_falls_and_bracket_narrows_as_the_grid_halves() {
     let t = [term(sgm("0.01", "1", Direction::Remove), 300)];
     let mut prev: Option<PldReport> = None;
     for h in ["1/128", "1/256", "1/512", "1/1024"] {
-        let r = pld_delta(&t, &q("1"), &grid(Some(h))).unwrap();
+        let r = pld_delta(&t, &rational("1"), &grid(Some(h))).unwrap();
         if let Some(p) = &prev {
             assert!(
                 r.enclosure.upper().to_float() <= p.enclosure.upper().to_float(),
@@ -223,7 +228,12 @@ fn upper_bound_falls_and_bracket_narrows_as_the_grid_halves() {
 
 #[test]
 fn dpsgd_pld_is_inside_the_rdp_bound_and_two_sided() {
-    let (qr, s, t, d) = (q("0.01"), q("1.5"), Integer::from(500), q("1e-5"));
+    let (qr, s, t, d) = (
+        rational("0.01"),
+        rational("1.5"),
+        Integer::from(500),
+        rational("1e-5"),
+    );
     let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
     let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(&qr, &s, &t, &d, Precision::Auto).unwrap();
     let e = &r.enclosure;
@@ -243,7 +253,12 @@ fn dpsgd_pld_is_inside_the_rdp_bound_and_two_sided() {
 fn tight_preset_meets_its_width_where_the_default_does_not() {
     // q = 1: T steps of N(0, σ²) noise are one Gaussian of zCDP ρ = T/(2σ²) (reference:
     // Corollary 8 at 1024 bits, inverted by bisection — common::gaussian_epsilon_star)
-    let (qr, s, t, d) = (q("1"), q("20"), Integer::from(1000), q("1e-5"));
+    let (qr, s, t, d) = (
+        rational("1"),
+        rational("20"),
+        Integer::from(1000),
+        rational("1e-5"),
+    );
     let rho = Rational::from(&t) / (Rational::from(2) * &s * &s);
     let exact = common::gaussian_epsilon_star(&rho, &d);
     let default = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
@@ -275,7 +290,7 @@ fn tight_preset_meets_its_width_where_the_default_does_not() {
 fn both_directions_are_accounted() {
     // ε_DPSGD = max(ε_add, ε_rem) lies in [max of the lower ends, max of the upper ends] of the
     // two directions computed separately (each on its own grid): the DP-SGD bracket must meet it
-    let (d, t) = (q("1e-5"), 200u32);
+    let (d, t) = (rational("1e-5"), 200u32);
     let add = pld_epsilon(
         &[term(sgm("0.05", "1", Direction::Add), t)],
         &d,
@@ -289,8 +304,8 @@ fn both_directions_are_accounted() {
     )
     .unwrap();
     let both = dpsgd_pld_epsilon(
-        &q("0.05"),
-        &q("1"),
+        &rational("0.05"),
+        &rational("1"),
         &Integer::from(t),
         &d,
         &PldOptions::default(),
@@ -308,50 +323,50 @@ fn both_directions_are_accounted() {
 
 #[test]
 fn bad_input_is_an_error_naming_the_problem() {
-    let g = |rho: &str, k: u32| term(PldMechanism::Gaussian { rho: q(rho) }, k);
+    let g = |rho: &str, k: u32| term(PldMechanism::Gaussian { rho: rational(rho) }, k);
     let err = |r: dpcert::Result<PldReport>| r.unwrap_err().to_string();
-    assert!(err(pld_delta(&[g("1", 0)], &q("1"), &grid(None))).contains("count"));
-    assert!(err(pld_delta(&[g("-1", 1)], &q("1"), &grid(None))).contains("rho"));
-    assert!(err(pld_delta(&[], &q("1"), &grid(None))).contains("terms"));
-    assert!(err(pld_delta(&[g("1", 1)], &q("-1"), &grid(None))).contains("epsilon"));
-    assert!(err(pld_epsilon(&[g("1", 1)], &q("1"), &grid(None))).contains("delta"));
-    assert!(err(pld_epsilon(&[g("1", 1)], &q("0"), &grid(None))).contains("delta"));
-    assert!(err(pld_delta(&[g("1", 1)], &q("1"), &grid(Some("0")))).contains("grid"));
+    assert!(err(pld_delta(&[g("1", 0)], &rational("1"), &grid(None))).contains("count"));
+    assert!(err(pld_delta(&[g("-1", 1)], &rational("1"), &grid(None))).contains("rho"));
+    assert!(err(pld_delta(&[], &rational("1"), &grid(None))).contains("terms"));
+    assert!(err(pld_delta(&[g("1", 1)], &rational("-1"), &grid(None))).contains("epsilon"));
+    assert!(err(pld_epsilon(&[g("1", 1)], &rational("1"), &grid(None))).contains("delta"));
+    assert!(err(pld_epsilon(&[g("1", 1)], &rational("0"), &grid(None))).contains("delta"));
+    assert!(err(pld_delta(&[g("1", 1)], &rational("1"), &grid(Some("0")))).contains("grid"));
     let tail = PldOptions {
-        tail: Some(q("0.5")),
+        tail: Some(rational("0.5")),
         ..Default::default()
     };
-    assert!(err(pld_delta(&[g("1", 1)], &q("1"), &tail)).contains("tail"));
+    assert!(err(pld_delta(&[g("1", 1)], &rational("1"), &tail)).contains("tail"));
     assert!(err(pld_delta(
         &[term(sgm("3/2", "1", Direction::Remove), 1)],
-        &q("1"),
+        &rational("1"),
         &grid(None)
     ))
     .contains("rate"));
     assert!(err(pld_delta(
         &[term(sgm("1/2", "0", Direction::Add), 1)],
-        &q("1"),
+        &rational("1"),
         &grid(None)
     ))
     .contains("sigma"));
     let bb = term(
         PldMechanism::ApproxDp {
-            eps: q("1"),
-            delta: q("1"),
+            eps: rational("1"),
+            delta: rational("1"),
         },
         1,
     );
-    assert!(err(pld_delta(&[bb], &q("1"), &grid(None))).contains("delta"));
+    assert!(err(pld_delta(&[bb], &rational("1"), &grid(None))).contains("delta"));
     // a mechanism whose loss leaves the grid's ±700 is refused (`range` checks each atom's loss
     // before computing its grid index, which once fell back to index 0 when it left i64)
     for (e0, h) in [("701", None), ("1e30", Some("1e30")), ("1e30", Some("1e9"))] {
-        let rr = term(PldMechanism::RandomizedResponse { eps: q(e0) }, 1);
-        let e = err(pld_delta(&[rr], &q("1"), &grid(h)));
+        let rr = term(PldMechanism::RandomizedResponse { eps: rational(e0) }, 1);
+        let e = err(pld_delta(&[rr], &rational("1"), &grid(h)));
         assert!(e.contains("terms") || e.contains("grid"), "{e}");
         assert!(!e.contains("numerical"), "{e}");
     }
     // a grid too fine for memory is refused, not attempted
-    assert!(err(pld_delta(&[g("1", 1)], &q("1"), &grid(Some("1e-9")))).contains("grid"));
+    assert!(err(pld_delta(&[g("1", 1)], &rational("1"), &grid(Some("1e-9")))).contains("grid"));
 }
 
 #[test]
@@ -359,13 +374,13 @@ fn extreme_epsilon_is_answered_not_panicked() {
     // far beyond the support: δ is the mass at +∞ (here that of the (ε, δ0) black box, 1e-6)
     let t = [term(
         PldMechanism::ApproxDp {
-            eps: q("1"),
-            delta: q("1e-6"),
+            eps: rational("1"),
+            delta: rational("1e-6"),
         },
         3,
     )];
-    let r = pld_delta(&t, &q("1e30"), &grid(None)).unwrap();
-    let exact = 1 - Float::with_val(REF, 1 - f(&q("1e-6"))).pow(3u32);
+    let r = pld_delta(&t, &rational("1e30"), &grid(None)).unwrap();
+    let exact = 1 - Float::with_val(REF, 1 - f(&rational("1e-6"))).pow(3u32);
     brackets(&r, &exact, 1e-6, "δ at ε = 1e30");
 }
 
@@ -375,7 +390,12 @@ fn extreme_epsilon_is_answered_not_panicked() {
 /// truth would exceed it once it passed ε).
 #[test]
 fn sigma_0_3_corner_is_within_one_percent() {
-    let (qr, s, t, d) = (q("0.1"), q("0.3"), Integer::from(1000), q("1e-5"));
+    let (qr, s, t, d) = (
+        rational("0.1"),
+        rational("0.3"),
+        Integer::from(1000),
+        rational("1e-5"),
+    );
     let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
     let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(&qr, &s, &t, &d, Precision::Auto).unwrap();
     let e = &r.enclosure;
@@ -402,7 +422,7 @@ fn default_grid_meets_the_issue_width_on_benchmark_settings() {
         ("0.01", "4", 10_000, "1e-5", "15/131072"),
         ("1024/50000", "4", 10_000, "1e-5", "15/65536"),
     ] {
-        let (qr, s, t, d) = (q(qs), q(ss), Integer::from(t), q(ds));
+        let (qr, s, t, d) = (rational(qs), rational(ss), Integer::from(t), rational(ds));
         let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
         let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(&qr, &s, &t, &d, Precision::Auto).unwrap();
         let e = &r.enclosure;
@@ -411,7 +431,7 @@ fn default_grid_meets_the_issue_width_on_benchmark_settings() {
             Float::with_val(64, e.upper().as_float() - e.lower().as_float()) / e.upper().as_float();
         assert!(w <= 5e-4, "q = {qs}, σ = {ss}: {w} wide on h = {}", r.grid);
         // one run on the grid the rule chose (a refined run would show a finer grid)
-        assert_eq!(r.grid, q(h), "q = {qs}, σ = {ss}");
+        assert_eq!(r.grid, rational(h), "q = {qs}, σ = {ss}");
     }
 }
 
@@ -421,10 +441,10 @@ fn a_billion_steps_are_two_sided() {
     // support in bounds), and the lower end once fell to 0 ([0, 4740.3]); a bracket wider than
     // 5 % is refined at a larger work budget (dpsgd_pld_epsilon.md, Refinement)
     let (qr, s, t, d) = (
-        q("0.01"),
-        q("4"),
+        rational("0.01"),
+        rational("4"),
         Integer::from(1_000_000_000u32),
-        q("1e-5"),
+        rational("1e-5"),
     );
     let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
     let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(&qr, &s, &t, &d, Precision::Auto).unwrap();
@@ -444,10 +464,10 @@ fn lower_side_survives_an_accumulating_bulk() {
     // only far-away losses could balance them; the lower sweep moves that pool down instead of
     // merging everything into one atom (which once gave the trivial lower bound 0)
     let r = dpsgd_pld_epsilon(
-        &q("0.001"),
-        &q("0.3"),
+        &rational("0.001"),
+        &rational("0.3"),
         &Integer::from(100),
-        &q("1e-6"),
+        &rational("1e-6"),
         &PldOptions::default(),
     )
     .unwrap();
@@ -627,9 +647,9 @@ fn one_step_closed_form_matches_quadrature() {
         (Direction::Add, "1", "1.2", "0.6"),
     ] {
         let (qf, s, e) = (
-            Float::with_val(QP, &q(qs)),
-            Float::with_val(QP, &q(ss)),
-            Float::with_val(QP, &q(es)),
+            Float::with_val(QP, &rational(qs)),
+            Float::with_val(QP, &rational(ss)),
+            Float::with_val(QP, &rational(es)),
         );
         let (closed, x) = sgm_delta1(dir, &qf, &s, &e);
         let ee = Float::with_val(QP, e.exp_ref());
@@ -669,8 +689,9 @@ fn one_step_delta_brackets_the_mixture_closed_form() {
         ("1", "1", "1"),
     ] {
         for dir in [Direction::Remove, Direction::Add] {
-            let r = pld_delta(&[term(sgm(qs, ss, dir), 1)], &q(es), &grid(None)).unwrap();
-            let (exact, _) = sgm_delta1(dir, &f(&q(qs)), &f(&q(ss)), &f(&q(es)));
+            let r = pld_delta(&[term(sgm(qs, ss, dir), 1)], &rational(es), &grid(None)).unwrap();
+            let (exact, _) =
+                sgm_delta1(dir, &f(&rational(qs)), &f(&rational(ss)), &f(&rational(es)));
             eprintln!(
                 "1-step {dir:?} q={qs} σ={ss} ε={es}: [{}, {}] exact {} rel.width {:.3e}",
                 show(lo(&r)),
@@ -694,8 +715,8 @@ fn one_step_delta_brackets_the_mixture_closed_form() {
 fn two_step_delta_brackets_the_convolution_quadrature() {
     for (qs, ss, es) in [("0.05", "1", "0.1"), ("0.3", "1.5", "0.4")] {
         for dir in [Direction::Remove, Direction::Add] {
-            let r = pld_delta(&[term(sgm(qs, ss, dir), 2)], &q(es), &grid(None)).unwrap();
-            let exact = sgm_delta2(dir, &q(qs), &q(ss), &q(es));
+            let r = pld_delta(&[term(sgm(qs, ss, dir), 2)], &rational(es), &grid(None)).unwrap();
+            let exact = sgm_delta2(dir, &rational(qs), &rational(ss), &rational(es));
             eprintln!(
                 "2-step {dir:?} q={qs} σ={ss} ε={es}: [{}, {}] exact {} rel.width {:.3e}",
                 show(lo(&r)),
@@ -720,9 +741,9 @@ fn two_step_delta_brackets_the_convolution_quadrature() {
 fn two_step_quadrature_at_q_one_is_the_gaussian_composition() {
     let dir = Direction::Add;
     let (ss, es) = ("1.5", "0.4");
-    let v = sgm_delta2(dir, &q("1"), &q(ss), &q(es));
-    let rho = Rational::from(1) / (q(ss) * q(ss));
-    let g = gaussian_delta(&rho, &q(es));
+    let v = sgm_delta2(dir, &rational("1"), &rational(ss), &rational(es));
+    let rho = Rational::from(1) / (rational(ss) * rational(ss));
+    let g = gaussian_delta(&rho, &rational(es));
     let diff = Float::with_val(QP, &v - &g).abs();
     assert!(
         diff < 1e-40,
@@ -743,10 +764,10 @@ fn q_one_brackets_the_gaussian_composition() {
         ("0.8", 3, "1e-3"),
         ("5", 100, "1e-8"),
     ] {
-        let rho = Rational::from((t, 2u32)) / (q(ss) * q(ss));
-        let exact = common::gaussian_epsilon_star(&rho, &q(ds));
+        let rho = Rational::from((t, 2u32)) / (rational(ss) * rational(ss));
+        let exact = common::gaussian_epsilon_star(&rho, &rational(ds));
         for dir in [Direction::Remove, Direction::Add] {
-            let r = pld_epsilon(&[term(sgm("1", ss, dir), t)], &q(ds), &grid(None)).unwrap();
+            let r = pld_epsilon(&[term(sgm("1", ss, dir), t)], &rational(ds), &grid(None)).unwrap();
             eprintln!(
                 "q=1 {dir:?} σ={ss} T={t} δ={ds}: [{}, {}] exact {} rel.width {:.3e}",
                 show(lo(&r)),
@@ -763,10 +784,10 @@ fn q_one_brackets_the_gaussian_composition() {
             );
         }
         let r = dpsgd_pld_epsilon(
-            &q("1"),
-            &q(ss),
+            &rational("1"),
+            &rational(ss),
             &Integer::from(t),
-            &q(ds),
+            &rational(ds),
             &PldOptions::default(),
         )
         .unwrap();
@@ -787,18 +808,18 @@ fn q_one_brackets_the_gaussian_composition() {
 #[test]
 fn a_cheap_wide_dpsgd_bracket_is_refined_and_still_contains_corollary_8() {
     let (ss, t, ds) = ("2", 1000u32, "1e-5");
-    let rho = Rational::from((t, 2u32)) / (q(ss) * q(ss));
-    let exact = common::gaussian_epsilon_star(&rho, &q(ds));
+    let rho = Rational::from((t, 2u32)) / (rational(ss) * rational(ss));
+    let exact = common::gaussian_epsilon_star(&rho, &rational(ds));
     let r = dpsgd_pld_epsilon(
-        &q("1"),
-        &q(ss),
+        &rational("1"),
+        &rational(ss),
         &Integer::from(t),
-        &q(ds),
+        &rational(ds),
         &PldOptions::default(),
     )
     .unwrap();
     contains(&r, &exact, 5e-4, 0.0, "refined dpsgd q = 1 σ = 2 T = 1000");
-    assert!(r.grid < q("1/32"), "not refined: h = {}", r.grid);
+    assert!(r.grid < rational("1/32"), "not refined: h = {}", r.grid);
 }
 
 /// Documented widths with the automatic grid (pld_delta.md, "Tightness"): δ(ε) of one or two
@@ -825,11 +846,11 @@ proptest! {
     fn subsampled_gaussian_contains_independent_references(
         // q = k/1000 exactly (common::rational rounds to few digits and can give 0)
         qr in (20u32..=1000).prop_map(|k| Rational::from((k, 1000))),
-        sr in common::rational(0.6, 3.0),
+        sr in common::rational_in(0.6, 3.0),
         t in 1u32..3,
         add in any::<bool>(),
         ask_delta in any::<bool>(),
-        eps in common::rational(0.0, 2.0),
+        eps in common::rational_in(0.0, 2.0),
         dexp in 2u32..9,
     ) {
         let dir = if add { Direction::Add } else { Direction::Remove };
@@ -873,12 +894,12 @@ proptest! {
 fn one_laplace_epsilon_brackets_its_closed_form() {
     for (e0, d) in [("1", "0.1"), ("2", "1e-6"), ("0.5", "0.01")] {
         let r = pld_epsilon(
-            &[term(PldMechanism::Laplace { eps: q(e0) }, 1)],
-            &q(d),
+            &[term(PldMechanism::Laplace { eps: rational(e0) }, 1)],
+            &rational(d),
             &grid(None),
         )
         .unwrap();
-        let exact = f(&q(e0)) + Float::with_val(REF, 1 - f(&q(d))).ln() * 2u32;
+        let exact = f(&rational(e0)) + Float::with_val(REF, 1 - f(&rational(d))).ln() * 2u32;
         eprintln!(
             "Laplace ε0={e0} δ={d}: [{}, {}] exact {}",
             show(lo(&r)),
@@ -888,8 +909,8 @@ fn one_laplace_epsilon_brackets_its_closed_form() {
         brackets(&r, &exact, LAPLACE_REL, &format!("Laplace ε0={e0} δ={d}"));
     }
     let r = pld_delta(
-        &[term(PldMechanism::Laplace { eps: q("1") }, 1)],
-        &q("1.5"),
+        &[term(PldMechanism::Laplace { eps: rational("1") }, 1)],
+        &rational("1.5"),
         &grid(None),
     )
     .unwrap();
@@ -907,16 +928,19 @@ fn one_laplace_epsilon_brackets_its_closed_form() {
 fn k_fold_randomized_response_epsilon_brackets_optimal_composition() {
     for (e0, k, d) in [("0.1", 50u32, "1e-3"), ("1", 7, "1e-2")] {
         let r = pld_epsilon(
-            &[term(PldMechanism::RandomizedResponse { eps: q(e0) }, k)],
-            &q(d),
+            &[term(
+                PldMechanism::RandomizedResponse { eps: rational(e0) },
+                k,
+            )],
+            &rational(d),
             &grid(None),
         )
         .unwrap();
-        let (mut a, mut b) = (Rational::new(), Rational::from(k) * q(e0));
-        let dd = f(&q(d));
+        let (mut a, mut b) = (Rational::new(), Rational::from(k) * rational(e0));
+        let dd = f(&rational(d));
         for _ in 0..80 {
             let m = Rational::from(&a + &b) / 2u32;
-            if rr_delta(&q(e0), &q("0"), k, &m) > dd {
+            if rr_delta(&rational(e0), &rational("0"), k, &m) > dd {
                 a = m;
             } else {
                 b = m;
@@ -965,13 +989,13 @@ fn subsampled_gaussian_corner_sweep() {
                         if t == 1 {
                             sgm_delta1(
                                 dir,
-                                &Float::with_val(QP, &q(qs)),
-                                &Float::with_val(QP, &q(ss)),
+                                &Float::with_val(QP, &rational(qs)),
+                                &Float::with_val(QP, &rational(ss)),
                                 &Float::with_val(QP, e),
                             )
                             .0
                         } else {
-                            sgm_delta2(dir, &q(qs), &q(ss), e)
+                            sgm_delta2(dir, &rational(qs), &rational(ss), e)
                         }
                     };
                     let dl = Float::with_val(QP, &delta);
@@ -1035,12 +1059,12 @@ fn laplace_delta2(e0: &Rational, eps: &Rational) -> Float {
 fn two_laplace_mechanisms_bracket_the_convolution_quadrature() {
     for (e0, es) in [("1", "0.5"), ("1", "1.5"), ("0.3", "0.25"), ("2", "0.2")] {
         let r = pld_delta(
-            &[term(PldMechanism::Laplace { eps: q(e0) }, 2)],
-            &q(es),
+            &[term(PldMechanism::Laplace { eps: rational(e0) }, 2)],
+            &rational(es),
             &grid(None),
         )
         .unwrap();
-        let exact = laplace_delta2(&q(e0), &q(es));
+        let exact = laplace_delta2(&rational(e0), &rational(es));
         eprintln!(
             "2 Laplace ε0={e0} ε={es}: [{}, {}] ref {} rel.width {:.3e}",
             show(lo(&r)),
@@ -1058,8 +1082,8 @@ fn two_laplace_mechanisms_bracket_the_convolution_quadrature() {
     }
     // beyond 2ε0 the exact δ is 0 (the loss never exceeds 2ε0): lower end 0, upper end tiny
     let r = pld_delta(
-        &[term(PldMechanism::Laplace { eps: q("1") }, 2)],
-        &q("2.5"),
+        &[term(PldMechanism::Laplace { eps: rational("1") }, 2)],
+        &rational("2.5"),
         &grid(None),
     )
     .unwrap();
@@ -1083,11 +1107,11 @@ fn randomized_response_then_a_subsampled_gaussian_step() {
     for dir in [Direction::Remove, Direction::Add] {
         for es in ["0.5", "1.7"] {
             let terms = [
-                term(PldMechanism::RandomizedResponse { eps: q(e0) }, k),
+                term(PldMechanism::RandomizedResponse { eps: rational(e0) }, k),
                 term(sgm("0.2", "1", dir), 1),
             ];
-            let r = pld_delta(&terms, &q(es), &grid(None)).unwrap();
-            let a = f(&q(e0));
+            let r = pld_delta(&terms, &rational(es), &grid(None)).unwrap();
+            let a = f(&rational(e0));
             let norm = Float::with_val(REF, a.exp_ref()) + 1u32;
             let mut exact = Float::with_val(REF, 0);
             for j in 0..=k {
@@ -1097,9 +1121,9 @@ fn randomized_response_then_a_subsampled_gaussian_step() {
                 let z = Float::with_val(REF, &a * (k as i32 - 2 * j as i32));
                 let (d, _) = sgm_delta1(
                     dir,
-                    &f(&q("0.2")),
-                    &f(&q("1")),
-                    &Float::with_val(REF, f(&q(es)) - z),
+                    &f(&rational("0.2")),
+                    &f(&rational("1")),
+                    &Float::with_val(REF, f(&rational(es)) - z),
                 );
                 exact += w * d;
             }
@@ -1133,7 +1157,12 @@ const MIXED_REL: f64 = 2e-3;
 /// below the RDP route's upper bound (an independent theorem).
 #[test]
 fn a_narrow_bulk_between_grid_points_keeps_a_lower_bound() {
-    let (qr, s, t, d) = (q("1/10000"), q("0.5"), Integer::from(100_000), q("1e-5"));
+    let (qr, s, t, d) = (
+        rational("1/10000"),
+        rational("0.5"),
+        Integer::from(100_000),
+        rational("1e-5"),
+    );
     let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
     let (lo, hi) = (
         r.enclosure.lower().to_float(),
@@ -1157,12 +1186,12 @@ fn a_narrow_bulk_between_grid_points_keeps_a_lower_bound() {
 /// RDP upper bound (an independent bound from Rényi DP).
 #[test]
 fn tiny_delta_down_to_1e_30_is_bracketed() {
-    let d = q("1e-30");
-    let rho = Rational::from((1000u32, 2u32)) / (q("20") * q("20"));
+    let d = rational("1e-30");
+    let rho = Rational::from((1000u32, 2u32)) / (rational("20") * rational("20"));
     let exact = common::gaussian_epsilon_star(&rho, &d);
     let r = dpsgd_pld_epsilon(
-        &q("1"),
-        &q("20"),
+        &rational("1"),
+        &rational("20"),
         &Integer::from(1000),
         &d,
         &PldOptions::default(),
@@ -1173,7 +1202,7 @@ fn tiny_delta_down_to_1e_30_is_bracketed() {
         let r = pld_epsilon(&[term(sgm("0.2", "1", dir), 2)], &d, &grid(None)).unwrap();
         let at = |e: &Float| {
             let e = e.to_rational().unwrap();
-            sgm_delta2(dir, &q("0.2"), &q("1"), &e)
+            sgm_delta2(dir, &rational("0.2"), &rational("1"), &e)
         };
         let (dl, dh) = (at(lo(&r)), at(hi(&r)));
         eprintln!(
@@ -1192,7 +1221,7 @@ fn tiny_delta_down_to_1e_30_is_bracketed() {
         let w = Float::with_val(64, hi(&r) - lo(&r)) / hi(&r);
         assert!(w <= 5e-4, "{dir:?}: width {w}");
     }
-    let (qr, s, t) = (q("0.00033"), q("4"), Integer::from(10_000));
+    let (qr, s, t) = (rational("0.00033"), rational("4"), Integer::from(10_000));
     let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
     let w = Float::with_val(64, hi(&r) - lo(&r)) / hi(&r);
     let (rdp_up, _) = rdp::dpsgd_rdp_epsilon(&qr, &s, &t, &d, Precision::Auto).unwrap();
@@ -1215,8 +1244,8 @@ fn tiny_delta_down_to_1e_30_is_bracketed() {
 
 fn phase(qs: &str, ss: &str, t: u32) -> dpcert::theorems::schedule::Phase {
     dpcert::theorems::schedule::Phase {
-        rate: q(qs),
-        sigma: q(ss),
+        rate: rational(qs),
+        sigma: rational(ss),
         steps: Integer::from(t),
     }
 }
@@ -1227,14 +1256,19 @@ fn phase(qs: &str, ss: &str, t: u32) -> dpcert::theorems::schedule::Phase {
 fn dpsgd_delta_brackets_the_larger_direction_of_the_two_step_quadrature() {
     use dpcert::theorems::schedule::dpsgd_pld_delta;
     for (qs, ss, es) in [("0.05", "1", "0.1"), ("0.3", "1.5", "0.4")] {
-        let rem = sgm_delta2(Direction::Remove, &q(qs), &q(ss), &q(es));
-        let add = sgm_delta2(Direction::Add, &q(qs), &q(ss), &q(es));
+        let rem = sgm_delta2(
+            Direction::Remove,
+            &rational(qs),
+            &rational(ss),
+            &rational(es),
+        );
+        let add = sgm_delta2(Direction::Add, &rational(qs), &rational(ss), &rational(es));
         let exact = rem.clone().max(&add);
         for phases in [
             vec![phase(qs, ss, 2)],
             vec![phase(qs, ss, 1), phase(qs, ss, 1)],
         ] {
-            let r = dpsgd_pld_delta(&phases, &[q(es)], &PldOptions::default()).unwrap();
+            let r = dpsgd_pld_delta(&phases, &[rational(es)], &PldOptions::default()).unwrap();
             let what = format!(
                 "DP-SGD δ q={qs} σ={ss} T=2 ε={es} ({} phases)",
                 phases.len()
@@ -1258,8 +1292,8 @@ fn dpsgd_delta_at_q_one_is_corollary_8() {
             .iter()
             .map(|p| Rational::from(&p.steps) / (Rational::from(&p.sigma * &p.sigma) * 2u32))
             .sum();
-        let exact = gaussian_delta(&rho, &q(es));
-        let r = dpsgd_pld_delta(&phases, &[q(es)], &PldOptions::default()).unwrap();
+        let exact = gaussian_delta(&rho, &rational(es));
+        let r = dpsgd_pld_delta(&phases, &[rational(es)], &PldOptions::default()).unwrap();
         contains(
             &r[0],
             &exact,
@@ -1277,7 +1311,12 @@ fn dpsgd_delta_at_q_one_is_corollary_8() {
 #[test]
 fn dpsgd_delta_and_epsilon_are_consistent_on_mnist() {
     use dpcert::theorems::schedule::dpsgd_pld_delta;
-    let (rate, sigma, steps, delta) = (q("256/60000"), q("1.1"), Integer::from(14063), q("1e-5"));
+    let (rate, sigma, steps, delta) = (
+        rational("256/60000"),
+        rational("1.1"),
+        Integer::from(14063),
+        rational("1e-5"),
+    );
     let o = PldOptions::default();
     let e = dpsgd_pld_epsilon(&rate, &sigma, &steps, &delta, &o).unwrap();
     let (el, eu) = (lo(&e).clone(), hi(&e).clone());
@@ -1325,10 +1364,10 @@ fn dpsgd_delta_refuses_bad_input() {
             other => panic!("expected an error naming {name}, got {other:?}"),
         }
     };
-    bad(&[], &[q("1")], "phases");
+    bad(&[], &[rational("1")], "phases");
     bad(&[phase("0.1", "1", 10)], &[], "epsilon");
-    bad(&[phase("0.1", "1", 10)], &[q("-1")], "epsilon");
-    bad(&[phase("1.5", "1", 10)], &[q("1")], "rate");
-    bad(&[phase("0.1", "-1", 10)], &[q("1")], "sigma");
-    bad(&[phase("0.1", "1", 0)], &[q("1")], "steps");
+    bad(&[phase("0.1", "1", 10)], &[rational("-1")], "epsilon");
+    bad(&[phase("1.5", "1", 10)], &[rational("1")], "rate");
+    bad(&[phase("0.1", "-1", 10)], &[rational("1")], "sigma");
+    bad(&[phase("0.1", "1", 0)], &[rational("1")], "steps");
 }

@@ -8,7 +8,7 @@
 //! against Corollary 8 (the Gaussian with sensitivity 2); MNIST against dp_accounting's float
 //! PLD (REPLACE_ONE), recorded as a literal.
 mod common;
-use common::{contains, q, quad, REF};
+use common::{contains, quad, rational, REF};
 use dpcert::theorems::pld_accountant::*;
 use rug::{Float, Integer, Rational};
 
@@ -16,8 +16,8 @@ const QP: u32 = 256;
 
 fn pair(qs: &str, ss: &str) -> PldMechanism {
     PldMechanism::SubsampledGaussianSubstitution {
-        sigma: q(ss),
-        rate: q(qs),
+        sigma: rational(ss),
+        rate: rational(qs),
     }
 }
 fn term(m: PldMechanism, k: u32) -> PldTerm {
@@ -110,7 +110,7 @@ fn one_step_reference_matches_quadrature() {
         ("0.5", "0.7", "-0.4"),
         ("1", "1.3", "0.8"),
     ] {
-        let (qf, s, e) = (fl(&q(qs)), fl(&q(ss)), fl(&q(es)));
+        let (qf, s, e) = (fl(&rational(qs)), fl(&rational(ss)), fl(&rational(es)));
         let closed = delta1(&qf, &s, &e);
         let ee = Float::with_val(QP, e.exp_ref());
         let g = |x: &Float| {
@@ -150,7 +150,7 @@ fn one_step_delta_brackets_direct_quadrature() {
         ("0.25", "1.5", "-0.2", None),
         ("0.7", "0.6", "1.2", None),
     ] {
-        let (qf, s, e) = (fl(&q(qs)), fl(&q(ss)), fl(&q(es)));
+        let (qf, s, e) = (fl(&rational(qs)), fl(&rational(ss)), fl(&rational(es)));
         let ee = Float::with_val(QP, e.exp_ref());
         let g = |x: &Float| {
             let (pp, qq) = dens(&qf, &s, x);
@@ -166,11 +166,11 @@ fn one_step_delta_brackets_direct_quadrature() {
         let exact = quad(&g, &breaks, 5.0 * s.to_f64(), 1e-45, "one-step quadrature");
         // the accountant takes ε ≥ 0; at ε < 0 the symmetric pair has δ(ε) = 1 − e^ε + e^ε·δ(−ε)
         let opts = PldOptions {
-            grid: grid.map(q),
+            grid: grid.map(rational),
             ..PldOptions::default()
         };
         if e < 0 {
-            let r = pld_delta(&[term(pair(qs, ss), 1)], &(-q(es)), &opts).unwrap();
+            let r = pld_delta(&[term(pair(qs, ss), 1)], &(-rational(es)), &opts).unwrap();
             let at = |b: Float| Float::with_val(QP, 1 - ee.clone()) + Float::with_val(QP, &ee * b);
             let (l, h) = (at(lo(&r)), at(hi(&r)));
             eprintln!(
@@ -193,7 +193,7 @@ fn one_step_delta_brackets_direct_quadrature() {
             );
             continue;
         }
-        let r = pld_delta(&[term(pair(qs, ss), 1)], &q(es), &opts).unwrap();
+        let r = pld_delta(&[term(pair(qs, ss), 1)], &rational(es), &opts).unwrap();
         eprintln!(
             "q={qs} σ={ss} ε={es}: quadrature {} in [{}, {}]",
             show(&exact),
@@ -224,8 +224,13 @@ fn one_step_delta_brackets_the_pair_closed_form() {
         ("0.5", "2", "0.2"),
         ("1", "1", "1"),
     ] {
-        let r = pld_delta(&[term(pair(qs, ss), 1)], &q(es), &PldOptions::default()).unwrap();
-        let exact = delta1(&fl(&q(qs)), &fl(&q(ss)), &fl(&q(es)));
+        let r = pld_delta(
+            &[term(pair(qs, ss), 1)],
+            &rational(es),
+            &PldOptions::default(),
+        )
+        .unwrap();
+        let exact = delta1(&fl(&rational(qs)), &fl(&rational(ss)), &fl(&rational(es)));
         contains(
             &r,
             &exact,
@@ -242,7 +247,7 @@ fn two_step_delta_brackets_the_convolution_quadrature() {
     for (qs, ss, es) in [("0.05", "1", "0.1"), ("0.3", "1.5", "0.4")] {
         // 128 bits here (38 digits; the inner bisection dominates the cost)
         let at = |r: &Rational| Float::with_val(128, r);
-        let (qf, s, e) = (at(&q(qs)), at(&q(ss)), at(&q(es)));
+        let (qf, s, e) = (at(&rational(qs)), at(&rational(ss)), at(&rational(es)));
         let g = |x: &Float| {
             let (pp, _) = dens(&qf, &s, x);
             let l = loss(&qf, &s, x);
@@ -257,7 +262,12 @@ fn two_step_delta_brackets_the_convolution_quadrature() {
             1e-18,
             "two-step convolution quadrature",
         );
-        let r = pld_delta(&[term(pair(qs, ss), 2)], &q(es), &PldOptions::default()).unwrap();
+        let r = pld_delta(
+            &[term(pair(qs, ss), 2)],
+            &rational(es),
+            &PldOptions::default(),
+        )
+        .unwrap();
         contains(
             &r,
             &exact,
@@ -274,9 +284,14 @@ fn two_step_delta_brackets_the_convolution_quadrature() {
 #[test]
 fn q_one_is_the_gaussian_with_sensitivity_two() {
     for (ss, t, ds) in [("2", 1u32, "1e-5"), ("4", 10, "1e-6"), ("10", 100, "1e-8")] {
-        let rho = Rational::from(2 * t) / (q(ss) * q(ss));
-        let exact = common::gaussian_epsilon_star(&rho, &q(ds));
-        let r = pld_epsilon(&[term(pair("1", ss), t)], &q(ds), &PldOptions::default()).unwrap();
+        let rho = Rational::from(2 * t) / (rational(ss) * rational(ss));
+        let exact = common::gaussian_epsilon_star(&rho, &rational(ds));
+        let r = pld_epsilon(
+            &[term(pair("1", ss), t)],
+            &rational(ds),
+            &PldOptions::default(),
+        )
+        .unwrap();
         contains(
             &r,
             &exact,
@@ -285,10 +300,10 @@ fn q_one_is_the_gaussian_with_sensitivity_two() {
             &format!("pair q=1 σ={ss} T={t} δ={ds}"),
         );
         let s = dpsgd_substitution_pld_epsilon(
-            &q("1"),
-            &q(ss),
+            &rational("1"),
+            &rational(ss),
             &Integer::from(t),
-            &q(ds),
+            &rational(ds),
             &PldOptions::default(),
         )
         .unwrap();
@@ -318,7 +333,12 @@ fn q_one_is_the_gaussian_with_sensitivity_two() {
 /// ε_remove(δ/2) + ε_add(δ/2·e^{−ε_remove}) from the add/remove accountant's upper sides).
 #[test]
 fn route_is_the_pair_between_add_remove_and_group_of_two() {
-    let (rate, sigma, steps, delta) = (q("0.01"), q("1.5"), Integer::from(300), q("1e-5"));
+    let (rate, sigma, steps, delta) = (
+        rational("0.01"),
+        rational("1.5"),
+        Integer::from(300),
+        rational("1e-5"),
+    );
     let opts = PldOptions::default();
     let s = dpsgd_substitution_pld_epsilon(&rate, &sigma, &steps, &delta, &opts).unwrap();
     let p = pld_epsilon(&[term(pair("0.01", "1.5"), 300)], &delta, &opts).unwrap();
@@ -364,10 +384,10 @@ fn route_is_the_pair_between_add_remove_and_group_of_two() {
 /// Monotone in σ (both ends) and invalid input names its argument.
 #[test]
 fn monotone_in_sigma_and_bad_input_is_named() {
-    let (rate, steps, delta) = (q("0.02"), Integer::from(50), q("1e-6"));
+    let (rate, steps, delta) = (rational("0.02"), Integer::from(50), rational("1e-6"));
     let opts = PldOptions::default();
-    let a = dpsgd_substitution_pld_epsilon(&rate, &q("1"), &steps, &delta, &opts).unwrap();
-    let b = dpsgd_substitution_pld_epsilon(&rate, &q("2"), &steps, &delta, &opts).unwrap();
+    let a = dpsgd_substitution_pld_epsilon(&rate, &rational("1"), &steps, &delta, &opts).unwrap();
+    let b = dpsgd_substitution_pld_epsilon(&rate, &rational("2"), &steps, &delta, &opts).unwrap();
     assert!(hi(&b) < lo(&a), "more noise did not lower ε");
     for (r, s, d, name) in [
         ("0", "1", "1e-5", "rate"),
@@ -375,7 +395,13 @@ fn monotone_in_sigma_and_bad_input_is_named() {
         ("0.1", "0", "1e-5", "sigma"),
         ("0.1", "1", "1", "delta"),
     ] {
-        match dpsgd_substitution_pld_epsilon(&q(r), &q(s), &steps, &q(d), &opts) {
+        match dpsgd_substitution_pld_epsilon(
+            &rational(r),
+            &rational(s),
+            &steps,
+            &rational(d),
+            &opts,
+        ) {
             Err(dpcert::Error::InvalidArgument { name: n, .. }) => assert_eq!(n, name),
             other => panic!("{r} {s} {d}: {other:?}"),
         }
@@ -390,7 +416,12 @@ fn monotone_in_sigma_and_bad_input_is_named() {
 /// which a sound upper end may lie below).
 #[test]
 fn mnist_bracket_is_tight_and_contains_dp_accounting() {
-    let (rate, sigma, steps, delta) = (q("256/60000"), q("1.1"), Integer::from(14063), q("1e-5"));
+    let (rate, sigma, steps, delta) = (
+        rational("256/60000"),
+        rational("1.1"),
+        Integer::from(14063),
+        rational("1e-5"),
+    );
     let s = dpsgd_substitution_pld_epsilon(&rate, &sigma, &steps, &delta, &PldOptions::default())
         .unwrap();
     eprintln!("substitution {s}");
@@ -429,11 +460,16 @@ fn non_antipodal_unit_gradients_are_dominated() {
         ("0.1", "0.8", "0.3", &["0.3", "0.9"][..]),
         ("0.3", "1", "0.1", &["0.6"][..]),
     ] {
-        let r = pld_delta(&[term(pair(qs, ss), 1)], &q(es), &PldOptions::default()).unwrap();
+        let r = pld_delta(
+            &[term(pair(qs, ss), 1)],
+            &rational(es),
+            &PldOptions::default(),
+        )
+        .unwrap();
         let at = |r: &Rational| Float::with_val(128, r);
-        let (qf, s, e) = (at(&q(qs)), at(&q(ss)), at(&q(es)));
+        let (qf, s, e) = (at(&rational(qs)), at(&rational(ss)), at(&rational(es)));
         for &bs in bss {
-            let b = at(&q(bs));
+            let b = at(&rational(bs));
             let a = Float::with_val(128, 1 - b.clone().square()).sqrt();
             let sa = Float::with_val(128, &s / &a);
             let g = |t: &Float| {

@@ -5,7 +5,7 @@
 //! the kink, Φ by MPFR's erfc at 128 bits), the exact Gaussian composition (Corollary 8 at 1024
 //! bits, tests/common), and the certified Poisson accountant.
 mod common;
-use common::q;
+use common::rational;
 use dpcert::theorems::pld_accountant::{
     dpsgd_balls_and_bins_pld_epsilon, dpsgd_pld_epsilon, PldOptions,
 };
@@ -73,7 +73,7 @@ fn exact_delta_t2(sigma: f64, eps: f64) -> f64 {
 
 fn run(sigma: &str, t: u32, k: u32, epochs: u32) -> Allocation {
     Allocation {
-        sigma: q(sigma),
+        sigma: rational(sigma),
         steps: Integer::from(t),
         selected: Integer::from(k),
         epochs: Integer::from(epochs),
@@ -92,10 +92,15 @@ fn one_epoch_of_two_steps_brackets_the_quadrature() {
         ("2", "1e-3", true),
     ] {
         let a = run(sigma, 2, 1, 1);
-        let e = random_allocation_epsilon(&a, &q(delta), Precision::Auto, &PldOptions::default())
-            .unwrap();
+        let e = random_allocation_epsilon(
+            &a,
+            &rational(delta),
+            Precision::Auto,
+            &PldOptions::default(),
+        )
+        .unwrap();
         let (lo, hi) = (e.lower().to_f64(), e.upper().to_f64());
-        let (s, d) = (q(sigma).to_f64(), q(delta).to_f64());
+        let (s, d) = (rational(sigma).to_f64(), rational(delta).to_f64());
         let at_hi = exact_delta_t2(s, hi);
         let at_lo = exact_delta_t2(s, lo);
         assert!(
@@ -121,8 +126,9 @@ fn delta_bracket_holds_the_quadrature() {
     for (sigma, eps) in [("1", "1"), ("0.8", "2")] {
         let a = run(sigma, 2, 1, 1);
         let e =
-            random_allocation_delta(&a, &q(eps), Precision::Auto, &PldOptions::default()).unwrap();
-        let exact = exact_delta_t2(q(sigma).to_f64(), q(eps).to_f64());
+            random_allocation_delta(&a, &rational(eps), Precision::Auto, &PldOptions::default())
+                .unwrap();
+        let exact = exact_delta_t2(rational(sigma).to_f64(), rational(eps).to_f64());
         assert!(
             e.lower().to_f64() <= exact * (1.0 + 1e-6)
                 && exact <= e.upper().to_f64() * (1.0 + 1e-6),
@@ -138,14 +144,14 @@ fn delta_bracket_holds_the_quadrature() {
 #[test]
 fn mnist_balls_and_bins_is_close_to_poisson() {
     let a = run("1.1", 234, 1, 60);
-    let d = q("1e-5");
+    let d = rational("1e-5");
     let e = random_allocation_epsilon(&a, &d, Precision::Auto, &PldOptions::default()).unwrap();
     let (lo, hi) = (e.lower().to_f64(), e.upper().to_f64());
-    let rho = Rational::from(60) / (q("1.1") * q("1.1") * 2u32);
+    let rho = Rational::from(60) / (rational("1.1") * rational("1.1") * 2u32);
     let plain = common::gaussian_epsilon_star(&rho, &d).to_f64();
     let p = dpsgd_pld_epsilon(
-        &q("1/234"),
-        &q("1.1"),
+        &rational("1/234"),
+        &rational("1.1"),
         &Integer::from(234 * 60),
         &d,
         &PldOptions::default(),
@@ -163,9 +169,9 @@ fn mnist_balls_and_bins_is_close_to_poisson() {
 #[test]
 fn k_of_t_upper_is_the_plain_composition_and_bad_k_is_refused() {
     let a = run("2", 10, 3, 4);
-    let d = q("1e-5");
+    let d = rational("1e-5");
     let e = random_allocation_epsilon(&a, &d, Precision::Auto, &PldOptions::default()).unwrap();
-    let rho = Rational::from(12) / (q("2") * q("2") * 2u32);
+    let rho = Rational::from(12) / (rational("2") * rational("2") * 2u32);
     let want = common::gaussian_epsilon_star(&rho, &d).to_f64();
     let hi = e.upper().to_f64();
     assert!(hi >= want && hi <= want * (1.0 + 1e-9), "{hi} vs {want}");
@@ -179,17 +185,27 @@ fn k_of_t_upper_is_the_plain_composition_and_bad_k_is_refused() {
 /// The balls-and-bins upper end is monotone in the epochs and refuses t = 1.
 #[test]
 fn balls_and_bins_pld_edges() {
-    let d = q("1e-5");
+    let d = rational("1e-5");
     let o = PldOptions::default();
-    let one =
-        dpsgd_balls_and_bins_pld_epsilon(&q("1"), &Integer::from(16), &Integer::from(1), &d, &o)
-            .unwrap();
-    let two =
-        dpsgd_balls_and_bins_pld_epsilon(&q("1"), &Integer::from(16), &Integer::from(2), &d, &o)
-            .unwrap();
+    let one = dpsgd_balls_and_bins_pld_epsilon(
+        &rational("1"),
+        &Integer::from(16),
+        &Integer::from(1),
+        &d,
+        &o,
+    )
+    .unwrap();
+    let two = dpsgd_balls_and_bins_pld_epsilon(
+        &rational("1"),
+        &Integer::from(16),
+        &Integer::from(2),
+        &d,
+        &o,
+    )
+    .unwrap();
     assert!(one < two, "{one} vs {two}");
     assert!(dpsgd_balls_and_bins_pld_epsilon(
-        &q("1"),
+        &rational("1"),
         &Integer::from(1),
         &Integer::from(1),
         &d,
@@ -204,8 +220,8 @@ fn balls_and_bins_pld_edges() {
 #[test]
 fn truncated_poisson_brackets_the_poisson_figure() {
     let run = TruncatedPoisson {
-        rate: q("256/60000"),
-        sigma: q("1.1"),
+        rate: rational("256/60000"),
+        sigma: rational("1.1"),
         steps: Integer::from(2000),
         dataset_size: Integer::from(60000),
         max_batch: Integer::from(400),
@@ -231,7 +247,7 @@ fn truncated_poisson_brackets_the_poisson_figure() {
         "{} vs {want}",
         eta.to_f64()
     );
-    let d = q("1e-5");
+    let d = rational("1e-5");
     let o = PldOptions::default();
     let e = truncated_poisson_epsilon(&run, &d, &o).unwrap();
     let pois = dpsgd_pld_epsilon(&run.rate, &run.sigma, &run.steps, &d, &o)

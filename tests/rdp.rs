@@ -1,6 +1,6 @@
 //! RDP of the Poisson-subsampled Gaussian (MTZ19) and the RDP → (ε, δ) conversion.
 mod common;
-use common::{check, f, q, REF};
+use common::{check, f, rational, REF};
 use dpcert::num::Precision;
 use dpcert::theorems::rdp::*;
 use proptest::prelude::*;
@@ -27,7 +27,7 @@ proptest! {
     #[test]
     fn fractional_orders_contain_quadrature(qn in 1u32..1000, se in -0.3f64..4.0, near in 0u32..8, fr in 1u32..7000) {
         let qr = Rational::from((qn, 1000u32));
-        let sigma = common::q(&format!("{:.3}", 10f64.powf(se)));
+        let sigma = common::rational(&format!("{:.3}", 10f64.powf(se)));
         // α = 1 + 10^-near·(fr/1000) (from 1 + 1e-10 to 8), never an integer
         let alpha = Rational::from(1) + Rational::from((fr, 1000u32)) / Rational::from(Integer::from(10).pow(near));
         prop_assume!(*alpha.denom() != 1);
@@ -43,7 +43,7 @@ proptest! {
 #[test]
 fn issue14_examples() {
     for (qs, ss, n) in [("0.5", "0.5", 20_000u32), ("0.3", "0.05", 2000)] {
-        let (qr, sigma) = (q(qs), q(ss));
+        let (qr, sigma) = (rational(qs), rational(ss));
         let got = subsampled_gaussian_rdp(
             &qr,
             &sigma,
@@ -55,7 +55,11 @@ fn issue14_examples() {
         let r = common::sgm_log_a_lse(&qr, &sigma, n) / (n - 1);
         check(&got, &r, 1e-25, qs);
     }
-    let (qr, sigma, alpha) = (q("0.999"), q("356.90424"), q("221/219"));
+    let (qr, sigma, alpha) = (
+        rational("0.999"),
+        rational("356.90424"),
+        rational("221/219"),
+    );
     let got = subsampled_gaussian_rdp(
         &qr,
         &sigma,
@@ -76,7 +80,7 @@ fn integer_orders_at_extreme_magnitudes() {
     for ss in ["1e-200", "1e-3", "1e6", "1e100"] {
         for qs in ["1e-12", "0.5", "1"] {
             for n in [2u32, 3, 17, 200] {
-                let (qr, sigma) = (q(qs), q(ss));
+                let (qr, sigma) = (rational(qs), rational(ss));
                 let got = subsampled_gaussian_rdp(
                     &qr,
                     &sigma,
@@ -108,7 +112,7 @@ fn fractional_magnitude_sweep() {
     for qs in ["1e-6", "0.01", "0.5", "0.999"] {
         for ss in ["0.5", "3", "100", "10000"] {
             for a in ["1.000001", "1.5", "40.25"] {
-                let (qr, sigma, alpha) = (q(qs), q(ss), q(a));
+                let (qr, sigma, alpha) = (rational(qs), rational(ss), rational(a));
                 let got = subsampled_gaussian_rdp(
                     &qr,
                     &sigma,
@@ -129,10 +133,28 @@ fn fractional_magnitude_sweep() {
 fn published_values() {
     // MTZ19 closed forms at p = 0.01, σ = 1: α = 2 gives log(1 + p²(e − 1)); α = 3 gives 2.6463757e-4
     let one = Integer::from(1);
-    let a2 = subsampled_gaussian_rdp(&q("0.01"), &q("1"), &one, &q("2"), Precision::Auto).unwrap();
-    let exact = Float::with_val(REF, Float::with_val(REF, 1).exp_m1() * f(&q("0.0001"))).ln_1p();
+    let a2 = subsampled_gaussian_rdp(
+        &rational("0.01"),
+        &rational("1"),
+        &one,
+        &rational("2"),
+        Precision::Auto,
+    )
+    .unwrap();
+    let exact = Float::with_val(
+        REF,
+        Float::with_val(REF, 1).exp_m1() * f(&rational("0.0001")),
+    )
+    .ln_1p();
     check(&a2, &exact, 1e-25, "α = 2");
-    let a3 = subsampled_gaussian_rdp(&q("0.01"), &q("1"), &one, &q("3"), Precision::Auto).unwrap();
+    let a3 = subsampled_gaussian_rdp(
+        &rational("0.01"),
+        &rational("1"),
+        &one,
+        &rational("3"),
+        Precision::Auto,
+    )
+    .unwrap();
     assert!((a3.upper().to_f64() - 2.6463757e-4).abs() < 1e-10);
 }
 
@@ -141,15 +163,17 @@ fn published_values() {
 /// searching real orders with certified fractional-order RDP does better.
 #[test]
 fn mnist_setting() {
-    let (qr, sigma, t) = (q("256/60000"), q("1.1"), Integer::from(14063));
-    let (e, alpha) = dpsgd_rdp_epsilon(&qr, &sigma, &t, &q("1e-5"), Precision::Auto).unwrap();
+    let (qr, sigma, t) = (rational("256/60000"), rational("1.1"), Integer::from(14063));
+    let (e, alpha) =
+        dpsgd_rdp_epsilon(&qr, &sigma, &t, &rational("1e-5"), Precision::Auto).unwrap();
     eprintln!(
         "MNIST δ=1e-5: ε ≤ {} at α = {}",
         e.upper().to_decimal(),
         alpha
     );
     assert!(e.upper().to_f64() <= 2.596655529521983);
-    let (e15, a15) = dpsgd_rdp_epsilon(&qr, &sigma, &t, &q("1e-15"), Precision::Auto).unwrap();
+    let (e15, a15) =
+        dpsgd_rdp_epsilon(&qr, &sigma, &t, &rational("1e-15"), Precision::Auto).unwrap();
     eprintln!(
         "MNIST δ=1e-15: ε ≤ {} at α = {}",
         e15.upper().to_decimal(),
@@ -161,36 +185,58 @@ fn mnist_setting() {
 #[test]
 fn curve_composition_and_conversions() {
     let mut c = RdpCurve::new();
-    c.push(RdpTerm::Zcdp { rho: q("0.1") }, Integer::from(3))
-        .unwrap();
-    c.push(RdpTerm::Pure { epsilon: q("0.2") }, Integer::from(2))
-        .unwrap();
-    let at = c.epsilon_at(&q("4"), Precision::Auto).unwrap();
+    c.push(
+        RdpTerm::Zcdp {
+            rho: rational("0.1"),
+        },
+        Integer::from(3),
+    )
+    .unwrap();
+    c.push(
+        RdpTerm::Pure {
+            epsilon: rational("0.2"),
+        },
+        Integer::from(2),
+    )
+    .unwrap();
+    let at = c.epsilon_at(&rational("4"), Precision::Auto).unwrap();
     // 3·4·0.1 + 2·min(0.2, 4·0.04/2) = 1.2 + 0.16 (exact rational reference)
-    check(&at, &f(&q("1.36")), 1e-30, "ε(4) of a zCDP + pure curve");
+    check(
+        &at,
+        &f(&rational("1.36")),
+        1e-30,
+        "ε(4) of a zCDP + pure curve",
+    );
     // zCDP-only curve: RDP conversion equals the zCDP optimised conversion up to the order choice
     let mut z = RdpCurve::new();
-    z.push(RdpTerm::Zcdp { rho: q("0.5") }, Integer::from(1))
-        .unwrap();
-    let (e, _) = rdp_to_dp(&z, &q("1e-6"), Precision::Auto).unwrap();
-    let zc = dpcert::theorems::zcdp::zcdp_epsilon(&q("0.5"), &q("1e-6"), Precision::Auto).unwrap();
+    z.push(
+        RdpTerm::Zcdp {
+            rho: rational("0.5"),
+        },
+        Integer::from(1),
+    )
+    .unwrap();
+    let (e, _) = rdp_to_dp(&z, &rational("1e-6"), Precision::Auto).unwrap();
+    let zc =
+        dpcert::theorems::zcdp::zcdp_epsilon(&rational("0.5"), &rational("1e-6"), Precision::Auto)
+            .unwrap();
     assert!((e.upper().to_f64() - zc.upper().to_f64()).abs() < 1e-3 * zc.upper().to_f64());
     assert!(RdpCurve::new()
-        .epsilon_at(&q("2"), Precision::Auto)
+        .epsilon_at(&rational("2"), Precision::Auto)
         .is_err());
     assert!(subsampled_gaussian_rdp(
-        &q("0"),
-        &q("1"),
+        &rational("0"),
+        &rational("1"),
         &Integer::from(1),
-        &q("2"),
+        &rational("2"),
         Precision::Auto
     )
     .is_err());
     assert!(subsampled_gaussian_rdp(
-        &q("0.1"),
-        &q("1"),
+        &rational("0.1"),
+        &rational("1"),
         &Integer::from(1),
-        &q("1"),
+        &rational("1"),
         Precision::Auto
     )
     .is_err());
@@ -205,7 +251,7 @@ fn fractional_orders_match_quadrature() {
         ("0.3", "0.8", "1.5"),
         ("0.9", "3", "4.25"),
     ] {
-        let (qr, sigma, alpha) = (q(qs), q(ss), q(a));
+        let (qr, sigma, alpha) = (rational(qs), rational(ss), rational(a));
         let got = subsampled_gaussian_rdp(&qr, &sigma, &Integer::from(1), &alpha, Precision::Auto)
             .unwrap();
         let reference = common::sgm_log_a_frac(&qr, &sigma, &alpha) / (f(&alpha) - 1u32);
@@ -223,7 +269,7 @@ fn conversions_contain_references() {
         ("0.01", "4", 10000, "1e-15"),
         ("0.05", "0.9", 300, "1e-6"),
     ] {
-        let (qr, sigma, dl) = (q(qs), q(ss), q(d));
+        let (qr, sigma, dl) = (rational(qs), rational(ss), rational(d));
         let (e, alpha) =
             dpsgd_rdp_epsilon(&qr, &sigma, &Integer::from(t), &dl, Precision::Auto).unwrap();
         let k = reference_k_at(&qr, &sigma, &alpha) * t;
@@ -260,14 +306,14 @@ fn delta_conversion_contains_reference() {
         ("0.01", "4", 10000, "0.5"),
         ("0.05", "0.9", 300, "3"),
     ] {
-        let (qr, sigma) = (q(qs), q(ss));
+        let (qr, sigma) = (rational(qs), rational(ss));
         let c = sgm_curve(&qr, &sigma, t);
-        let (d, alpha) = rdp_to_dp_delta(&c, &q(e), Precision::Auto).unwrap();
+        let (d, alpha) = rdp_to_dp_delta(&c, &rational(e), Precision::Auto).unwrap();
         let k = reference_k_at(&qr, &sigma, &alpha) * t;
         let (a, a1) = (f(&alpha), f(&alpha) - Float::with_val(REF, 1));
         let log_c =
             Float::with_val(REF, &a1 * a1.clone().ln()) - Float::with_val(REF, &a * a.clone().ln());
-        let reference = (k - Float::with_val(REF, &a1 * f(&q(e))) + log_c)
+        let reference = (k - Float::with_val(REF, &a1 * f(&rational(e))) + log_c)
             .exp()
             .min(&Float::with_val(REF, 1))
             .clone();
@@ -321,7 +367,7 @@ fn conv_ln_delta(k: &Float, a: &Float, eps: &Rational) -> Float {
 /// golden-section search in ln(α − 1) at 1024 bits; the order grid (1/1024) costs < 1e-6.
 #[test]
 fn conversions_reach_the_optimum_over_orders() {
-    let (rho, pe) = (q("0.05"), q("0.3"));
+    let (rho, pe) = (rational("0.05"), rational("0.3"));
     let mut c = RdpCurve::new();
     c.push(RdpTerm::Zcdp { rho: rho.clone() }, Integer::from(4))
         .unwrap();
@@ -344,9 +390,13 @@ fn conversions_reach_the_optimum_over_orders() {
     let alpha = |u: &Float| Float::with_val(REF, u.clone().exp() + 1u32);
     let (lo_u, hi_u) = ((1e-3f64).ln(), 19_999f64.ln());
     for d in ["1e-5", "1e-300", "1e-400"] {
-        let (e, _) = rdp_to_dp(&c, &q(d), Precision::Auto).unwrap();
-        let opt =
-            common::golden_argmin(|u| conv_eps(&k(&alpha(u)), &alpha(u), &q(d)), lo_u, hi_u).1;
+        let (e, _) = rdp_to_dp(&c, &rational(d), Precision::Auto).unwrap();
+        let opt = common::golden_argmin(
+            |u| conv_eps(&k(&alpha(u)), &alpha(u), &rational(d)),
+            lo_u,
+            hi_u,
+        )
+        .1;
         let up = e.upper().as_float();
         assert!(
             &opt <= up && Float::with_val(REF, up - &opt) <= Float::with_val(REF, &opt * 1e-6),
@@ -356,9 +406,9 @@ fn conversions_reach_the_optimum_over_orders() {
         );
     }
     for eps in ["1", "5", "40"] {
-        let (dd, _) = rdp_to_dp_delta(&c, &q(eps), Precision::Auto).unwrap();
+        let (dd, _) = rdp_to_dp_delta(&c, &rational(eps), Precision::Auto).unwrap();
         let opt = common::golden_argmin(
-            |u| conv_ln_delta(&k(&alpha(u)), &alpha(u), &q(eps)),
+            |u| conv_ln_delta(&k(&alpha(u)), &alpha(u), &rational(eps)),
             lo_u,
             hi_u,
         )
@@ -385,7 +435,7 @@ fn dpsgd_rdp_at_extreme_magnitudes() {
         ("0.5", "0.1", 10, "1e-300"),
         ("1", "20", 1, "1e-10"),
     ] {
-        let (qr, sigma, dl) = (q(qs), q(ss), q(d));
+        let (qr, sigma, dl) = (rational(qs), rational(ss), rational(d));
         let (e, _) =
             dpsgd_rdp_epsilon(&qr, &sigma, &Integer::from(t), &dl, Precision::Auto).unwrap();
         let up = e.upper().as_float();

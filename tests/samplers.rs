@@ -3,7 +3,7 @@
 //! at 1024 bits (tests/common) inverted by bisection, for the exact Gaussian compositions these
 //! reduce to.
 mod common;
-use common::{q, REF};
+use common::{rational, REF};
 use dpcert::theorems::pld_accountant::{dpsgd_pld_epsilon, PldOptions, PldReport};
 use dpcert::theorems::sampling::Relation;
 use dpcert::theorems::schedule::{dpsgd_phases_pld_epsilon, Phase};
@@ -24,19 +24,19 @@ fn shuffled_epochs_are_the_exact_gaussian_composition() {
         let mut prev: Option<Float> = None;
         for (rel, c) in [(Relation::AddRemove, 1u32), (Relation::Substitution, 2)] {
             let e = shuffled_dpsgd_epsilon(
-                &Sigma::new("sigma", q(sigma)).unwrap(),
+                &Sigma::new("sigma", rational(sigma)).unwrap(),
                 &Integer::from(k),
                 rel,
                 &Integer::from(g),
-                &Delta::new("delta", q(delta)).unwrap(),
+                &Delta::new("delta", rational(delta)).unwrap(),
                 Precision::Auto,
             )
             .unwrap();
-            let s = q(sigma);
+            let s = rational(sigma);
             let rho = Rational::from(k * (g * c) * (g * c)) / (Rational::from(&s * &s) * 2u32);
             common::check(
                 e.formula(),
-                &common::gaussian_epsilon_star(&rho, &q(delta)),
+                &common::gaussian_epsilon_star(&rho, &rational(delta)),
                 1e-12,
                 &format!("σ = {sigma}, k = {k}, {rel:?}"),
             );
@@ -47,23 +47,23 @@ fn shuffled_epochs_are_the_exact_gaussian_composition() {
         }
     }
     assert!(shuffled_dpsgd_epsilon(
-        &Sigma::new("sigma", q("1")).unwrap(),
+        &Sigma::new("sigma", rational("1")).unwrap(),
         &Integer::from(0),
         Relation::AddRemove,
         &Integer::from(1),
-        &Delta::new("delta", q("1e-5")).unwrap(),
+        &Delta::new("delta", rational("1e-5")).unwrap(),
         Precision::Auto
     )
     .is_err());
     // σ = 0 and δ = 1 cannot be stated: the types refuse them
-    assert!(Sigma::new("sigma", q("0")).is_err());
-    assert!(Delta::new("delta", q("1")).is_err());
+    assert!(Sigma::new("sigma", rational("0")).is_err());
+    assert!(Delta::new("delta", rational("1")).is_err());
 }
 
 fn phase(rate: &str, sigma: &str, steps: u32) -> Phase {
     Phase {
-        rate: q(rate),
-        sigma: q(sigma),
+        rate: rational(rate),
+        sigma: rational(sigma),
         steps: Integer::from(steps),
     }
 }
@@ -79,7 +79,7 @@ fn bracket(r: &PldReport) -> (Float, Float) {
 /// bracket as one phase, and as `dpsgd_pld_epsilon` of the whole run.
 #[test]
 fn equal_phases_give_the_bracket_of_one_run() {
-    let d = q("1e-5");
+    let d = rational("1e-5");
     let o = PldOptions::default();
     let whole = dpsgd_phases_pld_epsilon(&[phase("0.01", "1.5", 500)], &d, &o).unwrap();
     let split = [
@@ -89,7 +89,14 @@ fn equal_phases_give_the_bracket_of_one_run() {
     ];
     let parts = dpsgd_phases_pld_epsilon(&split, &d, &o).unwrap();
     assert_eq!(bracket(&whole), bracket(&parts));
-    let direct = dpsgd_pld_epsilon(&q("0.01"), &q("1.5"), &Integer::from(500), &d, &o).unwrap();
+    let direct = dpsgd_pld_epsilon(
+        &rational("0.01"),
+        &rational("1.5"),
+        &Integer::from(500),
+        &d,
+        &o,
+    )
+    .unwrap();
     assert_eq!(bracket(&whole), bracket(&direct));
 }
 
@@ -98,7 +105,7 @@ fn equal_phases_give_the_bracket_of_one_run() {
 /// does not matter (brackets overlap).
 #[test]
 fn unequal_phases_at_q_one_bracket_corollary_10() {
-    let d = q("1e-5");
+    let d = rational("1e-5");
     let o = PldOptions::default();
     let ph = [phase("1", "4", 10), phase("1", "2", 3)];
     let r = dpsgd_phases_pld_epsilon(&ph, &d, &o).unwrap();

@@ -14,7 +14,7 @@
 //! | subsampling_rdp | the amplification formulas at 1024 bits; MTZ19 binomial sums / 1024-bit quadrature for the RDP rows; CKS20's conversion at the order used |
 //! | dpsgd_pld | q = 1 row against the exact Gaussian composition (Corollary 10 at 1024 bits at both ends); every row's lower end ≤ the RDP bound (an independent sound upper bound of the same ε), width ≤ 1 % |
 mod common;
-use common::{check, check_root_bracket, f, golden_min, q, REF};
+use common::{check, check_root_bracket, f, golden_min, rational, REF};
 use dpcert::num::Precision;
 use dpcert::theorems::{approx, gaussian, pld, zcdp};
 use rug::{Float, Integer, Rational};
@@ -53,10 +53,15 @@ fn gaussian_delta_table() {
         ("10", "0.01"),
         ("0.05", "1000"),
     ] {
-        let g = pld::gaussian_pld(&q(s), &q("1")).unwrap();
+        let g = pld::gaussian_pld(&rational(s), &rational("1")).unwrap();
         for p in [Precision::Auto, Precision::Bits(128)] {
-            let enc = gaussian::gaussian_delta(&g, &q(e), p).unwrap();
-            check(&enc, &common::gaussian_delta(&g.rho, &q(e)), 1e-12, s);
+            let enc = gaussian::gaussian_delta(&g, &rational(e), p).unwrap();
+            check(
+                &enc,
+                &common::gaussian_delta(&g.rho, &rational(e)),
+                1e-12,
+                s,
+            );
             rows.push(
                 json!({"sigma": s, "epsilon": e, "mode": format!("{p:?}"), "delta": bits(&enc)}),
             );
@@ -69,14 +74,14 @@ fn gaussian_delta_table() {
 fn gaussian_inverse_table() {
     let mut rows = vec![];
     for (s, d) in [("1", "1e-5"), ("0.5", "1e-10"), ("3", "1e-300")] {
-        let g = pld::gaussian_pld(&q(s), &q("1")).unwrap();
-        let enc = gaussian::gaussian_epsilon(&g, &q(d), Precision::Auto).unwrap();
+        let g = pld::gaussian_pld(&rational(s), &rational("1")).unwrap();
+        let enc = gaussian::gaussian_epsilon(&g, &rational(d), Precision::Auto).unwrap();
         let delta_at = |e: &Rational| common::gaussian_delta(&g.rho, e);
         check_root_bracket(
             &enc.lower().to_float(),
             &enc.upper().to_float(),
             delta_at,
-            &q(d),
+            &rational(d),
             1e-15,
             s,
         );
@@ -87,19 +92,24 @@ fn gaussian_inverse_table() {
         ("0.5", "1e-6", 100),
         ("8", "1e-200", 1),
     ] {
-        let enc =
-            gaussian::gaussian_sigma(&q(e), &q(d), &q("1"), &Integer::from(k), Precision::Auto)
-                .unwrap();
+        let enc = gaussian::gaussian_sigma(
+            &rational(e),
+            &rational(d),
+            &rational("1"),
+            &Integer::from(k),
+            Precision::Auto,
+        )
+        .unwrap();
         // δ at ε for σ: ρ = k/(2σ²), non-increasing in σ
         let delta_at = |sig: &Rational| {
             let rho = Rational::from(k) / (Rational::from(sig * sig) * 2u32);
-            common::gaussian_delta(&rho, &q(e))
+            common::gaussian_delta(&rho, &rational(e))
         };
         check_root_bracket(
             &enc.lower().to_float(),
             &enc.upper().to_float(),
             delta_at,
-            &q(d),
+            &rational(d),
             1e-12,
             e,
         );
@@ -117,7 +127,7 @@ fn zcdp_table() {
         ("1", "5", "1e-300"),
         ("0.001", "0.1", "1e-6"),
     ] {
-        let (r, e, d) = (q(r), q(e), q(d));
+        let (r, e, d) = (rational(r), rational(e), rational(d));
         let p = Precision::Auto;
         zcdp_row_references(&r, &e, &d);
         rows.push(json!({
@@ -128,7 +138,7 @@ fn zcdp_table() {
             "epsilon_closed": bits(&zcdp::zcdp_epsilon_closed_form(&r, &d, p).unwrap()),
             "rho_sufficient": bits(&zcdp::zcdp_rho_sufficient(&e, &d, p).unwrap()),
             "rho_exact": bits(&zcdp::zcdp_rho_exact(&e, &d, p).unwrap()),
-            "sigma": bits(&zcdp::gaussian_sigma_zcdp(&e, &d, &q("1"), p).unwrap()),
+            "sigma": bits(&zcdp::gaussian_sigma_zcdp(&e, &d, &rational("1"), p).unwrap()),
         }));
     }
     snap("zcdp", Value::Array(rows));
@@ -176,7 +186,7 @@ fn zcdp_row_references(r: &Rational, e: &Rational, d: &Rational) {
     );
     let sigma = Float::with_val(REF, Float::with_val(REF, &le * 2u32).sqrt() / &ef);
     check(
-        &zcdp::gaussian_sigma_zcdp(e, d, &q("1"), p).unwrap(),
+        &zcdp::gaussian_sigma_zcdp(e, d, &rational("1"), p).unwrap(),
         &sigma,
         1e-12,
         "Gaussian σ",
@@ -241,24 +251,34 @@ fn composition_table() {
         ("0.01", 10000, "1e-9"),
         ("1", 10, "1e-5"),
     ] {
-        let adv = zcdp::advanced_composition(&[(q(e0), Integer::from(k))], &q(d), Precision::Auto)
-            .unwrap();
-        let mechs = vec![(q(e0), q("1e-13"), Integer::from(k.min(1000)))];
-        let thm22 = approx::approx_advanced_composition(&mechs, &q(d), Precision::Auto).unwrap();
-        let (basic, adv_scale) =
-            zcdp::laplace_scales(&Integer::from(k), &q("1"), &q(d), Precision::Auto).unwrap();
-        let l = common::ln_inv(&q(d));
-        let s2 = Float::with_val(REF, f(&q(e0)).square() * k);
+        let adv = zcdp::advanced_composition(
+            &[(rational(e0), Integer::from(k))],
+            &rational(d),
+            Precision::Auto,
+        )
+        .unwrap();
+        let mechs = vec![(rational(e0), rational("1e-13"), Integer::from(k.min(1000)))];
+        let thm22 =
+            approx::approx_advanced_composition(&mechs, &rational(d), Precision::Auto).unwrap();
+        let (basic, adv_scale) = zcdp::laplace_scales(
+            &Integer::from(k),
+            &rational("1"),
+            &rational(d),
+            Precision::Auto,
+        )
+        .unwrap();
+        let l = common::ln_inv(&rational(d));
+        let s2 = Float::with_val(REF, f(&rational(e0)).square() * k);
         let adv_ref = |s2: &Float, l: &Float| {
             Float::with_val(REF, s2 / 2u32)
                 + Float::with_val(REF, Float::with_val(REF, s2 * l) * 2u32).sqrt()
         };
         check(&adv, &adv_ref(&s2, &l), 1e-12, "Theorem 18");
         let k22 = k.min(1000);
-        let slack = q(d) - q("1e-13") * Rational::from(k22);
-        let s22 = Float::with_val(REF, f(&q(e0)).square() * k22);
+        let slack = rational(d) - rational("1e-13") * Rational::from(k22);
+        let s22 = Float::with_val(REF, f(&rational(e0)).square() * k22);
         let thm22_ref = adv_ref(&s22, &common::ln_inv(&slack))
-            .min(&Float::with_val(REF, f(&q(e0)) * k22))
+            .min(&Float::with_val(REF, f(&rational(e0)) * k22))
             .clone();
         check(&thm22, &thm22_ref, 1e-12, "Theorem 22");
         check(&basic, &Float::with_val(REF, k), 1e-15, "Laplace k/ε");
@@ -280,14 +300,14 @@ fn discrete_pld_table() {
     let mut rows = vec![];
     for (e0, k, e) in [("0.5", 10u32, "1"), ("0.1", 200, "2"), ("2", 3, "0")] {
         let d = pld::Pld::Discrete(
-            pld::DiscretePld::randomized_response(&q(e0), &Integer::from(k)).unwrap(),
+            pld::DiscretePld::randomized_response(&rational(e0), &Integer::from(k)).unwrap(),
         );
         let (ex, ta, it) = (
-            pld::hockey_stick_expectation(&d, &q(e), Precision::Bits(128)).unwrap(),
-            pld::hockey_stick_tails(&d, &q(e), Precision::Bits(128)).unwrap(),
-            pld::hockey_stick_integral(&d, &q(e), 1, Precision::Bits(128)).unwrap(),
+            pld::hockey_stick_expectation(&d, &rational(e), Precision::Bits(128)).unwrap(),
+            pld::hockey_stick_tails(&d, &rational(e), Precision::Bits(128)).unwrap(),
+            pld::hockey_stick_integral(&d, &rational(e), 1, Precision::Bits(128)).unwrap(),
         );
-        let reference = common::rr_delta(&q(e0), &q("0"), k, &q(e));
+        let reference = common::rr_delta(&rational(e0), &rational("0"), k, &rational(e));
         for (enc, name) in [(&ex, "expectation"), (&ta, "tails"), (&it, "integral")] {
             check(enc, &reference, 1e-12, name);
         }
@@ -309,24 +329,24 @@ fn optimal_composition_table() {
         ("0.01", "0", 10000, "0.5", "1e-9"),
     ] {
         let c = [Class {
-            epsilon: q(e0),
-            delta: q(d0),
+            epsilon: rational(e0),
+            delta: rational(d0),
             count: Integer::from(k),
         }];
-        let delta = optimal_composition_delta(&c, &q(e), Precision::Auto).unwrap();
+        let delta = optimal_composition_delta(&c, &rational(e), Precision::Auto).unwrap();
         check(
             &delta,
-            &common::rr_delta(&q(e0), &q(d0), k, &q(e)),
+            &common::rr_delta(&rational(e0), &rational(d0), k, &rational(e)),
             1e-9,
             "optimal δ",
         );
-        let eps = optimal_composition_epsilon(&c, &q(d), Precision::Auto).unwrap();
-        let delta_at = |x: &Rational| common::rr_delta(&q(e0), &q(d0), k, x);
+        let eps = optimal_composition_epsilon(&c, &rational(d), Precision::Auto).unwrap();
+        let delta_at = |x: &Rational| common::rr_delta(&rational(e0), &rational(d0), k, x);
         check_root_bracket(
             &eps.lower().to_float(),
             &eps.upper().to_float(),
             delta_at,
-            &q(d),
+            &rational(d),
             1e-9,
             "optimal ε",
         );
@@ -345,7 +365,7 @@ fn subsampling_and_rdp_table() {
         ("0.5", "0", "256/60000"),
         ("8", "1e-9", "0.5"),
     ] {
-        let (e, d, r) = (q(e), q(d), q(r));
+        let (e, d, r) = (rational(e), rational(d), rational(r));
         let a = subsample::poisson_subsampling(&e, &d, &r, Precision::Auto).unwrap();
         let b = subsample::poisson_substitution_subsampling(&e, &d, &r, Precision::Auto).unwrap();
         let (ef, rf) = (f(&e), f(&r));
@@ -386,37 +406,47 @@ fn subsampling_and_rdp_table() {
         ("256/60000", "1.1", 14063, "8317/1024"),
         ("0.01", "4", 10000, "33"),
     ] {
-        let enc =
-            rdp::subsampled_gaussian_rdp(&q(r), &q(s), &Integer::from(t), &q(a), Precision::Auto)
-                .unwrap();
-        let alpha = q(a);
+        let enc = rdp::subsampled_gaussian_rdp(
+            &rational(r),
+            &rational(s),
+            &Integer::from(t),
+            &rational(a),
+            Precision::Auto,
+        )
+        .unwrap();
+        let alpha = rational(a);
         let ln_a = if *alpha.denom() == 1 {
-            common::sgm_log_a(&q(r), &q(s), alpha.numer().to_u32().unwrap())
+            common::sgm_log_a(&rational(r), &rational(s), alpha.numer().to_u32().unwrap())
         } else {
-            common::sgm_log_a_frac(&q(r), &q(s), &alpha)
+            common::sgm_log_a_frac(&rational(r), &rational(s), &alpha)
         };
         check(&enc, &(ln_a * t / (f(&alpha) - 1u32)), 1e-6, "RDP row");
         rows.push(json!({"rate": r, "sigma": s, "steps": t, "order": a, "rdp": bits(&enc)}));
     }
     let (e, a) = rdp::dpsgd_rdp_epsilon(
-        &q("256/60000"),
-        &q("1.1"),
+        &rational("256/60000"),
+        &rational("1.1"),
         &Integer::from(14063),
-        &q("1e-5"),
+        &rational("1e-5"),
         Precision::Auto,
     )
     .unwrap();
     // CKS20 at the order used: ε = (T ln A_α + ln(1/δ) + (α−1) ln(1 − 1/α) − ln α)/(α − 1)
     let (af, a1) = (f(&a), f(&a) - 1u32);
     let ln_a = if *a.denom() == 1 {
-        common::sgm_log_a(&q("256/60000"), &q("1.1"), a.numer().to_u32().unwrap())
+        common::sgm_log_a(
+            &rational("256/60000"),
+            &rational("1.1"),
+            a.numer().to_u32().unwrap(),
+        )
     } else {
-        common::sgm_log_a_frac(&q("256/60000"), &q("1.1"), &a)
+        common::sgm_log_a_frac(&rational("256/60000"), &rational("1.1"), &a)
     };
     let inv = Float::with_val(REF, -(Float::with_val(REF, 1u32 / &af))).ln_1p();
-    let eps_ref = (ln_a * 14063u32 + common::ln_inv(&q("1e-5")) + Float::with_val(REF, &a1 * inv)
-        - Float::with_val(REF, af.ln_ref()))
-        / &a1;
+    let eps_ref =
+        (ln_a * 14063u32 + common::ln_inv(&rational("1e-5")) + Float::with_val(REF, &a1 * inv)
+            - Float::with_val(REF, af.ln_ref()))
+            / &a1;
     check(&e, &eps_ref, 1e-6, "DP-SGD RDP conversion");
     rows.push(json!({"dpsgd_mnist_epsilon": bits(&e), "order": a.to_string()}));
     snap("subsampling_rdp", Value::Array(rows));
@@ -434,7 +464,7 @@ fn dpsgd_pld_table() {
         ("0.1", "4", 500, "1e-5"),
         ("0.01", "2", 1500, "1e-15"),
     ] {
-        let (qr, sg, steps, dl) = (q(r), q(s), Integer::from(t), q(d));
+        let (qr, sg, steps, dl) = (rational(r), rational(s), Integer::from(t), rational(d));
         let opts = pld_accountant::PldOptions::default();
         let p = pld_accountant::dpsgd_pld_epsilon(&qr, &sg, &steps, &dl, &opts).unwrap();
         // containment in the independent RDP route's bound, and a two-sided bracket

@@ -1,6 +1,6 @@
 //! Amplification by subsampling: containment, and the tight randomized-response examples.
 mod common;
-use common::{check, f, log_uniform, q, rational, REF};
+use common::{check, f, log_uniform, rational, rational_in, REF};
 use dpcert::num::Precision;
 use dpcert::theorems::subsample::*;
 use proptest::prelude::*;
@@ -10,7 +10,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     /// (was: q < 1 only, ε < 10, tolerance 1e-12 against a documented 2⁻⁴³)
     #[test]
-    fn formulas_contain_references(eps in rational(0.0, 10.0), dn in 0u32..1000, rate in prop_oneof![1 => Just(Rational::from(1)), 5 => rational(0.0001, 1.0)]) {
+    fn formulas_contain_references(eps in rational_in(0.0, 10.0), dn in 0u32..1000, rate in prop_oneof![1 => Just(Rational::from(1)), 5 => rational_in(0.0001, 1.0)]) {
         prop_assume!(rate > 0 && rate <= 1);
         let delta = Rational::from((dn, 100_000u32));
         let (e, qq) = (f(&eps), f(&rate));
@@ -37,7 +37,7 @@ proptest! {
 #[test]
 fn randomized_response_on_the_inclusion_bit_is_tight() {
     for (qs, ds) in [("0.1", "1e-6"), ("0.5", "0.01"), ("1/3", "0")] {
-        let (qq, d) = (q(qs), q(ds));
+        let (qq, d) = (rational(qs), rational(ds));
         let third = Rational::from((1, 3));
         let one = Rational::from(1);
         // outcomes: ⊤in, ⊤out, 1, 0 ; dist(bit) for the (ln 2, δ)-RR of the inclusion bit
@@ -73,8 +73,13 @@ fn randomized_response_on_the_inclusion_bit_is_tight() {
         );
         // the theorem's ε' at ε = ln 2 is ln(1 + q): ε = ln 2 is irrational, so use its
         // 16-digit decimal (ε' moves by less than |Δε|)
-        let via =
-            poisson_subsampling(&q("0.6931471805599453"), &d, &qq, Precision::Bits(256)).unwrap();
+        let via = poisson_subsampling(
+            &rational("0.6931471805599453"),
+            &d,
+            &qq,
+            Precision::Bits(256),
+        )
+        .unwrap();
         let approx = Float::with_val(256, f(&qq) + 1u32).ln();
         assert!((via.epsilon.upper().to_f64() - approx.to_f64()).abs() < 1e-15);
     }
@@ -198,27 +203,63 @@ proptest! {
 /// [7.4e8, ∞]; ε' = 10⁹ + ln ½ + ln1p(e^{−10⁹}) = 999999999.3068528194…
 #[test]
 fn large_epsilon_example() {
-    let a = poisson_subsampling(&q("1e9"), &q("0.5"), &q("0.5"), Precision::Auto).unwrap();
+    let a = poisson_subsampling(
+        &rational("1e9"),
+        &rational("0.5"),
+        &rational("0.5"),
+        Precision::Auto,
+    )
+    .unwrap();
     check(
         &a.epsilon,
-        &amplified_reference(&q("1e9"), &q("0.5")),
+        &amplified_reference(&rational("1e9"), &rational("0.5")),
         W,
         "ε'",
     );
     assert!(
-        a.epsilon.lower().to_float() > q("999999999.306852")
-            && a.epsilon.upper().to_float() < q("999999999.306853")
+        a.epsilon.lower().to_float() > rational("999999999.306852")
+            && a.epsilon.upper().to_float() < rational("999999999.306853")
     );
     // q = 1 under substitution at ε = 10⁹: ε' = 2ε exactly
-    let s = poisson_substitution_subsampling(&q("1e9"), &q("0"), &q("1"), Precision::Auto).unwrap();
+    let s = poisson_substitution_subsampling(
+        &rational("1e9"),
+        &rational("0"),
+        &rational("1"),
+        Precision::Auto,
+    )
+    .unwrap();
     assert!(s.epsilon.formula().contains(&Float::with_val(64, 2e9)));
     check(&s.epsilon, &Float::with_val(64, 2e9), W, "2ε");
 }
 
 #[test]
 fn bad_inputs() {
-    assert!(poisson_subsampling(&q("1"), &q("0"), &q("0"), Precision::Auto).is_err());
-    assert!(poisson_subsampling(&q("1"), &q("0"), &q("1.5"), Precision::Auto).is_err());
-    assert!(poisson_subsampling(&q("-1"), &q("0"), &q("0.5"), Precision::Auto).is_err());
-    assert!(without_replacement_subsampling(&q("1"), &q("1"), &q("0.5"), Precision::Auto).is_err());
+    assert!(poisson_subsampling(
+        &rational("1"),
+        &rational("0"),
+        &rational("0"),
+        Precision::Auto
+    )
+    .is_err());
+    assert!(poisson_subsampling(
+        &rational("1"),
+        &rational("0"),
+        &rational("1.5"),
+        Precision::Auto
+    )
+    .is_err());
+    assert!(poisson_subsampling(
+        &rational("-1"),
+        &rational("0"),
+        &rational("0.5"),
+        Precision::Auto
+    )
+    .is_err());
+    assert!(without_replacement_subsampling(
+        &rational("1"),
+        &rational("1"),
+        &rational("0.5"),
+        Precision::Auto
+    )
+    .is_err());
 }

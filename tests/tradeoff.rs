@@ -1,6 +1,6 @@
 //! f-DP: the best membership-inference attack's TPR at a given FPR.
 mod common;
-use common::{check, phi, q, REF};
+use common::{check, phi, rational, REF};
 use dpcert::num::Precision;
 use dpcert::theorems::gaussian::{gaussian_composition, GaussianMechanism};
 use dpcert::theorems::tradeoff::gaussian_tradeoff_tpr;
@@ -29,7 +29,7 @@ fn quantile_ref(alpha: &Rational) -> Float {
 }
 
 fn pld(sigma: &str, sens: &str, k: u64) -> dpcert::theorems::pld::GaussianPld {
-    let m = GaussianMechanism::new(q(sigma), q(sens), Integer::from(k)).unwrap();
+    let m = GaussianMechanism::new(rational(sigma), rational(sens), Integer::from(k)).unwrap();
     gaussian_composition(&[m]).unwrap()
 }
 
@@ -43,12 +43,12 @@ fn gaussian_tpr_against_newton_reference() {
         ("50", "2", 1),
     ] {
         let g = pld(s, d, k);
-        let mu = Float::with_val(REF, &q(d)) * Float::with_val(REF, k).sqrt()
-            / Float::with_val(REF, &q(s));
+        let mu = Float::with_val(REF, &rational(d)) * Float::with_val(REF, k).sqrt()
+            / Float::with_val(REF, &rational(s));
         for a in [
             "1e-300", "1e-10", "0.001", "0.01", "0.1", "0.5", "0.9", "0.999999",
         ] {
-            let alpha = q(a);
+            let alpha = rational(a);
             let reference = phi(&(quantile_ref(&alpha) + &mu));
             let e = gaussian_tradeoff_tpr(&g, &alpha, Precision::Auto).unwrap();
             check(
@@ -65,12 +65,12 @@ fn gaussian_tpr_against_newton_reference() {
 #[test]
 fn gaussian_tpr_edges_and_errors() {
     let g = pld("1", "1", 1);
-    let z = gaussian_tradeoff_tpr(&g, &q("0"), Precision::Auto).unwrap();
+    let z = gaussian_tradeoff_tpr(&g, &rational("0"), Precision::Auto).unwrap();
     assert!(z.lower().to_float() == 0 && z.upper().to_float() == 0);
-    let o = gaussian_tradeoff_tpr(&g, &q("1"), Precision::Auto).unwrap();
+    let o = gaussian_tradeoff_tpr(&g, &rational("1"), Precision::Auto).unwrap();
     assert!(o.lower().to_float() == 1 && o.upper().to_float() == 1);
     for bad in ["-0.1", "1.5"] {
-        let err = gaussian_tradeoff_tpr(&g, &q(bad), Precision::Auto).unwrap_err();
+        let err = gaussian_tradeoff_tpr(&g, &rational(bad), Precision::Auto).unwrap_err();
         assert!(err.to_string().contains("fpr"), "{err}");
     }
 }
@@ -82,7 +82,7 @@ fn gaussian_tpr_edges_and_errors() {
 fn gaussian_tpr_below_privacy_profile_bounds() {
     use dpcert::theorems::gaussian::gaussian_delta;
     let g = pld("2", "1", 4); // μ = 1
-    let alpha = q("0.01");
+    let alpha = rational("0.01");
     let tpr = gaussian_tradeoff_tpr(&g, &alpha, Precision::Auto).unwrap();
     let mut best = Float::with_val(REF, 2);
     for i in 0..=400u32 {
@@ -154,19 +154,33 @@ fn dpsgd_tpr_against_closed_forms() {
     use dpcert::theorems::pld_accountant::{dpsgd_tradeoff_tpr, PldOptions};
     let alphas: Vec<Rational> = ["0.001", "0.01", "0.1", "0.5"]
         .iter()
-        .map(|a| q(a))
+        .map(|a| rational(a))
         .collect();
     let opts = PldOptions::default();
     // q = 1, σ = 2, T = 16: μ = 2
-    let r = dpsgd_tradeoff_tpr(&q("1"), &q("2"), &Integer::from(16), &alphas, &opts).unwrap();
+    let r = dpsgd_tradeoff_tpr(
+        &rational("1"),
+        &rational("2"),
+        &Integer::from(16),
+        &alphas,
+        &opts,
+    )
+    .unwrap();
     for (a, rep) in alphas.iter().zip(&r) {
         let reference = phi(&(quantile_ref(a) + 2u32));
         check(&rep.enclosure, &reference, 2e-5, &format!("q = 1, α = {a}"));
     }
     // T = 1, q = 0.1, σ = 1
-    let r = dpsgd_tradeoff_tpr(&q("0.1"), &q("1"), &Integer::from(1), &alphas, &opts).unwrap();
+    let r = dpsgd_tradeoff_tpr(
+        &rational("0.1"),
+        &rational("1"),
+        &Integer::from(1),
+        &alphas,
+        &opts,
+    )
+    .unwrap();
     for (a, rep) in alphas.iter().zip(&r) {
-        let reference = one_step_tpr(&q("0.1"), &q("1"), a);
+        let reference = one_step_tpr(&rational("0.1"), &rational("1"), a);
         check(&rep.enclosure, &reference, 2e-5, &format!("T = 1, α = {a}"));
     }
 }
@@ -181,9 +195,9 @@ fn tradeoff_cli_and_check() {
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["result"]["quantity"], "tpr");
-    let reference = phi(&(quantile_ref(&q("0.05")) + 1u32));
-    let lo = q(v["result"]["value"]["lower"].as_str().unwrap());
-    let hi = q(v["result"]["value"]["upper"].as_str().unwrap());
+    let reference = phi(&(quantile_ref(&rational("0.05")) + 1u32));
+    let lo = rational(v["result"]["value"]["lower"].as_str().unwrap());
+    let hi = rational(v["result"]["value"]["upper"].as_str().unwrap());
     assert!(lo <= reference && reference <= hi);
     let dir = std::env::temp_dir().join(format!("dpcert-fdp-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -1,6 +1,6 @@
 //! Definition 11 – Theorem 18 and Theorem 22: containment and tightness of every formula.
 mod common;
-use common::{check, f, ln_inv, q, rational, small_delta, REF};
+use common::{check, f, ln_inv, rational, rational_in, small_delta, REF};
 use dpcert::num::Precision;
 use dpcert::theorems::approx::approx_advanced_composition;
 use dpcert::theorems::basic::{basic_composition, laplace_privacy_loss};
@@ -13,7 +13,7 @@ const TIGHT: f64 = 1e-12;
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
-    fn zcdp_formulas(rho in rational(0.001, 20.0), eps in rational(0.0, 50.0), delta in small_delta(), t in rational(0.01, 100.0)) {
+    fn zcdp_formulas(rho in rational_in(0.001, 20.0), eps in rational_in(0.0, 50.0), delta in small_delta(), t in rational_in(0.01, 100.0)) {
         prop_assume!(rho > 0 && t > 0);
         let p = Precision::Auto;
         check(&zcdp_delta_at(&rho, &eps, &t, p).unwrap(), &common::zcdp_delta_at(&rho, &eps, &t).min(&Float::with_val(REF, 1)).clone(), TIGHT, "Prop 14 at t");
@@ -35,13 +35,13 @@ proptest! {
             let exact = (Float::with_val(REF, &l + &e).sqrt() - l.clone().sqrt()).square();
             check(&zcdp_rho_exact(&eps, &delta, p).unwrap(), &exact, TIGHT, "exact-inverse ρ");
             let sig = (Float::with_val(REF, &l + &e) * 2u32).sqrt() / &e;
-            check(&gaussian_sigma_zcdp(&eps, &delta, &q("1"), p).unwrap(), &sig, TIGHT, "Gaussian σ");
+            check(&gaussian_sigma_zcdp(&eps, &delta, &rational("1"), p).unwrap(), &sig, TIGHT, "Gaussian σ");
         }
     }
 
     /// Theorem 18 with the zCDP route it is proven by; Theorem 22 with its min.
     #[test]
-    fn advanced_and_approx(e0 in rational(0.001, 2.0), k in 1u32..500, delta in small_delta(), dj in 0u32..5) {
+    fn advanced_and_approx(e0 in rational_in(0.001, 2.0), k in 1u32..500, delta in small_delta(), dj in 0u32..5) {
         let p = Precision::Auto;
         let s2 = Float::with_val(REF, f(&e0) * f(&e0)) * k;
         let l = ln_inv(&delta);
@@ -66,43 +66,44 @@ fn published_values() {
         ("0.5", "2", 0.0542930),
         ("1", "5", 0.0026120),
     ] {
-        let d = zcdp_delta(&q(rho), &q(eps), Precision::Auto).unwrap();
+        let d = zcdp_delta(&rational(rho), &rational(eps), Precision::Auto).unwrap();
         assert!((d.upper().to_f64() - v).abs() < 5e-7, "{rho} {eps}");
     }
-    let e = zcdp_epsilon_closed_form(&q("0.125"), &q("1e-5"), Precision::Auto).unwrap();
+    let e =
+        zcdp_epsilon_closed_form(&rational("0.125"), &rational("1e-5"), Precision::Auto).unwrap();
     assert!((e.upper().to_f64() - 2.52426).abs() < 1e-5);
-    let r = zcdp_rho_exact(&q("1"), &q("1e-5"), Precision::Auto).unwrap();
+    let r = zcdp_rho_exact(&rational("1"), &rational("1e-5"), Precision::Auto).unwrap();
     assert!((r.formula().upper().to_f64() - 0.020820).abs() < 1e-6);
 }
 
 #[test]
 fn basic_composition_and_its_optimality() {
     let (e, d) = basic_composition(&[
-        (q("0.1"), q("1e-6")),
-        (q("0.25"), q("0")),
-        (q("1/3"), q("2e-7")),
+        (rational("0.1"), rational("1e-6")),
+        (rational("0.25"), rational("0")),
+        (rational("1/3"), rational("2e-7")),
     ])
     .unwrap();
-    assert_eq!(e, q("0.1") + q("0.25") + q("1/3"));
-    assert_eq!(d, q("1.2e-6"));
+    assert_eq!(e, rational("0.1") + rational("0.25") + rational("1/3"));
+    assert_eq!(d, rational("1.2e-6"));
     // Laplace example: k = 5 queries, each Laplace(k/ε) with ε = 1 ⇒ εⱼ = 1/5; f(x) = f(x') + 1
     let k = 5;
-    let scales = vec![q("5"); k];
+    let scales = vec![rational("5"); k];
     let fxp: Vec<Rational> = (0..k).map(|j| Rational::from(j as i32)).collect();
     let fx: Vec<Rational> = fxp.iter().map(|v| Rational::from(v + 1)).collect();
-    let y = vec![q("100"); k];
+    let y = vec![rational("100"); k];
     assert_eq!(
         laplace_privacy_loss(&scales, &fx, &fxp, &y).unwrap(),
-        q("1")
+        rational("1")
     );
     // below the maximum, the loss is smaller
-    let y_low = vec![q("-100"); k];
+    let y_low = vec![rational("-100"); k];
     assert_eq!(
         laplace_privacy_loss(&scales, &fx, &fxp, &y_low).unwrap(),
-        q("-1")
+        rational("-1")
     );
     assert!(basic_composition(&[]).is_err());
-    assert!(basic_composition(&[(q("-1"), q("0"))]).is_err());
+    assert!(basic_composition(&[(rational("-1"), rational("0"))]).is_err());
 }
 
 /// inf over t > 0 of Proposition 14's ln δ_t(ε), by an independent golden-section search over
@@ -189,64 +190,83 @@ proptest! {
 /// Issue 14's examples: ρ = 1e-300 (the optimal t ≈ 7e149 lies far beyond the old search range).
 #[test]
 fn tiny_rho_reaches_the_optimum() {
-    let rho = q("1e-300");
-    let d = zcdp_delta(&rho, &q("0"), Precision::Auto).unwrap();
+    let rho = rational("1e-300");
+    let d = zcdp_delta(&rho, &rational("0"), Precision::Auto).unwrap();
     check_optimum(
         &d,
-        &ln_delta_opt(&rho, &q("0")).exp(),
+        &ln_delta_opt(&rho, &rational("0")).exp(),
         1e-12,
         "ρ = 1e-300, ε = 0",
     );
     assert!(d.upper().to_f64() < 8.6e-151 && d.upper().to_f64() > 8.5e-151);
     for delta in ["1e-200", "1e-300", "1e-400"] {
-        let e = zcdp_epsilon(&rho, &q(delta), Precision::Auto).unwrap();
-        check_optimum(&e, &eps_opt(&rho, &q(delta)), 1e-12, delta);
+        let e = zcdp_epsilon(&rho, &rational(delta), Precision::Auto).unwrap();
+        check_optimum(&e, &eps_opt(&rho, &rational(delta)), 1e-12, delta);
     }
 }
 
 #[test]
 fn ledger_composes_adaptively() {
     let mut l = ZcdpLedger::new();
-    l.push_gaussian(&q("2"), &q("1")).unwrap();
-    l.push_pure(&q("0.5")).unwrap();
-    l.push_zcdp(&q("0.01")).unwrap();
-    assert_eq!(*l.rho(), q("1/8") + q("1/8") + q("0.01"));
+    l.push_gaussian(&rational("2"), &rational("1")).unwrap();
+    l.push_pure(&rational("0.5")).unwrap();
+    l.push_zcdp(&rational("0.01")).unwrap();
+    assert_eq!(
+        *l.rho(),
+        rational("1/8") + rational("1/8") + rational("0.01")
+    );
     assert_eq!(l.len(), 3);
     // the ledger's conversions against the independent optimum over t for the exact total ρ
-    let total = q("0.26");
-    let a = l.epsilon(&q("1e-6"), Precision::Auto).unwrap();
-    check_optimum(&a, &eps_opt(&total, &q("1e-6")), 1e-12, "ledger ε");
-    let d = l.delta(&q("2"), Precision::Auto).unwrap();
-    check_optimum(&d, &ln_delta_opt(&total, &q("2")).exp(), 1e-12, "ledger δ");
-    assert!(l.push_zcdp(&q("-1")).is_err());
+    let total = rational("0.26");
+    let a = l.epsilon(&rational("1e-6"), Precision::Auto).unwrap();
+    check_optimum(&a, &eps_opt(&total, &rational("1e-6")), 1e-12, "ledger ε");
+    let d = l.delta(&rational("2"), Precision::Auto).unwrap();
+    check_optimum(
+        &d,
+        &ln_delta_opt(&total, &rational("2")).exp(),
+        1e-12,
+        "ledger δ",
+    );
+    assert!(l.push_zcdp(&rational("-1")).is_err());
 }
 
 /// Lemma 12, Theorem 13, Proposition 16: exact rationals against hand-derived values.
 #[test]
 fn exact_conversions() {
-    assert_eq!(gaussian_zcdp(&q("2"), &q("3")).unwrap(), q("9/8"));
     assert_eq!(
-        gaussian_zcdp(&q("1e-200"), &q("1")).unwrap(),
+        gaussian_zcdp(&rational("2"), &rational("3")).unwrap(),
+        rational("9/8")
+    );
+    assert_eq!(
+        gaussian_zcdp(&rational("1e-200"), &rational("1")).unwrap(),
         common::pow10(5, 399)
     );
     assert_eq!(
-        zcdp_compose(&[q("1/3"), q("1e-400"), q("0")]).unwrap(),
-        q("1/3") + common::pow10(1, -400)
+        zcdp_compose(&[rational("1/3"), rational("1e-400"), rational("0")]).unwrap(),
+        rational("1/3") + common::pow10(1, -400)
     );
-    assert_eq!(pure_to_zcdp(&q("0.3")).unwrap(), q("0.045"));
-    assert_eq!(pure_to_zcdp(&q("1e12")).unwrap(), common::pow10(5, 23));
-    assert!(gaussian_zcdp(&q("0"), &q("1")).is_err());
+    assert_eq!(pure_to_zcdp(&rational("0.3")).unwrap(), rational("0.045"));
+    assert_eq!(
+        pure_to_zcdp(&rational("1e12")).unwrap(),
+        common::pow10(5, 23)
+    );
+    assert!(gaussian_zcdp(&rational("0"), &rational("1")).is_err());
     assert!(zcdp_compose(&[]).is_err());
-    assert!(pure_to_zcdp(&q("-1")).is_err());
+    assert!(pure_to_zcdp(&rational("-1")).is_err());
 }
 
 #[test]
 fn laplace_scale_comparison() {
-    let (basic, adv) =
-        laplace_scales(&Integer::from(1000), &q("1"), &q("1e-6"), Precision::Auto).unwrap();
-    assert!(basic.formula().contains_rational(&q("1000")));
+    let (basic, adv) = laplace_scales(
+        &Integer::from(1000),
+        &rational("1"),
+        &rational("1e-6"),
+        Precision::Auto,
+    )
+    .unwrap();
+    assert!(basic.formula().contains_rational(&rational("1000")));
     assert!(adv.upper().to_float() < basic.formula().lower().to_float()); // Θ(√k) beats Θ(k) at k = 1000
-    let rho = f(&q("1")) / (ln_inv(&q("1e-6")) * 4u32 + 4u32);
+    let rho = f(&rational("1")) / (ln_inv(&rational("1e-6")) * 4u32 + 4u32);
     let r = (Float::with_val(REF, 1000) / (rho * 2u32)).sqrt();
     check(&adv, &r, TIGHT, "advanced scale");
 }

@@ -41,7 +41,7 @@ pub const BOUNDS: &[(&str, i64, &str)] = &[
     ("exp", 2, "table + Taylor with enclosed remainder"),
     ("ln", 0, "MPFR at 53 bits, directed"),
     ("ln1p", 2, "table + series with enclosed remainder"),
-    ("expm1", 0, "MPFR at 53 bits, directed"),
+    ("expm1", 0, "MPFR's rounding, bit for bit (expm1_directed)"),
     ("min", 0, "exact"),
     ("max", 0, "exact"),
     ("max0", 0, "exact"),

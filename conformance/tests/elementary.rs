@@ -1,7 +1,7 @@
 //! √, exp, ln, ln1p, expm1 and pow: ours against the tightest enclosure of the exact range
 //! (MPFR at 256 bits, rounded in each endpoint's direction) and, where inari has the
 //! operation, against inari.
-use dpcert::num::interval_for_conformance::{Fi, Interval};
+use dpcert::num::interval_for_conformance::{F64Interval, Interval};
 use dpcert::num::Real;
 use dpcert::rug::float::Round;
 use dpcert::rug::ops::PowAssignRound;
@@ -131,7 +131,7 @@ fn exp() {
 fn expm1() {
     let xs = inputs(13, exp_arg);
     let exact = |x| increasing(x, Float::exp_m1_round, f64::NEG_INFINITY, -1.0);
-    unary("expm1", &xs, |x| Fi(x).expm1().0, None, &exact);
+    unary("expm1", &xs, |x| F64Interval(x).expm1().0, None, &exact);
 }
 
 #[test]
@@ -189,7 +189,7 @@ fn pow() {
             .iter()
             .map(|&(p, q)| pow_end(p, q, true))
             .fold(f64::NEG_INFINITY, f64::max);
-        let ours = Fi(x).pow(&Fi(y)).0;
+        let ours = F64Interval(x).pow(&F64Interval(y)).0;
         let n = theirs(x).pow(theirs(y));
         let input = || format!("{:?}^{:?}", ends(x), ends(y));
         let allowed = pow_allowed(ends(x), ends(y));

@@ -1,7 +1,7 @@
 //! Operations without rounding — hull, intersection, min, max, max(0, ·), mag, inf, sup,
 //! emptiness, the three-valued order — plus the constants and the conversion of exact
 //! rationals (`Real::from_rational`): each must equal the exact answer and inari's.
-use dpcert::num::interval_for_conformance::{Fi, Interval};
+use dpcert::num::interval_for_conformance::{F64Interval, Interval};
 use dpcert::num::{parse_exact, Real, Tri};
 use dpcert_conformance::*;
 
@@ -46,7 +46,7 @@ fn min_max_hull_intersection() {
             meet,
             Some(inari_ends(n.intersection(m))),
         );
-        tallies[4].record(&input, ends(Fi(x).max0().0), max0, None);
+        tallies[4].record(&input, ends(F64Interval(x).max0().0), max0, None);
     }
     tallies.into_iter().for_each(Tally::finish);
 }
@@ -77,7 +77,11 @@ fn numeric_and_order() {
         } else {
             Tri::Undecided
         };
-        assert_eq!(Fi(x).cmp3(&Fi(y)), expected, "{x:?} vs {y:?}");
+        assert_eq!(
+            F64Interval(x).cmp3(&F64Interval(y)),
+            expected,
+            "{x:?} vs {y:?}"
+        );
         assert_eq!(expected == Tri::Less, x.sup() < y.inf());
     }
 }
@@ -116,7 +120,7 @@ fn from_rational_is_tightest() {
             decimal(&mut rng)
         };
         let r = parse_exact(&s).expect("a decimal");
-        let ours = Fi::from_rational(&r, 53).0;
+        let ours = F64Interval::from_rational(&r, 53).0;
         let n: inari::Interval = format!("[{s}]").parse().expect("inari parses the literal");
         let exact = Some((round_rational(&r, false), round_rational(&r, true)));
         t.record(&|| s.clone(), ends(ours), exact, Some(inari_ends(n)));

@@ -7,110 +7,102 @@
 //! Taylor remainder; MPFR beyond |x| > 700); `ln` goes through MPFR at 53 bits with directed
 //! rounding.
 //!
-//! `expm1` is evaluated at 53 bits by MPFR with directed rounding, `ln1p` by
+//! `expm1` is MPFR's directed rounding at 53 bits, bit for bit (`interval::expm1_directed`,
+//! MPFR itself where that declines), `ln1p` by
 //! `interval::ln1p_point` (MPFR where that declines), and Φ by
 //! [`super::normal::phi_enclosure`]. `conformance/` measures the widths against inari and
 //! MPFR: `expm1` and `from_rational` are the tightest `f64` enclosures; `pow` (= exp(y·ln x))
 //! lies within 4·|y·ln x| + 2 steps of the tightest per endpoint.
-use super::interval::{iv, Interval};
+use super::interval::{interval_or_entire, Interval};
 use super::{normal, Arithmetic, Real};
 use rug::float::Round;
 use rug::{Float, Rational};
 
 /// An `f64` interval.
 #[derive(Clone, Copy, Debug)]
-pub struct Fi(pub Interval);
+pub struct F64Interval(pub Interval);
 
-/// Apply a non-decreasing MPFR function to both endpoints at 53 bits, rounding outward.
-fn mono53(x: Interval, f: impl Fn(&mut Float, Round) -> std::cmp::Ordering) -> Interval {
-    if x.is_empty() {
-        return x;
-    }
-    let mut lo = Float::with_val(53, x.inf());
-    let mut hi = Float::with_val(53, x.sup());
-    f(&mut lo, Round::Down);
-    f(&mut hi, Round::Up);
-    iv(lo.to_f64_round(Round::Down), hi.to_f64_round(Round::Up))
-}
-
-impl Real for Fi {
-    fn from_rational(r: &Rational, _prec: u32) -> Fi {
+impl Real for F64Interval {
+    fn from_rational(r: &Rational, _prec: u32) -> F64Interval {
         let lo = Float::with_val_round(53, r, Round::Down)
             .0
             .to_f64_round(Round::Down);
         let hi = Float::with_val_round(53, r, Round::Up)
             .0
             .to_f64_round(Round::Up);
-        Fi(iv(lo, hi))
+        F64Interval(interval_or_entire(lo, hi))
     }
     /// Exact for |v| ≤ 2⁵³ without MPFR (the hot loops of `mills` call it per level).
-    fn from_int(v: i64, prec: u32) -> Fi {
+    fn from_int(v: i64, prec: u32) -> F64Interval {
         if v.unsigned_abs() <= 1 << 53 {
-            return Fi(iv(v as f64, v as f64));
+            return F64Interval(interval_or_entire(v as f64, v as f64));
         }
-        Fi::from_rational(&Rational::from(v), prec)
+        F64Interval::from_rational(&Rational::from(v), prec)
     }
-    fn add(&self, o: &Fi) -> Fi {
-        Fi(self.0 + o.0)
+    fn add(&self, o: &F64Interval) -> F64Interval {
+        F64Interval(self.0 + o.0)
     }
-    fn sub(&self, o: &Fi) -> Fi {
-        Fi(self.0 - o.0)
+    fn sub(&self, o: &F64Interval) -> F64Interval {
+        F64Interval(self.0 - o.0)
     }
-    fn mul(&self, o: &Fi) -> Fi {
-        Fi(self.0 * o.0)
+    fn mul(&self, o: &F64Interval) -> F64Interval {
+        F64Interval(self.0 * o.0)
     }
-    fn div(&self, o: &Fi) -> Fi {
-        Fi(self.0 / o.0)
+    fn div(&self, o: &F64Interval) -> F64Interval {
+        F64Interval(self.0 / o.0)
     }
-    fn neg(&self) -> Fi {
-        Fi(-self.0)
+    fn neg(&self) -> F64Interval {
+        F64Interval(-self.0)
     }
-    fn sqr(&self) -> Fi {
-        Fi(self.0.sqr())
+    fn sqr(&self) -> F64Interval {
+        F64Interval(self.0.sqr())
     }
-    fn sqrt(&self) -> Fi {
-        Fi(self.0.sqrt())
+    fn sqrt(&self) -> F64Interval {
+        F64Interval(self.0.sqrt())
     }
-    fn exp(&self) -> Fi {
-        Fi(self.0.exp())
+    fn exp(&self) -> F64Interval {
+        F64Interval(self.0.exp())
     }
-    fn expm1(&self) -> Fi {
-        Fi(mono53(self.0, |x, r| x.exp_m1_round(r)))
+    fn expm1(&self) -> F64Interval {
+        F64Interval(self.0.expm1())
     }
-    fn ln(&self) -> Fi {
-        Fi(self.0.ln())
+    fn ln(&self) -> F64Interval {
+        F64Interval(self.0.ln())
     }
-    fn ln1p(&self) -> Fi {
-        Fi(self.0.ln1p())
+    fn ln1p(&self) -> F64Interval {
+        F64Interval(self.0.ln1p())
     }
-    fn normal_cdf(&self) -> Fi {
+    fn normal_cdf(&self) -> F64Interval {
         if self.0.is_empty() {
             return *self;
         }
         let lo = normal::phi_enclosure(self.0.inf()).inf();
         let hi = normal::phi_enclosure(self.0.sup()).sup();
-        Fi(iv(lo, hi))
+        F64Interval(interval_or_entire(lo, hi))
     }
-    fn max0(&self) -> Fi {
+    fn max0(&self) -> F64Interval {
         if self.0.is_empty() {
             return *self;
         }
-        Fi(iv(self.0.inf().max(0.0), self.0.sup().max(0.0)))
+        F64Interval(interval_or_entire(
+            self.0.inf().max(0.0),
+            self.0.sup().max(0.0),
+        ))
     }
-    fn min(&self, o: &Fi) -> Fi {
-        Fi(self.0.min(o.0))
+    fn min(&self, o: &F64Interval) -> F64Interval {
+        F64Interval(self.0.min(o.0))
     }
-    fn hull(&self, o: &Fi) -> Fi {
-        Fi(self.0.convex_hull(o.0))
+    fn hull(&self, o: &F64Interval) -> F64Interval {
+        F64Interval(self.0.convex_hull(o.0))
     }
-    fn intersect(&self, o: &Fi) -> Fi {
-        Fi(self.0.intersection(o.0))
+    fn intersect(&self, o: &F64Interval) -> F64Interval {
+        F64Interval(self.0.intersection(o.0))
     }
-    fn span(&self, o: &Fi) -> Fi {
+    fn span(&self, o: &F64Interval) -> F64Interval {
         if self.0.is_empty() || o.0.is_empty() {
-            return Fi(Interval::EMPTY);
+            return F64Interval(Interval::EMPTY);
         }
-        Fi(iv(self.0.inf(), o.0.sup()))
+        F64Interval(interval_or_entire(self.0.inf(), o.0.sup()))
     }
     fn endpoints(&self) -> Option<(Float, Float)> {
         let (a, b) = (self.0.inf(), self.0.sup());

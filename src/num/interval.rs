@@ -65,7 +65,7 @@ impl TryFrom<(f64, f64)> for Interval {
 
 /// Interval from endpoints already rounded outward; NaN or reversed endpoints give ENTIRE
 /// (sound, and rejected later as too wide).
-pub(crate) fn iv(lo: f64, hi: f64) -> Interval {
+pub(crate) fn interval_or_entire(lo: f64, hi: f64) -> Interval {
     Interval::try_from((lo, hi)).unwrap_or(Interval::ENTIRE)
 }
 
@@ -199,10 +199,11 @@ fn mpfr53(x: f64, rnd: Round, f: fn(&mut Float, Round) -> std::cmp::Ordering) ->
 /// exact for integers |k| < 2²¹.
 const LN2_HI_64: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000) / 64.0;
 
-/// Constants of [`exp_point`], from MPFR at 256 bits (computed once): an enclosure of
-/// (ln 2)/64 − `LN2_HI_64` ≈ 3·10⁻¹²; 2^{j/64} for j = 0 … 63 as a nearest `f64` `pow2_hi[j]`
-/// plus an enclosure `pow2_lo[j]` of the exact remainder 2^{j/64} − `pow2_hi[j]`; and an
-/// enclosure of [e^{−1/128}, e^{1/128}].
+/// Constants of [`exp_point`]: an enclosure of (ln 2)/64 − `LN2_HI_64` ≈ 3·10⁻¹²; 2^{j/64} for
+/// j = 0 … 63 as a nearest `f64` `pow2_hi[j]` plus an enclosure `pow2_lo[j]` of the exact
+/// remainder 2^{j/64} − `pow2_hi[j]`; and an enclosure of [e^{−1/128}, e^{1/128}]. Read from
+/// `elementary_table.rs`: MPFR at 256 bits, each end rounded in its own direction and again to
+/// f64 (generated and checked against MPFR by `tests::elementary_table_constants`).
 struct ExpTables {
     ln2_lo_64: Interval,
     pow2_hi: [f64; 64],
@@ -210,44 +211,19 @@ struct ExpTables {
     e_range: Interval,
 }
 
+/// An interval from a constant pair (lo, hi).
+fn pair(p: (f64, f64)) -> Interval {
+    Interval { lo: p.0, hi: p.1 }
+}
+
 fn exp_tables() -> &'static ExpTables {
+    use super::elementary_table as c;
     static T: std::sync::OnceLock<ExpTables> = std::sync::OnceLock::new();
-    T.get_or_init(|| {
-        // every end is rounded in its own direction at 256 bits and again to f64; the
-        // operations in between (/64, − an f64 with fewer bits) are exact at 256 bits
-        let both = |f: &dyn Fn(Round) -> f64| Interval {
-            lo: f(Round::Down),
-            hi: f(Round::Up),
-        };
-        let ln2_lo_64 = both(&|rnd| {
-            let ln2 = Float::with_val_round(256, rug::float::Constant::Log2, rnd).0;
-            (Float::with_val(256, &ln2 / 64u32) - LN2_HI_64).to_f64_round(rnd)
-        });
-        let pow2 = |j: usize, rnd: Round| {
-            let mut v = Float::with_val(256, j as f64 / 64.0);
-            v.exp2_round(rnd);
-            v
-        };
-        let mut pow2_hi = [0.0; 64];
-        let mut pow2_lo = [Interval::EMPTY; 64];
-        for j in 0..64 {
-            pow2_hi[j] = pow2(j, Round::Nearest).to_f64();
-            pow2_lo[j] = both(&|rnd| (pow2(j, rnd) - pow2_hi[j]).to_f64_round(rnd));
-        }
-        let e_end = |x: f64, rnd: Round| {
-            let mut v = Float::with_val(256, x);
-            v.exp_round(rnd);
-            v.to_f64_round(rnd)
-        };
-        ExpTables {
-            ln2_lo_64,
-            pow2_hi,
-            pow2_lo,
-            e_range: Interval {
-                lo: e_end(-1.0 / 128.0, Round::Down),
-                hi: e_end(1.0 / 128.0, Round::Up),
-            },
-        }
+    T.get_or_init(|| ExpTables {
+        ln2_lo_64: pair(c::LN2_LO_64),
+        pow2_hi: c::POW2_HI,
+        pow2_lo: c::POW2_LO.map(pair),
+        e_range: pair(c::E_RANGE),
     })
 }
 
@@ -306,8 +282,81 @@ pub fn exp_point(x: f64) -> Option<Interval> {
     })
 }
 
-/// Constants of [`ln1p_point`], from MPFR at 256 bits (computed once): ln 2 − `LN2_HI` and, for
-/// c_j = j/64 (j = 45 … 91), ln c_j as a nearest `f64` plus an enclosure of the remainder.
+/// k = round(x·64/ln 2), a float choice of *where* to reduce: any integer is correct.
+fn nearest_k(x: f64) -> f64 {
+    (x * (64.0 / std::f64::consts::LN_2)).round()
+}
+
+/// eˣ − 1 rounded down (`up = false`) or up to `f64` — exactly the directed rounding MPFR
+/// gives — for |x| ≤ 1/2; `None` for NaN, |x| > 1/2, or an enclosure that cannot decide the
+/// rounding (then the caller asks MPFR). With k = 0 for |x| ≤ 1/128, else [`nearest_k`]
+/// (1 ≤ |k| ≤ 47):
+/// 1. x = k·(ln 2)/64 + r₁ + r₂ with r₁ = RN(x − k·`LN2_HI_64`) (k·`LN2_HI_64` exact, r₁ exact by
+///    Sterbenz) and r₂ ∋ (its TwoSum error) − k·((ln 2)/64 − `LN2_HI_64`) enclosed;
+/// 2. 2^{k/64} = hi + lo with hi = `pow2_hi[k]`, lo ∋ `pow2_lo[k]` (k ≥ 0), or halves of the
+///    entries k + 64 (k < 0; halving exact), so hi ∈ [1/2, 2] and hi − 1 is exact (Sterbenz; its
+///    TwoSum error e₀ = 0 is carried into T all the same);
+/// 3. with r = r₁ + r₂ and P(r) = (eʳ − 1 − r)/r² = ½(1 + r/3(1 + r/4(… (1 + r/8(1 + r/9·e^ξ)))))
+///    for some ξ between 0 and r (Taylor with Lagrange's remainder; e^ξ enclosed by
+///    [e^{−1/128}, e^{1/128}], |r| ≤ 1/128):
+///    eˣ − 1 = (hi − 1) + hi·r₁ + [hi·r₂ + hi·r²P(r) + lo·(1 + r + r²P(r))];
+/// 4. hi·r₁ = p + e exactly (FMA residual, `None` if p is below 2⁻⁹⁶⁰) and (hi − 1) + p = S + e₁
+///    exactly (TwoSum), so eˣ − 1 ∈ S + T for the interval T = e₀ + e + e₁ + [the bracket], whose
+///    width is about 2⁻⁶⁰·|eˣ − 1| (the bracket is at most 0.003 of the result; its roundings
+///    are relative to that);
+/// 5. if S + T.lo and S + T.hi round (in the requested direction) to the same `f64`, every value
+///    between them does, eˣ − 1 among them: that `f64` is its directed rounding.
+pub fn expm1_directed(x: f64, up: bool) -> Option<f64> {
+    #[allow(
+        clippy::neg_cmp_op_on_partial_ord,
+        reason = "written so that NaN takes this branch"
+    )]
+    if !(x.abs() <= 0.5) {
+        return None;
+    }
+    if x == 0.0 {
+        return Some(x); // e^{±0} − 1 = ±0 exactly, the sign kept as MPFR keeps it
+    }
+    let t = exp_tables();
+    let pt = |v: f64| Interval { lo: v, hi: v };
+    let k = if x.abs() <= 1.0 / 128.0 {
+        0.0
+    } else {
+        nearest_k(x)
+    };
+    let r1 = x - k * LN2_HI_64;
+    // exact (Sterbenz), and its rounding error (0) is carried anyway, so nothing rests on it
+    let r2 = pt(two_sum_err(x, -(k * LN2_HI_64), r1)) - pt(k) * t.ln2_lo_64;
+    let (hi, lo) = if k >= 0.0 {
+        (t.pow2_hi[k as usize], t.pow2_lo[k as usize])
+    } else {
+        let j = (k + 64.0) as usize;
+        (t.pow2_hi[j] * 0.5, t.pow2_lo[j] * pt(0.5))
+    };
+    let p = hi * r1;
+    if p != 0.0 && p.abs() < FMA_SAFE {
+        return None;
+    }
+    let e = hi.mul_add(r1, -p);
+    let head = hi - 1.0;
+    let e0 = two_sum_err(hi, -1.0, head); // 0 (Sterbenz), carried likewise
+    let sum = head + p;
+    let e1 = two_sum_err(head, p, sum);
+    let r = pt(r1) + r2;
+    let mut q = pt(1.0) + r * t.e_range / pt(9.0);
+    for n in (3..=8).rev() {
+        q = pt(1.0) + r * q / pt(n as f64);
+    }
+    let r2p = r.sqr() * q / pt(2.0);
+    let rest = pt(e0) + pt(e) + pt(e1) + pt(hi) * r2 + pt(hi) * r2p + lo * (pt(1.0) + r + r2p);
+    let round = |v: f64| if up { add_up(sum, v) } else { add_dn(sum, v) };
+    let (a, b) = (round(rest.lo), round(rest.hi));
+    (a == b).then_some(a)
+}
+
+/// Constants of [`ln1p_point`]: ln 2 − `LN2_HI` enclosed and, for c_j = j/64 (j = 45 … 91),
+/// ln c_j as a nearest `f64` plus an enclosure of the remainder. Read from
+/// `elementary_table.rs` (MPFR at 256 bits, checked by `tests::elementary_table_constants`).
 struct LnTables {
     ln2_lo: Interval,
     ln_hi: [f64; 47],
@@ -318,33 +367,12 @@ struct LnTables {
 const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
 
 fn ln_tables() -> &'static LnTables {
+    use super::elementary_table as c;
     static T: std::sync::OnceLock<LnTables> = std::sync::OnceLock::new();
-    T.get_or_init(|| {
-        let both = |f: &dyn Fn(Round) -> f64| Interval {
-            lo: f(Round::Down),
-            hi: f(Round::Up),
-        };
-        let ln2_lo = both(&|rnd| {
-            let ln2 = Float::with_val_round(256, rug::float::Constant::Log2, rnd).0;
-            (ln2 - LN2_HI).to_f64_round(rnd)
-        });
-        let ln = |j: usize, rnd: Round| {
-            // j/64 is exact at 256 bits
-            let mut v = Float::with_val(256, j as f64 / 64.0);
-            v.ln_round(rnd);
-            v
-        };
-        let mut ln_hi = [0.0; 47];
-        let mut ln_lo = [Interval::EMPTY; 47];
-        for i in 0..47 {
-            ln_hi[i] = ln(i + 45, Round::Nearest).to_f64();
-            ln_lo[i] = both(&|rnd| (ln(i + 45, rnd) - ln_hi[i]).to_f64_round(rnd));
-        }
-        LnTables {
-            ln2_lo,
-            ln_hi,
-            ln_lo,
-        }
+    T.get_or_init(|| LnTables {
+        ln2_lo: pair(c::LN2_LO),
+        ln_hi: c::LN_HI,
+        ln_lo: c::LN_LO.map(pair),
     })
 }
 
@@ -540,6 +568,24 @@ impl Interval {
             .map_or_else(|| mpfr53(self.hi, Round::Up, Float::exp_round), |e| e.hi);
         Interval { lo, hi }
     }
+    /// { eˣ − 1 : x ∈ self }: each endpoint's directed rounding (expm1 is increasing) by
+    /// [`expm1_directed`] for |x| ≤ 1/2 where it decides, else by MPFR at 53 bits — the same
+    /// `f64` either way.
+    pub fn expm1(self) -> Interval {
+        if self.is_empty() {
+            return self;
+        }
+        let end = |x: f64, up: bool| {
+            expm1_directed(x, up).unwrap_or_else(|| {
+                let rnd = if up { Round::Up } else { Round::Down };
+                mpfr53(x, rnd, Float::exp_m1_round)
+            })
+        };
+        Interval {
+            lo: end(self.lo, false),
+            hi: end(self.hi, true),
+        }
+    }
     /// { ln(1 + x) : x ∈ self, x > −1 }: [`ln1p_point`] at each end (ln1p is increasing),
     /// MPFR at 53 bits with directed rounding where that gives `None`; a lower end ≤ −1 gives
     /// −∞, and self ≤ −1 gives EMPTY (as `ln`).
@@ -689,7 +735,7 @@ mod tests {
     use proptest::prelude::*;
     use rug::Rational;
 
-    fn ex(x: f64) -> Rational {
+    fn rational_of(x: f64) -> Rational {
         Rational::from_f64(x).unwrap()
     }
     /// `lo ≤ v ≤ hi` with `lo`, `hi` no more than `ulps` representable steps outside `v`.
@@ -699,15 +745,15 @@ mod tests {
             l = l.next_up();
             h = h.next_down();
         }
-        let below = |x: f64| x == f64::NEG_INFINITY || (x.is_finite() && ex(x) <= *v);
-        let above = |x: f64| x == f64::INFINITY || (x.is_finite() && ex(x) >= *v);
+        let below = |x: f64| x == f64::NEG_INFINITY || (x.is_finite() && rational_of(x) <= *v);
+        let above = |x: f64| x == f64::INFINITY || (x.is_finite() && rational_of(x) >= *v);
         let strictly_in = |a: f64, b: f64| {
-            (a.is_finite() && ex(a) > *v || a == f64::INFINITY)
-                && (b.is_finite() && ex(b) < *v || b == f64::NEG_INFINITY)
+            (a.is_finite() && rational_of(a) > *v || a == f64::INFINITY)
+                && (b.is_finite() && rational_of(b) < *v || b == f64::NEG_INFINITY)
         };
-        below(lo) && above(hi) && strictly_in(l, h) || (lo == hi && ex(lo) == *v)
+        below(lo) && above(hi) && strictly_in(l, h) || (lo == hi && rational_of(lo) == *v)
     }
-    fn pt(x: f64) -> Interval {
+    fn point(x: f64) -> Interval {
         Interval::try_from((x, x)).unwrap()
     }
     /// How many ulps `exp_point`'s endpoints may lie outside the exact eˣ (MPFR's directed
@@ -732,13 +778,140 @@ mod tests {
     }
     /// `pt(a).exp()` is [`within`] `ulps` of e^a.
     fn exp_within(a: f64, ulps: usize) -> bool {
-        within(pt(a).exp(), a, Float::exp_round, ulps)
+        within(point(a).exp(), a, Float::exp_round, ulps)
     }
     /// How many ulps `ln1p_point`'s endpoints may lie outside the exact ln(1 + x) (measured: 2).
     const LN1P_ULPS: usize = 2;
     /// `pt(x).ln1p()` is [`within`] `ulps` of ln(1 + x).
     fn ln1p_within(x: f64, ulps: usize) -> bool {
-        within(pt(x).ln1p(), x, Float::ln_1p_round, ulps)
+        within(point(x).ln1p(), x, Float::ln_1p_round, ulps)
+    }
+    /// The constants of `elementary_table.rs`, recomputed from MPFR at 256 bits: each end rounded
+    /// in its own direction at 256 bits and again to f64 (the operations in between — /64, − an
+    /// f64 with fewer bits — are exact at 256 bits); the nearest parts rounded to nearest.
+    fn elementary_constants() -> String {
+        let both = |f: &dyn Fn(Round) -> f64| (f(Round::Down), f(Round::Up));
+        let ln2 = |rnd| Float::with_val_round(256, rug::float::Constant::Log2, rnd).0;
+        let ln2_lo_64 =
+            both(&|rnd| (Float::with_val(256, &ln2(rnd) / 64u32) - LN2_HI_64).to_f64_round(rnd));
+        let pow2 = |j: usize, rnd: Round| {
+            let mut v = Float::with_val(256, j as f64 / 64.0);
+            v.exp2_round(rnd);
+            v
+        };
+        let pow2_hi: Vec<f64> = (0..64).map(|j| pow2(j, Round::Nearest).to_f64()).collect();
+        let pow2_lo: Vec<(f64, f64)> = (0..64)
+            .map(|j| both(&|rnd| (pow2(j, rnd) - pow2_hi[j]).to_f64_round(rnd)))
+            .collect();
+        let e_end = |x: f64, rnd: Round| {
+            let mut v = Float::with_val(256, x);
+            v.exp_round(rnd);
+            v.to_f64_round(rnd)
+        };
+        let e_range = (
+            e_end(-1.0 / 128.0, Round::Down),
+            e_end(1.0 / 128.0, Round::Up),
+        );
+        let ln2_lo = both(&|rnd| (ln2(rnd) - LN2_HI).to_f64_round(rnd));
+        let ln = |j: usize, rnd: Round| {
+            let mut v = Float::with_val(256, j as f64 / 64.0); // exact
+            v.ln_round(rnd);
+            v
+        };
+        let ln_hi: Vec<f64> = (45..92).map(|j| ln(j, Round::Nearest).to_f64()).collect();
+        let ln_lo: Vec<(f64, f64)> = (45..92)
+            .map(|j| both(&|rnd| (ln(j, rnd) - ln_hi[j - 45]).to_f64_round(rnd)))
+            .collect();
+        let one = |v: f64| format!("{v:e}");
+        let two = |p: (f64, f64)| format!("({:e}, {:e})", p.0, p.1);
+        let list = |items: Vec<String>| {
+            items
+                .iter()
+                .map(|i| format!("    {i},\n"))
+                .collect::<String>()
+        };
+        format!(
+            "//! Constants of `interval.rs`'s exp and ln1p: MPFR at 256 bits, each end rounded in its\n\
+             //! own direction and again to f64, nearest parts rounded to nearest (generated and\n\
+             //! checked by `interval::tests::elementary_table_constants`).\n\
+             /// (ln 2)/64 − `LN2_HI_64`, enclosed.\n\
+             pub(super) const LN2_LO_64: (f64, f64) = {};\n\
+             /// 2^(j/64), j = 0 … 63, rounded to nearest.\n\
+             pub(super) const POW2_HI: [f64; 64] = [\n{}];\n\
+             /// 2^(j/64) − `POW2_HI[j]`, enclosed.\n\
+             pub(super) const POW2_LO: [(f64, f64); 64] = [\n{}];\n\
+             /// [e^(−1/128), e^(1/128)], enclosed.\n\
+             pub(super) const E_RANGE: (f64, f64) = {};\n\
+             /// ln 2 − `LN2_HI`, enclosed.\n\
+             pub(super) const LN2_LO: (f64, f64) = {};\n\
+             /// ln(j/64), j = 45 … 91, rounded to nearest.\n\
+             pub(super) const LN_HI: [f64; 47] = [\n{}];\n\
+             /// ln(j/64) − `LN_HI[j − 45]`, enclosed.\n\
+             pub(super) const LN_LO: [(f64, f64); 47] = [\n{}];\n",
+            two(ln2_lo_64),
+            list(pow2_hi.into_iter().map(one).collect()),
+            list(pow2_lo.into_iter().map(two).collect()),
+            two(e_range),
+            two(ln2_lo),
+            list(ln_hi.into_iter().map(one).collect()),
+            list(ln_lo.into_iter().map(two).collect()),
+        )
+    }
+
+    /// `elementary_table.rs` is exactly what MPFR gives (so each constant encloses its exact
+    /// value, within one ulp). With DPCERT_BLESS_ELEMENTARY_TABLE=1 the file is written instead.
+    #[test]
+    fn elementary_table_constants() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/num/elementary_table.rs");
+        let want = elementary_constants();
+        if std::env::var("DPCERT_BLESS_ELEMENTARY_TABLE").is_ok() {
+            std::fs::write(path, want).unwrap();
+            return;
+        }
+        let have = std::fs::read_to_string(path).unwrap();
+        assert!(
+            have == want,
+            "src/num/elementary_table.rs differs from MPFR's constants (DPCERT_BLESS_ELEMENTARY_TABLE=1 rewrites it)"
+        );
+    }
+
+    /// MPFR's expm1 at 53 bits rounded down or up (exact x), to f64.
+    fn mpfr_expm1(x: f64, up: bool) -> f64 {
+        let rnd = if up { Round::Up } else { Round::Down };
+        let mut v = Float::with_val(53, x);
+        v.exp_m1_round(rnd);
+        v.to_f64_round(rnd)
+    }
+    /// The fast path decides nearly always: of 10⁵ points over |x| ≤ 1/2 (uniform, near the
+    /// reduction's seams, tiny), fewer than 1 % fall back to MPFR, and every decided end is
+    /// MPFR's bit for bit.
+    #[test]
+    fn expm1_directed_decides_and_agrees() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut fallbacks = 0;
+        let n = 100_000u64;
+        for i in 0..n {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let u = (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+            let x = match i % 3 {
+                0 => u,
+                1 => ((u * 94.0).round() + u * 1e-6) * std::f64::consts::LN_2 / 128.0,
+                _ => u * 2f64.powi(-(((state >> 3) % 80) as i32)),
+            };
+            for up in [false, true] {
+                match expm1_directed(x, up) {
+                    Some(v) => assert_eq!(
+                        v.to_bits(),
+                        mpfr_expm1(x, up).to_bits(),
+                        "expm1({x:e}), up = {up}"
+                    ),
+                    None => fallbacks += 1,
+                }
+            }
+        }
+        assert!(fallbacks * 100 < 2 * n, "{fallbacks} fallbacks");
     }
     fn finite() -> impl Strategy<Value = f64> {
         (NORMAL | SUBNORMAL | ZERO | POSITIVE | NEGATIVE).prop_filter("finite", |x| x.is_finite())
@@ -748,17 +921,17 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(2000))]
         #[test]
         fn point_ops_are_directed_roundings(a in finite(), b in finite()) {
-            let (x, y) = (pt(a), pt(b));
-            let (ea, eb) = (ex(a), ex(b));
+            let (x, y) = (point(a), point(b));
+            let (ea, eb) = (rational_of(a), rational_of(b));
             let sum = x + y;
             let s = Rational::from(&ea + &eb);
-            let exact_sum = sum.inf() == sum.sup() && ex(sum.inf()) == s;
+            let exact_sum = sum.inf() == sum.sup() && rational_of(sum.inf()) == s;
             prop_assert!(exact_sum || tight(sum.inf(), sum.sup(), &s, 1), "{a} + {b}");
             let d = x - y;
             prop_assert!(tight(d.inf(), d.sup(), &Rational::from(&ea - &eb), 1) || d.inf() == d.sup());
             let p = x * y;
             let pr = Rational::from(&ea * &eb);
-            let ulps = if pr.clone().abs() < ex(FMA_SAFE) { 2 } else { 1 };
+            let ulps = if pr.clone().abs() < rational_of(FMA_SAFE) { 2 } else { 1 };
             prop_assert!(tight(p.inf(), p.sup(), &pr, ulps), "{a} * {b} = {p:?}");
             if b != 0.0 {
                 let q = x / y;
@@ -769,19 +942,19 @@ mod tests {
 
         #[test]
         fn sqrt_and_sqr_enclose(a in finite()) {
-            let s = pt(a.abs()).sqrt();
-            let (lo, hi) = (ex(s.inf()), ex(s.sup()));
-            let v = ex(a.abs());
+            let s = point(a.abs()).sqrt();
+            let (lo, hi) = (rational_of(s.inf()), rational_of(s.sup()));
+            let v = rational_of(a.abs());
             // directed rounding (one step inward leaves the root) when |a| ≥ 2⁻⁹⁶⁰, else ≤ 2 ulps
             let (mut l2, mut h2) = (s.inf().next_up(), s.sup().next_down());
             if !safe(a) {
                 (l2, h2) = (l2.next_up(), h2.next_down());
             }
             prop_assert!(Rational::from(&lo * &lo) <= v && Rational::from(&hi * &hi) >= v);
-            let exact = s.inf() == s.sup() && ex(s.inf()).square() == v;
-            prop_assert!(exact || (ex(l2).square() > v && ex(h2).square() < v), "√{a}: {s:?}");
-            let q = pt(a).sqr();
-            prop_assert!(tight(q.inf(), q.sup(), &ex(a).square(), 2), "{a}²");
+            let exact = s.inf() == s.sup() && rational_of(s.inf()).square() == v;
+            prop_assert!(exact || (rational_of(l2).square() > v && rational_of(h2).square() < v), "√{a}: {s:?}");
+            let q = point(a).sqr();
+            prop_assert!(tight(q.inf(), q.sup(), &rational_of(a).square(), 2), "{a}²");
         }
 
         #[test]
@@ -793,11 +966,11 @@ mod tests {
                 (lo, hi)
             };
             // ln (MPFR): exactly the directed roundings, one step inward leaves the value
-            let (iv, (rlo, rhi)) = (pt(b).ln(), reference(b, Float::ln_round));
+            let (iv, (rlo, rhi)) = (point(b).ln(), reference(b, Float::ln_round));
             prop_assert!(iv.inf() <= rlo && rhi <= iv.sup());
             prop_assert!(iv.inf().next_up() > rhi || iv.inf() == iv.sup());
             prop_assert!(iv.sup().next_down() < rlo || iv.inf() == iv.sup());
-            prop_assert!(exp_within(a, EXP_ULPS), "exp({a}) = {:?}", pt(a).exp());
+            prop_assert!(exp_within(a, EXP_ULPS), "exp({a}) = {:?}", point(a).exp());
         }
 
         /// ln1p (`ln1p_point`) contains ln(1 + x) (MPFR at 256 bits, directed) and lies at most
@@ -814,7 +987,7 @@ mod tests {
                 if !(x > -1.0) || !x.is_finite() {
                     continue;
                 }
-                prop_assert!(ln1p_within(x, LN1P_ULPS), "ln1p({x}) = {:?}", pt(x).ln1p());
+                prop_assert!(ln1p_within(x, LN1P_ULPS), "ln1p({x}) = {:?}", point(x).ln1p());
             }
         }
 
@@ -824,7 +997,23 @@ mod tests {
         fn exp_encloses_at_seams(k in -64_640i64..=64_640, t in -1.0f64..1.0, sc in -60i32..0) {
             let seam = k as f64 * std::f64::consts::LN_2 / 128.0 + t * 1e-12;
             for a in [seam, t * 2f64.powi(sc), 700.0 * t.signum(), 700.5 * t.signum()] {
-                prop_assert!(exp_within(a, EXP_ULPS), "exp({a}) = {:?}", pt(a).exp());
+                prop_assert!(exp_within(a, EXP_ULPS), "exp({a}) = {:?}", point(a).exp());
+            }
+        }
+
+        /// `Interval::expm1` is MPFR's directed rounding at both ends (fast path or not): at the
+        /// reduction's seams, at every scale down to subnormals, at ±1/2 and beyond.
+        #[test]
+        fn expm1_is_mpfrs_directed_rounding(k in -47i64..=47, t in -1.0f64..1.0, e in 0i32..1075) {
+            let seam = k as f64 * std::f64::consts::LN_2 / 128.0 + t * 1e-12;
+            let inside = (k as f64 + t / 2.0) * std::f64::consts::LN_2 / 64.0;
+            for x in [seam, inside, t * 2f64.powi(-e), 0.5 * t.signum(), 0.5f64.next_up() * t.signum(),
+                      t * 40.0, 1.0 / 128.0 * t.signum()] {
+                // (the interval's own endpoints: it may store −0 as +0)
+                let (a, b) = (point(x).inf(), point(x).sup());
+                let v = point(x).expm1();
+                prop_assert_eq!(v.inf().to_bits(), mpfr_expm1(a, false).to_bits(), "expm1({:e})", x);
+                prop_assert_eq!(v.sup().to_bits(), mpfr_expm1(b, true).to_bits(), "expm1({:e})", x);
             }
         }
 
@@ -836,15 +1025,15 @@ mod tests {
             let x = Interval::try_from((a.min(b), a.max(b))).unwrap();
             let y = Interval::try_from((c.min(d), c.max(d))).unwrap();
             let inside = |i: Interval, v: &Rational| {
-                (i.inf() == f64::NEG_INFINITY || ex(i.inf()) <= *v)
-                    && (i.sup() == f64::INFINITY || ex(i.sup()) >= *v)
+                (i.inf() == f64::NEG_INFINITY || rational_of(i.inf()) <= *v)
+                    && (i.sup() == f64::INFINITY || rational_of(i.sup()) >= *v)
             };
             let mid = |i: Interval| {
-                let (l, h) = (ex(i.inf()), ex(i.sup()));
+                let (l, h) = (rational_of(i.inf()), rational_of(i.sup()));
                 &l + Rational::from(&h - &l) * Rational::from((t, 16))
             };
-            let mut xs = vec![ex(x.inf()), ex(x.sup()), mid(x)];
-            let ys = vec![ex(y.inf()), ex(y.sup()), mid(y)];
+            let mut xs = vec![rational_of(x.inf()), rational_of(x.sup()), mid(x)];
+            let ys = vec![rational_of(y.inf()), rational_of(y.sup()), mid(y)];
             xs.dedup();
             for u in &xs {
                 for v in &ys {
@@ -865,10 +1054,10 @@ mod tests {
     #[test]
     fn special_cases() {
         let e = Interval::EMPTY;
-        let one = pt(1.0);
+        let one = point(1.0);
         assert!((e + one).is_empty() && (one * e).is_empty() && e.exp().is_empty());
-        assert!((one / pt(0.0)).is_empty());
-        assert_eq!(pt(0.0) * Interval::ENTIRE, pt(0.0));
+        assert!((one / point(0.0)).is_empty());
+        assert_eq!(point(0.0) * Interval::ENTIRE, point(0.0));
         let half_line = Interval::try_from((0.0, f64::INFINITY)).unwrap();
         assert_eq!(
             one / half_line,
@@ -888,14 +1077,14 @@ mod tests {
         // MPFR fallback's NaN made both EMPTY before)
         let wide = Interval::try_from((-3.0, 0.0)).unwrap().ln1p();
         assert!(wide.inf() == f64::NEG_INFINITY && wide.sup() == 0.0);
-        assert!(pt(-1.0).ln1p().is_empty() && pt(-3.0).ln1p().is_empty());
+        assert!(point(-1.0).ln1p().is_empty() && point(-3.0).ln1p().is_empty());
         // overflow: the exact result is finite, so the inner end is ±MAX, not ±∞
-        let big = pt(f64::MAX);
+        let big = point(f64::MAX);
         assert_eq!((big + big).inf(), f64::MAX);
-        assert_eq!((big * pt(2.0)).inf(), f64::MAX);
-        assert_eq!((-(big * pt(2.0))).sup(), f64::MIN);
+        assert_eq!((big * point(2.0)).inf(), f64::MAX);
+        assert_eq!((-(big * point(2.0))).sup(), f64::MIN);
         // underflow: a positive product that rounds to 0 keeps a positive upper end
-        let tiny = pt(1e-200) * pt(1e-200);
+        let tiny = point(1e-200) * point(1e-200);
         assert!(tiny.inf() <= 0.0 && tiny.sup() > 0.0);
         // constants: the tightest enclosures of the true values (MPFR at 256 bits)
         let pi = Float::with_val(256, rug::float::Constant::Pi);
@@ -911,7 +1100,7 @@ mod tests {
         ] {
             assert!(c.inf() < exact && exact < c.sup() && c.inf().next_up() == c.sup());
         }
-        assert!(pt(-1.0).ln().is_empty() && pt(-1.0).sqrt().is_empty());
+        assert!(point(-1.0).ln().is_empty() && point(-1.0).sqrt().is_empty());
         assert_eq!(
             Interval::try_from((0.0, 1.0)).unwrap().ln().inf(),
             f64::NEG_INFINITY

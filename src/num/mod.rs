@@ -1,13 +1,18 @@
 //! Certified real arithmetic.
 //!
-//! Two interval backends implement [`Real`]: [`Iv`] (MPFR via `rug`, any precision, directed
-//! rounding on every endpoint) and `Fi` (`f64` intervals, a small portable type of our own
+//! Two interval backends implement [`Real`]: [`MpfrInterval`] (MPFR via `rug`, any precision, directed
+//! rounding on every endpoint) and `F64Interval` (`f64` intervals, a small portable type of our own
 //! whose endpoints are rounded outward — see `interval.rs` — with a certified standard normal
 //! CDF). Theorem formulas are written once, generically
 //! over [`Real`], and evaluated by `certify`: the `f64` pass is kept only when it is finite
 //! and relatively narrow enough, otherwise MPFR at increasing precision takes over. The
 //! returned [`Enclosure`] records which path produced it.
 
+#[allow(
+    clippy::approx_constant,
+    reason = "MPFR's values written out, not approximations of std's"
+)]
+mod elementary_table;
 mod enclosure;
 mod fast;
 mod interval;
@@ -20,19 +25,19 @@ mod parse;
 mod tests;
 
 pub use enclosure::{Arithmetic, Certified, Enclosure, Lower, LowerBound, Tri, Upper, UpperBound};
-pub(crate) use fast::Fi;
+pub(crate) use fast::F64Interval;
 pub(crate) use interval::Interval;
 /// Not API: the portable `f64` interval type and its [`Real`] backend, public only so that the
 /// separate `conformance/` crate can check them against inari (IEEE 1788) and MPFR.
 #[doc(hidden)]
 pub mod interval_for_conformance {
-    pub use super::fast::Fi;
+    pub use super::fast::F64Interval;
     pub use super::interval::Interval;
 }
 /// The MPFR interval kernel behind [`Real`] (not API: for the crate's tests and the generic
 /// [`DiscretePld::atoms`](crate::theorems::pld::DiscretePld::atoms)).
 #[doc(hidden)]
-pub use mpfr::Iv;
+pub use mpfr::MpfrInterval;
 pub use parse::{parse_exact, parse_positive_integer};
 
 /// Enclosures of (Φ(x), Φ(−x)) over an `f64` interval, sharing one evaluation.
@@ -210,15 +215,15 @@ impl Precision {
 
 /// Evaluate a formula written once over [`Real`] and return a certified enclosure.
 ///
-/// `fast` evaluates with [`Fi`]; `exact` evaluates with [`Iv`] at the given precision. Under
+/// `fast` evaluates with [`F64Interval`]; `exact` evaluates with [`MpfrInterval`] at the given precision. Under
 /// [`Precision::Auto`] the `f64` result is kept if it is finite with relative width at most
 /// [`FAST_REL_TOL`]; otherwise MPFR runs at 128, 256, … bits until the relative width is at
 /// most [`MPFR_REL_TOL`] or [`MAX_AUTO_PREC`] is reached. Soundness never depends on which
 /// result is kept: each is an enclosure.
 pub(crate) fn certify(
     prec: Precision,
-    fast: impl Fn() -> Fi,
-    exact: impl Fn(u32) -> Iv,
+    fast: impl Fn() -> F64Interval,
+    exact: impl Fn(u32) -> MpfrInterval,
 ) -> Result<Enclosure> {
     match prec {
         Precision::Bits(p) => {
@@ -255,7 +260,7 @@ mod float_model_tests {
             "-37", "-30", "-20", "-8.5", "-3", "-1", "-0.1", "0", "0.7", "2", "5", "9",
         ] {
             let r = parse_exact(x).unwrap();
-            let cert = Iv::from_rational(&r, 256).normal_cdf();
+            let cert = MpfrInterval::from_rational(&r, 256).normal_cdf();
             let model = normal_cdf_f64(r.to_f64());
             assert_model_near(&format!("Φ({x})"), model, &cert, 1e-13, 0.0);
         }

@@ -7,7 +7,7 @@
 //! R(t) = 1/(t + 1/(t + 2/(t + 3/(t + …)))). Its elements are positive, so consecutive
 //! truncations bracket R(t); we enclose two consecutive truncations and take their hull.
 //! The number of terms only affects width, never soundness. See proofs-notes/normal_cdf.md.
-use super::interval::{iv, Interval};
+use super::interval::{interval_or_entire, Interval};
 
 /// Taylor table: nodes x_k = k/NODE_SCALE, k = 0 … NODES (up to 8), TERMS coefficients each.
 const NODE_SCALE: f64 = 32.0;
@@ -20,8 +20,9 @@ const K_COEF: f64 = 500.0;
 
 /// φ(t) = exp(−t²/2)/√(2π), enclosed.
 fn pdf(t: Interval) -> Interval {
-    let frac_1_sqrt_2pi = Interval::FRAC_2_SQRT_PI * Interval::FRAC_1_SQRT_2 * iv(0.5, 0.5);
-    (-(t.sqr()) * iv(0.5, 0.5)).exp() * frac_1_sqrt_2pi
+    let frac_1_sqrt_2pi =
+        Interval::FRAC_2_SQRT_PI * Interval::FRAC_1_SQRT_2 * interval_or_entire(0.5, 0.5);
+    (-(t.sqr()) * interval_or_entire(0.5, 0.5)).exp() * frac_1_sqrt_2pi
 }
 
 /// One node of the Taylor table: enclosures of Q(x) = Φ(−x) and φ(x) at x = x_k, of the Taylor
@@ -45,21 +46,23 @@ fn nodes() -> &'static [Node] {
             .map(|k| {
                 // x = k/32 and x²/2, x + 1/2 are exact in f64
                 let x = k as f64 / NODE_SCALE;
-                let xi = iv(x, x);
-                let mut a = [iv(0.0, 0.0); TERMS];
-                a[0] = iv(1.0, 1.0);
+                let xi = interval_or_entire(x, x);
+                let mut a = [interval_or_entire(0.0, 0.0); TERMS];
+                a[0] = interval_or_entire(1.0, 1.0);
                 a[1] = -xi;
                 for n in 1..TERMS - 1 {
                     let m = (n + 1) as f64;
-                    a[n + 1] = (-(xi * a[n]) - a[n - 1]) / iv(m, m);
+                    a[n + 1] = (-(xi * a[n]) - a[n - 1]) / interval_or_entire(m, m);
                 }
                 let (qlo, qhi) = super::normal_table::Q[k];
                 Node {
-                    q: iv(qlo, qhi),
+                    q: interval_or_entire(qlo, qhi),
                     pdf: pdf(xi),
                     a,
-                    c: std::array::from_fn(|n| a[n] / iv((n + 1) as f64, (n + 1) as f64)),
-                    e: iv(x + 0.5, x + 0.5).exp().sup(),
+                    c: std::array::from_fn(|n| {
+                        a[n] / interval_or_entire((n + 1) as f64, (n + 1) as f64)
+                    }),
+                    e: interval_or_entire(x + 0.5, x + 0.5).exp().sup(),
                 }
             })
             .collect()
@@ -72,9 +75,9 @@ fn nodes() -> &'static [Node] {
 fn from_table(t: Interval) -> (Interval, Interval, Interval) {
     let k = ((0.5 * (t.inf() + t.sup()) * NODE_SCALE).round() as usize).min(NODES);
     let nd = &nodes()[k];
-    let d = t - iv(k as f64 / NODE_SCALE, k as f64 / NODE_SCALE);
-    let ad = iv(d.mag(), d.mag());
-    let geo = iv(1.0, 1.0) / (iv(1.0, 1.0) - ad);
+    let d = t - interval_or_entire(k as f64 / NODE_SCALE, k as f64 / NODE_SCALE);
+    let ad = interval_or_entire(d.mag(), d.mag());
+    let geo = interval_or_entire(1.0, 1.0) / (interval_or_entire(1.0, 1.0) - ad);
     let mut p = nd.c[TERMS - 1];
     let mut g = nd.a[TERMS - 1];
     for n in (0..TERMS - 1).rev() {
@@ -86,15 +89,15 @@ fn from_table(t: Interval) -> (Interval, Interval, Interval) {
         pow = pow * ad;
     }
     // pow ≥ |d|^N; the remainders
-    let rg = (iv(nd.e, nd.e) * pow * geo).sup();
-    let ri = (iv(nd.e, nd.e) * pow * ad * geo).sup();
-    let integral = d * p + iv(-ri, ri);
-    let g = g + iv(-rg, rg);
+    let rg = (interval_or_entire(nd.e, nd.e) * pow * geo).sup();
+    let ri = (interval_or_entire(nd.e, nd.e) * pow * ad * geo).sup();
+    let integral = d * p + interval_or_entire(-ri, ri);
+    let g = g + interval_or_entire(-rg, rg);
     let q = nd.q - nd.pdf * integral;
-    let unit = iv(0.0, 1.0);
+    let unit = interval_or_entire(0.0, 1.0);
     (
         q.intersection(unit),
-        (iv(1.0, 1.0) - q).intersection(unit),
+        (interval_or_entire(1.0, 1.0) - q).intersection(unit),
         nd.pdf * g,
     )
 }
@@ -103,12 +106,12 @@ fn from_table(t: Interval) -> (Interval, Interval, Interval) {
 /// numerator k, with the rest of the fraction, (k+1)/(t + …) ∈ (0, (k+1)/t], entered as
 /// that interval: one backward pass encloses R(t) for any k.
 fn mills_cf(t: Interval, k: u32) -> Interval {
-    let kk = iv((k + 1) as f64, (k + 1) as f64);
-    let mut v = t + (kk / t).convex_hull(iv(0.0, 0.0));
+    let kk = interval_or_entire((k + 1) as f64, (k + 1) as f64);
+    let mut v = t + (kk / t).convex_hull(interval_or_entire(0.0, 0.0));
     for n in (1..=k).rev() {
-        v = t + iv(n as f64, n as f64) / v;
+        v = t + interval_or_entire(n as f64, n as f64) / v;
     }
-    iv(1.0, 1.0) / v
+    interval_or_entire(1.0, 1.0) / v
 }
 
 /// Enclosure of Φ(x) at a point `x`.
@@ -117,12 +120,12 @@ pub fn phi_enclosure(x: f64) -> Interval {
         return Interval::ENTIRE;
     }
     if x == f64::NEG_INFINITY {
-        return iv(0.0, 0.0);
+        return interval_or_entire(0.0, 0.0);
     }
     if x == f64::INFINITY {
-        return iv(1.0, 1.0);
+        return interval_or_entire(1.0, 1.0);
     }
-    let (below, above, _) = phi_same_sign(iv(x.abs(), x.abs()));
+    let (below, above, _) = phi_same_sign(interval_or_entire(x.abs(), x.abs()));
     if x < 0.0 {
         below
     } else {
@@ -151,7 +154,7 @@ pub fn phi_pair(x: Interval) -> (Interval, Interval) {
     }
     let (a, b) = (x.inf(), x.sup());
     if is_narrow(x) {
-        let t = iv(a.abs(), a.abs());
+        let t = interval_or_entire(a.abs(), a.abs());
         let (below, above, pdf_a) = phi_same_sign(t);
         // Φ(a), Φ(−a)
         let (at_a, at_minus_a) = if a < 0.0 {
@@ -159,21 +162,26 @@ pub fn phi_pair(x: Interval) -> (Interval, Interval) {
         } else {
             (above, below)
         };
-        let w = iv(b, b) - iv(a, a);
+        let w = interval_or_entire(b, b) - interval_or_entire(a, a);
         let grow = if a < 0.0 {
-            iv(1.0, 1.0) + iv(2.0, 2.0) * w * t
+            interval_or_entire(1.0, 1.0) + interval_or_entire(2.0, 2.0) * w * t
         } else {
-            iv(1.0, 1.0)
+            interval_or_entire(1.0, 1.0)
         };
         let spread = (w * pdf_a * grow).sup();
-        let up = (at_a + iv(0.0, spread)).sup().min(1.0);
-        let down = (at_minus_a - iv(0.0, spread)).inf().max(0.0);
-        return (iv(at_a.inf(), up), iv(down, at_minus_a.sup()));
+        let up = (at_a + interval_or_entire(0.0, spread)).sup().min(1.0);
+        let down = (at_minus_a - interval_or_entire(0.0, spread))
+            .inf()
+            .max(0.0);
+        return (
+            interval_or_entire(at_a.inf(), up),
+            interval_or_entire(down, at_minus_a.sup()),
+        );
     }
     let enc = |v: f64| phi_enclosure(v);
     (
-        iv(enc(a).inf(), enc(b).sup()),
-        iv(enc(-b).inf(), enc(-a).sup()),
+        interval_or_entire(enc(a).inf(), enc(b).sup()),
+        interval_or_entire(enc(-b).inf(), enc(-a).sup()),
     )
 }
 
@@ -187,10 +195,10 @@ fn phi_same_sign(t: Interval) -> (Interval, Interval, Interval) {
     // Term count from a float heuristic; soundness holds for any k (the tail is enclosed).
     let k = (K_COEF / (x * x)).ceil() as u32 + 8;
     let q = d * mills_cf(t, k);
-    let unit = iv(0.0, 1.0);
+    let unit = interval_or_entire(0.0, 1.0);
     (
         q.intersection(unit),
-        (iv(1.0, 1.0) - q).intersection(unit),
+        (interval_or_entire(1.0, 1.0) - q).intersection(unit),
         d,
     )
 }
@@ -292,7 +300,7 @@ mod tests {
         }
         let mut worst = 0f64;
         for &t in ts.iter().filter(|t| **t >= 0.0) {
-            let (b, a, d) = phi_same_sign(iv(t, t));
+            let (b, a, d) = phi_same_sign(interval_or_entire(t, t));
             let (rb, ra, rd) = reference(t);
             for (e, r, what) in [(b, &rb, "Φ(−t)"), (a, &ra, "Φ(t)"), (d, &rd, "φ(t)")] {
                 assert!(

@@ -409,7 +409,7 @@ impl Bracket {
 #[cfg(test)]
 mod tests {
     use super::*;
-    fn q(s: &str) -> Rational {
+    fn rational(s: &str) -> Rational {
         parse_exact(s).unwrap()
     }
 
@@ -425,9 +425,9 @@ mod tests {
             ("-Infinity", Claimed::NegInf),
             ("-inf", Claimed::NegInf),
             ("∞", Claimed::PosInf),
-            ("-0.0048", Claimed::Finite(q("-0.0048"))),
-            ("-0", Claimed::Finite(q("0"))),
-            (" 1e-5 ", Claimed::Finite(q("1e-5"))),
+            ("-0.0048", Claimed::Finite(rational("-0.0048"))),
+            ("-0", Claimed::Finite(rational("0"))),
+            (" 1e-5 ", Claimed::Finite(rational("1e-5"))),
         ] {
             assert_eq!(Claimed::parse(t).unwrap(), want, "{t}");
         }
@@ -449,7 +449,7 @@ mod tests {
         assert_eq!(v[2]["value"], "Infinity");
         assert_eq!(
             Claimed::from_json(&v[3]["value"]).unwrap(),
-            Claimed::Finite(q("100000"))
+            Claimed::Finite(rational("100000"))
         );
         assert_eq!(v[4]["v"], "say \"NaN\"");
         assert!(matches!(quote_nonfinite_tokens("[1, 2]"), Cow::Borrowed(_)));
@@ -478,25 +478,25 @@ mod tests {
     fn bracket_only_narrows_and_agrees() {
         let mut b = Bracket::new(Quantity::Delta, Kind::TwoSided);
         // the domain: t* ∈ [0, 1]
-        assert_eq!(b.decide(&q("1")), Some(Verdict::Holds));
-        assert_eq!(b.decide(&q("-1/1000")), Some(Verdict::Fails));
-        assert_eq!(b.decide(&q("0.5")), None);
-        b.meet_upper_exact(&q("0.3"));
-        b.meet_lower_exact(&q("0.1"));
+        assert_eq!(b.decide(&rational("1")), Some(Verdict::Holds));
+        assert_eq!(b.decide(&rational("-1/1000")), Some(Verdict::Fails));
+        assert_eq!(b.decide(&rational("0.5")), None);
+        b.meet_upper_exact(&rational("0.3"));
+        b.meet_lower_exact(&rational("0.1"));
         // a wider statement later changes nothing
-        b.meet_upper_exact(&q("0.4"));
-        b.meet_lower_exact(&q("0.05"));
-        assert_eq!(b.decide(&q("0.3")), Some(Verdict::Holds));
-        assert_eq!(b.decide(&q("0.2999")), None);
-        assert_eq!(b.decide(&q("0.0999")), Some(Verdict::Fails));
-        assert!(b.agrees(Verdict::Undecided, &q("0.2")));
-        assert!(!b.agrees(Verdict::Holds, &q("0.2")));
-        assert!(!b.agrees(Verdict::Fails, &q("0.2")));
+        b.meet_upper_exact(&rational("0.4"));
+        b.meet_lower_exact(&rational("0.05"));
+        assert_eq!(b.decide(&rational("0.3")), Some(Verdict::Holds));
+        assert_eq!(b.decide(&rational("0.2999")), None);
+        assert_eq!(b.decide(&rational("0.0999")), Some(Verdict::Fails));
+        assert!(b.agrees(Verdict::Undecided, &rational("0.2")));
+        assert!(!b.agrees(Verdict::Holds, &rational("0.2")));
+        assert!(!b.agrees(Verdict::Fails, &rational("0.2")));
         assert_eq!(b.to_decimals(), (Some("0.1".into()), Some("0.3".into())));
         // a certified float end is printed outward
         b.meet_upper_float(&Float::with_val(8, 0.25));
         assert_eq!(b.to_decimals().1.unwrap(), "2.5000000000000000000e-1");
-        assert!(b.agrees(Verdict::Holds, &q("0.25")));
-        assert!(b.agrees(Verdict::Fails, &q("0.1")));
+        assert!(b.agrees(Verdict::Holds, &rational("0.25")));
+        assert!(b.agrees(Verdict::Fails, &rational("0.1")));
     }
 }

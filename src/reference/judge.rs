@@ -557,7 +557,7 @@ pub fn check_records(
 mod tests {
     use super::*;
     use crate::num::parse_exact;
-    fn q(s: &str) -> Rational {
+    fn rational(s: &str) -> Rational {
         parse_exact(s).unwrap()
     }
 
@@ -568,20 +568,20 @@ mod tests {
     fn gaussian_delta_values_are_judged_against_erf() {
         let query = Query::GaussianDelta {
             shape: GaussianShape {
-                sigma: q("1"),
-                sensitivity: q("1"),
+                sigma: rational("1"),
+                sensitivity: rational("1"),
                 compositions: Integer::from(1),
             },
-            epsilon: q("0"),
+            epsilon: rational("0"),
         };
         let exact = rug::Float::with_val(256, 8).sqrt().recip().erf();
-        let below = exact.to_rational().unwrap() - q("1e-15");
-        let above = exact.to_rational().unwrap() + q("1e-15");
+        let below = exact.to_rational().unwrap() - rational("1e-15");
+        let above = exact.to_rational().unwrap() + rational("1e-15");
         for (v, want) in [
             (below, Verdict::Fails),
             (above, Verdict::Holds),
-            (q("-1e-30"), Verdict::Fails),
-            (q("1"), Verdict::Holds),
+            (rational("-1e-30"), Verdict::Fails),
+            (rational("1"), Verdict::Holds),
         ] {
             let j = judge(&query, Precision::Auto, &Claimed::Finite(v.clone())).unwrap();
             assert_eq!(j.verdict, want, "{v}: {}", j.reason);
@@ -600,8 +600,8 @@ mod tests {
             match a.first().map(String::as_str) {
                 Some("zcdp") => Ok((
                     Query::ZcdpEpsilon {
-                        rho: q("1/8"),
-                        delta: q("1e-5"),
+                        rho: rational("1/8"),
+                        delta: rational("1e-5"),
                     },
                     Precision::Auto,
                 )),

@@ -887,7 +887,7 @@ fn sampler_details(run: &Run, route: Route) -> Result<Vec<(&'static str, Value)>
 mod tests {
     use super::*;
     use crate::num::parse_exact;
-    fn q(s: &str) -> Rational {
+    fn rational(s: &str) -> Rational {
         parse_exact(s).unwrap()
     }
 
@@ -896,37 +896,37 @@ mod tests {
         let bad = [
             (
                 Query::ZcdpDelta {
-                    rho: q("0"),
-                    epsilon: q("1"),
+                    rho: rational("0"),
+                    epsilon: rational("1"),
                 },
                 "rho",
             ),
             (
                 Query::GaussianEpsilon {
                     shape: GaussianShape {
-                        sigma: q("1"),
-                        sensitivity: q("-1"),
+                        sigma: rational("1"),
+                        sensitivity: rational("-1"),
                         compositions: Integer::from(1),
                     },
-                    delta: q("1e-5"),
+                    delta: rational("1e-5"),
                 },
                 "sensitivity",
             ),
             (
                 Query::Compose {
-                    epsilon: q("1"),
-                    delta_each: Some(q("1")),
+                    epsilon: rational("1"),
+                    delta_each: Some(rational("1")),
                     count: Integer::from(3),
-                    delta: q("1e-5"),
+                    delta: rational("1e-5"),
                 },
                 "delta-each",
             ),
             (
                 Query::RdpSubsampledGaussian {
-                    rate: q("1/100"),
-                    sigma: q("1"),
+                    rate: rational("1/100"),
+                    sigma: rational("1"),
                     steps: Integer::from(10),
-                    order: q("1"),
+                    order: rational("1"),
                 },
                 "order",
             ),
@@ -935,9 +935,9 @@ mod tests {
                     run: crate::dpsgd::Run {
                         relation: crate::dpsgd::Relation::Substitution,
                         method: crate::dpsgd::Method::Rdp,
-                        ..Run::checked(q("1/100"), q("1"), Integer::from(10)).unwrap()
+                        ..Run::checked(rational("1/100"), rational("1"), Integer::from(10)).unwrap()
                     },
-                    delta: Delta::new("delta", q("1e-5")).unwrap(),
+                    delta: Delta::new("delta", rational("1e-5")).unwrap(),
                     accounting: Accounting::default(),
                 }),
                 "method",
@@ -951,7 +951,7 @@ mod tests {
         }
         assert!(crate::dpsgd::Method::parse("exact").is_err());
         // a DP-SGD run's numbers are checked where the run is made: a rate of 3/2 is no run
-        match Run::checked(q("3/2"), q("1"), Integer::from(10)) {
+        match Run::checked(rational("3/2"), rational("1"), Integer::from(10)) {
             Err(Error::InvalidArgument { name, .. }) => assert_eq!(name, "rate"),
             other => panic!("{other:?}"),
         }
@@ -964,11 +964,11 @@ mod tests {
     fn gaussian_delta_at_zero_encloses_erf() {
         let query = Query::GaussianDelta {
             shape: GaussianShape {
-                sigma: q("3/2"),
-                sensitivity: q("1"),
+                sigma: rational("3/2"),
+                sensitivity: rational("1"),
                 compositions: Integer::from(1),
             },
-            epsilon: q("0"),
+            epsilon: rational("0"),
         };
         let a = query.evaluate(Precision::Auto, false).unwrap();
         let den = rug::Float::with_val(256, rug::Float::with_val(256, 8).sqrt() * 1.5);

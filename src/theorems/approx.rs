@@ -1,6 +1,6 @@
 //! Theorem 22: adaptive composition of approximate-DP mechanisms.
 use super::zcdp::advanced_formula;
-use crate::num::{certify, Fi, Iv, Precision, Real, UpperBound};
+use crate::num::{certify, F64Interval, MpfrInterval, Precision, Real, UpperBound};
 use crate::validate;
 use crate::{Error, Result};
 use rug::{Integer, Rational};
@@ -36,13 +36,13 @@ pub fn approx_advanced_composition(
             "must exceed the sum of the mechanisms' δⱼ",
         ));
     }
-    fn f<R: Real>(sum_e: &Rational, s2: &Rational, slack: &Rational, p: u32) -> R {
+    fn formula<R: Real>(sum_e: &Rational, s2: &Rational, slack: &Rational, p: u32) -> R {
         advanced_formula::<R>(s2, slack, p).min(&R::from_rational(sum_e, p))
     }
     certify(
         prec,
-        || f::<Fi>(&sum_e, &s2, &slack, 53),
-        |p| f::<Iv>(&sum_e, &s2, &slack, p),
+        || formula::<F64Interval>(&sum_e, &s2, &slack, 53),
+        |p| formula::<MpfrInterval>(&sum_e, &s2, &slack, p),
     )
     .map(UpperBound::new)
 }

@@ -4,7 +4,7 @@
 //!
 //! Both pairs are P = q(x) + Y and Q = q(x′) + Y with |q(x) − q(x′)| ≤ Δ; by translation and
 //! reflection the worst pair is Y against Y + Δ, the one these functions evaluate.
-use crate::num::{certify, Enclosure, Fi, Iv, Precision, Real};
+use crate::num::{certify, Enclosure, F64Interval, MpfrInterval, Precision, Real};
 use crate::validate;
 use crate::{Error, Result};
 use rug::{Integer, Rational};
@@ -50,7 +50,7 @@ pub fn discrete_laplace_delta(
     }
     // m = ⌈(aΔ − ε)/(2a)⌉ − 1 ≥ 0 (ε < aΔ): outputs y ≤ m have loss a(Δ − 2y) > ε
     let m = (Rational::from(&top - eps) / Rational::from(a * 2u32)).ceil() - 1u32;
-    let formula = |p: u32| -> Iv { laplace_formula(a, sensitivity, eps, &m, p) };
+    let formula = |p: u32| -> MpfrInterval { laplace_formula(a, sensitivity, eps, &m, p) };
     certify(
         prec,
         || laplace_formula(a, sensitivity, eps, &m, 53),
@@ -114,8 +114,8 @@ pub fn discrete_gaussian_delta(
     };
     certify(
         prec,
-        || dg.delta::<Fi>(eps, &m, 53),
-        |p| dg.delta::<Iv>(eps, &m, p),
+        || dg.delta::<F64Interval>(eps, &m, 53),
+        |p| dg.delta::<MpfrInterval>(eps, &m, p),
     )
     .map(super::pld::probability)
 }

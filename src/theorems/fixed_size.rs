@@ -3,7 +3,7 @@
 //! (Theorem 9, subsampled RDP without replacement) converted to (ε, δ), an upper bound. The
 //! two-sided PLD route is `pld_accountant::dpsgd_fixed_size_pld_epsilon`.
 use super::rdp::{eps_from_k, eps_from_k_f64, ln1p_exp, ln_expm1, MAX_ORDER};
-use crate::num::{Enclosure, Iv, Precision, Real};
+use crate::num::{Enclosure, MpfrInterval, Precision, Real};
 use crate::validate;
 use crate::validated::{Delta, Rate, Sigma, Steps};
 use crate::{Error, Result};
@@ -39,11 +39,11 @@ pub fn fixed_size_gaussian_rdp(
         ));
     }
     let p = prec.fixed_bits()?;
-    let k = wor_k::<Iv>(gamma, sigma, alpha, p);
-    let a1 = Iv::from_int(i64::from(alpha - 1), p);
+    let k = wor_k::<MpfrInterval>(gamma, sigma, alpha, p);
+    let a1 = MpfrInterval::from_int(i64::from(alpha - 1), p);
     Enclosure::from_real(
         &k.div(&a1)
-            .mul(&Iv::from_rational(&Rational::from(steps), p)),
+            .mul(&MpfrInterval::from_rational(&Rational::from(steps), p)),
     )
 }
 
@@ -203,8 +203,14 @@ pub fn dpsgd_fixed_size_rdp_epsilon(
     let p = prec.fixed_bits()?;
     let ld = crate::search::ln_f64(delta);
     let alpha = best_wor_order(gamma.to_f64(), sigma.to_f64(), steps.to_f64(), ld);
-    let k = wor_k::<Iv>(gamma, sigma, alpha, p).mul(&Iv::from_rational(&Rational::from(steps), p));
-    let up = Enclosure::from_real(&eps_from_k::<Iv>(&k, &Rational::from(alpha), delta, p))?;
+    let k = wor_k::<MpfrInterval>(gamma, sigma, alpha, p)
+        .mul(&MpfrInterval::from_rational(&Rational::from(steps), p));
+    let up = Enclosure::from_real(&eps_from_k::<MpfrInterval>(
+        &k,
+        &Rational::from(alpha),
+        delta,
+        p,
+    ))?;
     Ok((up, alpha))
 }
 
@@ -216,7 +222,7 @@ mod float_model_tests {
 
     #[test]
     fn wor_k_f64_matches_wor_k() {
-        let q = |s: &str| crate::num::parse_exact(s).unwrap();
+        let rational = |s: &str| crate::num::parse_exact(s).unwrap();
         // rates from one record in a million to the whole dataset; σ from below 1 (the
         // Gaussian's cap binds) to large; orders over the search's ladder
         for (g, s) in [
@@ -229,8 +235,8 @@ mod float_model_tests {
             ("0.01", "300"),
         ] {
             for a in [2u32, 3, 10, 64, 500, 5000] {
-                let (gr, sr) = (q(g), q(s));
-                let cert = wor_k::<Iv>(&gr, &sr, a, 256);
+                let (gr, sr) = (rational(g), rational(s));
+                let cert = wor_k::<MpfrInterval>(&gr, &sr, a, 256);
                 let model = wor_k_f64(gr.to_f64(), sr.to_f64(), a);
                 let what = format!("K γ={g} σ={s} α={a}");
                 assert_model_near(&what, model, &cert, 1e-9, 0.0);

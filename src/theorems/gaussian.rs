@@ -1,7 +1,9 @@
 //! The Gaussian mechanism, exactly: Corollaries 8 and 10 (with Theorem 9), the interpretable
 //! bound after Corollary 8, and the inverse queries.
 use super::pld::{gaussian_tails, gaussian_tails_iv, GaussianPld};
-use crate::num::{certify, Arithmetic, Enclosure, Fi, Iv, Precision, Real, UpperBound};
+use crate::num::{
+    certify, Arithmetic, Enclosure, F64Interval, MpfrInterval, Precision, Real, UpperBound,
+};
 use crate::search::{invert_nonincreasing, Bracket, SEARCH_BITS};
 use crate::validate;
 use crate::{Error, Result};
@@ -68,7 +70,7 @@ pub fn gaussian_delta(pld: &GaussianPld, eps: &Rational, prec: Precision) -> Res
     }
     certify(
         prec,
-        || gaussian_tails::<Fi>(&pld.rho, eps, 53),
+        || gaussian_tails::<F64Interval>(&pld.rho, eps, 53),
         |p| gaussian_tails_iv(&pld.rho, eps, p),
     )
     .map(super::pld::probability)
@@ -98,8 +100,8 @@ fn below_reporting_floor(x: &Float) -> bool {
 fn gaussian_delta_mills(rho: &Rational, eps: &Rational) -> Option<Enclosure> {
     use crate::num::mills::{mills_difference, mills_moments, series_s, CF_FROM};
     let p = 53;
-    let r = |q: Rational| Fi::from_rational(&q, p);
-    let shp = sqrt_half_pi::<Fi>(p);
+    let r = |q: Rational| F64Interval::from_rational(&q, p);
+    let shp = sqrt_half_pi::<F64Interval>(p);
     let mu = r(Rational::from(rho * 2u32)).sqrt();
     let gap = Rational::from(rho - eps);
     let x = r(gap.clone().abs()).div(&mu);
@@ -107,20 +109,23 @@ fn gaussian_delta_mills(rho: &Rational, eps: &Rational) -> Option<Enclosure> {
     let v = r(Rational::from(rho + eps)).div(&mu);
     let dm = mills_difference(&x, &h, &v, 48, p, &shp)?;
     let big_a = Rational::from(&gap * &gap) / Rational::from(rho * 4u32);
-    let two = Fi::from_int(2, p);
+    let two = F64Interval::from_int(2, p);
     let e = if gap > 0 {
         let phi = r(big_a.clone()).neg().exp().div(&two.mul(&shp));
         if crate::num::mills::ends_f64(&x).0 < CF_FROM {
             two.mul(&phi).mul(&series_s(&x, 53, p)?)
         } else {
             let m = mills_moments(&x, 0, 53, p, &shp)?;
-            Fi::from_int(1, p).sub(&two.mul(&phi).mul(&m[0]))
+            F64Interval::from_int(1, p).sub(&two.mul(&phi).mul(&m[0]))
         }
     } else {
-        Fi::from_int(0, p)
+        F64Interval::from_int(0, p)
     };
     let t = dm.div(&two.mul(&shp));
-    let iv = |f: &Fi| f.endpoints().map(|(a, b)| Iv::from_endpoints(a, b));
+    let iv = |f: &F64Interval| {
+        f.endpoints()
+            .map(|(a, b)| MpfrInterval::from_endpoints(a, b))
+    };
     let (e, t) = (iv(&e)?, iv(&t)?);
     // A to 64 bits beyond its integer part, so e^{−A} keeps ≈ 64 relative bits
     let pa = 64
@@ -132,7 +137,7 @@ fn gaussian_delta_mills(rho: &Rational, eps: &Rational) -> Option<Enclosure> {
     let a_hi = Float::with_val_round(pa, &big_a, Round::Up).0;
     let lo = Float::with_val_round(p, (-a_hi).exp_ref(), Round::Down).0;
     let hi = Float::with_val_round(p, (-a_lo).exp_ref(), Round::Up).0;
-    let d = e.add(&Iv::from_endpoints(lo, hi).mul(&t));
+    let d = e.add(&MpfrInterval::from_endpoints(lo, hi).mul(&t));
     let (lo, hi) = d.endpoints()?;
     let enc = super::pld::probability(Enclosure::new(lo, hi, Arithmetic::F64Interval).ok()?);
     let ok = enc.is_finite()
@@ -171,13 +176,13 @@ pub fn gaussian_delta_interpretable(
     Ok((
         UpperBound::new(certify(
             prec,
-            || tail::<Fi>(&gap, &pld.rho, 53),
-            |p| tail::<Iv>(&gap, &pld.rho, p),
+            || tail::<F64Interval>(&gap, &pld.rho, 53),
+            |p| tail::<MpfrInterval>(&gap, &pld.rho, p),
         )?),
         UpperBound::new(certify(
             prec,
-            || expo::<Fi>(&gap, &pld.rho, 53),
-            |p| expo::<Iv>(&gap, &pld.rho, p),
+            || expo::<F64Interval>(&gap, &pld.rho, 53),
+            |p| expo::<MpfrInterval>(&gap, &pld.rho, p),
         )?),
     ))
 }

@@ -2,7 +2,9 @@
 //! when every pair of neighbouring outputs is at least as hard to distinguish as N(0, 1) from
 //! N(μ, 1), i.e. its tradeoff function is ≥ G_μ(α) = Φ(Φ⁻¹(1 − α) − μ).
 use super::pld::GaussianPld;
-use crate::num::{certify, Arithmetic, Enclosure, Fi, Iv, Precision, Real, DEFAULT_PREC};
+use crate::num::{
+    certify, Arithmetic, Enclosure, F64Interval, MpfrInterval, Precision, Real, DEFAULT_PREC,
+};
 use crate::validate;
 use crate::{Error, Result};
 use rug::float::Round;
@@ -19,8 +21,8 @@ pub fn gaussian_gdp(pld: &GaussianPld, prec: Precision) -> Result<Enclosure> {
     let two_rho = Rational::from(&pld.rho * 2u32);
     certify(
         prec,
-        || Fi::from_rational(&two_rho, 53).sqrt(),
-        |p| Iv::from_rational(&two_rho, p).sqrt(),
+        || F64Interval::from_rational(&two_rho, 53).sqrt(),
+        |p| MpfrInterval::from_rational(&two_rho, p).sqrt(),
     )
 }
 
@@ -99,8 +101,8 @@ impl DpsgdGdp {
         let a2 = Rational::from(steps) / Rational::from(sigma * sigma);
         let a = certify(
             prec,
-            || Fi::from_rational(&a2, 53).sqrt(),
-            |p| Iv::from_rational(&a2, p).sqrt(),
+            || F64Interval::from_rational(&a2, 53).sqrt(),
+            |p| MpfrInterval::from_rational(&a2, p).sqrt(),
         )?;
         if *rate == 1 {
             // T Gaussian steps: exactly a-GDP and no less (gaussian_gdp.md)
@@ -176,10 +178,10 @@ fn refute_below(
     let ew = Rational::from(&eta * &w);
     let exact = &ew + Rational::from(&eta * &eta) / 2u32;
     let x = Rational::from(&ew - 1u32) / (Rational::from(&w * &w) + 1u32);
-    let s = Iv::from_rational(&Rational::from(steps), wp)
-        .mul(&Iv::from_rational(rate, wp).ln())
-        .add(&Iv::from_rational(&exact, wp))
-        .add(&Iv::from_rational(&x, wp).ln1p());
+    let s = MpfrInterval::from_rational(&Rational::from(steps), wp)
+        .mul(&MpfrInterval::from_rational(rate, wp).ln())
+        .add(&MpfrInterval::from_rational(&exact, wp))
+        .add(&MpfrInterval::from_rational(&x, wp).ln1p());
     if *s.lo() > 0 {
         Some((mu, Rational::from(a_lo + &w), wp))
     } else {

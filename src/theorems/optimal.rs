@@ -2,7 +2,7 @@
 //! 2016), made computable by Corollary 24: every (ε, δ)-DP pair is a post-processing of
 //! (ε, δ)-randomized response, so the worst case of a composition is the product of RRs and
 //! δ_opt(ε) = 1 − Πⱼ(1 − δⱼ)^{kⱼ}·(1 − δ_RR(ε)), δ_RR the hockey stick of the RR product.
-use crate::num::{Enclosure, Iv, Precision, Real, DEFAULT_PREC};
+use crate::num::{Enclosure, MpfrInterval, Precision, Real, DEFAULT_PREC};
 use crate::validate;
 use crate::{Error, Result};
 use rug::{Float, Integer, Rational};
@@ -43,7 +43,7 @@ fn tail_exp_for(ln_delta: f64) -> f64 {
 /// the loss and ln of the mass in f64 (masses may be far below the f64 range).
 struct Atom {
     loss: Rational,
-    mass: Iv,
+    mass: MpfrInterval,
     loss_f64: f64,
     ln_mass_f64: f64,
 }
@@ -56,7 +56,7 @@ struct RrProduct {
     /// Σⱼ kⱼεⱼ, the largest loss of the full (untruncated) product.
     max_loss: Rational,
     /// ln Πⱼ(1 − δⱼ)^{kⱼ} ≤ 0
-    log_keep: Iv,
+    log_keep: MpfrInterval,
     prec: u32,
 }
 
@@ -106,7 +106,7 @@ fn class_atoms(c: &Class, prec: u32, tail_exp: f64) -> Result<(Vec<Atom>, Float)
     if c.epsilon == 0 {
         return Ok((vec![unit_atom(prec)], Float::with_val(prec, 0)));
     }
-    let e = Iv::from_rational(&c.epsilon, prec);
+    let e = MpfrInterval::from_rational(&c.epsilon, prec);
     // ln(1 + e^ε) = ε + ln1p(e^{−ε})
     let log_norm = e.add(&e.neg().exp().ln1p());
     let kf = k as f64;
@@ -130,27 +130,35 @@ fn class_atoms(c: &Class, prec: u32, tail_exp: f64) -> Result<(Vec<Atom>, Float)
         if cut {
             // e^{−2s²/k} with s ≤ the true distance, rounded up
             let s = Rational::from_f64(side.max(0.0)).expect("finite");
-            let b = Iv::from_rational(&(Rational::from(&s * &s) * 2u32 / Rational::from(k)), prec)
-                .neg()
-                .exp();
+            let b = MpfrInterval::from_rational(
+                &(Rational::from(&s * &s) * 2u32 / Rational::from(k)),
+                prec,
+            )
+            .neg()
+            .exp();
             dropped = Float::with_val_round(prec, &dropped + b.hi(), rug::float::Round::Up).0;
         }
     }
     let kk = Integer::from(k);
-    let mut ln_c = Iv::ln_gamma_int(&Integer::from(k + 1), prec)
-        .sub(&Iv::ln_gamma_int(&Integer::from(lo + 1), prec))
-        .sub(&Iv::ln_gamma_int(&Integer::from(k - lo + 1), prec));
-    let ln_norm_k = log_norm.mul(&Iv::from_int(k as i64, prec));
+    let mut ln_c = MpfrInterval::ln_gamma_int(&Integer::from(k + 1), prec)
+        .sub(&MpfrInterval::ln_gamma_int(&Integer::from(lo + 1), prec))
+        .sub(&MpfrInterval::ln_gamma_int(
+            &Integer::from(k - lo + 1),
+            prec,
+        ));
+    let ln_norm_k = log_norm.mul(&MpfrInterval::from_int(k as i64, prec));
     let mut out = Vec::with_capacity((hi - lo + 1) as usize);
     for l in lo..=hi {
         if l > lo {
             // ln C(k, l) = ln C(k, l−1) + ln(k − l + 1) − ln(l)
             ln_c = ln_c
-                .add(&Iv::from_rational(&Rational::from(k - l + 1), prec).ln())
-                .sub(&Iv::from_rational(&Rational::from(l), prec).ln());
+                .add(&MpfrInterval::from_rational(&Rational::from(k - l + 1), prec).ln())
+                .sub(&MpfrInterval::from_rational(&Rational::from(l), prec).ln());
         }
         let kl = Rational::from(&c.epsilon * (k - l));
-        let lp = ln_c.add(&Iv::from_rational(&kl, prec)).sub(&ln_norm_k);
+        let lp = ln_c
+            .add(&MpfrInterval::from_rational(&kl, prec))
+            .sub(&ln_norm_k);
         let loss = Rational::from(&c.epsilon * (Integer::from(&kk - 2 * l)));
         out.push(Atom {
             loss_f64: loss.to_f64(),
@@ -165,7 +173,7 @@ fn class_atoms(c: &Class, prec: u32, tail_exp: f64) -> Result<(Vec<Atom>, Float)
 fn unit_atom(prec: u32) -> Atom {
     Atom {
         loss: Rational::new(),
-        mass: Iv::from_int(1, prec),
+        mass: MpfrInterval::from_int(1, prec),
         loss_f64: 0.0,
         ln_mass_f64: 0.0,
     }
@@ -221,12 +229,12 @@ fn build(
         atoms = next;
     }
     // Π(1 − δⱼ)^{kⱼ} = exp(Σ kⱼ·ln1p(−δⱼ))
-    let mut lk = Iv::from_int(0, prec);
+    let mut lk = MpfrInterval::from_int(0, prec);
     for (d, k) in deltas {
         lk = lk.add(
-            &Iv::from_rational(&Rational::from(-d), prec)
+            &MpfrInterval::from_rational(&Rational::from(-d), prec)
                 .ln1p()
-                .mul(&Iv::from_rational(&Rational::from(k), prec)),
+                .mul(&MpfrInterval::from_rational(&Rational::from(k), prec)),
         );
     }
     let max_loss = classes.iter().map(|(e, k)| Rational::from(e * k)).sum();
@@ -241,19 +249,22 @@ fn build(
 
 impl RrProduct {
     /// δ_opt(ε) = 1 − keep·(1 − δ_RR(ε)), δ_RR ∈ [Σ kept terms, Σ kept terms + τ].
-    fn delta(&self, eps: &Rational) -> Iv {
+    fn delta(&self, eps: &Rational) -> MpfrInterval {
         let p = self.prec;
-        let e = Iv::from_rational(eps, p);
-        let mut sum = Iv::from_int(0, p);
+        let e = MpfrInterval::from_rational(eps, p);
+        let mut sum = MpfrInterval::from_int(0, p);
         for a in &self.atoms {
             if a.loss > *eps {
                 sum = sum.add(
-                    &a.mass
-                        .mul(&e.sub(&Iv::from_rational(&a.loss, p)).expm1().neg()),
+                    &a.mass.mul(
+                        &e.sub(&MpfrInterval::from_rational(&a.loss, p))
+                            .expm1()
+                            .neg(),
+                    ),
                 );
             }
         }
-        let one = Iv::from_int(1, p);
+        let one = MpfrInterval::from_int(1, p);
         // dropped atoms contribute [0, τ]; none when ε ≥ Σkⱼεⱼ (every atom's loss is ≤ ε then)
         let tail = if *eps >= self.max_loss {
             Float::with_val(p, 0)
@@ -261,7 +272,7 @@ impl RrProduct {
             self.dropped.clone()
         };
         let rr = sum
-            .add(&Iv::from_endpoints(Float::with_val(p, 0), tail))
+            .add(&MpfrInterval::from_endpoints(Float::with_val(p, 0), tail))
             .max0()
             .min(&one);
         // 1 − keep·(1 − rr) = (1 − keep) + keep·rr, with 1 − keep = −expm1(ln keep): no cancellation
@@ -421,7 +432,7 @@ pub fn optimal_composition_epsilon(
     invert(&prod, delta)
 }
 
-fn no_finite(floor: &Iv) -> Error {
+fn no_finite(floor: &MpfrInterval) -> Error {
     Error::arg(
         "delta",
         format!(
@@ -533,7 +544,10 @@ pub fn grouped_composition_delta(
     let (_, deltas) = split(classes);
     let hi = build(&up, &deltas, DEFAULT_PREC, TAIL_EXP)?.delta(eps);
     let lo = build(&down, &deltas, DEFAULT_PREC, TAIL_EXP)?.delta(eps);
-    Enclosure::from_real(&Iv::from_endpoints(lo.lo().clone(), hi.hi().clone()))
+    Enclosure::from_real(&MpfrInterval::from_endpoints(
+        lo.lo().clone(),
+        hi.hi().clone(),
+    ))
 }
 
 /// The privacy-loss distribution of an RR product in plain `f64`, for searches only (where to
@@ -646,7 +660,11 @@ fn search_atoms(c: &Class) -> Option<Vec<(f64, f64)>> {
     if (hi - lo) as usize >= MAX_PRODUCT_ATOMS {
         return None;
     }
-    let ln_gamma = |n: u64| Iv::ln_gamma_int(&Integer::from(n), 64).hi().to_f64();
+    let ln_gamma = |n: u64| {
+        MpfrInterval::ln_gamma_int(&Integer::from(n), 64)
+            .hi()
+            .to_f64()
+    };
     let log_norm = e + (-e).exp().ln_1p();
     let mut ln_c = ln_gamma(k + 1) - ln_gamma(lo + 1) - ln_gamma(k - lo + 1);
     let mut out = Vec::with_capacity((hi - lo + 1) as usize);
@@ -668,10 +686,10 @@ mod float_model_tests {
 
     #[test]
     fn ln_delta_f64_matches_delta() {
-        let q = |s: &str| crate::num::parse_exact(s).unwrap();
+        let rational = |s: &str| crate::num::parse_exact(s).unwrap();
         let class = |e: &str, d: &str, k: u32| Class {
-            epsilon: q(e),
-            delta: q(d),
+            epsilon: rational(e),
+            delta: rational(d),
             count: Integer::from(k),
         };
         // pure and approximate classes, one and many mechanisms, mixed ε

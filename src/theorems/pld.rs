@@ -1,5 +1,5 @@
 //! Privacy loss distributions: Definition 2, Proposition 3, Theorem 9, Proposition 7.
-use crate::num::{certify, Enclosure, Fi, Iv, Precision, Real, Tri};
+use crate::num::{certify, Enclosure, F64Interval, MpfrInterval, Precision, Real, Tri};
 use crate::validate;
 use crate::{Error, Result};
 use rug::float::{Constant, Round, Special};
@@ -289,16 +289,17 @@ const MILLS_DIRECT_LIMIT: u32 = 1024;
 /// - ε = 0 and ρ ≤ 2⁻¹⁶: δ(0) = Φ(μ/2) − Φ(−μ/2) = erf(√ρ/2), free of cancellation;
 /// - 0 < ρ ≤ ε ≤ 2⁻¹⁶: Corollary 8 as written intersected with [`gaussian_tails_small`];
 /// - otherwise Corollary 8 as written ([`gaussian_tails`]).
-pub(crate) fn gaussian_tails_iv(rho: &Rational, eps: &Rational, prec: u32) -> Iv {
+pub(crate) fn gaussian_tails_iv(rho: &Rational, eps: &Rational, prec: u32) -> MpfrInterval {
     let tiny = |x: &Rational| Rational::from(x << ERF_FORM_BELOW_LOG2) <= 1;
     if *eps >= MILLS_FORM_FROM || *rho >= MILLS_FORM_FROM {
         gaussian_tails_mills(rho, eps, prec)
     } else if *eps == 0 && tiny(rho) {
         gaussian_delta_at_zero(rho, prec)
     } else if tiny(rho) && tiny(eps) && *rho <= *eps {
-        gaussian_tails::<Iv>(rho, eps, prec).intersect(&gaussian_tails_small(rho, eps, prec))
+        gaussian_tails::<MpfrInterval>(rho, eps, prec)
+            .intersect(&gaussian_tails_small(rho, eps, prec))
     } else {
-        gaussian_tails::<Iv>(rho, eps, prec)
+        gaussian_tails::<MpfrInterval>(rho, eps, prec)
     }
 }
 
@@ -308,39 +309,39 @@ pub(crate) fn gaussian_tails_iv(rho: &Rational, eps: &Rational, prec: u32) -> Iv
 /// cancellation Φ(a) − e^ε Φ(b) (which costs about log₂(1/μ) + log₂(ε/ρ) bits); its relative
 /// width is about ε, so it is intersected with the direct form and decides tiny-ε cases at
 /// low precision.
-fn gaussian_tails_small(rho: &Rational, eps: &Rational, prec: u32) -> Iv {
-    let mu = Iv::from_rational(&Rational::from(rho * 2u32), prec).sqrt();
-    let u = Iv::from_rational(eps, prec).div(&mu);
-    let two = Iv::from_int(2, prec);
+fn gaussian_tails_small(rho: &Rational, eps: &Rational, prec: u32) -> MpfrInterval {
+    let mu = MpfrInterval::from_rational(&Rational::from(rho * 2u32), prec).sqrt();
+    let u = MpfrInterval::from_rational(eps, prec).div(&mu);
+    let two = MpfrInterval::from_int(2, prec);
     let h = mu.div(&two);
     let root = sqrt_2pi(prec);
-    let g = |s: &Iv| {
+    let g = |s: &MpfrInterval| {
         let density = u.sub(s).sqr().div(&two).neg().exp().div(&root);
-        let rest = Iv::from_int(1, prec).sub(&u.mul(&mills(&u.add(s), prec)));
+        let rest = MpfrInterval::from_int(1, prec).sub(&u.mul(&mills(&u.add(s), prec)));
         two.mul(&density).mul(&rest)
     };
-    let low = h.mul(&g(&Iv::from_int(0, prec)));
+    let low = h.mul(&g(&MpfrInterval::from_int(0, prec)));
     let high = h.mul(&g(&h));
     low.span(&high).max0()
 }
 
 /// δ(0) = Φ(μ/2) − Φ(−μ/2) = erf(μ/(2√2)) = erf(√ρ/2), erf increasing.
-fn gaussian_delta_at_zero(rho: &Rational, prec: u32) -> Iv {
-    let x = Iv::from_rational(rho, prec)
+fn gaussian_delta_at_zero(rho: &Rational, prec: u32) -> MpfrInterval {
+    let x = MpfrInterval::from_rational(rho, prec)
         .sqrt()
-        .div(&Iv::from_int(2, prec));
+        .div(&MpfrInterval::from_int(2, prec));
     let (mut lo, mut hi) = (x.lo().clone(), x.hi().clone());
     lo.erf_round(Round::Down);
     hi.erf_round(Round::Up);
-    Iv::from_endpoints(lo, hi)
+    MpfrInterval::from_endpoints(lo, hi)
 }
 
 /// √(2π), enclosed.
-fn sqrt_2pi(prec: u32) -> Iv {
+fn sqrt_2pi(prec: u32) -> MpfrInterval {
     let pi_lo = Float::with_val_round(prec, Constant::Pi, Round::Down).0;
     let pi_hi = Float::with_val_round(prec, Constant::Pi, Round::Up).0;
-    Iv::from_endpoints(pi_lo, pi_hi)
-        .mul(&Iv::from_int(2, prec))
+    MpfrInterval::from_endpoints(pi_lo, pi_hi)
+        .mul(&MpfrInterval::from_int(2, prec))
         .sqrt()
 }
 
@@ -367,7 +368,7 @@ fn mills_depth(t: &Float, prec: u32) -> u32 {
 /// rest of the fraction after the partial numerator k, (k+1)/(t + …), lies in (0, (k+1)/t];
 /// entering it as [0, (k+1)/t] and evaluating backwards in interval arithmetic encloses M(t)
 /// for every k (Laplace; Cuyt et al., *Handbook of Continued Fractions*, 2008, §13.2).
-fn mills_point(t: &Float, prec: u32) -> Iv {
+fn mills_point(t: &Float, prec: u32) -> MpfrInterval {
     let p = prec.max(t.prec());
     if t.is_infinite() {
         // an endpoint that overflowed stands for some real t′ above the largest finite float F;
@@ -376,27 +377,30 @@ fn mills_point(t: &Float, prec: u32) -> Iv {
         big.next_down();
         let one = Float::with_val(p, 1);
         let hi = Float::with_val_round(p, &one / &big, Round::Up).0;
-        return Iv::from_endpoints(Float::with_val(p, 0), hi);
+        return MpfrInterval::from_endpoints(Float::with_val(p, 0), hi);
     }
-    let ti = Iv::point(Float::with_val(p, t));
+    let ti = MpfrInterval::point(Float::with_val(p, t));
     if *t <= MILLS_DIRECT_LIMIT {
-        let half_sq = ti.sqr().div(&Iv::from_int(2, p));
+        let half_sq = ti.sqr().div(&MpfrInterval::from_int(2, p));
         return ti.normal_sf().mul(&half_sq.exp()).mul(&sqrt_2pi(p));
     }
     let k = mills_depth(t, p);
     // (k+1)/t rounded up: the quotient is formed by MPFR in the requested direction
     let numerator = Float::with_val(p, k + 1);
     let rest_hi = Float::with_val_round(p, &numerator / t, Round::Up).0;
-    let mut v = ti.add(&Iv::from_endpoints(Float::with_val(p, 0), rest_hi));
+    let mut v = ti.add(&MpfrInterval::from_endpoints(
+        Float::with_val(p, 0),
+        rest_hi,
+    ));
     for n in (1..=k).rev() {
-        v = ti.add(&Iv::from_int(i64::from(n), p).div(&v));
+        v = ti.add(&MpfrInterval::from_int(i64::from(n), p).div(&v));
     }
-    Iv::from_int(1, p).div(&v)
+    MpfrInterval::from_int(1, p).div(&v)
 }
 
 /// Mills' ratio over an interval [t₁, t₂] ⊂ [0, ∞]: M is decreasing, so
 /// M([t₁, t₂]) ⊆ [M̲(t₂), M̄(t₁)].
-fn mills(t: &Iv, prec: u32) -> Iv {
+fn mills(t: &MpfrInterval, prec: u32) -> MpfrInterval {
     let lo_t = if *t.lo() < 0 {
         Float::with_val(prec, 0)
     } else {
@@ -413,20 +417,20 @@ fn mills(t: &Iv, prec: u32) -> Iv {
 ///   δ(ε) = Φ(a) − φ(a)·M(v),   φ(a) = e^{−a²/2}/√(2π).
 /// a and v are quotients of the exact rationals ρ ∓ ε by μ (no cancellation); no intermediate
 /// exceeds max(1, M(0)) in magnitude, so nothing overflows for any ρ, ε in MPFR's range.
-pub(crate) fn gaussian_tails_mills(rho: &Rational, eps: &Rational, prec: u32) -> Iv {
-    let mu = Iv::from_rational(&Rational::from(rho * 2u32), prec).sqrt();
-    let a = Iv::from_rational(&Rational::from(rho - eps), prec).div(&mu);
-    let v = Iv::from_rational(&Rational::from(rho + eps), prec).div(&mu);
+pub(crate) fn gaussian_tails_mills(rho: &Rational, eps: &Rational, prec: u32) -> MpfrInterval {
+    let mu = MpfrInterval::from_rational(&Rational::from(rho * 2u32), prec).sqrt();
+    let a = MpfrInterval::from_rational(&Rational::from(rho - eps), prec).div(&mu);
+    let v = MpfrInterval::from_rational(&Rational::from(rho + eps), prec).div(&mu);
     let density = a
         .sqr()
-        .div(&Iv::from_int(2, prec))
+        .div(&MpfrInterval::from_int(2, prec))
         .neg()
         .exp()
         .div(&sqrt_2pi(prec));
     a.normal_cdf()
         .sub(&density.mul(&mills(&v, prec)))
         .max0()
-        .min(&Iv::from_int(1, prec))
+        .min(&MpfrInterval::from_int(1, prec))
 }
 
 /// The Gaussian expectation form, completing the square explicitly:
@@ -446,19 +450,20 @@ fn gaussian_expectation<R: Real>(rho: &Rational, eps: &Rational, prec: u32) -> R
 /// The expectation form in MPFR: as [`gaussian_expectation`] for ε, ρ < 2²⁰; above, e^ε would
 /// overflow, so the tilted tail e^ε·Q(u + s) is evaluated as exp(ε − (u + s)²/2)·M(u + s)/√(2π)
 /// (Q(t) = φ(t)·M(t)), the exponent formed directly (its cancellation costs about log₂ ε bits).
-fn gaussian_expectation_iv(rho: &Rational, eps: &Rational, prec: u32) -> Iv {
+fn gaussian_expectation_iv(rho: &Rational, eps: &Rational, prec: u32) -> MpfrInterval {
     if *eps < MILLS_FORM_FROM && *rho < MILLS_FORM_FROM {
-        return gaussian_expectation::<Iv>(rho, eps, prec);
+        return gaussian_expectation::<MpfrInterval>(rho, eps, prec);
     }
-    let s = Iv::from_rational(&Rational::from(rho * 2u32), prec).sqrt();
-    let u = Iv::from_rational(&Rational::from(eps - rho), prec).div(&s);
+    let s = MpfrInterval::from_rational(&Rational::from(rho * 2u32), prec).sqrt();
+    let u = MpfrInterval::from_rational(&Rational::from(eps - rho), prec).div(&s);
     let t = u.add(&s);
-    let exponent = Iv::from_rational(eps, prec).sub(&t.sqr().div(&Iv::from_int(2, prec)));
+    let exponent =
+        MpfrInterval::from_rational(eps, prec).sub(&t.sqr().div(&MpfrInterval::from_int(2, prec)));
     let tilted = exponent.exp().mul(&mills(&t, prec)).div(&sqrt_2pi(prec));
     u.normal_sf()
         .sub(&tilted)
         .max0()
-        .min(&Iv::from_int(1, prec))
+        .min(&MpfrInterval::from_int(1, prec))
 }
 
 fn discrete_expectation<R: Real>(d: &DiscretePld, eps: &Rational, prec: u32) -> Result<R> {
@@ -560,15 +565,15 @@ pub fn hockey_stick_expectation(pld: &Pld, eps: &Rational, prec: Precision) -> R
     let delta = match pld {
         Pld::Gaussian(g) => certify(
             prec,
-            || gaussian_expectation::<Fi>(&g.rho, eps, 53),
+            || gaussian_expectation::<F64Interval>(&g.rho, eps, 53),
             |p| gaussian_expectation_iv(&g.rho, eps, p),
         ),
         Pld::Discrete(d) => {
             // validate_pld checked the atom count, the only error `atoms` can return
             certify(
                 prec,
-                || discrete_expectation::<Fi>(d, eps, 53).expect("checked"),
-                |p| discrete_expectation::<Iv>(d, eps, p).expect("checked"),
+                || discrete_expectation::<F64Interval>(d, eps, 53).expect("checked"),
+                |p| discrete_expectation::<MpfrInterval>(d, eps, p).expect("checked"),
             )
         }
     };
@@ -586,13 +591,13 @@ pub fn hockey_stick_tails(pld: &Pld, eps: &Rational, prec: Precision) -> Result<
     let delta = match pld {
         Pld::Gaussian(g) => certify(
             prec,
-            || gaussian_tails::<Fi>(&g.rho, eps, 53),
+            || gaussian_tails::<F64Interval>(&g.rho, eps, 53),
             |p| gaussian_tails_iv(&g.rho, eps, p),
         ),
         Pld::Discrete(d) => certify(
             prec,
-            || discrete_tails::<Fi>(d, eps, 53).expect("checked"),
-            |p| discrete_tails::<Iv>(d, eps, p).expect("checked"),
+            || discrete_tails::<F64Interval>(d, eps, 53).expect("checked"),
+            |p| discrete_tails::<MpfrInterval>(d, eps, p).expect("checked"),
         ),
     };
     delta.map(probability)
@@ -626,7 +631,7 @@ pub fn hockey_stick_integral(
     }
     let prec = precision.fixed_bits()?;
     let delta = match pld {
-        Pld::Discrete(d) => Enclosure::from_real(&discrete_integral::<Iv>(d, eps, prec)?),
+        Pld::Discrete(d) => Enclosure::from_real(&discrete_integral::<MpfrInterval>(d, eps, prec)?),
         Pld::Gaussian(g) => {
             let s_f = (2.0 * g.rho.to_f64()).sqrt();
             // node placement is a search choice (any nodes give a valid enclosure): cover the
@@ -636,18 +641,21 @@ pub fn hockey_stick_integral(
             if !h.is_finite() || h <= 0.0 {
                 return Err(Error::arg("pld", "ρ and ε out of range for quadrature"));
             }
-            let s = Iv::from_rational(&Rational::from(&g.rho * 2u32), prec).sqrt();
-            let rho = Iv::from_rational(&g.rho, prec);
-            let e = Iv::from_rational(eps, prec);
+            let s = MpfrInterval::from_rational(&Rational::from(&g.rho * 2u32), prec).sqrt();
+            let rho = MpfrInterval::from_rational(&g.rho, prec);
+            let e = MpfrInterval::from_rational(eps, prec);
             // nodes: exact dyadic offsets from ε
             let node = |i: u32| {
-                e.add(&Iv::from_rational(
+                e.add(&MpfrInterval::from_rational(
                     &Rational::from_f64(h * i as f64).unwrap_or_default(),
                     prec,
                 ))
             };
-            let surv = |z: &Iv| z.sub(&rho).div(&s).normal_sf();
-            let (mut lo, mut hi) = (Iv::from_int(0, prec), Iv::from_int(0, prec));
+            let surv = |z: &MpfrInterval| z.sub(&rho).div(&s).normal_sf();
+            let (mut lo, mut hi) = (
+                MpfrInterval::from_int(0, prec),
+                MpfrInterval::from_int(0, prec),
+            );
             let mut a = node(0);
             let mut s_a = surv(&a);
             for i in 1..=panels {
@@ -660,7 +668,10 @@ pub fn hockey_stick_integral(
                 s_a = s_b;
             }
             hi = hi.add(&s_a.mul(&e.sub(&a).exp()));
-            Enclosure::from_real(&Iv::from_endpoints(lo.lo().clone(), hi.hi().clone()))
+            Enclosure::from_real(&MpfrInterval::from_endpoints(
+                lo.lo().clone(),
+                hi.hi().clone(),
+            ))
         }
     };
     delta.map(probability)

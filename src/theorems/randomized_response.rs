@@ -2,7 +2,7 @@
 //! `RandomizedResponseDpEvent(noise_parameter = p, num_buckets = k)`: the true bucket with
 //! probability 1 − p, else a uniformly random one of the k. Its ε = ln(1 + k(1 − p)/p) is
 //! irrational in general: enclosed, never refused.
-use crate::num::{certify, Enclosure, Fi, Iv, Precision, Real};
+use crate::num::{certify, Enclosure, F64Interval, MpfrInterval, Precision, Real};
 use crate::validate;
 use crate::{Error, Result};
 use rug::{Integer, Rational};
@@ -47,8 +47,8 @@ pub fn randomized_response_epsilon(
     let m = rr_ratio(p, k) - 1u32;
     certify(
         prec,
-        || Fi::from_rational(&m, 53).ln1p(),
-        |b| Iv::from_rational(&m, b).ln1p(),
+        || F64Interval::from_rational(&m, 53).ln1p(),
+        |b| MpfrInterval::from_rational(&m, b).ln1p(),
     )
 }
 
@@ -67,10 +67,10 @@ pub fn randomized_response_delta(
     check_rr(p, k)?;
     validate::nonnegative("epsilon", eps)?;
     let (ratio, v) = (rr_ratio(p, k), Rational::from(p / k));
-    let formula = |b: u32| -> Iv { rr_delta_formula(&ratio, &v, eps, b) };
+    let formula = |b: u32| -> MpfrInterval { rr_delta_formula(&ratio, &v, eps, b) };
     certify(
         prec,
-        || rr_delta_formula::<Fi>(&ratio, &v, eps, 53),
+        || rr_delta_formula::<F64Interval>(&ratio, &v, eps, 53),
         formula,
     )
     .map(super::pld::probability)

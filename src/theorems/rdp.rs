@@ -1,6 +1,6 @@
 //! Rényi DP curves (Mironov 2017), the Poisson-subsampled Gaussian (Mironov–Talwar–Zhang 2019),
 //! and the conversion to (ε, δ) of Proposition 14's general form (Canonne–Kamath–Steinke 2020).
-use crate::num::{Enclosure, Iv, Precision, Real, UpperBound};
+use crate::num::{Enclosure, MpfrInterval, Precision, Real, UpperBound};
 use crate::search::minimize;
 use crate::validate;
 use crate::{Error, Result};
@@ -187,11 +187,11 @@ pub fn subsampled_gaussian_rdp(
     validate::count("steps", steps)?;
     check_order(alpha)?;
     let bits = prec.fixed_bits()?;
-    let k = sgm_k::<Iv>(q, sigma, alpha, bits);
-    let a1 = Iv::from_rational(&Rational::from(alpha - 1u32), bits);
+    let k = sgm_k::<MpfrInterval>(q, sigma, alpha, bits);
+    let a1 = MpfrInterval::from_rational(&Rational::from(alpha - 1u32), bits);
     Enclosure::from_real(
         &k.div(&a1)
-            .mul(&Iv::from_rational(&Rational::from(steps), bits)),
+            .mul(&MpfrInterval::from_rational(&Rational::from(steps), bits)),
     )
 }
 
@@ -618,8 +618,8 @@ impl RdpCurve {
         check_order(alpha)?;
         self.validate()?;
         let p = prec.fixed_bits()?;
-        let a1 = Iv::from_rational(&Rational::from(alpha - 1u32), p);
-        Enclosure::from_real(&self.k::<Iv>(alpha, p).div(&a1))
+        let a1 = MpfrInterval::from_rational(&Rational::from(alpha - 1u32), p);
+        Enclosure::from_real(&self.k::<MpfrInterval>(alpha, p).div(&a1))
     }
 }
 
@@ -828,8 +828,8 @@ pub fn rdp_to_dp(
     let p = prec.fixed_bits()?;
     let ld = crate::search::ln_f64(delta);
     let alpha = best_order(curve, |k, a| eps_from_k_f64(k, a, ld));
-    let enc = Enclosure::from_real(&eps_from_k::<Iv>(
-        &curve.k::<Iv>(&alpha, p),
+    let enc = Enclosure::from_real(&eps_from_k::<MpfrInterval>(
+        &curve.k::<MpfrInterval>(&alpha, p),
         &alpha,
         delta,
         p,
@@ -868,8 +868,8 @@ pub fn rdp_to_dp_delta(
     let p = prec.fixed_bits()?;
     let e = eps.to_f64();
     let alpha = best_order(curve, |k, a| delta_from_k_f64(k, a, e));
-    let enc = Enclosure::from_real(&delta_from_k::<Iv>(
-        &curve.k::<Iv>(&alpha, p),
+    let enc = Enclosure::from_real(&delta_from_k::<MpfrInterval>(
+        &curve.k::<MpfrInterval>(&alpha, p),
         &alpha,
         eps,
         p,
@@ -918,7 +918,7 @@ mod float_model_tests {
 
     const P: u32 = 256;
 
-    fn q(s: &str) -> Rational {
+    fn rational(s: &str) -> Rational {
         crate::num::parse_exact(s).unwrap()
     }
 
@@ -940,9 +940,9 @@ mod float_model_tests {
         for x in [
             "1e-300", "1e-20", "1e-14", "1e-6", "0.3", "1", "1.5", "30", "700", "1e5",
         ] {
-            let r = q(x);
+            let r = rational(x);
             let model = ln_expm1_f64(ln_f64(&r));
-            let cert = ln_expm1::<Iv>(&r, P);
+            let cert = ln_expm1::<MpfrInterval>(&r, P);
             assert_model_near(&format!("ln_expm1 {x}"), model, &cert, 1e-12, 1e-15);
         }
     }
@@ -951,9 +951,9 @@ mod float_model_tests {
     fn sgm_log_a_f64_matches_sgm_log_a() {
         for (qs, ss) in SGM {
             for n in [2u32, 3, 8, 64, 1000] {
-                let (qr, sr) = (q(qs), q(ss));
+                let (qr, sr) = (rational(qs), rational(ss));
                 let model = sgm_log_a_f64(qr.to_f64(), ln_f64(&sr), n);
-                let cert = sgm_log_a::<Iv>(&qr, &sr, n, P);
+                let cert = sgm_log_a::<MpfrInterval>(&qr, &sr, n, P);
                 let what = format!("K q={qs} σ={ss} n={n}");
                 assert_model_near(&what, model, &cert, 1e-9, 0.0);
             }
@@ -965,8 +965,8 @@ mod float_model_tests {
         for x in [
             "-1e4", "-300", "-35", "-30.5", "-29.5", "-10", "-1", "0", "2", "6",
         ] {
-            let r = q(x);
-            let cert = Iv::from_rational(&r, P).normal_cdf().ln();
+            let r = rational(x);
+            let cert = MpfrInterval::from_rational(&r, P).normal_cdf().ln();
             let what = format!("ln Φ({x})");
             // the asymptotic form's next term is 3/x⁴: below 4e-6 absolute, 1e-8 relative
             assert_model_near(&what, ln_phi_f64(r.to_f64()), &cert, 1e-8, 1e-15);
@@ -977,8 +977,8 @@ mod float_model_tests {
     fn frac_series_f64_matches_fractional_k() {
         for (qs, ss) in [("1e-4", "0.7"), ("0.01", "1"), ("0.3", "2"), ("0.01", "50")] {
             for a in ["1.5", "2.25", "7.5", "40.25"] {
-                let (qr, sr, ar) = (q(qs), q(ss), q(a));
-                let cert = sgm_k::<Iv>(&qr, &sr, &ar, P);
+                let (qr, sr, ar) = (rational(qs), rational(ss), rational(a));
+                let cert = sgm_k::<MpfrInterval>(&qr, &sr, &ar, P);
                 let (_, hi) = cert.endpoints().unwrap();
                 if hi > 700 {
                     continue; // A_α = e^K beyond f64: the model's sum is ∞ and unused
@@ -1009,11 +1009,11 @@ mod float_model_tests {
     fn sgm_k_f64_matches_sgm_k() {
         for (qs, ss) in SGM {
             for a in ["1.5", "2", "7.5", "40.25", "130.75", "300.5", "4000"] {
-                let (qr, sr, ar) = (q(qs), q(ss), q(a));
-                if qr < q("1e-6") && ar.denom() != &1 && ar > 41 {
+                let (qr, sr, ar) = (rational(qs), rational(ss), rational(a));
+                if qr < rational("1e-6") && ar.denom() != &1 && ar > 41 {
                     continue; // outside the certified enclosure's tight region (its Guarantee)
                 }
-                let cert = sgm_k::<Iv>(&qr, &sr, &ar, P);
+                let cert = sgm_k::<MpfrInterval>(&qr, &sr, &ar, P);
                 let model = sgm_k_f64(qr.to_f64(), ln_f64(&sr), ar.to_f64());
                 let what = format!("K(α) q={qs} σ={ss} α={a}");
                 // the integer sum, the series or the leading moment term (relative 2e-5), or
@@ -1022,12 +1022,13 @@ mod float_model_tests {
                 // σ ≥ ½, A_α = e^K within f64)
                 let near_k = model_near(model, &cert, 2e-5, 1e-300);
                 let (_, hi) = cert.endpoints().unwrap();
-                let must_k = *ar.denom() == 1 || (ar < 41 && sr >= q("0.5") && hi < 700);
+                let must_k = *ar.denom() == 1 || (ar < 41 && sr >= rational("0.5") && hi < 700);
                 if must_k {
                     near_k.unwrap_or_else(|e| panic!("{what}: {e}"));
                     continue;
                 }
-                let near_chord = model_near(model, &chord::<Iv>(&qr, &sr, &ar), 1e-12, 1e-300);
+                let near_chord =
+                    model_near(model, &chord::<MpfrInterval>(&qr, &sr, &ar), 1e-12, 1e-300);
                 if let (Err(k), Err(c)) = (near_k, near_chord) {
                     panic!("{what}: K: {k}; chord: {c}");
                 }
@@ -1039,11 +1040,15 @@ mod float_model_tests {
     fn curves() -> Vec<RdpCurve> {
         let mut out = Vec::new();
         let terms = [
-            RdpTerm::Zcdp { rho: q("0.3") },
-            RdpTerm::Pure { epsilon: q("0.7") },
+            RdpTerm::Zcdp {
+                rho: rational("0.3"),
+            },
+            RdpTerm::Pure {
+                epsilon: rational("0.7"),
+            },
             RdpTerm::SubsampledGaussian {
-                rate: q("0.01"),
-                sigma: q("1.1"),
+                rate: rational("0.01"),
+                sigma: rational("1.1"),
             },
         ];
         for (t, c) in terms.iter().zip([7u32, 3, 1000]) {
@@ -1065,11 +1070,16 @@ mod float_model_tests {
     fn selections() -> Vec<RepeatSelect> {
         let mut inner = curves()[0].clone();
         inner
-            .push(RdpTerm::Pure { epsilon: q("0.2") }, Integer::from(2))
+            .push(
+                RdpTerm::Pure {
+                    epsilon: rational("0.2"),
+                },
+                Integer::from(2),
+            )
             .unwrap();
-        [Some(q("1")), None]
+        [Some(rational("1")), None]
             .iter()
-            .map(|shape| RepeatSelect::new(inner.clone(), &q("10"), shape).unwrap())
+            .map(|shape| RepeatSelect::new(inner.clone(), &rational("10"), shape).unwrap())
             .collect()
     }
 
@@ -1091,8 +1101,8 @@ mod float_model_tests {
         }
         for (i, c) in cs.iter().enumerate() {
             for a in ORDERS {
-                let ar = q(a);
-                let cert = c.k::<Iv>(&ar, P);
+                let ar = rational(a);
+                let cert = c.k::<MpfrInterval>(&ar, P);
                 let what = format!("curve #{i} α={a}");
                 assert_model_near(&what, c.k_f64(ar.to_f64()), &cert, CURVE_RTOL, 0.0);
             }
@@ -1103,8 +1113,8 @@ mod float_model_tests {
     fn repeat_select_models_match_its_k() {
         for (i, r) in selections().iter().enumerate() {
             for a in ORDERS {
-                let ar = q(a);
-                let cert = r.k::<Iv>(&ar, P);
+                let ar = rational(a);
+                let cert = r.k::<MpfrInterval>(&ar, P);
                 let what = format!("selection #{i} α={a}");
                 assert_model_near(&what, r.k_f64(ar.to_f64()), &cert, CURVE_RTOL, 0.0);
                 // ε′ itself at orders above the envelope's floor
@@ -1114,8 +1124,8 @@ mod float_model_tests {
                     r.floor_order.clone()
                 };
                 let eps = r
-                    .k::<Iv>(&a2, P)
-                    .div(&Iv::from_rational(&Rational::from(&a2 - 1u32), P));
+                    .k::<MpfrInterval>(&a2, P)
+                    .div(&MpfrInterval::from_rational(&Rational::from(&a2 - 1u32), P));
                 assert_model_near(&what, r.eps_f64(a2.to_f64()), &eps, CURVE_RTOL, 0.0);
             }
         }
@@ -1126,8 +1136,13 @@ mod float_model_tests {
         for k in [1e-9, 0.05, 2.0, 30.0, 4e4] {
             for a in ["1.001", "1.5", "4", "32", "20000"] {
                 for d in ["1e-300", "1e-5", "0.5"] {
-                    let (kr, ar, dr) = (Rational::from_f64(k).unwrap(), q(a), q(d));
-                    let cert = eps_from_k::<Iv>(&Iv::from_rational(&kr, P), &ar, &dr, P);
+                    let (kr, ar, dr) = (Rational::from_f64(k).unwrap(), rational(a), rational(d));
+                    let cert = eps_from_k::<MpfrInterval>(
+                        &MpfrInterval::from_rational(&kr, P),
+                        &ar,
+                        &dr,
+                        P,
+                    );
                     let model = eps_from_k_f64(k, ar.to_f64(), ln_f64(&dr));
                     let what = format!("ε k={k} α={a} δ={d}");
                     assert_model_near(&what, model, &cert, 1e-9, 1e-12);
@@ -1141,8 +1156,13 @@ mod float_model_tests {
         for k in [1e-9, 0.05, 2.0, 30.0, 4e4] {
             for a in ["1.001", "1.5", "4", "32", "20000"] {
                 for e in ["0", "0.1", "1", "8", "50"] {
-                    let (kr, ar, er) = (Rational::from_f64(k).unwrap(), q(a), q(e));
-                    let cert = delta_from_k::<Iv>(&Iv::from_rational(&kr, P), &ar, &er, P);
+                    let (kr, ar, er) = (Rational::from_f64(k).unwrap(), rational(a), rational(e));
+                    let cert = delta_from_k::<MpfrInterval>(
+                        &MpfrInterval::from_rational(&kr, P),
+                        &ar,
+                        &er,
+                        P,
+                    );
                     let model = delta_from_k_f64(k, ar.to_f64(), er.to_f64());
                     let what = format!("ln δ k={k} α={a} ε={e}");
                     let (_, hi) = cert.endpoints().unwrap();

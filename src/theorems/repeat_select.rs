@@ -10,7 +10,7 @@
 //! ε̂ = ln(1 + 1/(λ − 1)), the selection is (λ, ε + μδ̂ + ln μ/(λ − 1))-RDP.
 //!
 //! dp_accounting's `RepeatAndSelectDpEvent(event, mean, shape)` gives E\[K\] (the mean) and η.
-use crate::num::{Enclosure, Iv, Precision, Real, UpperBound};
+use crate::num::{Enclosure, MpfrInterval, Precision, Real, UpperBound};
 use crate::search::minimize;
 /// The term's type lives with the curve it is a term of (its RDP is evaluated there); this
 /// module constructs it.
@@ -66,7 +66,7 @@ fn gamma_lower(mean: &Rational, shape: &Rational) -> Result<Rational> {
     for _ in 0..60 {
         let r = Rational::from_f64(g).filter(|r| *r > 0 && *r < 1);
         if let Some(r) = r {
-            let e: Iv = tnb_mean(&r, shape, 256);
+            let e: MpfrInterval = tnb_mean(&r, shape, 256);
             if e.endpoints().is_some_and(|(l, _)| l >= *mean) {
                 return Ok(r);
             }
@@ -168,8 +168,8 @@ pub fn repeat_and_select_rdp(
     }
     let r = RepeatSelect::new(inner.clone(), mean, shape)?;
     let p = prec.fixed_bits()?;
-    let a1 = Iv::from_rational(&Rational::from(alpha - 1u32), p);
+    let a1 = MpfrInterval::from_rational(&Rational::from(alpha - 1u32), p);
     Ok(UpperBound::new(Enclosure::from_real(
-        &r.k::<Iv>(alpha, p).div(&a1),
+        &r.k::<MpfrInterval>(alpha, p).div(&a1),
     )?))
 }

@@ -1,5 +1,5 @@
 //! Privacy amplification by subsampling (Steinke 2022 §6; Balle–Barthe–Gaboardi 2018).
-use crate::num::{certify, Enclosure, Fi, Iv, Precision, Real, UpperBound};
+use crate::num::{certify, Enclosure, F64Interval, MpfrInterval, Precision, Real, UpperBound};
 use crate::validate;
 use crate::{Error, Result};
 use rug::Rational;
@@ -80,8 +80,8 @@ fn amplify(eps: &Rational, delta: &Rational, r: &Rational, prec: Precision) -> R
     Ok(Amplified {
         epsilon: certify(
             prec,
-            || amplified_eps::<Fi>(eps, r, 53),
-            |p| amplified_eps::<Iv>(eps, r, p),
+            || amplified_eps::<F64Interval>(eps, r, 53),
+            |p| amplified_eps::<MpfrInterval>(eps, r, p),
         )?,
         delta: exact_product(r, delta)?,
     })
@@ -177,13 +177,13 @@ pub fn poisson_substitution_subsampling(
     Ok(AmplifiedBound {
         epsilon: UpperBound::new(certify(
             prec,
-            || e_sub::<Fi>(eps, q, 53),
-            |p| e_sub::<Iv>(eps, q, p),
+            || e_sub::<F64Interval>(eps, q, 53),
+            |p| e_sub::<MpfrInterval>(eps, q, p),
         )?),
         delta: UpperBound::new(certify(
             prec,
-            || d_sub::<Fi>(eps, delta, q, 53),
-            |p| d_sub::<Iv>(eps, delta, q, p),
+            || d_sub::<F64Interval>(eps, delta, q, 53),
+            |p| d_sub::<MpfrInterval>(eps, delta, q, p),
         )?),
     })
 }

@@ -2,7 +2,7 @@
 //! (P, Q) is T(α) = inf{1 − E_P φ : E_Q φ ≤ α} over tests φ, so the best membership-inference
 //! attack at false-positive rate α has true-positive rate 1 − T(α).
 use super::pld::GaussianPld;
-use crate::num::{Enclosure, Iv, Precision, Real, Tri};
+use crate::num::{Enclosure, MpfrInterval, Precision, Real, Tri};
 use crate::validate;
 use crate::{Error, Result};
 use rug::float::Round;
@@ -21,15 +21,15 @@ pub(crate) fn check_rate(name: &str, a: &Rational) -> Result<()> {
 }
 
 /// Certified comparison of Φ(z) with α at an exact point z.
-fn phi_vs(z: &Float, alpha: &Iv) -> Tri {
-    Iv::point(z.clone()).normal_cdf().cmp3(alpha)
+fn phi_vs(z: &Float, alpha: &MpfrInterval) -> Tri {
+    MpfrInterval::point(z.clone()).normal_cdf().cmp3(alpha)
 }
 
 /// Φ⁻¹(α) for 0 < α < ½, bracketed by exact points lo < hi ≤ 0 with Φ(lo) < α < Φ(hi)
 /// certified (so lo < Φ⁻¹(α) < hi, Φ increasing). Bisection at `prec` bits; the midpoints are
 /// any points between the ends (search), only the certified comparisons move an end.
 fn quantile_below_half(alpha: &Rational, prec: u32) -> Result<(Float, Float)> {
-    let a = Iv::from_rational(alpha, prec);
+    let a = MpfrInterval::from_rational(alpha, prec);
     let mut hi = Float::with_val(prec, 0);
     let mut lo = Float::with_val(prec, -1);
     while phi_vs(&lo, &a) != Tri::Less {
@@ -63,17 +63,17 @@ fn quantile_below_half(alpha: &Rational, prec: u32) -> Result<(Float, Float)> {
 
 /// Φ⁻¹(α) for α ∈ (0, 1) as an enclosure [lo, hi] of exact points (Φ⁻¹(½) = 0 exactly;
 /// Φ⁻¹(α) = −Φ⁻¹(1 − α) above ½).
-pub(crate) fn normal_quantile(alpha: &Rational, prec: u32) -> Result<Iv> {
+pub(crate) fn normal_quantile(alpha: &Rational, prec: u32) -> Result<MpfrInterval> {
     let half = Rational::from((1, 2));
     if *alpha == half {
-        return Ok(Iv::point(Float::with_val(prec, 0)));
+        return Ok(MpfrInterval::point(Float::with_val(prec, 0)));
     }
     if *alpha < half {
         let (lo, hi) = quantile_below_half(alpha, prec)?;
-        return Ok(Iv::from_endpoints(lo, hi));
+        return Ok(MpfrInterval::from_endpoints(lo, hi));
     }
     let (lo, hi) = quantile_below_half(&Rational::from(1 - alpha), prec)?;
-    Ok(Iv::from_endpoints(-hi, -lo))
+    Ok(MpfrInterval::from_endpoints(-hi, -lo))
 }
 
 /// The best membership-inference attack's true-positive rate at false-positive rate α against
@@ -97,7 +97,7 @@ pub fn gaussian_tradeoff_tpr(
         return Ok(Enclosure::rational(fpr, p));
     }
     let z = normal_quantile(fpr, p + 32)?;
-    let mu = Iv::from_rational(&Rational::from(&pld.rho * 2u32), p + 32).sqrt();
+    let mu = MpfrInterval::from_rational(&Rational::from(&pld.rho * 2u32), p + 32).sqrt();
     let tpr = Enclosure::from_real(&z.add(&mu).normal_cdf())?;
     Ok(super::pld::probability(tpr))
 }

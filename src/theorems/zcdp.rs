@@ -1,6 +1,8 @@
 //! Concentrated DP: Definition 11, Lemma 12, Theorem 13, Proposition 14, Remark 15,
 //! Proposition 16, Theorem 18, the Laplace scale comparison, and Proposition 19 / Corollary 21.
-use crate::num::{certify, Enclosure, Fi, Iv, LowerBound, Precision, Real, UpperBound};
+use crate::num::{
+    certify, Enclosure, F64Interval, LowerBound, MpfrInterval, Precision, Real, UpperBound,
+};
 use crate::validate;
 use crate::{Error, Result};
 use rug::{Float, Integer, Rational};
@@ -82,8 +84,8 @@ pub fn zcdp_delta_at(
     validate::positive("t", t)?;
     certify(
         prec,
-        || log_delta_t::<Fi>(rho, eps, t, 53).exp(),
-        |p| log_delta_t::<Iv>(rho, eps, t, p).exp(),
+        || log_delta_t::<F64Interval>(rho, eps, t, 53).exp(),
+        |p| log_delta_t::<MpfrInterval>(rho, eps, t, p).exp(),
     )
     .map(clamp_one)
     .map(UpperBound::new)
@@ -214,8 +216,8 @@ pub fn zcdp_delta_closed_form(
     let q = Rational::from(&gap * &gap) / Rational::from(rho * 4u32);
     certify(
         prec,
-        || Fi::from_rational(&q, 53).neg().exp(),
-        |p| Iv::from_rational(&q, p).neg().exp(),
+        || F64Interval::from_rational(&q, 53).neg().exp(),
+        |p| MpfrInterval::from_rational(&q, p).neg().exp(),
     )
     .map(UpperBound::new)
 }
@@ -235,8 +237,8 @@ pub fn zcdp_epsilon(rho: &Rational, delta: &Rational, prec: Precision) -> Result
     let t = best_t_epsilon(rho, delta);
     certify(
         prec,
-        || eps_t::<Fi>(rho, delta, &t, 53),
-        |p| eps_t::<Iv>(rho, delta, &t, p),
+        || eps_t::<F64Interval>(rho, delta, &t, 53),
+        |p| eps_t::<MpfrInterval>(rho, delta, &t, p),
     )
     .map(UpperBound::new)
 }
@@ -252,12 +254,17 @@ pub fn zcdp_epsilon_closed_form(
 ) -> Result<UpperBound> {
     validate::nonnegative("rho", rho)?;
     validate::open_unit("delta", delta)?;
-    fn f<R: Real>(rho: &Rational, delta: &Rational, p: u32) -> R {
+    fn formula<R: Real>(rho: &Rational, delta: &Rational, p: u32) -> R {
         let r = R::from_rational(rho, p);
         let l = R::from_rational(delta, p).ln().neg();
         r.add(&R::from_int(2, p).mul(&r.mul(&l).sqrt()))
     }
-    certify(prec, || f::<Fi>(rho, delta, 53), |p| f::<Iv>(rho, delta, p)).map(UpperBound::new)
+    certify(
+        prec,
+        || formula::<F64Interval>(rho, delta, 53),
+        |p| formula::<MpfrInterval>(rho, delta, p),
+    )
+    .map(UpperBound::new)
 }
 
 /// Remark 15: ρ = ε²/(4 ln(1/δ) + 4ε) suffices for (ε, δ)-DP.
@@ -272,13 +279,18 @@ pub fn zcdp_rho_sufficient(
 ) -> Result<LowerBound> {
     validate::positive("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
-    fn f<R: Real>(eps: &Rational, delta: &Rational, p: u32) -> R {
+    fn formula<R: Real>(eps: &Rational, delta: &Rational, p: u32) -> R {
         let e = R::from_rational(eps, p);
         let l = R::from_rational(delta, p).ln().neg();
         let four = R::from_int(4, p);
         e.sqr().div(&four.mul(&l).add(&four.mul(&e)))
     }
-    certify(prec, || f::<Fi>(eps, delta, 53), |p| f::<Iv>(eps, delta, p)).map(LowerBound::new)
+    certify(
+        prec,
+        || formula::<F64Interval>(eps, delta, 53),
+        |p| formula::<MpfrInterval>(eps, delta, p),
+    )
+    .map(LowerBound::new)
 }
 
 /// Remark 15, exact inverse of the closed form: ρ = (√(ln(1/δ) + ε) − √(ln(1/δ)))², the
@@ -290,13 +302,18 @@ pub fn zcdp_rho_sufficient(
 pub fn zcdp_rho_exact(eps: &Rational, delta: &Rational, prec: Precision) -> Result<LowerBound> {
     validate::nonnegative("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
-    fn f<R: Real>(eps: &Rational, delta: &Rational, p: u32) -> R {
+    fn formula<R: Real>(eps: &Rational, delta: &Rational, p: u32) -> R {
         // (√(L+ε) − √L)² = ε²/(√(L+ε) + √L)², free of cancellation
         let e = R::from_rational(eps, p);
         let l = R::from_rational(delta, p).ln().neg();
         e.sqr().div(&l.add(&e).sqrt().add(&l.sqrt()).sqr())
     }
-    certify(prec, || f::<Fi>(eps, delta, 53), |p| f::<Iv>(eps, delta, p)).map(LowerBound::new)
+    certify(
+        prec,
+        || formula::<F64Interval>(eps, delta, 53),
+        |p| formula::<MpfrInterval>(eps, delta, p),
+    )
+    .map(LowerBound::new)
 }
 
 /// Remark 15, Gaussian example: σ = Δ·√(2(ln(1/δ) + ε))/ε makes the Gaussian mechanism
@@ -314,7 +331,7 @@ pub fn gaussian_sigma_zcdp(
     validate::positive("epsilon", eps)?;
     validate::open_unit("delta", delta)?;
     validate::positive("sensitivity", sensitivity)?;
-    fn f<R: Real>(eps: &Rational, delta: &Rational, sens: &Rational, p: u32) -> R {
+    fn formula<R: Real>(eps: &Rational, delta: &Rational, sens: &Rational, p: u32) -> R {
         let e = R::from_rational(eps, p);
         let l = R::from_rational(delta, p).ln().neg();
         R::from_rational(sens, p)
@@ -323,8 +340,8 @@ pub fn gaussian_sigma_zcdp(
     }
     certify(
         prec,
-        || f::<Fi>(eps, delta, sensitivity, 53),
-        |p| f::<Iv>(eps, delta, sensitivity, p),
+        || formula::<F64Interval>(eps, delta, sensitivity, 53),
+        |p| formula::<MpfrInterval>(eps, delta, sensitivity, p),
     )
     .map(UpperBound::new)
 }
@@ -350,8 +367,8 @@ pub fn advanced_composition(
     }
     certify(
         prec,
-        || advanced_formula::<Fi>(&s2, delta, 53),
-        |p| advanced_formula::<Iv>(&s2, delta, p),
+        || advanced_formula::<F64Interval>(&s2, delta, 53),
+        |p| advanced_formula::<MpfrInterval>(&s2, delta, p),
     )
     .map(UpperBound::new)
 }
@@ -394,13 +411,13 @@ pub fn laplace_scales(
     Ok((
         UpperBound::new(certify(
             prec,
-            || Fi::from_rational(&basic, 53),
-            |p| Iv::from_rational(&basic, p),
+            || F64Interval::from_rational(&basic, 53),
+            |p| MpfrInterval::from_rational(&basic, p),
         )?),
         UpperBound::new(certify(
             prec,
-            || adv::<Fi>(&kr, eps, delta, 53),
-            |p| adv::<Iv>(&kr, eps, delta, p),
+            || adv::<F64Interval>(&kr, eps, delta, 53),
+            |p| adv::<MpfrInterval>(&kr, eps, delta, p),
         )?),
     ))
 }

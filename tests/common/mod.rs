@@ -9,7 +9,7 @@ use rug::{Float, Integer, Rational};
 
 pub const REF: u32 = 1024;
 
-pub fn q(s: &str) -> Rational {
+pub fn rational(s: &str) -> Rational {
     dpcert::num::parse_exact(s).unwrap()
 }
 pub fn f(r: &Rational) -> Float {
@@ -113,7 +113,7 @@ pub fn to_f64_nearest(x: &Float) -> f64 {
 }
 
 /// A random exact rational num/den in [lo, hi], written with few digits (as users do).
-pub fn rational(lo: f64, hi: f64) -> impl Strategy<Value = Rational> {
+pub fn rational_in(lo: f64, hi: f64) -> impl Strategy<Value = Rational> {
     (lo..hi, 1u32..6).prop_map(|(x, digits)| {
         let s = format!("{:.*}", digits as usize, x);
         dpcert::num::parse_exact(&s).unwrap()

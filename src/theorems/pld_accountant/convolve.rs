@@ -678,7 +678,9 @@ mod tests {
         use super::super::discretise::table;
         use super::super::mechanisms::profile;
         use super::super::PldMechanism;
-        let pr = profile(&PldMechanism::Gaussian { rho: r("1/800") });
+        let pr = profile(&PldMechanism::Gaussian {
+            rho: rational("1/800"),
+        });
         let k = Integer::from(1000);
         let run = |side: Side, budget: f64| {
             let mut c = ctx("1/2048", 100, 1 << 40, side);
@@ -697,7 +699,7 @@ mod tests {
         );
         assert_eq!(cu0.fft_products + cl0.fft_products, 0);
         for eps in ["1/2", "1", "2", "3", "4", "5"] {
-            let e = r(eps);
+            let e = rational(eps);
             let exact = gaussian_delta(1.25, e.to_f64());
             let (u, l) = (grid_delta(&up, &cu, &e), grid_delta(&lo, &cl, &e));
             let (u0, l0) = (grid_delta(&up0, &cu0, &e), grid_delta(&lo0, &cl0, &e));

@@ -5,7 +5,7 @@ use super::enclose::{point, rational};
 use super::fixed::{add_mass, floor_index, new_ctx, Ctx, GridPld, Pending, Setup, Side};
 use super::mechanisms::{profile, Mix, Profile, Tails};
 use super::{Interval, PldMechanism, PldTerm};
-use crate::num::{Fi, Real};
+use crate::num::{F64Interval, Real};
 use crate::{Error, Result};
 use rug::Rational;
 
@@ -519,7 +519,7 @@ pub(super) fn discretize(tb: &Table, ctx: &Ctx) -> Result<GridPld> {
 fn split_up(tb: &Table, ctx: &Ctx, mass: &mut Pending) -> Result<()> {
     let half_cells = &tb.half_cells;
     let eh = ctx.hf.exp();
-    let ehm1 = Fi(ctx.hf).expm1().0;
+    let ehm1 = F64Interval(ctx.hf).expm1().0;
     for c in 0..tb.n - 1 {
         let (p, q) = (
             half_cells[2 * c].0 + half_cells[2 * c + 1].0,
@@ -657,6 +657,7 @@ fn flush(tb: &Table, pool: Pool, mass: &mut Pending) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::theorems::pld_accountant::test_util::rational;
     use crate::theorems::pld_accountant::test_util::*;
     use crate::theorems::pld_accountant::PldMechanism;
     use rug::Float;
@@ -687,8 +688,8 @@ mod tests {
         ] {
             let c = ctx(h, 100, 1 << 40, Side::Upper);
             let mech = |direction| PldMechanism::SubsampledGaussian {
-                sigma: r(sg),
-                rate: r(q),
+                sigma: rational(sg),
+                rate: rational(q),
                 direction,
             };
             let rem = table(&profile(&mech(Direction::Remove)), &c, None).unwrap();
@@ -730,7 +731,7 @@ mod tests {
                 }
             }
         }
-        let atoms: Atoms = vec![(Some(r("1/4")), 0.5), (None, 0.5)];
+        let atoms: Atoms = vec![(Some(rational("1/4")), 0.5), (None, 0.5)];
         let c = ctx("1/4", 100, 0, Side::Upper);
         let tb = table(&atoms_profile(&atoms), &c, None).unwrap();
         assert!(mirror(&tb, &c).is_err());
@@ -756,8 +757,8 @@ mod tests {
                 ctx(h4, 100, 1 << 40, Side::Upper),
             );
             let pr = profile(&PldMechanism::SubsampledGaussian {
-                sigma: r(sg),
-                rate: r(q),
+                sigma: rational(sg),
+                rate: rational(q),
                 direction: dir,
             });
             let fine = table(&pr, &c, None).unwrap();
@@ -804,7 +805,7 @@ mod tests {
             assert!(tp.inf() <= 1.0 && 1.0 <= tp.sup() + 1e-12, "P total {tp:?}");
             assert!(tq.inf() <= 1.0 && 1.0 <= tq.sup() + 1e-12, "Q total {tq:?}");
         }
-        let atoms: Atoms = vec![(Some(r("1/4")), 0.5), (None, 0.5)];
+        let atoms: Atoms = vec![(Some(rational("1/4")), 0.5), (None, 0.5)];
         let c = ctx("1/4", 100, 0, Side::Upper);
         let tb = table(&atoms_profile(&atoms), &c, None).unwrap();
         assert!(coarsen(&tb, 4, &ctx("1", 100, 0, Side::Upper)).is_err());
@@ -827,8 +828,8 @@ mod tests {
                 ctx(h2, 100, 1 << 40, Side::Upper),
             );
             let pr = profile(&PldMechanism::SubsampledGaussian {
-                sigma: r(sg),
-                rate: r(q),
+                sigma: rational(sg),
+                rate: rational(q),
                 direction: dir,
             });
             let coarse = table(&pr, &c, None).unwrap();
@@ -862,8 +863,8 @@ mod tests {
     #[test]
     fn an_atom_on_a_grid_point_is_placed_exactly_on_both_sides() {
         let atoms: Atoms = vec![
-            (Some(r("3/4")), 0.5),
-            (Some(r("-1/4")), 0.25),
+            (Some(rational("3/4")), 0.5),
+            (Some(rational("-1/4")), 0.25),
             (None, 0.125),
         ];
         let (up, lo) = check_domination(&atoms, "1/4", 1e-25);
@@ -880,7 +881,7 @@ mod tests {
     #[test]
     fn a_single_atom_off_the_grid_is_split_up_and_merged_down() {
         // loss z = 0.3 between a_1 = 0.25 and a_2 = 0.5 (h = 1/4); P-mass ½
-        let atoms: Atoms = vec![(Some(r("0.3")), 0.5)];
+        let atoms: Atoms = vec![(Some(rational("0.3")), 0.5)];
         let (up, lo) = check_domination(&atoms, "1/4", 0.5);
         // Lower: the whole atom at a_1 (merge is impossible, so the pool is moved down)
         let at = |g: &GridPld, i: i64| g.mass.get((i - g.off) as usize).copied().unwrap_or(0);
@@ -891,7 +892,7 @@ mod tests {
         // Upper: p_a = p(e^{−z} − e^{−b})/(e^{−a} − e^{−b}) at a, the rest at b (MPFR reference);
         // the kernel's values are rounded up, by at most 10⁻¹⁴ relative (f64 intervals)
         let (z, a, b) = (
-            Float::with_val(P, &r("0.3")),
+            Float::with_val(P, &rational("0.3")),
             Float::with_val(P, 0.25),
             Float::with_val(P, 0.5),
         );
@@ -922,14 +923,14 @@ mod tests {
             })
             .collect();
         let mut far = below.clone();
-        far.push((Some(r("3.6")), 0.125)); // 10.4 grid steps above a_4
+        far.push((Some(rational("3.6")), 0.125)); // 10.4 grid steps above a_4
         let (_, lo) = check_domination(&far, "1/4", 0.7);
         // beyond the window the pool is flushed down to a_3 whole, never merged with the far atom
         let at = |g: &GridPld, i: i64| g.mass.get((i - g.off) as usize).copied().unwrap_or(0);
         assert_eq!(at(&lo, 3), 5u128 << 97);
         assert_eq!(at(&lo, 14), 1u128 << 97);
         let mut near = below.clone();
-        near.push((Some(r("1.6")), 0.125)); // 2.4 steps above a_4: balances the pool
+        near.push((Some(rational("1.6")), 0.125)); // 2.4 steps above a_4: balances the pool
         let (_, lo) = check_domination(&near, "1/4", 0.7);
         // a fraction β of the near atom lifts the pool to a_4 exactly: mass at a_4 ≥ ⅝
         assert!(
@@ -942,9 +943,9 @@ mod tests {
     #[test]
     fn huge_and_tiny_grid_steps_still_dominate() {
         let atoms: Atoms = vec![
-            (Some(r("0.3")), 0.25),
-            (Some(r("-0.3")), 0.125),
-            (Some(r("1.7")), 0.0625),
+            (Some(rational("0.3")), 0.25),
+            (Some(rational("-0.3")), 0.125),
+            (Some(rational("1.7")), 0.0625),
             (None, 0.0625),
         ];
         // h = 8 puts every atom in one cell around 0; h = 10⁻⁵ resolves them
@@ -956,7 +957,7 @@ mod tests {
     /// against Corollary 8 at 256 bits: domination at grid points and midpoints.
     #[test]
     fn gaussian_discretisation_dominates_corollary_8() {
-        let rho = r("1/2");
+        let rho = rational("1/2");
         let pr = profile(&PldMechanism::Gaussian { rho: rho.clone() });
         let gauss = |e: &Rational| {
             let (rr, ee) = (Float::with_val(P, &rho), Float::with_val(P, e));
@@ -997,7 +998,7 @@ mod tests {
     fn mixture_split_is_above_the_exact_split_and_tight() {
         use super::super::Direction;
         use crate::theorems::pld_accountant::mechanisms::profile;
-        let (q, sg, h) = (r("256/60000"), r("11/10"), "1/16384");
+        let (q, sg, h) = (rational("256/60000"), rational("11/10"), "1/16384");
         let c = ctx(h, 100, 1 << 40, Side::Upper);
         let f = |x: &Rational| Float::with_val(P, x);
         let (qf, sf) = (f(&q), f(&sg));
@@ -1107,22 +1108,22 @@ mod tests {
 
     #[test]
     fn indices_out_of_range_are_refused() {
-        assert!(floor_index(&r("1e30"), "x").is_err());
-        assert_eq!(floor_index(&r("-2.5"), "x").unwrap(), -3);
+        assert!(floor_index(&rational("1e30"), "x").is_err());
+        assert_eq!(floor_index(&rational("-2.5"), "x").unwrap(), -3);
         assert!(slot(Some(-1), 4).is_err());
         assert!(slot(Some(4), 4).is_err());
         assert!(slot(None, 4).is_err());
         assert_eq!(slot(Some(3), 4).unwrap(), 3);
         // an atom far outside the grid range: refused, not folded into the last cell
         let c = ctx("1/4", 100, 0, Side::Lower);
-        let pr = atoms_profile(&vec![(Some(r("800")), 0.5)]);
+        let pr = atoms_profile(&vec![(Some(rational("800")), 0.5)]);
         assert!(matches!(
             table(&pr, &c, None),
             Err(Error::InvalidArgument { .. })
         ));
         // a grid so fine that the atom's index leaves i64
         let c = ctx("1e-20", 100, 0, Side::Lower);
-        let pr = atoms_profile(&vec![(Some(r("1")), 0.5)]);
+        let pr = atoms_profile(&vec![(Some(rational("1")), 0.5)]);
         assert!(table(&pr, &c, None).is_err());
     }
 }

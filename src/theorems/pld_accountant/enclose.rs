@@ -2,7 +2,7 @@
 //! chose (a grid heuristic, a constant) as the point interval it is, and an exact rational as
 //! the tightest interval holding it.
 use super::Interval;
-use crate::num::{Fi, Real};
+use crate::num::{F64Interval, Real};
 use rug::Rational;
 
 /// The point interval [x, x]. A NaN gives ENTIRE: a widening, so every use stays an enclosure
@@ -14,5 +14,5 @@ pub(super) fn point(x: f64) -> Interval {
 
 /// The tightest `f64` interval holding the exact rational `r` (its ends rounded outward).
 pub(super) fn rational(r: &Rational) -> Interval {
-    Fi::from_rational(r, 53).0
+    F64Interval::from_rational(r, 53).0
 }

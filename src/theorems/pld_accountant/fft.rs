@@ -28,28 +28,50 @@ impl Complex {
     }
 }
 
+/// e^{−2πik/2^t} rounded to nearest f64 from MPFR at 128 bits: the angle −2πk/2^t is π at
+/// 128 bits times the exact dyadic 2k/2^t (error < 2^−124), so each part is within u.
+fn mpfr_twiddle(k: usize, t: u32) -> Complex {
+    let mut a = Float::with_val(128, Constant::Pi);
+    a *= 2u32;
+    a *= k as u64;
+    a >>= t;
+    let (s, c) = a.sin_cos(Float::new(128));
+    Complex {
+        re: c.to_f64(),
+        im: -s.to_f64(),
+    }
+}
+
+/// The two-level tables of [`twiddles`] for length 2^t: k = hi·L + lo with L = 2^⌈t/2⌉, the
+/// low table e^{−2πik/2^t} for k < L and the high one for k = jL (each [`mpfr_twiddle`]). For
+/// t = 16 (the length every transform up to 2^16 uses) they are read from
+/// `twiddle_table.rs`, which `tests::twiddle_table_is_mpfr` checks against [`mpfr_twiddle`].
+fn twiddle_levels(t: u32) -> (Vec<Complex>, Vec<Complex>) {
+    let half = (1usize << t) / 2;
+    let l = 1usize << t.div_ceil(2);
+    let (n_lo, n_hi) = (l.min(half.max(1)), half.div_ceil(l).max(1));
+    if t == 16 {
+        let c = |&(re, im): &(f64, f64)| Complex { re, im };
+        return (
+            super::twiddle_table::LO16.iter().map(c).collect(),
+            super::twiddle_table::HI16.iter().map(c).collect(),
+        );
+    }
+    (
+        (0..n_lo).map(|k| mpfr_twiddle(k, t)).collect(),
+        (0..n_hi).map(|j| mpfr_twiddle(j * l, t)).collect(),
+    )
+}
+
 /// e^{−2πi·k/n} for n = 2^t, k < n/2, each within µ = 5u of the exact value (two-level: the
-/// products of two MPFR-derived tables).
+/// products of two MPFR-derived tables, [`twiddle_levels`]).
 fn twiddles(t: u32) -> Vec<Complex> {
     let n = 1usize << t;
     let half = n / 2;
     // k = hi·L + lo; each table entry within u (MPFR at 128 bits, rounded to nearest f64)
     let l_bits = t.div_ceil(2);
     let l = 1usize << l_bits;
-    let exact = |k: usize| -> Complex {
-        // angle −2πk/n: π at 128 bits times the exact dyadic 2k/n, error < 2^−124
-        let mut a = Float::with_val(128, Constant::Pi);
-        a *= 2u32;
-        a *= k as u64;
-        a >>= t;
-        let (s, c) = a.sin_cos(Float::new(128));
-        Complex {
-            re: c.to_f64(),
-            im: -s.to_f64(),
-        }
-    };
-    let lo: Vec<Complex> = (0..l.min(half.max(1))).map(exact).collect();
-    let hi: Vec<Complex> = (0..half.div_ceil(l).max(1)).map(|j| exact(j * l)).collect();
+    let (lo, hi) = twiddle_levels(t);
     let w: Vec<Complex> = (0..half)
         .map(|k| {
             let (kh, kl) = (k >> l_bits, k & (l - 1));
@@ -241,7 +263,7 @@ fn spectrum(v: &[f64], t: u32) -> (Vec<f64>, Vec<f64>) {
 }
 
 /// Rounded-to-nearest result pushed one ulp up: ≥ the exact result of the operation.
-pub(super) fn up(v: f64) -> f64 {
+pub(super) fn ulp_up(v: f64) -> f64 {
     v.next_up()
 }
 
@@ -249,7 +271,7 @@ pub(super) fn up(v: f64) -> f64 {
 /// γ_{n−1} ≤ 2nu of the sum (Higham, Lemma 3.1), so the sum is ≤ ŝ/(1 − γ_{n−1}) ≤ ŝ(1 + 4nu).
 fn sum_up(xs: impl Iterator<Item = f64>, n: usize) -> f64 {
     let s: f64 = xs.sum();
-    up(s * up(1.0 + 4.0 * (n as f64 + 2.0) * U))
+    ulp_up(s * ulp_up(1.0 + 4.0 * (n as f64 + 2.0) * U))
 }
 
 /// Norms of a non-negative f64 vector, rounded up: (‖x‖₁, ‖x‖₂).
@@ -257,41 +279,41 @@ fn norms(x: &[f64]) -> (f64, f64) {
     let n = x.len();
     let s1 = sum_up(x.iter().copied(), n);
     // a square rounded to nearest is ≥ (1 − u)x², so x² ≤ fl(x²)(1 + 2u)
-    let s2 = up(sum_up(x.iter().map(|v| v * v), n) * up(1.0 + 2.0 * U));
-    (s1, up(s2.sqrt()))
+    let s2 = ulp_up(sum_up(x.iter().map(|v| v * v), n) * ulp_up(1.0 + 2.0 * U));
+    (s1, ulp_up(s2.sqrt()))
 }
 
 /// γ₂ = 2u/(1 − 2u), rounded up.
 fn gamma2() -> f64 {
-    up(2.0 * U / (1.0 - 2.0 * U))
+    ulp_up(2.0 * U / (1.0 - 2.0 * U))
 }
 
 /// β ≥ α + u(1 + α), α = µ + √2γ₂(1 + µ), µ = 5u (twiddle error; √2 < 1.4143): one butterfly
 /// output's error relative to |p| + |v| of its inputs.
 fn beta() -> f64 {
     let mu = 5.0 * U;
-    let alpha = up(mu + up(up(1.4143 * gamma2()) * up(1.0 + mu)));
-    up(alpha + up(U * up(1.0 + alpha)))
+    let alpha = ulp_up(mu + ulp_up(ulp_up(1.4143 * gamma2()) * ulp_up(1.0 + mu)));
+    ulp_up(alpha + ulp_up(U * ulp_up(1.0 + alpha)))
 }
 
 /// An upper bound on g^t − 1 (g > 1).
 fn pow_minus_one(g: f64, t: u32) -> f64 {
     let mut p = 1.0f64;
     for _ in 0..t {
-        p = up(p * g);
+        p = ulp_up(p * g);
     }
-    up(p - 1.0)
+    ulp_up(p - 1.0)
 }
 
 /// ρ_t ≥ (1 + √2·β)^t − 1, the relative 2-norm error of one transform of length 2^t.
 fn rho(t: u32) -> f64 {
-    pow_minus_one(up(1.0 + up(1.4143 * beta())), t)
+    pow_minus_one(ulp_up(1.0 + ulp_up(1.4143 * beta())), t)
 }
 
 /// ρ′_t ≥ (1 + β)^t − 1: every output of one transform of length 2^t is within ρ′_t·‖input‖₁
 /// of the exact one (the componentwise bound of Lemma FFT-bound).
 fn rho_inf(t: u32) -> f64 {
-    pow_minus_one(up(1.0 + beta()), t)
+    pow_minus_one(ulp_up(1.0 + beta()), t)
 }
 
 /// The transform length exponent t for a linear convolution of lengths na, nb.
@@ -314,7 +336,7 @@ pub(super) struct Bound {
 impl Bound {
     /// E with |ĉ_k − c_k| ≤ E for every k, from the norms alone (2^−1000 covers underflow).
     pub(super) fn prior(&self) -> f64 {
-        up(up(self.fwd + self.inv) + 2f64.powi(-1000))
+        ulp_up(ulp_up(self.fwd + self.inv) + 2f64.powi(-1000))
     }
 }
 
@@ -324,11 +346,11 @@ pub(super) fn error_bound(x: &[f64], y: Option<&[f64]>) -> Bound {
     let nx = norms(x).1;
     let ny = y.map_or(nx, |y| norms(y).1);
     let rho = rho(t);
-    let g2 = up(1.4143 * gamma2());
-    let nn = up(nx * ny);
-    let grow = up(up(1.0 + rho) * up(1.0 + rho)); // ≥ (1 + ρ)²
-    let fwd = up(nn * up(up(g2 * grow) + up(rho * up(2.0 + rho))));
-    let inv = up(up(rho_inf(t) * up(up(1.0 + g2) * grow)) * nn);
+    let g2 = ulp_up(1.4143 * gamma2());
+    let nn = ulp_up(nx * ny);
+    let grow = ulp_up(ulp_up(1.0 + rho) * ulp_up(1.0 + rho)); // ≥ (1 + ρ)²
+    let fwd = ulp_up(nn * ulp_up(ulp_up(g2 * grow) + ulp_up(rho * ulp_up(2.0 + rho))));
+    let inv = ulp_up(ulp_up(rho_inf(t) * ulp_up(ulp_up(1.0 + g2) * grow)) * nn);
     Bound { t, fwd, inv }
 }
 
@@ -364,10 +386,13 @@ pub(super) fn convolve(x: &[f64], y: Option<&[f64]>, bound: &Bound) -> (Vec<f64>
         }
     }
     // ‖Ẑ‖₁ ≤ Σ (|Re| + |Im|), each term rounded up, the sum by `sum_up`; 2^−t is exact
-    let s = sum_up(re.iter().zip(&im).map(|(r, i)| up(r.abs() + i.abs())), n);
+    let s = sum_up(
+        re.iter().zip(&im).map(|(r, i)| ulp_up(r.abs() + i.abs())),
+        n,
+    );
     let scale = (2f64).powi(-(t as i32));
-    let inv = up(up(rho_inf(t) * s) * scale).min(bound.inv);
-    let e = up(up(bound.fwd + inv) + 2f64.powi(-1000));
+    let inv = ulp_up(ulp_up(rho_inf(t) * s) * scale).min(bound.inv);
+    let e = ulp_up(ulp_up(bound.fwd + inv) + 2f64.powi(-1000));
     inverse(&mut re, &mut im, t);
     recycle(im);
     re.truncate(m);
@@ -380,7 +405,7 @@ pub(super) fn convolve(x: &[f64], y: Option<&[f64]>, bound: &Bound) -> (Vec<f64>
 /// Upper bound on |z| (each operation rounded to nearest, then one ulp up: ≥ its exact value
 /// on the bounded inputs, since every step is monotone).
 fn modulus_up(re: f64, im: f64) -> f64 {
-    up(up(up(re * re) + up(im * im)).sqrt())
+    ulp_up(ulp_up(ulp_up(re * re) + ulp_up(im * im)).sqrt())
 }
 
 /// Upper bound on r^k (r ≥ 0) by binary powering, every product pushed one ulp up.
@@ -388,11 +413,11 @@ pub(super) fn pow_up(r: f64, k: u32) -> f64 {
     let (mut p, mut b, mut k) = (1.0f64, r, k);
     while k > 0 {
         if k & 1 == 1 {
-            p = up(p * b);
+            p = ulp_up(p * b);
         }
         k >>= 1;
         if k > 0 {
-            b = up(b * b);
+            b = ulp_up(b * b);
         }
     }
     p
@@ -417,7 +442,7 @@ fn cpow(z: Complex, m: u32) -> (Complex, u32) {
 /// Σ of n non-negative f64 terms each already an upper bound, summed in order: the exact sum
 /// is ≤ the computed one times 1 + 4(n + 2)u (as in [`sum_up`]).
 pub(super) fn close_sum(s: f64, n: usize) -> f64 {
-    up(s * up(1.0 + 4.0 * (n as f64 + 2.0) * U))
+    ulp_up(s * ulp_up(1.0 + 4.0 * (n as f64 + 2.0) * U))
 }
 
 /// Largest `r^m` [`power`] accepts for any spectrum entry (the masses total about 1, so
@@ -436,16 +461,16 @@ pub(super) fn power(x: &[f64], m: u32, a: Option<&[f64]>, t: u32) -> Option<(Vec
     let (mut zr, mut zi) = spectrum(x, t);
     let a_spec = a.map(|a| spectrum(a, t));
     // ‖X̂ − X‖₂ ≤ ρ√N‖x‖₂ (Lemma FFT-bound step 2); √N rounded up
-    let rho_n = up(rho(t) * up((n as f64).sqrt()));
-    let dx = up(rho_n * norms(x).1);
-    let da = a.map_or(0.0, |a| up(rho_n * norms(a).1));
+    let rho_n = ulp_up(rho(t) * ulp_up((n as f64).sqrt()));
+    let dx = ulp_up(rho_n * norms(x).1);
+    let da = a.map_or(0.0, |a| ulp_up(rho_n * norms(a).1));
     // the chain's rounding factors, the product by Â one more
     let s = cpow(Complex { re: 1.0, im: 0.0 }, m).1 + u32::from(a.is_some());
-    let g = pow_minus_one(up(1.0 + up(1.4143 * gamma2())), s);
+    let g = pow_minus_one(ulp_up(1.0 + ulp_up(1.4143 * gamma2())), s);
     // entries with |X̂_k| ≤ 1/4 (certified by fl(|X̂_k|²) ≤ 0.0624: the sum of two squares errs by
     // at most 2u relatively, or underflows) get Ẑ_k = 0, an error ≤ (1/4 + dx)^m·‖a‖₁ each
     // (only where that is below 2^−60: m ≥ 31)
-    let small = pow_up(up(0.25 + dx), m);
+    let small = pow_up(ulp_up(0.25 + dx), m);
     let cut = if small <= (2f64).powi(-60) {
         0.0624
     } else {
@@ -477,10 +502,12 @@ pub(super) fn power(x: &[f64], m: u32, a: Option<&[f64]>, t: u32) -> Option<(Vec
     );
     // ‖Ẑ − X^m⊙A‖₁ ≤ g·Σ R^m|Â| + ‖(m R^{m−1}|Â|)‖₂·‖ΔX‖₂ + ‖R^m‖₂·‖ΔA‖₂; the inverse's own
     // error ρ′‖Ẑ‖₁; both divided by N (exact)
-    let dz = up(up(up(g * s1) + up(up(s2.sqrt()) * dx)) + up(up(s3.sqrt()) * da));
-    let dz = up(dz + up(up(zeroed as f64 * small) * a_l1));
+    let dz = ulp_up(
+        ulp_up(ulp_up(g * s1) + ulp_up(ulp_up(s2.sqrt()) * dx)) + ulp_up(ulp_up(s3.sqrt()) * da),
+    );
+    let dz = ulp_up(dz + ulp_up(ulp_up(zeroed as f64 * small) * a_l1));
     let scale = (2f64).powi(-(t as i32));
-    let e = up(up(up(dz + up(rho_inf(t) * zs)) * scale) + 2f64.powi(-1000));
+    let e = ulp_up(ulp_up(ulp_up(dz + ulp_up(rho_inf(t) * zs)) * scale) + 2f64.powi(-1000));
     inverse(&mut zr, &mut zi, t);
     recycle(zi);
     for r in &mut zr {
@@ -530,9 +557,9 @@ fn raise(
             continue;
         }
         // R_k ≥ max(|X̂_k|, |X_k|), as |X_k − X̂_k| ≤ ‖X̂ − X‖₂
-        let r = up(modulus_up(xk.re, xk.im) + dx);
+        let r = ulp_up(modulus_up(xk.re, xk.im) + dx);
         let pm1 = pow_up(r, m - 1);
-        let pm = up(pm1 * r);
+        let pm = ulp_up(pm1 * r);
         if !(pm <= POWER_GROWTH) {
             return None;
         }
@@ -546,12 +573,12 @@ fn raise(
             ab = modulus_up(ak.re, ak.im);
             z = z.mul(ak);
         }
-        let t1 = up(pm * ab);
-        let t2 = up(up(mf * pm1) * ab);
+        let t1 = ulp_up(pm * ab);
+        let t2 = ulp_up(ulp_up(mf * pm1) * ab);
         sums.s1 += t1;
-        sums.s2 += up(t2 * t2);
-        sums.s3 += up(pm * pm);
-        sums.zs += up(z.re.abs() + z.im.abs());
+        sums.s2 += ulp_up(t2 * t2);
+        sums.s3 += ulp_up(pm * pm);
+        sums.zs += ulp_up(z.re.abs() + z.im.abs());
         zr[k] = z.re;
         zi[k] = z.im;
     }
@@ -564,9 +591,40 @@ mod tests {
     use crate::theorems::pld_accountant::test_util::{power_by_squaring, Rng};
     use rug::{Integer, Rational};
 
+    /// `twiddle_table.rs` holds exactly [`mpfr_twiddle`]'s values for t = 16 (low table k < 256,
+    /// high table k = 256j, j < 128). With DPCERT_BLESS_TWIDDLE_TABLE=1 the file is written.
+    #[test]
+    fn twiddle_table_is_mpfr() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src/theorems/pld_accountant/twiddle_table.rs"
+        );
+        let row = |z: Complex| format!("    ({:e}, {:e}),\n", z.re, z.im);
+        let lo: String = (0..256).map(|k| row(mpfr_twiddle(k, 16))).collect();
+        let hi: String = (0..128).map(|j| row(mpfr_twiddle(j * 256, 16))).collect();
+        let want = format!(
+            "//! The two-level twiddle tables of `fft.rs` for transforms of length 2^16:\n\
+             //! e^(−2πik/65536) from MPFR at 128 bits rounded to nearest (generated and checked by\n\
+             //! `fft::tests::twiddle_table_is_mpfr`).\n\
+             /// k = 0 … 255.\n\
+             pub(super) const LO16: [(f64, f64); 256] = [\n{lo}];\n\
+             /// k = 256·j, j = 0 … 127.\n\
+             pub(super) const HI16: [(f64, f64); 128] = [\n{hi}];\n"
+        );
+        if std::env::var("DPCERT_BLESS_TWIDDLE_TABLE").is_ok() {
+            std::fs::write(path, want).unwrap();
+            return;
+        }
+        let have = std::fs::read_to_string(path).unwrap();
+        assert!(
+            have == want,
+            "twiddle_table.rs differs from MPFR (DPCERT_BLESS_TWIDDLE_TABLE=1 rewrites it)"
+        );
+    }
+
     #[test]
     fn twiddles_are_within_mu_of_mpfr() {
-        for t in [1u32, 2, 5, 10, 13] {
+        for t in [1u32, 2, 5, 10, 13, 16] {
             let w = twiddles(t);
             for (k, z) in w.iter().enumerate() {
                 let mut a = Float::with_val(256, Constant::Pi);

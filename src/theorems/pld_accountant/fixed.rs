@@ -334,6 +334,7 @@ pub(super) fn new_ctx(s: &Setup, side: Side, progress: bool) -> Result<Ctx> {
 mod tests {
     use super::*;
     use crate::theorems::pld_accountant::fixed::Setup;
+    use crate::theorems::pld_accountant::test_util::rational;
     use crate::theorems::pld_accountant::test_util::*;
     use rug::Float;
 
@@ -494,16 +495,16 @@ mod tests {
     #[test]
     fn a_tail_beyond_the_fixed_point_range_is_refused() {
         let s = Setup {
-            h: r("1"),
-            tau: r("1"),
+            h: rational("1"),
+            tau: rational("1"),
             f: 124,
             fft_budget: Rational::new(),
             terms: vec![],
         };
         assert!(new_ctx(&s, Side::Upper, false).is_err());
         let s = Setup {
-            h: r("1"),
-            tau: r("1/1000"),
+            h: rational("1"),
+            tau: rational("1/1000"),
             f: 124,
             fft_budget: Rational::new(),
             terms: vec![],

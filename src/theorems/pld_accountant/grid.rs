@@ -366,7 +366,7 @@ pub(super) fn merge_gaussians(terms: &[PldTerm]) -> Vec<PldTerm> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::theorems::pld_accountant::test_util::r;
+    use crate::theorems::pld_accountant::test_util::rational;
     use crate::theorems::pld_accountant::Direction;
 
     fn term(mechanism: PldMechanism, count: u32) -> PldTerm {
@@ -385,20 +385,35 @@ mod tests {
     #[test]
     fn atom_gcd_is_the_exact_rational_gcd_of_the_atom_losses() {
         let terms = [
-            term(PldMechanism::RandomizedResponse { eps: r("1/2") }, 3),
-            term(PldMechanism::Gaussian { rho: r("1/3") }, 1),
-            term(PldMechanism::Laplace { eps: r("3/4") }, 2),
             term(
-                PldMechanism::ApproxDp {
-                    eps: r("5/6"),
-                    delta: r("1e-9"),
+                PldMechanism::RandomizedResponse {
+                    eps: rational("1/2"),
+                },
+                3,
+            ),
+            term(
+                PldMechanism::Gaussian {
+                    rho: rational("1/3"),
                 },
                 1,
             ),
-            term(PldMechanism::RandomizedResponse { eps: r("0") }, 1),
+            term(
+                PldMechanism::Laplace {
+                    eps: rational("3/4"),
+                },
+                2,
+            ),
+            term(
+                PldMechanism::ApproxDp {
+                    eps: rational("5/6"),
+                    delta: rational("1e-9"),
+                },
+                1,
+            ),
+            term(PldMechanism::RandomizedResponse { eps: rational("0") }, 1),
         ];
         // 1/2 = 6/12, 3/4 = 9/12, 5/6 = 10/12: gcd(6, 9, 10) = 1; ε = 0 and the Gaussian add nothing
-        assert_eq!(atom_gcd(&terms), Some(r("1/12")));
+        assert_eq!(atom_gcd(&terms), Some(rational("1/12")));
         assert_eq!(atom_gcd(&terms[1..2]), None);
     }
 
@@ -413,8 +428,8 @@ mod tests {
         let sg = |count| {
             term(
                 PldMechanism::SubsampledGaussian {
-                    sigma: r("4"),
-                    rate: r("1/100"),
+                    sigma: rational("4"),
+                    rate: rational("1/100"),
                     direction: Direction::Remove,
                 },
                 count,
@@ -425,22 +440,42 @@ mod tests {
             auto_grid(terms, &profiles)
         };
         for count in [100, 10_000, 1_000_000] {
-            assert_eq!(grid(&[sg(count)]), r("15/131072"), "{count} steps");
+            assert_eq!(grid(&[sg(count)]), rational("15/131072"), "{count} steps");
         }
-        let g = term(PldMechanism::Gaussian { rho: r("1/200") }, 100);
-        assert_eq!(grid(std::slice::from_ref(&g)), r("11/256"));
-        let lap = term(PldMechanism::Laplace { eps: r("1/10") }, 10);
+        let g = term(
+            PldMechanism::Gaussian {
+                rho: rational("1/200"),
+            },
+            100,
+        );
+        assert_eq!(grid(std::slice::from_ref(&g)), rational("11/256"));
+        let lap = term(
+            PldMechanism::Laplace {
+                eps: rational("1/10"),
+            },
+            10,
+        );
         // the Laplace atoms at ±1/10 have gcd 1/10 ≥ h₀/8: the grid is 1/(10m), m = ⌈0.1/h₀⌉ = 8
-        assert_eq!(grid(&[g, lap]), r("1/80"));
+        assert_eq!(grid(&[g, lap]), rational("1/80"));
     }
 
     #[test]
     fn gaussians_merge_into_one_exact_term() {
         let terms = [
-            term(PldMechanism::Gaussian { rho: r("1e-6") }, 1000),
-            term(PldMechanism::Gaussian { rho: r("1") }, 3),
-            term(PldMechanism::RandomizedResponse { eps: r("1") }, 2),
-            term(PldMechanism::Gaussian { rho: r("2e-7") }, 5),
+            term(
+                PldMechanism::Gaussian {
+                    rho: rational("1e-6"),
+                },
+                1000,
+            ),
+            term(PldMechanism::Gaussian { rho: rational("1") }, 3),
+            term(PldMechanism::RandomizedResponse { eps: rational("1") }, 2),
+            term(
+                PldMechanism::Gaussian {
+                    rho: rational("2e-7"),
+                },
+                5,
+            ),
         ];
         assert_eq!(
             merge_gaussians(&terms),
@@ -449,7 +484,7 @@ mod tests {
                 // ρ = 1000·10⁻⁶ + 3·1 + 5·2·10⁻⁷, exactly
                 term(
                     PldMechanism::Gaussian {
-                        rho: r("3001001/1000000")
+                        rho: rational("3001001/1000000")
                     },
                     1
                 ),
@@ -462,8 +497,8 @@ mod tests {
         let sg = |count| {
             term(
                 PldMechanism::SubsampledGaussian {
-                    sigma: r("1"),
-                    rate: r("1/100"),
+                    sigma: rational("1"),
+                    rate: rational("1/100"),
                     direction: Direction::Remove,
                 },
                 count,
@@ -472,61 +507,76 @@ mod tests {
         let opts = PldOptions::default();
         // δ·10⁻⁶/(2·1000) = 5·10⁻¹⁵ → 10⁻¹⁵; δ(ε) queries: 10⁻²⁰/2000 = 5·10⁻²⁴ → 10⁻²⁴
         assert_eq!(
-            choose_tail(&[sg(1000)], &opts, Some(&r("1e-5"))).unwrap(),
-            r("1e-15")
+            choose_tail(&[sg(1000)], &opts, Some(&rational("1e-5"))).unwrap(),
+            rational("1e-15")
         );
-        assert_eq!(choose_tail(&[sg(1000)], &opts, None).unwrap(), r("1e-24"));
+        assert_eq!(
+            choose_tail(&[sg(1000)], &opts, None).unwrap(),
+            rational("1e-24")
+        );
         // 10⁻³⁰·10⁻⁶/(2·10⁴) = 5·10⁻⁴¹ → 10⁻⁴¹ ≥ 2⁻¹⁴⁰ (7·10⁻⁴³): taken (issue 13: δ down to
         // 10⁻³⁰); 10⁻³⁰·10⁻⁶/(2·10⁶) < 2⁻¹⁴⁰: refused, naming δ (the default tail) or the
         // user's tail
         assert_eq!(
-            choose_tail(&[sg(10_000)], &opts, Some(&r("1e-30"))).unwrap(),
-            r("1e-41")
+            choose_tail(&[sg(10_000)], &opts, Some(&rational("1e-30"))).unwrap(),
+            rational("1e-41")
         );
-        let e = choose_tail(&[sg(1_000_000)], &opts, Some(&r("1e-30"))).unwrap_err();
+        let e = choose_tail(&[sg(1_000_000)], &opts, Some(&rational("1e-30"))).unwrap_err();
         assert_eq!(arg_name(e), "delta");
         for bad in ["1e-43", "2/1000", "0", "-1"] {
             let opts = PldOptions {
-                tail: Some(r(bad)),
+                tail: Some(rational(bad)),
                 ..Default::default()
             };
-            let e = choose_tail(&[sg(1)], &opts, Some(&r("1e-5"))).unwrap_err();
+            let e = choose_tail(&[sg(1)], &opts, Some(&rational("1e-5"))).unwrap_err();
             assert_eq!(arg_name(e), "tail", "tail {bad}");
         }
     }
 
     #[test]
     fn a_user_grid_is_kept_and_an_oversized_composition_refused_up_front() {
-        let g = |count| term(PldMechanism::Gaussian { rho: r("1/2") }, count);
+        let g = |count| {
+            term(
+                PldMechanism::Gaussian {
+                    rho: rational("1/2"),
+                },
+                count,
+            )
+        };
         let opts = PldOptions {
-            grid: Some(r("1/8")),
+            grid: Some(rational("1/8")),
             ..Default::default()
         };
-        let s = setup(&[g(10)], &opts, Some(&r("1e-5"))).unwrap();
-        assert_eq!(s.h, r("1/8"));
+        let s = setup(&[g(10)], &opts, Some(&rational("1e-5"))).unwrap();
+        assert_eq!(s.h, rational("1/8"));
         // the ten copies merged into one Gaussian, ρ = 10·½ exactly
         assert_eq!(
             s.terms,
-            vec![term(PldMechanism::Gaussian { rho: r("5") }, 1)]
+            vec![term(PldMechanism::Gaussian { rho: rational("5") }, 1)]
         );
         // 20·√(10⁶·1)/10⁻⁶ ≈ 2·10¹⁰ grid points: refused before any work, naming the grid
         let opts = PldOptions {
-            grid: Some(r("1e-6")),
+            grid: Some(rational("1e-6")),
             ..Default::default()
         };
-        let Err(e) = setup(&[g(1_000_000)], &opts, Some(&r("1e-5"))) else {
+        let Err(e) = setup(&[g(1_000_000)], &opts, Some(&rational("1e-5"))) else {
             panic!("an oversized composition was accepted")
         };
         assert_eq!(arg_name(e), "grid");
         // the automatic grid is a four-bit dyadic, and divides the atoms' gcd when there are atoms
-        let s = setup(&[g(10)], &PldOptions::default(), Some(&r("1e-5"))).unwrap();
+        let s = setup(&[g(10)], &PldOptions::default(), Some(&rational("1e-5"))).unwrap();
         assert!(
             s.h.denom().is_power_of_two() && *s.h.numer() <= 15,
             "h = {}",
             s.h
         );
-        let rr = term(PldMechanism::RandomizedResponse { eps: r("1/2") }, 100);
-        let s = setup(&[rr], &PldOptions::default(), Some(&r("1e-5"))).unwrap();
-        assert!((r("1/2") / &s.h).is_integer(), "h = {}", s.h);
+        let rr = term(
+            PldMechanism::RandomizedResponse {
+                eps: rational("1/2"),
+            },
+            100,
+        );
+        let s = setup(&[rr], &PldOptions::default(), Some(&rational("1e-5"))).unwrap();
+        assert!((rational("1/2") / &s.h).is_integer(), "h = {}", s.h);
     }
 }

@@ -82,6 +82,11 @@ mod query;
 mod random_allocation;
 mod substitution;
 mod tradeoff;
+#[allow(
+    clippy::approx_constant,
+    reason = "MPFR's values written out, not approximations of std's"
+)]
+mod twiddle_table;
 pub use fixed_size::dpsgd_fixed_size_pld_epsilon;
 pub use group::{dpsgd_group_pld_epsilon, MAX_GROUP};
 pub use mechanisms::EpochAtoms;

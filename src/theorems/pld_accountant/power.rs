@@ -4,7 +4,7 @@
 //! the window wraps bounded by Chernoff's inequality (Lemma Window). Repeated squaring transforms
 //! at every doubling; this transforms once, at the final length.
 use super::enclose::point;
-use super::fft::{self, close_sum, up};
+use super::fft::{self, close_sum, ulp_up};
 use super::fixed::{round_mass, shr_round, Ctx, GridPld, Side};
 use crate::{Error, Result};
 use rug::integer::Order;
@@ -54,7 +54,7 @@ fn mgf(v: &[f64], c: usize, lam: f64, upper: bool) -> f64 {
     } else {
         (lam.exp(), (-lam).exp())
     };
-    let mul = |a: f64, b: f64| if upper { up(a * b) } else { a * b };
+    let mul = |a: f64, b: f64| if upper { ulp_up(a * b) } else { a * b };
     let mut s = v[c];
     let mut w = 1.0;
     for &x in &v[c + 1..] {
@@ -246,7 +246,8 @@ pub(super) fn power_compose(
         Side::Upper => w.wr,
         Side::Lower => close_sum(folded, n),
     };
-    let moved = up(up(up(up(2.0 * e) * n as f64) + folded) * k.0) * scale + 2.0 * n as f64;
+    let moved =
+        ulp_up(ulp_up(ulp_up(ulp_up(2.0 * e) * n as f64) + folded) * k.0) * scale + 2.0 * n as f64;
     if !(moved <= budget_fixed as f64) {
         return Ok(None);
     }
@@ -306,7 +307,7 @@ fn window_masses(
     );
     let (mut fr, mut fl) = (
         w.wr,
-        up(w.wl * fft::pow_up(point(-w.ll.abs()).exp().sup(), n as u32 - 1)),
+        ulp_up(w.wl * fft::pow_up(point(-w.ll.abs()).exp().sup(), n as u32 - 1)),
     );
     let mut folded = 0.0f64;
     let mut mass = Vec::with_capacity(n);
@@ -318,15 +319,15 @@ fn window_masses(
         let y = match ctx.side {
             Side::Upper => (((v + e).next_up().max(0.0) * k_hi).next_up() * scale).next_up(),
             Side::Lower => {
-                let sub = up(fr + fl);
+                let sub = ulp_up(fr + fl);
                 folded += sub;
                 ((((v - e).next_down() - sub).next_down().max(0.0) * k_lo).next_down() * scale)
                     .next_down()
                     .max(0.0)
             }
         };
-        fr = up(fr * rr);
-        fl = up(fl * rl_inv);
+        fr = ulp_up(fr * rr);
+        fl = ulp_up(fl * rl_inv);
         mass.push(round_mass(y, ctx.side)?);
     }
     Ok((mass, folded))
@@ -420,13 +421,13 @@ mod tests {
             (120, 15.0, 32, 0),
         ] {
             let x = GridPld {
-                shift: r("1/3"),
+                shift: rational("1/3"),
                 off: -20,
                 mass: bell(&mut rng, nx, w, f),
                 inf: 1u128 << 60,
             };
             let a = (na > 0).then(|| GridPld {
-                shift: r("1/7"),
+                shift: rational("1/7"),
                 off: 5,
                 mass: bell(&mut rng, na, 2.0, f),
                 inf: 3,

@@ -3,7 +3,7 @@
 use super::enclose::{point, rational};
 use super::fixed::{fixed_iv, Ctx, GridPld, Side};
 use super::Interval;
-use crate::num::{Fi, Real};
+use crate::num::{F64Interval, Real};
 use crate::{Error, Result};
 use rug::Rational;
 
@@ -44,7 +44,7 @@ impl Curve {
         let mass = &p.mass[cut..];
         let n = mass.len();
         let r = (-ctx.hf).exp();
-        let one_r = -Fi(-ctx.hf).expm1().0;
+        let one_r = -F64Interval(-ctx.hf).expm1().0;
         let mut s = vec![point(0.0); n + 1];
         let mut d = vec![point(0.0); n + 1];
         // slot k ↔ grid index off + cut + k − 1
@@ -101,7 +101,7 @@ impl Curve {
         // t ≤ 0 exactly, so c = e^t ≤ 1 and 1 − c ≥ 0: the min/max below only drop the
         // parts of the enclosures outside the exact values' range
         let c = rational(&t).exp().min(point(1.0));
-        let one_c = -Fi(rational(&t)).expm1().0;
+        let one_c = -F64Interval(rational(&t)).expm1().0;
         let v = self.inf + one_c.max(point(0.0)) * self.s[k] + c * self.d[k + 1];
         self.pick(v)
     }
@@ -231,6 +231,7 @@ fn within_cell(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::theorems::pld_accountant::test_util::rational;
     use crate::theorems::pld_accountant::test_util::*;
     use rug::Float;
 
@@ -245,7 +246,7 @@ mod tests {
             .flat_map(|s| [(s, Side::Upper), (s, Side::Lower)])
         {
             let g = GridPld {
-                shift: r(shift),
+                shift: rational(shift),
                 off: -7,
                 mass: mass.clone(),
                 inf: 12345,
@@ -253,7 +254,12 @@ mod tests {
             let c = ctx("3/64", f, 0, side);
             let cv = Curve::new(&g, &c);
             let mut probes: Vec<Rational> = (0..200).map(|k| Rational::from((k, 97))).collect();
-            probes.extend([r("0"), r("3/64"), r("129/64"), r("1e30")]);
+            probes.extend([
+                rational("0"),
+                rational("3/64"),
+                rational("129/64"),
+                rational("1e30"),
+            ]);
             for e in probes {
                 let exact = grid_delta(&g, &c, &e);
                 let got = Float::with_val(P, cv.delta(&e).unwrap());
@@ -281,7 +287,7 @@ mod tests {
             inf: 1u128 << 80,
         };
         for d in ["0.1", "0.01", "1e-3", "1e-5"] {
-            let delta = r(d);
+            let delta = rational(d);
             let (cu, cl) = (
                 ctx("1/2", 100, 0, Side::Upper),
                 ctx("1/2", 100, 0, Side::Lower),
@@ -303,7 +309,7 @@ mod tests {
         }
         // more mass at +∞ than δ: the upper side has no finite answer and says so
         let c = ctx("1/2", 100, 0, Side::Upper);
-        assert!(epsilon_side(&Curve::new(&g, &c), &r("1e-30")).is_err());
+        assert!(epsilon_side(&Curve::new(&g, &c), &rational("1e-30")).is_err());
     }
 
     /// Lemma Cut-curve: the curve above a cut point has p's own δ(ε) at every ε at or above that point
@@ -313,7 +319,7 @@ mod tests {
     fn a_curve_above_a_cut_keeps_delta_above_it() {
         let mut rng = Rng(77);
         let g = GridPld {
-            shift: r("-1/50"),
+            shift: rational("-1/50"),
             off: -4,
             mass: (0..60).map(|_| rng.below(1u128 << 94)).collect(),
             inf: 999,
@@ -349,7 +355,7 @@ mod tests {
                 mass: vec![],
                 inf: 5,
             };
-            assert!(Curve::above(&empty, &c, 3).delta(&r("1")).unwrap() > 0.0);
+            assert!(Curve::above(&empty, &c, 3).delta(&rational("1")).unwrap() > 0.0);
         }
     }
 
@@ -363,11 +369,11 @@ mod tests {
         };
         for side in [Side::Upper, Side::Lower] {
             let mut cv = Curve::new(&g, &ctx("1", 100, 0, side));
-            assert!(cv.delta(&r("0")).unwrap() > 0.0);
+            assert!(cv.delta(&rational("0")).unwrap() > 0.0);
             cv.inf = Interval::EMPTY;
-            assert!(cv.delta(&r("0")).is_err()); // through the formula below the support
-            assert!(cv.delta(&r("10")).is_err()); // beyond the support: the +∞ mass alone
-            assert!(epsilon_side(&cv, &r("0.1")).is_err());
+            assert!(cv.delta(&rational("0")).is_err()); // through the formula below the support
+            assert!(cv.delta(&rational("10")).is_err()); // beyond the support: the +∞ mass alone
+            assert!(epsilon_side(&cv, &rational("0.1")).is_err());
         }
     }
 }

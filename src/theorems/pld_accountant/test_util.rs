@@ -2,7 +2,7 @@
 //! sums of exact atoms and of grid measures, a fixed pseudo-random stream. None of them uses
 //! the kernels' own arithmetic.
 use super::discretise::{discretize, table};
-use super::enclose::{point, rational};
+use super::enclose::{self, point};
 use super::fixed::{Ctx, GridPld, Side};
 use super::mechanisms::{Atom, Profile};
 use rug::{Float, Rational};
@@ -11,7 +11,7 @@ pub(super) const P: u32 = 256;
 pub(super) fn ctx(h: &str, f: u32, tau: u128, side: Side) -> Ctx {
     let h = crate::num::parse_exact(h).unwrap();
     Ctx {
-        hf: rational(&h),
+        hf: enclose::rational(&h),
         h,
         f,
         tau,
@@ -135,7 +135,7 @@ pub(super) fn check_domination(atoms: &Atoms, h: &str, width: f64) -> (GridPld, 
     }
     (up, lo)
 }
-pub(super) fn r(s: &str) -> Rational {
+pub(super) fn rational(s: &str) -> Rational {
     crate::num::parse_exact(s).unwrap()
 }
 

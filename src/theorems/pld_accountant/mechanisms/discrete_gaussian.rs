@@ -2,7 +2,7 @@
 //! sensitivity Δ: atoms at the exact losses Δ(Δ − 2y)/(2σ²) of the outputs y in a window
 //! [−W, W], and the P-mass outside it, bounded above, at +∞.
 use super::{Atom, Profile};
-use crate::num::{Fi, Real};
+use crate::num::{F64Interval, Real};
 use crate::theorems::discrete::DiscreteGaussian;
 use rug::{Integer, Rational};
 
@@ -24,18 +24,18 @@ pub(super) fn discrete_gaussian_profile(
         sensitivity,
     };
     let w = dg.window(WINDOW_BITS);
-    let z = dg.normaliser::<Fi>(WINDOW_BITS);
+    let z = dg.normaliser::<F64Interval>(WINDOW_BITS);
     let mut atoms = Vec::new();
     let mut y = Integer::from(-&w);
     while y <= w {
         atoms.push(Atom {
             loss: Some(dg.loss(&y)),
-            p: dg.weight::<Fi>(&y, WINDOW_BITS).div(&z).0,
+            p: dg.weight::<F64Interval>(&y, WINDOW_BITS).div(&z).0,
         });
         y += 1;
     }
-    let out = Fi::from_int(2, 53)
-        .mul(&dg.tail::<Fi>(&w, WINDOW_BITS))
+    let out = F64Interval::from_int(2, 53)
+        .mul(&dg.tail::<F64Interval>(&w, WINDOW_BITS))
         .div(&z);
     atoms.push(Atom {
         loss: None,

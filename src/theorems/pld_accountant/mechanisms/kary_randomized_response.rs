@@ -5,7 +5,7 @@
 use super::super::enclose::{point, rational};
 use super::super::Interval;
 use super::{Atom, Profile, Tails};
-use crate::num::{Fi, Real};
+use crate::num::{F64Interval, Real};
 use crate::theorems::randomized_response::rr_ratio;
 use rug::{Integer, Rational};
 
@@ -26,7 +26,7 @@ fn below(a: Interval, t: Interval) -> Interval {
 /// complements, each indicator enclosed (undecided only when a's enclosure meets ε's).
 pub(super) fn kary_randomized_response_profile(p: &Rational, k: &Integer) -> Profile {
     let m = rr_ratio(p, k) - 1u32;
-    let eps = Fi::from_rational(&m, 53).ln1p().0;
+    let eps = F64Interval::from_rational(&m, 53).ln1p().0;
     let v = rational(&Rational::from(p / k));
     let u = rational(&(Rational::from(1 - p) + Rational::from(p / k)));
     let others = rational(&(Rational::from(k - 2u32) * Rational::from(p / k)));

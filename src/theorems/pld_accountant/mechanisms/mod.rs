@@ -231,7 +231,7 @@ pub(super) fn validate_term(t: &PldTerm) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::super::enclose::point;
-    use super::super::test_util::{r, P};
+    use super::super::test_util::{rational, P};
     use super::*;
     use crate::theorems::pld_accountant::Direction;
     use rug::Float;
@@ -268,7 +268,7 @@ mod tests {
 
     #[test]
     fn gaussian_tails_match_erfc() {
-        let rho = r("3/8");
+        let rho = rational("3/8");
         let pr = profile(&PldMechanism::Gaussian { rho: rho.clone() });
         let s = f(Float::with_val(P, fl(&rho) * 2u32).sqrt());
         for a in [-3.0, -0.5, 0.0, 0.375, 1.25, 4.0] {
@@ -284,7 +284,7 @@ mod tests {
 
     #[test]
     fn subsampled_gaussian_tails_match_the_plain_threshold() {
-        let (sigma, q) = (r("0.8"), r("1/100"));
+        let (sigma, q) = (rational("0.8"), rational("1/100"));
         let (sg, qf) = (fl(&sigma), fl(&q));
         // x(b) = σ² ln((e^b − 1 + q)/q) + ½ where e^b > 1 − q
         let x_of = |b: f64| {
@@ -347,9 +347,9 @@ mod tests {
     #[test]
     fn substitution_tails_match_the_plain_root() {
         for (sigma, q) in [
-            (r("0.8"), r("1/100")),
-            (r("2"), r("1/2")),
-            (r("1.5"), r("1")),
+            (rational("0.8"), rational("1/100")),
+            (rational("2"), rational("1/2")),
+            (rational("1.5"), rational("1")),
         ] {
             let (sg, qf) = (fl(&sigma), fl(&q));
             let k = f(1u32 - &qf);
@@ -391,7 +391,7 @@ mod tests {
     #[test]
     fn fixed_size_tails_are_the_remove_pair_mirrored() {
         for (sigma, q) in [("1.1", "1/100"), ("2", "1/2"), ("3", "1")] {
-            let (sigma, q) = (r(sigma), r(q));
+            let (sigma, q) = (rational(sigma), rational(q));
             let (s, qf) = (f(fl(&sigma) / 2u32), fl(&q));
             let above = |b: f64| {
                 let inner = f(f(f(Float::with_val(P, b).exp() - 1u32) + &qf) / &qf);
@@ -437,7 +437,7 @@ mod tests {
 
     #[test]
     fn laplace_masses_add_up_and_match_the_density() {
-        let eps = r("0.7");
+        let eps = rational("0.7");
         let pr = profile(&PldMechanism::Laplace { eps: eps.clone() });
         let e = fl(&eps);
         // outputs x ∈ (0, ε0) (b = 1): Z = ε0 − 2x > a ⟺ x < (ε0 − a)/2, P-density ½e^{−x}
@@ -464,7 +464,7 @@ mod tests {
     #[test]
     fn randomized_response_atoms_are_the_corollary_24_pair() {
         for (eps, delta) in [("1.5", "0"), ("0.25", "1e-6")] {
-            let (e, d) = (r(eps), r(delta));
+            let (e, d) = (rational(eps), rational(delta));
             let pr = profile(&if d == 0 {
                 PldMechanism::RandomizedResponse { eps: e.clone() }
             } else {
@@ -497,22 +497,30 @@ mod tests {
             count: rug::Integer::from(count),
         };
         let sg = |sigma: &str, rate: &str| PldMechanism::SubsampledGaussian {
-            sigma: r(sigma),
-            rate: r(rate),
+            sigma: rational(sigma),
+            rate: rational(rate),
             direction: Direction::Add,
         };
         for (term, name) in [
-            (t(PldMechanism::Gaussian { rho: r("0") }, 1), "rho"),
-            (t(PldMechanism::Laplace { eps: r("0") }, 1), "epsilon"),
+            (t(PldMechanism::Gaussian { rho: rational("0") }, 1), "rho"),
             (
-                t(PldMechanism::RandomizedResponse { eps: r("-1") }, 1),
+                t(PldMechanism::Laplace { eps: rational("0") }, 1),
+                "epsilon",
+            ),
+            (
+                t(
+                    PldMechanism::RandomizedResponse {
+                        eps: rational("-1"),
+                    },
+                    1,
+                ),
                 "epsilon",
             ),
             (
                 t(
                     PldMechanism::ApproxDp {
-                        eps: r("1"),
-                        delta: r("1"),
+                        eps: rational("1"),
+                        delta: rational("1"),
                     },
                     1,
                 ),

@@ -3,7 +3,7 @@
 use super::super::enclose::{point, rational};
 use super::super::{Direction, Interval};
 use super::{phi2, Mix, Profile, Tails};
-use crate::num::{Fi, Real};
+use crate::num::{F64Interval, Real};
 use rug::Rational;
 
 /// The loss is monotone in the output x, so each tail is a mixture of Φ at a threshold x(b):
@@ -51,7 +51,7 @@ pub(super) fn em1(b: Interval) -> Interval {
     if b.mag() > 0.5 {
         b.exp() - point(1.0)
     } else {
-        Fi(b).expm1().0
+        F64Interval(b).expm1().0
     }
 }
 
@@ -74,7 +74,7 @@ pub(super) fn mixture_tails(s: Interval, q: Interval, remove: bool, a: Interval)
             r_le: le,
         };
     }
-    let x = s.sqr() * Fi(m / q).ln1p().0 + point(0.5);
+    let x = s.sqr() * F64Interval(m / q).ln1p().0 + point(0.5);
     let (u0, u1) = (x / s, (x - one) / s);
     if remove {
         // Z > a ⟺ x > x(a): P = (1−q)N(0,σ²) + qN(1,σ²), Q = N(0,σ²), R = N(1,σ²)

@@ -11,7 +11,7 @@ fn exceeds(e: &Certified, target: &Rational) -> bool {
     e.lower().is_some_and(|l| *l.as_float() > *target)
 }
 
-impl<'a> Search<'a> {
+impl<'a> Bracketing<'a> {
     fn unreachable(&self) -> Error {
         let t = validate::show(self.target);
         Error::arg(

@@ -1,7 +1,11 @@
-//! Where to evaluate: an `f64` secant search on the midpoints of coarse certified evaluations,
-//! then two certified evaluations placed around the crossing (a finer PLD grid when the
-//! bracket is too wide to separate them). Nothing here decides a reported number: the
-//! checks `upper ≤ target` and `lower > target` are exact comparisons of certified values.
+//! The calibration's bracket: a feasible and an infeasible certified evaluation around the
+//! crossing of ε with the target. Where to evaluate: an `f64` secant search on the midpoints of
+//! coarse certified evaluations, then two certified evaluations placed around the crossing (a
+//! finer PLD grid when the bracket is too wide to separate them). Nothing here decides a
+//! reported number: the checks `upper ≤ target` and `lower > target` are exact comparisons of
+//! certified values. The searches the theorems use (minimisers, the certified inversion
+//! `invert_nonincreasing`, `ln_f64`) are in `crate::search`, the crate's one search module;
+//! this one runs the accountant (`dpsgd`), so it lives with calibration, above it.
 use super::*;
 
 /// Bounds of the search in each parameter (values beyond are refused as unreachable targets).
@@ -29,12 +33,12 @@ struct Coarse {
 
 /// One coarse point: u = ln x, F = ln(mid ε) − ln target (+∞ where the accountant refused).
 #[derive(Clone, Copy, Debug)]
-struct Pt {
+struct CoarsePoint {
     u: f64,
     f: f64,
 }
 
-pub(super) struct Search<'a> {
+pub(super) struct Bracketing<'a> {
     run: &'a Run,
     p: Parameter,
     target: &'a Rational,
@@ -72,19 +76,19 @@ fn six_digits(x: f64, up: bool) -> Rational {
     Rational::from(m) * p
 }
 
-impl<'a> Search<'a> {
+impl<'a> Bracketing<'a> {
     pub(super) fn new(
         run: &'a Run,
         p: Parameter,
         target: &'a Rational,
         delta: &'a Rational,
-    ) -> Search<'a> {
+    ) -> Bracketing<'a> {
         let slope = match p {
             Parameter::Sigma => -1.5,
             Parameter::Steps => 0.6,
             Parameter::Rate => 1.2,
         };
-        Search {
+        Bracketing {
             run,
             p,
             target,
@@ -134,7 +138,7 @@ impl<'a> Search<'a> {
 
     /// A coarse evaluation at u = ln x (automatic grid): F and the grid used. Refusals of a
     /// mechanism too far from private to grid count as F = +∞ (move towards privacy).
-    fn coarse_at(&mut self, u: f64) -> Result<(Pt, Option<Rational>, f64)> {
+    fn coarse_at(&mut self, u: f64) -> Result<(CoarsePoint, Option<Rational>, f64)> {
         let x = Rational::from_f64(u.exp())
             .ok_or_else(|| Error::Numerical("search left the finite range".into()))?;
         let (x, u) = if self.p == Parameter::Steps {
@@ -148,7 +152,7 @@ impl<'a> Search<'a> {
             Ok(ev) => {
                 let (m, w) = ln_mid(&ev.epsilon);
                 Ok((
-                    Pt {
+                    CoarsePoint {
                         u,
                         f: m - self.ln_target,
                     },
@@ -157,7 +161,7 @@ impl<'a> Search<'a> {
                 ))
             }
             Err(Error::InvalidArgument { name, .. }) if name == "terms" || name == "grid" => Ok((
-                Pt {
+                CoarsePoint {
                     u,
                     f: f64::INFINITY,
                 },
@@ -165,7 +169,7 @@ impl<'a> Search<'a> {
                 0.0,
             )),
             Err(Error::Numerical(_)) => Ok((
-                Pt {
+                CoarsePoint {
                     u,
                     f: f64::INFINITY,
                 },
@@ -201,7 +205,12 @@ impl<'a> Search<'a> {
 
     /// The next u: false position with the Illinois rule inside a sign bracket, else a secant
     /// (or the slope guess) step of at most e^{±3}, clamped to the range.
-    fn next_u(&self, pts: &[Pt], lo: &mut Option<Pt>, hi: &mut Option<Pt>) -> f64 {
+    fn next_u(
+        &self,
+        pts: &[CoarsePoint],
+        lo: &mut Option<CoarsePoint>,
+        hi: &mut Option<CoarsePoint>,
+    ) -> f64 {
         let last = *pts.last().expect("a point");
         let (ul, uh) = {
             let r = self.range();
@@ -240,8 +249,8 @@ impl<'a> Search<'a> {
 
     /// The coarse search: u* with F(u*) ≈ 0, the automatic grid there, and the half width.
     fn coarse(&mut self) -> Result<Coarse> {
-        let (mut lo, mut hi): (Option<Pt>, Option<Pt>) = (None, None);
-        let mut pts: Vec<Pt> = Vec::new();
+        let (mut lo, mut hi): (Option<CoarsePoint>, Option<CoarsePoint>) = (None, None);
+        let mut pts: Vec<CoarsePoint> = Vec::new();
         let (mut grid, mut width) = (None, 0.0);
         let mut last_side: Option<bool> = None;
         let mut u = self.start().ln();
@@ -297,7 +306,7 @@ impl<'a> Search<'a> {
 
     /// Steps: the bracket holds no integer between its ends beyond the gap (nothing left to
     /// search at coarse resolution).
-    fn integers_adjacent(&self, lo: Option<Pt>, hi: Option<Pt>) -> bool {
+    fn integers_adjacent(&self, lo: Option<CoarsePoint>, hi: Option<CoarsePoint>) -> bool {
         match (self.p, lo, hi) {
             (Parameter::Steps, Some(a), Some(b)) => {
                 let (a, b) = (a.u.exp().round(), b.u.exp().round());
