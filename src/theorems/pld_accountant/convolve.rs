@@ -403,18 +403,14 @@ mod tests {
                 (300, 41, 2),
                 (1000, 1000, 2),
             ] {
-                let limit = 1u128 << (f + 2);
-                let mut draw = |n: usize| -> Vec<u128> {
-                    (0..n)
-                        .map(|_| match kind {
-                            0 => limit - 1 - rng.below(3),
-                            1 => rng.below(limit),
-                            _ => rng.below((1u128 << f) / n as u128),
-                        })
-                        .collect()
-                };
-                let (ma, mb) = (draw(na), draw(nb));
-                let (ia, ib) = (draw(1)[0], draw(1)[0]);
+                let (ma, mb) = (
+                    draw_masses(&mut rng, na, kind, f),
+                    draw_masses(&mut rng, nb, kind, f),
+                );
+                let (ia, ib) = (
+                    draw_masses(&mut rng, 1, kind, f)[0],
+                    draw_masses(&mut rng, 1, kind, f)[0],
+                );
                 let a = GridPld {
                     shift: Rational::new(),
                     off: -3,
@@ -429,37 +425,7 @@ mod tests {
                 };
                 for side in [Side::Upper, Side::Lower] {
                     let c = ctx("1/64", f, 0, side);
-                    let exact: Vec<Integer> = (0..na + nb - 1)
-                        .map(|k| {
-                            let mut s = Integer::new();
-                            for i in 0..na {
-                                if k >= i && k - i < nb {
-                                    s += Integer::from(a.mass[i]) * b.mass[k - i];
-                                }
-                            }
-                            s
-                        })
-                        .collect();
-                    // the carried rounding (Lemma One-carry) in its prefix-sum form: Upper,
-                    // ⌊C_k/2^F⌋ − ⌊C_{k−1}/2^F⌋ with C the prefix sums, and the last point
-                    // rounded up; Lower, the same with the suffix sums from the top
-                    let n = exact.len();
-                    let mut want = vec![Integer::new(); n];
-                    let (mut acc, mut prev) = (Integer::new(), Integer::new());
-                    for j in 0..n {
-                        let k = if side == Side::Upper { j } else { n - 1 - j };
-                        acc += &exact[k];
-                        let fl = Integer::from(&acc >> f);
-                        want[k] = Integer::from(&fl - &prev);
-                        prev = fl;
-                    }
-                    if side == Side::Upper && div_pow2(&acc, f, side) > prev {
-                        want[n - 1] += 1;
-                    }
-                    let ta: Integer = a.mass.iter().map(|&m| Integer::from(m)).sum();
-                    let tb: Integer = b.mass.iter().map(|&m| Integer::from(m)).sum();
-                    let inf = Integer::from(a.inf) * (tb + b.inf) + ta * b.inf;
-                    want.push(div_pow2(&inf, f, side));
+                    let want = carried_exact_convolution(&a, &b, f, side);
                     // a result mass ≥ 2^126 (possible only for total masses far above 1) is refused
                     let fits = want.iter().all(|w| *w < Integer::from(1) << 126);
                     match convolve(&a, &b, &c, Integer::ONE) {
@@ -484,6 +450,63 @@ mod tests {
                 "F = {f}: only {returned} convolutions were representable"
             );
         }
+    }
+
+    /// `n` random fixed-point masses at scale 2^f of one kind: 0, just below 4 (the largest
+    /// the slot width admits); 1, any below 4; 2, each below 1/n (a probability vector).
+    fn draw_masses(rng: &mut Rng, n: usize, kind: u32, f: u32) -> Vec<u128> {
+        let limit = 1u128 << (f + 2);
+        (0..n)
+            .map(|_| match kind {
+                0 => limit - 1 - rng.below(3),
+                1 => rng.below(limit),
+                _ => rng.below((1u128 << f) / n as u128),
+            })
+            .collect()
+    }
+
+    /// The naive O(n·m) exact convolution of two mass vectors, in integers at scale 2^{2F}.
+    fn naive_exact_convolution(a: &[u128], b: &[u128]) -> Vec<Integer> {
+        let (na, nb) = (a.len(), b.len());
+        (0..na + nb - 1)
+            .map(|k| {
+                let mut s = Integer::new();
+                for i in 0..na {
+                    if k >= i && k - i < nb {
+                        s += Integer::from(a[i]) * b[k - i];
+                    }
+                }
+                s
+            })
+            .collect()
+    }
+
+    /// The expected result of `convolve(a, b)` on `side`: the naive exact convolution rounded
+    /// to scale 2^F by the carry in its prefix-sum form, followed by the exact +∞ mass
+    /// a_∞·(T_b + b_∞) + T_a·b_∞ rounded to `side`.
+    fn carried_exact_convolution(a: &GridPld, b: &GridPld, f: u32, side: Side) -> Vec<Integer> {
+        let exact = naive_exact_convolution(&a.mass, &b.mass);
+        // the carried rounding (Lemma One-carry) in its prefix-sum form: Upper,
+        // ⌊C_k/2^F⌋ − ⌊C_{k−1}/2^F⌋ with C the prefix sums, and the last point
+        // rounded up; Lower, the same with the suffix sums from the top
+        let n = exact.len();
+        let mut want = vec![Integer::new(); n];
+        let (mut acc, mut prev) = (Integer::new(), Integer::new());
+        for j in 0..n {
+            let k = if side == Side::Upper { j } else { n - 1 - j };
+            acc += &exact[k];
+            let fl = Integer::from(&acc >> f);
+            want[k] = Integer::from(&fl - &prev);
+            prev = fl;
+        }
+        if side == Side::Upper && div_pow2(&acc, f, side) > prev {
+            want[n - 1] += 1;
+        }
+        let ta: Integer = a.mass.iter().map(|&m| Integer::from(m)).sum();
+        let tb: Integer = b.mass.iter().map(|&m| Integer::from(m)).sum();
+        let inf = Integer::from(a.inf) * (tb + b.inf) + ta * b.inf;
+        want.push(div_pow2(&inf, f, side));
+        want
     }
 
     #[test]

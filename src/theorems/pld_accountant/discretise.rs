@@ -1000,23 +1000,9 @@ mod tests {
         use crate::theorems::pld_accountant::mechanisms::profile;
         let (q, sg, h) = (rational("256/60000"), rational("11/10"), "1/16384");
         let c = ctx(h, 100, 1 << 40, Side::Upper);
-        let f = |x: &Rational| Float::with_val(P, x);
-        let (qf, sf) = (f(&q), f(&sg));
-        let phi = |x: &Float| {
-            Float::with_val(P, -x.clone() / Float::with_val(P, 2u32).sqrt()).erfc() / 2u32
-        };
-        // x(b) = σ² ln((e^b − 1 + q)/q) + ½, or −∞ (None) where e^b ≤ 1 − q
-        let thr = |b: &Float| {
-            let t = Float::with_val(P, b.exp_m1_ref()) + &qf;
-            (t > 0).then(|| {
-                Float::with_val(P, t / &qf).ln() * Float::with_val(P, sf.square_ref()) + 0.5f64
-            })
-        };
-        // N(μ, σ²)'s mass below x (x = None: 0)
-        let below = |x: &Option<Float>, mu: u32| {
-            x.as_ref().map_or(Float::with_val(P, 0), |x| {
-                phi(&(Float::with_val(P, x - mu) / &sf))
-            })
+        let exact = ExactSubsampledGaussian {
+            qf: Float::with_val(P, &q),
+            sf: Float::with_val(P, &sg),
         };
         let mech = |direction| PldMechanism::SubsampledGaussian {
             sigma: sg.clone(),
@@ -1031,79 +1017,128 @@ mod tests {
             (&add, false, "add"),
             (&mir, false, "mirror"),
         ] {
-            let excess = |tb: &Table| {
-                let g = discretize(tb, &c).unwrap();
-                let a = |i: i64| f(&(&g.shift + Rational::from(g.off + i) * &c.h));
-                let eh = Float::with_val(P, f(&c.h).exp_ref());
-                // exact (α, β) of cell k: its masses at a_k and a_{k+1}
-                let split = |k: i64| {
-                    let (a0, a1) = (a(k), a(k + 1));
-                    let (pc, qc) = if remove {
-                        let (x0, x1) = (thr(&a0), thr(&a1));
-                        let qc = below(&x1, 0) - below(&x0, 0);
-                        let rc = below(&x1, 1) - below(&x0, 1);
-                        let pc = Float::with_val(P, 1 - qf.clone()) * &qc
-                            + Float::with_val(P, &qf * &rc);
-                        (pc, qc)
-                    } else {
-                        let (x0, x1) = (
-                            thr(&Float::with_val(P, -a1.clone())),
-                            thr(&Float::with_val(P, -a0.clone())),
-                        );
-                        let pc = below(&x1, 0) - below(&x0, 0);
-                        let rc = below(&x1, 1) - below(&x0, 1);
-                        let qc = Float::with_val(P, 1 - qf.clone()) * &pc
-                            + Float::with_val(P, &qf * &rc);
-                        (pc, qc)
-                    };
-                    let y1q = Float::with_val(P, a1.exp_ref()) * &qc;
-                    let d = Float::with_val(P, eh.clone() - 1u32);
-                    (
-                        Float::with_val(P, &y1q - &pc) / &d,
-                        Float::with_val(P, Float::with_val(P, &eh * &pc) - &y1q) / &d,
-                    )
-                };
-                // the bulk: losses within 0.05 of ln(1 − q) (remove) or −ln(1 − q) (add)
-                let edge = (1.0 - q.to_f64()).ln() * if remove { 1.0 } else { -1.0 };
-                let (lo_i, hi_i) = if remove {
-                    (edge, edge + 0.05)
-                } else {
-                    (edge - 0.05, edge)
-                };
-                let hf = c.h.to_f64();
-                let shf = g.shift.to_f64();
-                let first = (((lo_i - shf) / hf).floor() as i64 - g.off).max(1);
-                let last = (((hi_i - shf) / hf).ceil() as i64 - g.off).min(g.mass.len() as i64 - 2);
-                assert!(
-                    last - first > 500,
-                    "{what}: bulk of {} points",
-                    last - first
-                );
-                let mut sum = Float::with_val(P, 0);
-                let mut prev = split(first - 1);
-                for i in first..=last {
-                    let next = split(i);
-                    let exact = Float::with_val(P, &prev.1 + &next.0);
-                    let got = Float::with_val(P, g.mass[i as usize]) >> c.f;
-                    assert!(
-                        got >= exact,
-                        "{what}: point {i}: {got} below the exact {exact}"
-                    );
-                    sum += got - exact;
-                    prev = next;
-                }
-                sum.to_f64()
-            };
-            let e = excess(tb);
+            let e = bulk_excess(tb, &c, &exact, &q, remove, what);
             let mut plain = tb.clone();
             plain.mix = None;
-            let e_plain = excess(&plain);
+            let e_plain = bulk_excess(&plain, &c, &exact, &q, remove, what);
             assert!(e <= 3e-10, "{what}: excess {e:e}");
             assert!(
                 e_plain >= 50.0 * e,
                 "{what}: plain {e_plain:e} vs mixture {e:e}"
             );
         }
+    }
+
+    /// The exact reference for `mixture_split_is_above_the_exact_split_and_tight`: the
+    /// subsampled Gaussian's cell masses straight from Φ at the thresholds, in 256-bit MPFR
+    /// (round-to-nearest: a reference, not a bound).
+    struct ExactSubsampledGaussian {
+        /// The sampling rate q.
+        qf: Float,
+        /// The noise σ.
+        sf: Float,
+    }
+
+    impl ExactSubsampledGaussian {
+        /// The standard normal CDF, Φ(x) = erfc(−x/√2)/2.
+        fn phi(x: &Float) -> Float {
+            Float::with_val(P, -x.clone() / Float::with_val(P, 2u32).sqrt()).erfc() / 2u32
+        }
+
+        /// The threshold x(b) = σ² ln((e^b − 1 + q)/q) + ½, or −∞ (None) where e^b ≤ 1 − q.
+        fn thr(&self, b: &Float) -> Option<Float> {
+            let t = Float::with_val(P, b.exp_m1_ref()) + &self.qf;
+            (t > 0).then(|| {
+                Float::with_val(P, t / &self.qf).ln() * Float::with_val(P, self.sf.square_ref())
+                    + 0.5f64
+            })
+        }
+
+        /// N(μ, σ²)'s mass below x (x = None: 0).
+        fn below(&self, x: &Option<Float>, mu: u32) -> Float {
+            x.as_ref().map_or(Float::with_val(P, 0), |x| {
+                Self::phi(&(Float::with_val(P, x - mu) / &self.sf))
+            })
+        }
+
+        /// The exact split (α, β) of the cell [a0, a1] (width h, `eh` = e^h): its masses at
+        /// a0 and a1, e^{a₁}Q_c − P_c and e^h P_c − e^{a₁}Q_c over e^h − 1, from the exact
+        /// cell masses (P_c, Q_c) of the remove direction (`remove`) or the add direction.
+        fn split(&self, a0: &Float, a1: &Float, eh: &Float, remove: bool) -> (Float, Float) {
+            let qf = &self.qf;
+            let (pc, qc) = if remove {
+                let (x0, x1) = (self.thr(a0), self.thr(a1));
+                let qc = self.below(&x1, 0) - self.below(&x0, 0);
+                let rc = self.below(&x1, 1) - self.below(&x0, 1);
+                let pc = Float::with_val(P, 1 - qf.clone()) * &qc + Float::with_val(P, qf * &rc);
+                (pc, qc)
+            } else {
+                let (x0, x1) = (
+                    self.thr(&Float::with_val(P, -a1.clone())),
+                    self.thr(&Float::with_val(P, -a0.clone())),
+                );
+                let pc = self.below(&x1, 0) - self.below(&x0, 0);
+                let rc = self.below(&x1, 1) - self.below(&x0, 1);
+                let qc = Float::with_val(P, 1 - qf.clone()) * &pc + Float::with_val(P, qf * &rc);
+                (pc, qc)
+            };
+            let y1q = Float::with_val(P, a1.exp_ref()) * &qc;
+            let d = Float::with_val(P, eh.clone() - 1u32);
+            (
+                Float::with_val(P, &y1q - &pc) / &d,
+                Float::with_val(P, Float::with_val(P, eh * &pc) - &y1q) / &d,
+            )
+        }
+    }
+
+    /// Checks one table's discretisation against the exact split over the bulk (losses within
+    /// 0.05 of ln(1 − q) for remove, of −ln(1 − q) for add; more than 500 points): every bulk
+    /// point's upper mass is at least its exact mass (β of the cell below plus α of the cell
+    /// above). Returns the summed excess over the bulk.
+    fn bulk_excess(
+        tb: &Table,
+        c: &Ctx,
+        exact_sg: &ExactSubsampledGaussian,
+        q: &Rational,
+        remove: bool,
+        what: &str,
+    ) -> f64 {
+        let f = |x: &Rational| Float::with_val(P, x);
+        let g = discretize(tb, c).unwrap();
+        let a = |i: i64| f(&(&g.shift + Rational::from(g.off + i) * &c.h));
+        let eh = Float::with_val(P, f(&c.h).exp_ref());
+        // exact (α, β) of cell k: its masses at a_k and a_{k+1}
+        let split = |k: i64| exact_sg.split(&a(k), &a(k + 1), &eh, remove);
+        // the bulk: losses within 0.05 of ln(1 − q) (remove) or −ln(1 − q) (add)
+        let edge = (1.0 - q.to_f64()).ln() * if remove { 1.0 } else { -1.0 };
+        let (lo_i, hi_i) = if remove {
+            (edge, edge + 0.05)
+        } else {
+            (edge - 0.05, edge)
+        };
+        let hf = c.h.to_f64();
+        let shf = g.shift.to_f64();
+        let first = (((lo_i - shf) / hf).floor() as i64 - g.off).max(1);
+        let last = (((hi_i - shf) / hf).ceil() as i64 - g.off).min(g.mass.len() as i64 - 2);
+        assert!(
+            last - first > 500,
+            "{what}: bulk of {} points",
+            last - first
+        );
+        let mut sum = Float::with_val(P, 0);
+        let mut prev = split(first - 1);
+        for i in first..=last {
+            let next = split(i);
+            let exact = Float::with_val(P, &prev.1 + &next.0);
+            let got = Float::with_val(P, g.mass[i as usize]) >> c.f;
+            assert!(
+                got >= exact,
+                "{what}: point {i}: {got} below the exact {exact}"
+            );
+            sum += got - exact;
+            prev = next;
+        }
+        sum.to_f64()
     }
 
     #[test]

@@ -432,99 +432,140 @@ mod tests {
                 mass: bell(&mut rng, na, 2.0, f),
                 inf: 3,
             });
-            // exact: masses at scale 2^{F·k}, k = m + [a], index 0 ↔ grid index m·off_x + off_a
-            let xi: Vec<Integer> = x.mass.iter().map(|&v| Integer::from(v)).collect();
-            let mut exact =
-                power_by_squaring(vec![Integer::from(1)], xi.clone(), m, |u, v| conv(u, v));
-            let mut k = m;
-            if let Some(a) = &a {
-                exact = conv(
-                    &exact,
-                    &a.mass.iter().map(|&v| Integer::from(v)).collect::<Vec<_>>(),
-                );
-                k += 1;
-            }
-            let scale = Integer::from(1) << (f * (k - 1));
-            let tx: Integer = xi.iter().sum();
-            let (ta, ia) = a
-                .as_ref()
-                .map_or((Integer::from(1) << f, Integer::new()), |a| {
-                    (
-                        a.mass.iter().map(|&v| Integer::from(v)).sum(),
-                        Integer::from(a.inf),
-                    )
-                });
-            let inf_exact =
-                Integer::from(&tx + x.inf).pow(m) * Integer::from(&ta + &ia) - tx.pow(m) * &ta;
-            let base_off = i64::from(m) * x.off + a.as_ref().map_or(0, |a| a.off);
+            let exact = exact_power(&x, m, a.as_ref(), f);
             for side in [Side::Upper, Side::Lower] {
-                let mut c = ctx("1/64", f, 0, side);
-                c.fft_budget = 1u128 << (f - 20);
-                let (g, moved) = power_compose(&x, m, a.as_ref(), &c, 1)
-                    .unwrap()
-                    .expect("within the budget");
-                assert_eq!(
-                    g.shift,
-                    Rational::from(&x.shift * m)
-                        + a.as_ref().map_or(Rational::new(), |a| a.shift.clone())
-                );
-                let s = (g.off - base_off) as usize;
-                let n = g.mass.len();
-                if n < exact.len() {
+                if check_power_side(&x, m, a.as_ref(), f, &exact, side) {
                     wrapped += 1;
                 }
-                let outside: Integer = exact
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| *i < s || *i >= s + n)
-                    .map(|(_, v)| v.clone())
-                    .sum();
-                let right: Integer = exact.iter().skip(s + n).sum();
-                let mut excess = Rational::new();
-                for (i, &gm) in g.mass.iter().enumerate() {
-                    let ex = Rational::from((exact[s + i].clone(), scale.clone()));
-                    let d = Rational::from(gm) - &ex;
-                    match side {
-                        Side::Upper => {
-                            assert!(d >= 0, "m = {m}, point {i}: {gm} below the exact {ex}")
-                        }
-                        Side::Lower => {
-                            assert!(d <= 0, "m = {m}, point {i}: {gm} above the exact {ex}")
-                        }
-                    }
-                    excess += d.abs();
-                }
-                // the +∞ mass is at scale 2^{F(m+1)} with or without a (a = None: the unit 2^F)
-                let inf_ex = Rational::from((inf_exact.clone(), Integer::from(1) << (f * m)));
-                let gi = Rational::from(g.inf);
-                match side {
-                    Side::Upper => {
-                        assert!(
-                            gi >= inf_ex.clone() + Rational::from((right.clone(), scale.clone())),
-                            "m = {m}: +∞ mass too low"
-                        )
-                    }
-                    Side::Lower => assert!(gi <= inf_ex, "m = {m}: +∞ mass too high"),
-                }
-                // Lower also lost the mass outside the window; both sides within `moved`
-                if side == Side::Lower {
-                    excess += Rational::from((outside.clone(), scale.clone()));
-                }
-                // the reported widening, one unit of rounding per entry, and the conversion
-                // factor (1 ± u)^k on the masses themselves (k·2u relatively, at most)
-                let total = Rational::from((exact.iter().sum::<Integer>(), scale.clone()));
-                let allowance = Rational::from(moved)
-                    + 2 * n as u64
-                    + total * Rational::from((4 * (k + 1), Integer::from(1) << 53));
-                assert!(
-                    excess <= allowance,
-                    "m = {m}, {side:?}: moved {} against the reported {moved}",
-                    excess.to_f64()
-                );
-                eprintln!("m = {m} {side:?}: N = {n}, linear {}, excess {:.3e} of allowance {:.3e} (units 2^-F)", exact.len(), excess.to_f64(), allowance.to_f64());
             }
         }
         assert!(wrapped >= 4, "only {wrapped} runs wrapped the window");
+    }
+
+    /// The exact reference for one case of `power_compose_brackets_the_exact_composition`.
+    struct ExactPower {
+        /// x^{∗m} ∗ a (a absent: x^{∗m}) in exact integers at scale 2^{F·k}; index 0 ↔ grid
+        /// index m·off_x + off_a.
+        mass: Vec<Integer>,
+        /// The number of factors convolved: m + [a].
+        k: u32,
+        /// The exact +∞ mass, at scale 2^{F(m+1)} with or without a (a absent: the unit 2^F
+        /// with no +∞ mass of its own).
+        inf: Integer,
+    }
+
+    /// Computes x^{∗m} ∗ a and its +∞ mass exactly (schoolbook products of the integer
+    /// masses at scale 2^F): the reference shares no code with `power_compose`.
+    fn exact_power(x: &GridPld, m: u32, a: Option<&GridPld>, f: u32) -> ExactPower {
+        let xi: Vec<Integer> = x.mass.iter().map(|&v| Integer::from(v)).collect();
+        let mut exact = power_by_squaring(vec![Integer::from(1)], xi.clone(), m, |u, v| conv(u, v));
+        let mut k = m;
+        if let Some(a) = a {
+            exact = conv(
+                &exact,
+                &a.mass.iter().map(|&v| Integer::from(v)).collect::<Vec<_>>(),
+            );
+            k += 1;
+        }
+        let tx: Integer = xi.iter().sum();
+        let (ta, ia) = a.map_or((Integer::from(1) << f, Integer::new()), |a| {
+            (
+                a.mass.iter().map(|&v| Integer::from(v)).sum(),
+                Integer::from(a.inf),
+            )
+        });
+        let inf = Integer::from(&tx + x.inf).pow(m) * Integer::from(&ta + &ia) - tx.pow(m) * &ta;
+        ExactPower {
+            mass: exact,
+            k,
+            inf,
+        }
+    }
+
+    /// Checks one side of `power_compose(x, m, a)` against the exact masses: the shift is
+    /// m·shift_x + shift_a; every window point is on `side`'s side of its exact mass; the +∞
+    /// mass is too (Upper's at least the exact +∞ mass plus everything right of the window);
+    /// and the summed excess over the exact measure (for Lower, plus the mass lost outside
+    /// the window) is within the reported `moved`, one unit of rounding per entry and the
+    /// conversion factor (1 ± u)^k. Returns whether the window wrapped (is shorter than the
+    /// linear support).
+    fn check_power_side(
+        x: &GridPld,
+        m: u32,
+        a: Option<&GridPld>,
+        f: u32,
+        reference: &ExactPower,
+        side: Side,
+    ) -> bool {
+        let (exact, k, inf_exact) = (&reference.mass, reference.k, &reference.inf);
+        let scale = Integer::from(1) << (f * (k - 1));
+        let base_off = i64::from(m) * x.off + a.map_or(0, |a| a.off);
+        let mut c = ctx("1/64", f, 0, side);
+        c.fft_budget = 1u128 << (f - 20);
+        let (g, moved) = power_compose(x, m, a, &c, 1)
+            .unwrap()
+            .expect("within the budget");
+        assert_eq!(
+            g.shift,
+            Rational::from(&x.shift * m) + a.map_or(Rational::new(), |a| a.shift.clone())
+        );
+        let s = (g.off - base_off) as usize;
+        let n = g.mass.len();
+        let outside: Integer = exact
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i < s || *i >= s + n)
+            .map(|(_, v)| v.clone())
+            .sum();
+        let right: Integer = exact.iter().skip(s + n).sum();
+        let mut excess = Rational::new();
+        for (i, &gm) in g.mass.iter().enumerate() {
+            let ex = Rational::from((exact[s + i].clone(), scale.clone()));
+            let d = Rational::from(gm) - &ex;
+            match side {
+                Side::Upper => {
+                    assert!(d >= 0, "m = {m}, point {i}: {gm} below the exact {ex}")
+                }
+                Side::Lower => {
+                    assert!(d <= 0, "m = {m}, point {i}: {gm} above the exact {ex}")
+                }
+            }
+            excess += d.abs();
+        }
+        // the +∞ mass is at scale 2^{F(m+1)} with or without a (a = None: the unit 2^F)
+        let inf_ex = Rational::from((inf_exact.clone(), Integer::from(1) << (f * m)));
+        let gi = Rational::from(g.inf);
+        match side {
+            Side::Upper => {
+                assert!(
+                    gi >= inf_ex.clone() + Rational::from((right.clone(), scale.clone())),
+                    "m = {m}: +∞ mass too low"
+                )
+            }
+            Side::Lower => assert!(gi <= inf_ex, "m = {m}: +∞ mass too high"),
+        }
+        // Lower also lost the mass outside the window; both sides within `moved`
+        if side == Side::Lower {
+            excess += Rational::from((outside.clone(), scale.clone()));
+        }
+        // the reported widening, one unit of rounding per entry, and the conversion
+        // factor (1 ± u)^k on the masses themselves (k·2u relatively, at most)
+        let total = Rational::from((exact.iter().sum::<Integer>(), scale.clone()));
+        let allowance = Rational::from(moved)
+            + 2 * n as u64
+            + total * Rational::from((4 * (k + 1), Integer::from(1) << 53));
+        assert!(
+            excess <= allowance,
+            "m = {m}, {side:?}: moved {} against the reported {moved}",
+            excess.to_f64()
+        );
+        eprintln!(
+            "m = {m} {side:?}: N = {n}, linear {}, excess {:.3e} of allowance {:.3e} (units 2^-F)",
+            exact.len(),
+            excess.to_f64(),
+            allowance.to_f64()
+        );
+        n < exact.len()
     }
 
     /// The route declines what it cannot certify cheaply: no budget, fewer than two copies.
