@@ -1,6 +1,7 @@
 //! Costs of the heavier certified computations. Run: `cargo bench --bench accounting`.
 use dpcert::num::{parse_exact, Precision};
 use dpcert::theorems::{optimal, rdp};
+use dpcert::validated::{Delta, Rate, Sigma, Steps};
 use rug::Integer;
 use std::time::Instant;
 
@@ -33,10 +34,15 @@ fn main() {
             || optimal::optimal_composition_epsilon(&c, &q("1e-6"), Precision::Auto).unwrap(),
         );
     }
-    let (r, s, t) = (q("256/60000"), q("1.1"), Integer::from(14063));
+    let (r, s, t, d) = (
+        Rate::new("rate", q("256/60000")).unwrap(),
+        Sigma::new("sigma", q("1.1")).unwrap(),
+        Steps::new("steps", Integer::from(14063)).unwrap(),
+        Delta::new("delta", q("1e-5")).unwrap(),
+    );
     time(
         "DP-SGD RDP ε, MNIST (q = 256/60000, σ = 1.1, 14063 steps, δ = 1e-5)",
         3,
-        || rdp::dpsgd_rdp_epsilon(&r, &s, &t, &q("1e-5"), Precision::Auto).unwrap(),
+        || rdp::dpsgd_rdp_epsilon(&r, &s, &t, &d, Precision::Auto).unwrap(),
     );
 }

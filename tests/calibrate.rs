@@ -3,7 +3,7 @@
 //! bisection where the run is a Gaussian composition (q = 1, shuffled epochs), and direct
 //! re-evaluations by the accountant plus the RDP route on the MNIST setting.
 mod common;
-use common::{f, rational, REF};
+use common::{f, rational, typed, REF};
 use dpcert::calibrate::{
     calibrate, evaluate, gap, steps_from_epochs, value, Calibration, Method, Parameter, Run,
 };
@@ -100,7 +100,14 @@ fn mnist_sigma_is_certified_within_a_thousandth() {
         at_i.enclosure
     );
     for (s, pld) in [(&sf, &at_f), (&si, &at_i)] {
-        let (rdp, _) = dpsgd_rdp_epsilon(&rate, s, &steps, &delta, Precision::Auto).unwrap();
+        let (rdp, _) = dpsgd_rdp_epsilon(
+            &typed::rate(&rate),
+            &typed::sigma(s),
+            &typed::steps(&steps),
+            &typed::delta(&delta),
+            Precision::Auto,
+        )
+        .unwrap();
         assert!(rdp.upper().as_float() >= pld.enclosure.lower().as_float());
     }
     // the answer sits where the float accountants put it (σ ≈ 0.9688), to the gap

@@ -8,7 +8,7 @@
 //! value. Plus monotonicity in the grid width and bad input. The stages have unit tests next to
 //! them (src/theorems/pld_accountant/*.rs and mechanisms/*.rs, `mod tests` in each).
 mod common;
-use common::{contains, f, gaussian_delta, quad, rational, rr_delta, REF};
+use common::{contains, f, gaussian_delta, quad, rational, rr_delta, typed, REF};
 use dpcert::num::Precision;
 use dpcert::theorems::{pld_accountant::*, rdp};
 use rug::ops::Pow;
@@ -235,7 +235,14 @@ fn dpsgd_pld_is_inside_the_rdp_bound_and_two_sided() {
         rational("1e-5"),
     );
     let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
-    let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(&qr, &s, &t, &d, Precision::Auto).unwrap();
+    let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(
+        &typed::rate(&qr),
+        &typed::sigma(&s),
+        &typed::steps(&t),
+        &typed::delta(&d),
+        Precision::Auto,
+    )
+    .unwrap();
     let e = &r.enclosure;
     // the RDP route (another algorithm) is an upper bound too: the PLD upper end must not exceed it
     assert!(e.upper().as_float() <= rdp_bound.upper().as_float());
@@ -397,7 +404,14 @@ fn sigma_0_3_corner_is_within_one_percent() {
         rational("1e-5"),
     );
     let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
-    let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(&qr, &s, &t, &d, Precision::Auto).unwrap();
+    let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(
+        &typed::rate(&qr),
+        &typed::sigma(&s),
+        &typed::steps(&t),
+        &typed::delta(&d),
+        Precision::Auto,
+    )
+    .unwrap();
     let e = &r.enclosure;
     assert!(e.lower().as_float() <= rdp_bound.upper().as_float());
     assert!(e.upper().as_float() <= rdp_bound.upper().as_float());
@@ -424,7 +438,14 @@ fn default_grid_meets_the_issue_width_on_benchmark_settings() {
     ] {
         let (qr, s, t, d) = (rational(qs), rational(ss), Integer::from(t), rational(ds));
         let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
-        let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(&qr, &s, &t, &d, Precision::Auto).unwrap();
+        let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(
+            &typed::rate(&qr),
+            &typed::sigma(&s),
+            &typed::steps(&t),
+            &typed::delta(&d),
+            Precision::Auto,
+        )
+        .unwrap();
         let e = &r.enclosure;
         assert!(e.upper().as_float() <= rdp_bound.upper().as_float());
         let w =
@@ -447,7 +468,14 @@ fn a_billion_steps_are_two_sided() {
         rational("1e-5"),
     );
     let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
-    let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(&qr, &s, &t, &d, Precision::Auto).unwrap();
+    let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(
+        &typed::rate(&qr),
+        &typed::sigma(&s),
+        &typed::steps(&t),
+        &typed::delta(&d),
+        Precision::Auto,
+    )
+    .unwrap();
     let e = &r.enclosure;
     let (lo, up) = (e.lower().to_float().clone(), e.upper().to_float().clone());
     // the RDP route (another algorithm) bounds ε from above, so the lower end may not exceed
@@ -1168,7 +1196,14 @@ fn a_narrow_bulk_between_grid_points_keeps_a_lower_bound() {
         r.enclosure.lower().to_float(),
         r.enclosure.upper().to_float(),
     );
-    let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(&qr, &s, &t, &d, Precision::Auto).unwrap();
+    let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(
+        &typed::rate(&qr),
+        &typed::sigma(&s),
+        &typed::steps(&t),
+        &typed::delta(&d),
+        Precision::Auto,
+    )
+    .unwrap();
     let rdp_hi = rdp_bound.upper().to_float();
     assert!(lo > 0 && hi <= rdp_hi, "[{lo}, {hi}] vs RDP {rdp_hi}");
     let width = Float::with_val(REF, &hi - &lo) / &hi;
@@ -1224,7 +1259,14 @@ fn tiny_delta_down_to_1e_30_is_bracketed() {
     let (qr, s, t) = (rational("0.00033"), rational("4"), Integer::from(10_000));
     let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
     let w = Float::with_val(64, hi(&r) - lo(&r)) / hi(&r);
-    let (rdp_up, _) = rdp::dpsgd_rdp_epsilon(&qr, &s, &t, &d, Precision::Auto).unwrap();
+    let (rdp_up, _) = rdp::dpsgd_rdp_epsilon(
+        &typed::rate(&qr),
+        &typed::sigma(&s),
+        &typed::steps(&t),
+        &typed::delta(&d),
+        Precision::Auto,
+    )
+    .unwrap();
     eprintln!(
         "q = 0.00033, σ = 4, 10⁴ steps, δ = 1e-30: [{}, {}] (RDP ≤ {})",
         show(lo(&r)),

@@ -1,6 +1,6 @@
 //! RDP of the Poisson-subsampled Gaussian (MTZ19) and the RDP → (ε, δ) conversion.
 mod common;
-use common::{check, f, rational, REF};
+use common::{check, f, rational, typed, REF};
 use dpcert::num::Precision;
 use dpcert::theorems::rdp::*;
 use proptest::prelude::*;
@@ -164,16 +164,28 @@ fn published_values() {
 #[test]
 fn mnist_setting() {
     let (qr, sigma, t) = (rational("256/60000"), rational("1.1"), Integer::from(14063));
-    let (e, alpha) =
-        dpsgd_rdp_epsilon(&qr, &sigma, &t, &rational("1e-5"), Precision::Auto).unwrap();
+    let (e, alpha) = dpsgd_rdp_epsilon(
+        &typed::rate(&qr),
+        &typed::sigma(&sigma),
+        &typed::steps(&t),
+        &typed::delta(&rational("1e-5")),
+        Precision::Auto,
+    )
+    .unwrap();
     eprintln!(
         "MNIST δ=1e-5: ε ≤ {} at α = {}",
         e.upper().to_decimal(),
         alpha
     );
     assert!(e.upper().to_f64() <= 2.596655529521983);
-    let (e15, a15) =
-        dpsgd_rdp_epsilon(&qr, &sigma, &t, &rational("1e-15"), Precision::Auto).unwrap();
+    let (e15, a15) = dpsgd_rdp_epsilon(
+        &typed::rate(&qr),
+        &typed::sigma(&sigma),
+        &typed::steps(&t),
+        &typed::delta(&rational("1e-15")),
+        Precision::Auto,
+    )
+    .unwrap();
     eprintln!(
         "MNIST δ=1e-15: ε ≤ {} at α = {}",
         e15.upper().to_decimal(),
@@ -270,8 +282,14 @@ fn conversions_contain_references() {
         ("0.05", "0.9", 300, "1e-6"),
     ] {
         let (qr, sigma, dl) = (rational(qs), rational(ss), rational(d));
-        let (e, alpha) =
-            dpsgd_rdp_epsilon(&qr, &sigma, &Integer::from(t), &dl, Precision::Auto).unwrap();
+        let (e, alpha) = dpsgd_rdp_epsilon(
+            &typed::rate(&qr),
+            &typed::sigma(&sigma),
+            &typed::steps(&Integer::from(t)),
+            &typed::delta(&dl),
+            Precision::Auto,
+        )
+        .unwrap();
         let k = reference_k_at(&qr, &sigma, &alpha) * t;
         let (a, a1) = (f(&alpha), f(&alpha) - Float::with_val(REF, 1));
         let conv = (k
@@ -436,8 +454,14 @@ fn dpsgd_rdp_at_extreme_magnitudes() {
         ("1", "20", 1, "1e-10"),
     ] {
         let (qr, sigma, dl) = (rational(qs), rational(ss), rational(d));
-        let (e, _) =
-            dpsgd_rdp_epsilon(&qr, &sigma, &Integer::from(t), &dl, Precision::Auto).unwrap();
+        let (e, _) = dpsgd_rdp_epsilon(
+            &typed::rate(&qr),
+            &typed::sigma(&sigma),
+            &typed::steps(&Integer::from(t)),
+            &typed::delta(&dl),
+            Precision::Auto,
+        )
+        .unwrap();
         let up = e.upper().as_float();
         assert!(up.is_finite() && *up > 0, "{qs} {ss} {t} {d}");
         let best = (2u32..=64)

@@ -14,7 +14,7 @@
 //! | subsampling_rdp | the amplification formulas at 1024 bits; MTZ19 binomial sums / 1024-bit quadrature for the RDP rows; CKS20's conversion at the order used |
 //! | dpsgd_pld | q = 1 row against the exact Gaussian composition (Corollary 10 at 1024 bits at both ends); every row's lower end ≤ the RDP bound (an independent sound upper bound of the same ε), width ≤ 1 % |
 mod common;
-use common::{check, check_root_bracket, f, golden_min, rational, REF};
+use common::{check, check_root_bracket, f, golden_min, rational, typed, REF};
 use dpcert::num::Precision;
 use dpcert::theorems::{approx, gaussian, pld, zcdp};
 use rug::{Float, Integer, Rational};
@@ -424,10 +424,10 @@ fn subsampling_and_rdp_table() {
         rows.push(json!({"rate": r, "sigma": s, "steps": t, "order": a, "rdp": bits(&enc)}));
     }
     let (e, a) = rdp::dpsgd_rdp_epsilon(
-        &rational("256/60000"),
-        &rational("1.1"),
-        &Integer::from(14063),
-        &rational("1e-5"),
+        &typed::rate(&rational("256/60000")),
+        &typed::sigma(&rational("1.1")),
+        &typed::steps(&Integer::from(14063)),
+        &typed::delta(&rational("1e-5")),
         Precision::Auto,
     )
     .unwrap();
@@ -468,8 +468,14 @@ fn dpsgd_pld_table() {
         let opts = pld_accountant::PldOptions::default();
         let p = pld_accountant::dpsgd_pld_epsilon(&qr, &sg, &steps, &dl, &opts).unwrap();
         // containment in the independent RDP route's bound, and a two-sided bracket
-        let (rdp_bound, _) =
-            rdp::dpsgd_rdp_epsilon(&qr, &sg, &steps, &dl, Precision::Auto).unwrap();
+        let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(
+            &typed::rate(&qr),
+            &typed::sigma(&sg),
+            &typed::steps(&steps),
+            &typed::delta(&dl),
+            Precision::Auto,
+        )
+        .unwrap();
         let (lo, hi) = (
             p.enclosure.lower().to_float(),
             p.enclosure.upper().to_float(),

@@ -1,7 +1,7 @@
 //! The one dispatch from a run to the theorem that accounts it: [`route`] reads the sampler,
 //! the relation, the group and the method once, and refuses what no theorem covers (naming
 //! the argument); [`epsilon`] evaluates the route's theorem for ε at δ.
-use super::{Accounting, Delta, Method, Phase, Relation, Run, Sampling, UserSampling};
+use super::{Accounting, Delta, Method, Phase, Relation, Run, Sampling, Sigma, UserSampling};
 use crate::num::{Certified, Enclosure, UpperBound};
 use crate::theorems::pld_accountant::{self, PldReport, MAX_GROUP};
 use crate::theorems::{fixed_size, random_allocation, rdp, schedule, shuffle};
@@ -242,7 +242,9 @@ pub fn epsilon(run: &Run, delta: &Delta, acc: &Accounting) -> Result<Epsilon> {
             if let Some(r) = r {
                 return Ok(pld(r, sigma));
             }
-            let (b, alpha) = rdp::dpsgd_rdp_epsilon(q, &sigma, t, d, p)?;
+            // σ/K > 0: σ > 0 and K ≥ 1 (the check cannot fail)
+            let user_sigma = Sigma::new("sigma", sigma.clone())?;
+            let (b, alpha) = rdp::dpsgd_rdp_epsilon(q, &user_sigma, t, delta, p)?;
             Epsilon {
                 sigma,
                 ..upper(Accountant::Rdp, b, Some(validate::show(&alpha)), None)

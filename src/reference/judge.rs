@@ -375,7 +375,13 @@ pub fn dpsgd_bracket(
     }
     // then the RDP bound, which rests on a cited domination result (the reason says so)
     if d.run.method != Method::Pld {
-        if let Ok((bound, _)) = rdp::dpsgd_rdp_epsilon(q, s, t, delta, Precision::Auto) {
+        if let Ok((bound, _)) = rdp::dpsgd_rdp_epsilon(
+            &d.run.rate,
+            &d.run.sigma,
+            &d.run.steps,
+            &d.delta,
+            Precision::Auto,
+        ) {
             b.meet_upper(bound.upper());
             if let Some(verdict) = decided(b) {
                 return Ok((Some(verdict), bound.rests_on()));

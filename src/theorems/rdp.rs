@@ -3,6 +3,7 @@
 use crate::num::{Enclosure, MpfrInterval, Precision, Real, UpperBound};
 use crate::search::minimize;
 use crate::validate;
+use crate::validated::{Delta, Rate, Sigma, Steps};
 use crate::{Error, Result};
 use rug::{Integer, Rational};
 
@@ -883,21 +884,23 @@ pub fn rdp_to_dp_delta(
 /// # Guarantee
 /// `upper` is a valid ε at δ for the removal direction and, by MTZ19's domination of the addition
 /// direction for the sampled Gaussian (cited in the note), for add/remove. q ∈ (0, 1], σ > 0,
-/// steps ≥ 1, δ ∈ (0, 1). Note: `proofs-notes/dpsgd_rdp_epsilon.md`.
+/// steps ≥ 1, δ ∈ (0, 1) by their types. Note: `proofs-notes/dpsgd_rdp_epsilon.md`.
 pub fn dpsgd_rdp_epsilon(
-    q: &Rational,
-    sigma: &Rational,
-    steps: &Integer,
-    delta: &Rational,
+    q: &Rate,
+    sigma: &Sigma,
+    steps: &Steps,
+    delta: &Delta,
     prec: Precision,
 ) -> Result<(UpperBound, Rational)> {
+    // q ∈ (0, 1], σ > 0, T ≥ 1 and δ ∈ (0, 1) by their types (`push` and `rdp_to_dp` check
+    // them again, as for every curve)
     let mut c = RdpCurve::new();
     c.push(
         RdpTerm::SubsampledGaussian {
-            rate: q.clone(),
-            sigma: sigma.clone(),
+            rate: Rational::from(&**q),
+            sigma: Rational::from(&**sigma),
         },
-        steps.clone(),
+        Integer::from(&**steps),
     )?;
     let (b, alpha) = rdp_to_dp(&c, delta, prec)?;
     Ok((b.resting_on(ADD_DIRECTION_CITATION), alpha))

@@ -622,3 +622,23 @@ pub fn schema_errors(v: &jsonschema::Validator, x: &serde_json::Value) -> Vec<St
         .map(|e| format!("{e} at {}", e.instance_path()))
         .collect()
 }
+
+/// The typed values the DP-SGD theorem functions take (`dpcert::validated`), from exact values;
+/// panics outside their domains (the tests pass valid values).
+pub mod typed {
+    use dpcert::validated::{Delta, Rate, Sigma, Steps};
+    use rug::{Integer, Rational};
+
+    pub fn rate(q: &Rational) -> Rate {
+        Rate::new("rate", q.clone()).unwrap()
+    }
+    pub fn sigma(s: &Rational) -> Sigma {
+        Sigma::new("sigma", s.clone()).unwrap()
+    }
+    pub fn steps(t: &Integer) -> Steps {
+        Steps::new("steps", t.clone()).unwrap()
+    }
+    pub fn delta(d: &Rational) -> Delta {
+        Delta::new("delta", d.clone()).unwrap()
+    }
+}
