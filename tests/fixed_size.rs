@@ -5,7 +5,7 @@
 //! step against the one-step pair's hockey-stick closed form inverted by bisection, below the
 //! RDP route and above the Poisson substitution pair; bad input on the CLI.
 mod common;
-use common::{f, rational, REF};
+use common::{f, rational, typed, REF};
 use dpcert::num::Precision;
 use dpcert::theorems::fixed_size::*;
 use dpcert::theorems::pld_accountant::{
@@ -221,10 +221,10 @@ fn bracket_consistent_and_monotone() {
             "σ={ss}: PLD upper {hi} above the RDP upper {rdp}"
         );
         let p = dpsgd_substitution_pld_epsilon(
-            &rational(gs),
-            &rational(ss),
-            &Integer::from(t),
-            &rational(ds),
+            &typed::rate(&rational(gs)),
+            &typed::sigma(&rational(ss)),
+            &typed::steps(&Integer::from(t)),
+            &typed::delta(&rational(ds)),
             &PldOptions::default(),
         )
         .unwrap();

@@ -8,8 +8,9 @@
 //! against Corollary 8 (the Gaussian with sensitivity 2); MNIST against dp_accounting's float
 //! PLD (REPLACE_ONE), recorded as a literal.
 mod common;
-use common::{contains, quad, rational, REF};
+use common::{contains, quad, rational, typed, REF};
 use dpcert::theorems::pld_accountant::*;
+use dpcert::validated::{Delta, Rate, Sigma};
 use rug::{Float, Integer, Rational};
 
 const QP: u32 = 256;
@@ -300,10 +301,10 @@ fn q_one_is_the_gaussian_with_sensitivity_two() {
             &format!("pair q=1 σ={ss} T={t} δ={ds}"),
         );
         let s = dpsgd_substitution_pld_epsilon(
-            &rational("1"),
-            &rational(ss),
-            &Integer::from(t),
-            &rational(ds),
+            &typed::rate(&rational("1")),
+            &typed::sigma(&rational(ss)),
+            &typed::steps(&Integer::from(t)),
+            &typed::delta(&rational(ds)),
             &PldOptions::default(),
         )
         .unwrap();
@@ -340,7 +341,14 @@ fn route_is_the_pair_between_add_remove_and_group_of_two() {
         rational("1e-5"),
     );
     let opts = PldOptions::default();
-    let s = dpsgd_substitution_pld_epsilon(&rate, &sigma, &steps, &delta, &opts).unwrap();
+    let s = dpsgd_substitution_pld_epsilon(
+        &typed::rate(&rate),
+        &typed::sigma(&sigma),
+        &typed::steps(&steps),
+        &typed::delta(&delta),
+        &opts,
+    )
+    .unwrap();
     let p = pld_epsilon(&[term(pair("0.01", "1.5"), 300)], &delta, &opts).unwrap();
     assert_eq!((lo(&s), hi(&s)), (lo(&p), hi(&p)), "not the pair's answer");
     let ar = dpsgd_pld_epsilon(&rate, &sigma, &steps, &delta, &opts).unwrap();
@@ -386,8 +394,22 @@ fn route_is_the_pair_between_add_remove_and_group_of_two() {
 fn monotone_in_sigma_and_bad_input_is_named() {
     let (rate, steps, delta) = (rational("0.02"), Integer::from(50), rational("1e-6"));
     let opts = PldOptions::default();
-    let a = dpsgd_substitution_pld_epsilon(&rate, &rational("1"), &steps, &delta, &opts).unwrap();
-    let b = dpsgd_substitution_pld_epsilon(&rate, &rational("2"), &steps, &delta, &opts).unwrap();
+    let a = dpsgd_substitution_pld_epsilon(
+        &typed::rate(&rate),
+        &typed::sigma(&rational("1")),
+        &typed::steps(&steps),
+        &typed::delta(&delta),
+        &opts,
+    )
+    .unwrap();
+    let b = dpsgd_substitution_pld_epsilon(
+        &typed::rate(&rate),
+        &typed::sigma(&rational("2")),
+        &typed::steps(&steps),
+        &typed::delta(&delta),
+        &opts,
+    )
+    .unwrap();
     assert!(hi(&b) < lo(&a), "more noise did not lower ε");
     for (r, s, d, name) in [
         ("0", "1", "1e-5", "rate"),
@@ -395,13 +417,16 @@ fn monotone_in_sigma_and_bad_input_is_named() {
         ("0.1", "0", "1e-5", "sigma"),
         ("0.1", "1", "1", "delta"),
     ] {
-        match dpsgd_substitution_pld_epsilon(
-            &rational(r),
-            &rational(s),
-            &steps,
-            &rational(d),
-            &opts,
-        ) {
+        // invalid values cannot reach the function: its argument types refuse them, naming
+        // the argument
+        let made = (|| -> dpcert::Result<(Rate, Sigma, Delta)> {
+            Ok((
+                Rate::new("rate", rational(r))?,
+                Sigma::new("sigma", rational(s))?,
+                Delta::new("delta", rational(d))?,
+            ))
+        })();
+        match made {
             Err(dpcert::Error::InvalidArgument { name: n, .. }) => assert_eq!(n, name),
             other => panic!("{r} {s} {d}: {other:?}"),
         }
@@ -422,8 +447,14 @@ fn mnist_bracket_is_tight_and_contains_dp_accounting() {
         Integer::from(14063),
         rational("1e-5"),
     );
-    let s = dpsgd_substitution_pld_epsilon(&rate, &sigma, &steps, &delta, &PldOptions::default())
-        .unwrap();
+    let s = dpsgd_substitution_pld_epsilon(
+        &typed::rate(&rate),
+        &typed::sigma(&sigma),
+        &typed::steps(&steps),
+        &typed::delta(&delta),
+        &PldOptions::default(),
+    )
+    .unwrap();
     eprintln!("substitution {s}");
     let dpa = Float::with_val(REF, 4.221530938758796f64);
     assert!(

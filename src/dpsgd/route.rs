@@ -259,7 +259,10 @@ pub fn epsilon(run: &Run, delta: &Delta, acc: &Accounting) -> Result<Epsilon> {
             pld(r, Rational::from(&*run.sigma))
         }
         Route::PoissonSubstitution => {
-            let r = pld_accountant::dpsgd_substitution_pld_epsilon(q, &sigma, t, d, &opts)?;
+            // σ/K > 0: σ > 0 and K ≥ 1 (the check cannot fail)
+            let user_sigma = Sigma::new("sigma", sigma.clone())?;
+            let r =
+                pld_accountant::dpsgd_substitution_pld_epsilon(q, &user_sigma, t, delta, &opts)?;
             pld(r, sigma)
         }
         Route::FixedSize => {

@@ -3,7 +3,7 @@
 //! ((1−q)N(0,σ²) + qN(1,σ²) ‖ (1−q)N(0,σ²) + qN(−1,σ²)), which datasets also realise
 //! (`proofs-notes/dpsgd_substitution_pld_epsilon.md`).
 use super::{pld_epsilon, PldMechanism, PldOptions, PldReport, PldTerm};
-use crate::validate;
+use crate::validated::{Delta, Rate, Sigma, Steps};
 use crate::Result;
 use rug::{Integer, Rational};
 
@@ -21,22 +21,24 @@ use rug::{Integer, Rational};
 ///
 /// # Guarantee
 /// `lower ≤ ε ≤ upper` for the exact substitution DP-SGD privacy curve (adversary sees every
-/// noisy sum). Errors on invalid arguments, δ ∉ (0, 1), or when the tail charged to +∞ alone
-/// exceeds δ. Note: `proofs-notes/dpsgd_substitution_pld_epsilon.md`.
+/// noisy sum). q ∈ (0, 1], σ > 0, steps ≥ 1, δ ∈ (0, 1) by their types; errors on invalid
+/// options, or when the tail charged to +∞ alone exceeds δ.
+/// Note: `proofs-notes/dpsgd_substitution_pld_epsilon.md`.
 pub fn dpsgd_substitution_pld_epsilon(
-    rate: &Rational,
-    sigma: &Rational,
-    steps: &Integer,
-    delta: &Rational,
+    rate: &Rate,
+    sigma: &Sigma,
+    steps: &Steps,
+    delta: &Delta,
     opts: &PldOptions,
 ) -> Result<PldReport> {
-    validate::open_unit("delta", delta)?;
+    // q ∈ (0, 1], σ > 0, T ≥ 1 and δ ∈ (0, 1) by their types (`pld_epsilon` checks the term
+    // and δ again, as for every mechanism)
     let term = PldTerm {
         mechanism: PldMechanism::SubsampledGaussianSubstitution {
-            sigma: sigma.clone(),
-            rate: rate.clone(),
+            sigma: Rational::from(&**sigma),
+            rate: Rational::from(&**rate),
         },
-        count: steps.clone(),
+        count: Integer::from(&**steps),
     };
     pld_epsilon(std::slice::from_ref(&term), delta, opts)
 }
