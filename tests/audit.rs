@@ -1,7 +1,7 @@
 //! Deployment audits, the golden-reference commands (`vectors`, `check`) and bad files.
 mod common;
-use common::rational;
 use common::run;
+use common::{rational, typed};
 use dpcert::audit::ledger::Ledger;
 use dpcert::audit::{audit, Answer, Report, RouteId, RouteResult as Route, Verdict};
 use dpcert::deploy::{Deployment, Mechanism};
@@ -400,10 +400,10 @@ fn pld_route_with_subsampled_gaussians() {
     let rdp = route(&r, "Rényi DP").epsilon.as_ref().unwrap();
     assert!(pld.upper().to_float() <= rdp.upper().to_float());
     let direct = pld_accountant::dpsgd_pld_epsilon(
-        &rational("1/100"),
-        &rational("1"),
-        &1000.into(),
-        &rational("1e-5"),
+        &typed::rate(&rational("1/100")),
+        &typed::sigma(&rational("1")),
+        &typed::steps(&1000.into()),
+        &typed::delta(&rational("1e-5")),
         &Default::default(),
     )
     .unwrap();

@@ -87,13 +87,27 @@ fn mnist_sigma_is_certified_within_a_thousandth() {
         ..PldOptions::default()
     };
     let (sf, si) = (sigma_of(&c), infeasible_sigma(&c));
-    let at_f = dpsgd_pld_epsilon(&rate, &sf, &steps, &delta, &opts).unwrap();
+    let at_f = dpsgd_pld_epsilon(
+        &typed::rate(&rate),
+        &typed::sigma(&sf),
+        &typed::steps(&steps),
+        &typed::delta(&delta),
+        &opts,
+    )
+    .unwrap();
     assert!(
         *at_f.enclosure.upper().as_float() <= target,
         "direct PLD at σ_f: {}",
         at_f.enclosure
     );
-    let at_i = dpsgd_pld_epsilon(&rate, &si, &steps, &delta, &opts).unwrap();
+    let at_i = dpsgd_pld_epsilon(
+        &typed::rate(&rate),
+        &typed::sigma(&si),
+        &typed::steps(&steps),
+        &typed::delta(&delta),
+        &opts,
+    )
+    .unwrap();
     assert!(
         *at_i.enclosure.lower().as_float() > target,
         "direct PLD at σ_i: {}",

@@ -472,10 +472,10 @@ fn calibrated_sigma_is_feasible_and_near_the_optimum() {
     );
     let below = &sigma * Rational::from((9, 20)); // 0.9σ/2
     let realised = dpsgd_pld_epsilon(
-        &run.rate,
-        &below,
-        &run.steps,
-        &delta,
+        &typed::rate(&run.rate),
+        &typed::sigma(&below),
+        &typed::steps(&run.steps),
+        &typed::delta(&delta),
         &PldOptions::default(),
     )
     .unwrap();

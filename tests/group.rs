@@ -4,7 +4,7 @@
 //! composed T times, whose exact ε(δ) is Corollary 8's at ρ = T·K²/(2σ²), found by
 //! bisection at 1024 bits (tests/common); monotonicity in K; bad input.
 mod common;
-use common::rational;
+use common::{rational, typed};
 use dpcert::theorems::pld_accountant::*;
 use rug::{Float, Integer, Rational};
 
@@ -27,7 +27,14 @@ fn k_one_is_the_add_remove_bracket() {
         rational("1e-5"),
     );
     let g = dpsgd_group_pld_epsilon(&r, &s, &t, 1, &d, &opts()).unwrap();
-    let a = dpsgd_pld_epsilon(&r, &s, &t, &d, &opts()).unwrap();
+    let a = dpsgd_pld_epsilon(
+        &typed::rate(&r),
+        &typed::sigma(&s),
+        &typed::steps(&t),
+        &typed::delta(&d),
+        &opts(),
+    )
+    .unwrap();
     assert_eq!(g.enclosure.lower(), a.enclosure.lower());
     assert_eq!(g.enclosure.upper(), a.enclosure.upper());
 }

@@ -234,7 +234,14 @@ fn dpsgd_pld_is_inside_the_rdp_bound_and_two_sided() {
         Integer::from(500),
         rational("1e-5"),
     );
-    let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
+    let r = dpsgd_pld_epsilon(
+        &typed::rate(&qr),
+        &typed::sigma(&s),
+        &typed::steps(&t),
+        &typed::delta(&d),
+        &PldOptions::default(),
+    )
+    .unwrap();
     let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(
         &typed::rate(&qr),
         &typed::sigma(&s),
@@ -268,12 +275,26 @@ fn tight_preset_meets_its_width_where_the_default_does_not() {
     );
     let rho = Rational::from(&t) / (Rational::from(2) * &s * &s);
     let exact = common::gaussian_epsilon_star(&rho, &d);
-    let default = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
+    let default = dpsgd_pld_epsilon(
+        &typed::rate(&qr),
+        &typed::sigma(&s),
+        &typed::steps(&t),
+        &typed::delta(&d),
+        &PldOptions::default(),
+    )
+    .unwrap();
     let tight = PldOptions {
         tight: true,
         ..PldOptions::default()
     };
-    let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &tight).unwrap();
+    let r = dpsgd_pld_epsilon(
+        &typed::rate(&qr),
+        &typed::sigma(&s),
+        &typed::steps(&t),
+        &typed::delta(&d),
+        &tight,
+    )
+    .unwrap();
     // documented (PldOptions::tight): ≤ 2·10⁻⁵ relative; measured 1.8·10⁻⁵ (default 6.9·10⁻⁵,
     // so the first assertion fails if the preset stops refining)
     contains(
@@ -311,10 +332,10 @@ fn both_directions_are_accounted() {
     )
     .unwrap();
     let both = dpsgd_pld_epsilon(
-        &rational("0.05"),
-        &rational("1"),
-        &Integer::from(t),
-        &d,
+        &typed::rate(&rational("0.05")),
+        &typed::sigma(&rational("1")),
+        &typed::steps(&Integer::from(t)),
+        &typed::delta(&d),
         &PldOptions::default(),
     )
     .unwrap();
@@ -403,7 +424,14 @@ fn sigma_0_3_corner_is_within_one_percent() {
         Integer::from(1000),
         rational("1e-5"),
     );
-    let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
+    let r = dpsgd_pld_epsilon(
+        &typed::rate(&qr),
+        &typed::sigma(&s),
+        &typed::steps(&t),
+        &typed::delta(&d),
+        &PldOptions::default(),
+    )
+    .unwrap();
     let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(
         &typed::rate(&qr),
         &typed::sigma(&s),
@@ -437,7 +465,14 @@ fn default_grid_meets_the_issue_width_on_benchmark_settings() {
         ("1024/50000", "4", 10_000, "1e-5", "15/65536"),
     ] {
         let (qr, s, t, d) = (rational(qs), rational(ss), Integer::from(t), rational(ds));
-        let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
+        let r = dpsgd_pld_epsilon(
+            &typed::rate(&qr),
+            &typed::sigma(&s),
+            &typed::steps(&t),
+            &typed::delta(&d),
+            &PldOptions::default(),
+        )
+        .unwrap();
         let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(
             &typed::rate(&qr),
             &typed::sigma(&s),
@@ -467,7 +502,14 @@ fn a_billion_steps_are_two_sided() {
         Integer::from(1_000_000_000u32),
         rational("1e-5"),
     );
-    let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
+    let r = dpsgd_pld_epsilon(
+        &typed::rate(&qr),
+        &typed::sigma(&s),
+        &typed::steps(&t),
+        &typed::delta(&d),
+        &PldOptions::default(),
+    )
+    .unwrap();
     let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(
         &typed::rate(&qr),
         &typed::sigma(&s),
@@ -492,10 +534,10 @@ fn lower_side_survives_an_accumulating_bulk() {
     // only far-away losses could balance them; the lower sweep moves that pool down instead of
     // merging everything into one atom (which once gave the trivial lower bound 0)
     let r = dpsgd_pld_epsilon(
-        &rational("0.001"),
-        &rational("0.3"),
-        &Integer::from(100),
-        &rational("1e-6"),
+        &typed::rate(&rational("0.001")),
+        &typed::sigma(&rational("0.3")),
+        &typed::steps(&Integer::from(100)),
+        &typed::delta(&rational("1e-6")),
         &PldOptions::default(),
     )
     .unwrap();
@@ -812,10 +854,10 @@ fn q_one_brackets_the_gaussian_composition() {
             );
         }
         let r = dpsgd_pld_epsilon(
-            &rational("1"),
-            &rational(ss),
-            &Integer::from(t),
-            &rational(ds),
+            &typed::rate(&rational("1")),
+            &typed::sigma(&rational(ss)),
+            &typed::steps(&Integer::from(t)),
+            &typed::delta(&rational(ds)),
             &PldOptions::default(),
         )
         .unwrap();
@@ -839,10 +881,10 @@ fn a_cheap_wide_dpsgd_bracket_is_refined_and_still_contains_corollary_8() {
     let rho = Rational::from((t, 2u32)) / (rational(ss) * rational(ss));
     let exact = common::gaussian_epsilon_star(&rho, &rational(ds));
     let r = dpsgd_pld_epsilon(
-        &rational("1"),
-        &rational(ss),
-        &Integer::from(t),
-        &rational(ds),
+        &typed::rate(&rational("1")),
+        &typed::sigma(&rational(ss)),
+        &typed::steps(&Integer::from(t)),
+        &typed::delta(&rational(ds)),
         &PldOptions::default(),
     )
     .unwrap();
@@ -1191,7 +1233,14 @@ fn a_narrow_bulk_between_grid_points_keeps_a_lower_bound() {
         Integer::from(100_000),
         rational("1e-5"),
     );
-    let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
+    let r = dpsgd_pld_epsilon(
+        &typed::rate(&qr),
+        &typed::sigma(&s),
+        &typed::steps(&t),
+        &typed::delta(&d),
+        &PldOptions::default(),
+    )
+    .unwrap();
     let (lo, hi) = (
         r.enclosure.lower().to_float(),
         r.enclosure.upper().to_float(),
@@ -1225,10 +1274,10 @@ fn tiny_delta_down_to_1e_30_is_bracketed() {
     let rho = Rational::from((1000u32, 2u32)) / (rational("20") * rational("20"));
     let exact = common::gaussian_epsilon_star(&rho, &d);
     let r = dpsgd_pld_epsilon(
-        &rational("1"),
-        &rational("20"),
-        &Integer::from(1000),
-        &d,
+        &typed::rate(&rational("1")),
+        &typed::sigma(&rational("20")),
+        &typed::steps(&Integer::from(1000)),
+        &typed::delta(&d),
         &PldOptions::default(),
     )
     .unwrap();
@@ -1257,7 +1306,14 @@ fn tiny_delta_down_to_1e_30_is_bracketed() {
         assert!(w <= 5e-4, "{dir:?}: width {w}");
     }
     let (qr, s, t) = (rational("0.00033"), rational("4"), Integer::from(10_000));
-    let r = dpsgd_pld_epsilon(&qr, &s, &t, &d, &PldOptions::default()).unwrap();
+    let r = dpsgd_pld_epsilon(
+        &typed::rate(&qr),
+        &typed::sigma(&s),
+        &typed::steps(&t),
+        &typed::delta(&d),
+        &PldOptions::default(),
+    )
+    .unwrap();
     let w = Float::with_val(64, hi(&r) - lo(&r)) / hi(&r);
     let (rdp_up, _) = rdp::dpsgd_rdp_epsilon(
         &typed::rate(&qr),
@@ -1360,7 +1416,14 @@ fn dpsgd_delta_and_epsilon_are_consistent_on_mnist() {
         rational("1e-5"),
     );
     let o = PldOptions::default();
-    let e = dpsgd_pld_epsilon(&rate, &sigma, &steps, &delta, &o).unwrap();
+    let e = dpsgd_pld_epsilon(
+        &typed::rate(&rate),
+        &typed::sigma(&sigma),
+        &typed::steps(&steps),
+        &typed::delta(&delta),
+        &o,
+    )
+    .unwrap();
     let (el, eu) = (lo(&e).clone(), hi(&e).clone());
     let grid = [el.to_rational().unwrap(), eu.to_rational().unwrap()];
     let phases = [dpcert::theorems::schedule::Phase { rate, sigma, steps }];

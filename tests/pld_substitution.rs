@@ -351,7 +351,14 @@ fn route_is_the_pair_between_add_remove_and_group_of_two() {
     .unwrap();
     let p = pld_epsilon(&[term(pair("0.01", "1.5"), 300)], &delta, &opts).unwrap();
     assert_eq!((lo(&s), hi(&s)), (lo(&p), hi(&p)), "not the pair's answer");
-    let ar = dpsgd_pld_epsilon(&rate, &sigma, &steps, &delta, &opts).unwrap();
+    let ar = dpsgd_pld_epsilon(
+        &typed::rate(&rate),
+        &typed::sigma(&sigma),
+        &typed::steps(&steps),
+        &typed::delta(&delta),
+        &opts,
+    )
+    .unwrap();
     assert!(
         lo(&s) > hi(&ar),
         "substitution lower end not above add/remove"

@@ -5,7 +5,7 @@
 //! the kink, Φ by MPFR's erfc at 128 bits), the exact Gaussian composition (Corollary 8 at 1024
 //! bits, tests/common), and the certified Poisson accountant.
 mod common;
-use common::rational;
+use common::{rational, typed};
 use dpcert::theorems::pld_accountant::{
     dpsgd_balls_and_bins_pld_epsilon, dpsgd_pld_epsilon, PldOptions,
 };
@@ -150,10 +150,10 @@ fn mnist_balls_and_bins_is_close_to_poisson() {
     let rho = Rational::from(60) / (rational("1.1") * rational("1.1") * 2u32);
     let plain = common::gaussian_epsilon_star(&rho, &d).to_f64();
     let p = dpsgd_pld_epsilon(
-        &rational("1/234"),
-        &rational("1.1"),
-        &Integer::from(234 * 60),
-        &d,
+        &typed::rate(&rational("1/234")),
+        &typed::sigma(&rational("1.1")),
+        &typed::steps(&Integer::from(234 * 60)),
+        &typed::delta(&d),
         &PldOptions::default(),
     )
     .unwrap();
@@ -250,9 +250,15 @@ fn truncated_poisson_brackets_the_poisson_figure() {
     let d = rational("1e-5");
     let o = PldOptions::default();
     let e = truncated_poisson_epsilon(&run, &d, &o).unwrap();
-    let pois = dpsgd_pld_epsilon(&run.rate, &run.sigma, &run.steps, &d, &o)
-        .unwrap()
-        .enclosure;
+    let pois = dpsgd_pld_epsilon(
+        &typed::rate(&run.rate),
+        &typed::sigma(&run.sigma),
+        &typed::steps(&run.steps),
+        &typed::delta(&d),
+        &o,
+    )
+    .unwrap()
+    .enclosure;
     assert!(
         e.lower().to_f64() <= pois.upper().to_f64() && e.upper().to_f64() >= pois.lower().to_f64()
     );

@@ -3,7 +3,7 @@
 //! at 1024 bits (tests/common) inverted by bisection, for the exact Gaussian compositions these
 //! reduce to.
 mod common;
-use common::{rational, REF};
+use common::{rational, typed, REF};
 use dpcert::theorems::pld_accountant::{dpsgd_pld_epsilon, PldOptions, PldReport};
 use dpcert::theorems::sampling::Relation;
 use dpcert::theorems::schedule::{dpsgd_phases_pld_epsilon, Phase};
@@ -90,10 +90,10 @@ fn equal_phases_give_the_bracket_of_one_run() {
     let parts = dpsgd_phases_pld_epsilon(&split, &d, &o).unwrap();
     assert_eq!(bracket(&whole), bracket(&parts));
     let direct = dpsgd_pld_epsilon(
-        &rational("0.01"),
-        &rational("1.5"),
-        &Integer::from(500),
-        &d,
+        &typed::rate(&rational("0.01")),
+        &typed::sigma(&rational("1.5")),
+        &typed::steps(&Integer::from(500)),
+        &typed::delta(&d),
         &o,
     )
     .unwrap();

@@ -466,7 +466,14 @@ fn dpsgd_pld_table() {
     ] {
         let (qr, sg, steps, dl) = (rational(r), rational(s), Integer::from(t), rational(d));
         let opts = pld_accountant::PldOptions::default();
-        let p = pld_accountant::dpsgd_pld_epsilon(&qr, &sg, &steps, &dl, &opts).unwrap();
+        let p = pld_accountant::dpsgd_pld_epsilon(
+            &typed::rate(&qr),
+            &typed::sigma(&sg),
+            &typed::steps(&steps),
+            &typed::delta(&dl),
+            &opts,
+        )
+        .unwrap();
         // containment in the independent RDP route's bound, and a two-sided bracket
         let (rdp_bound, _) = rdp::dpsgd_rdp_epsilon(
             &typed::rate(&qr),

@@ -431,7 +431,7 @@ fn shuffled_note(m: &Entry, delta: Option<&Rational>) -> String {
     let steps = Integer::from(steps * &m.repeat);
     let poisson = delta.and_then(|dl| {
         let opts = crate::theorems::pld_accountant::PldOptions::default();
-        let r = crate::theorems::pld_accountant::dpsgd_pld_epsilon(rate, sigma, &steps, dl, &opts).ok()?;
+        let r = crate::theorems::pld_accountant::dpsgd_pld_epsilon_checked(rate, sigma, &steps, dl, &opts).ok()?;
         Some(format!(
             " For comparison only (not a bound for this deployment): Poisson sampling at the same q, σ and {steps} steps would give ε ∈ [{}, {}] at δ = {} (PLD accountant, this entry alone).",
             r.enclosure.lower().to_decimal(),

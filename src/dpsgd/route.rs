@@ -236,14 +236,14 @@ pub fn epsilon(run: &Run, delta: &Delta, acc: &Accounting) -> Result<Epsilon> {
     };
     Ok(match route {
         Route::Poisson => {
+            // σ/K > 0: σ > 0 and K ≥ 1 (the check cannot fail)
+            let user_sigma = Sigma::new("sigma", sigma.clone())?;
             let r = pld_unless_rdp(run.method, acc, || {
-                pld_accountant::dpsgd_pld_epsilon(q, &sigma, t, d, &opts)
+                pld_accountant::dpsgd_pld_epsilon(q, &user_sigma, t, delta, &opts)
             })?;
             if let Some(r) = r {
                 return Ok(pld(r, sigma));
             }
-            // σ/K > 0: σ > 0 and K ≥ 1 (the check cannot fail)
-            let user_sigma = Sigma::new("sigma", sigma.clone())?;
             let (b, alpha) = rdp::dpsgd_rdp_epsilon(q, &user_sigma, t, delta, p)?;
             Epsilon {
                 sigma,

@@ -345,7 +345,7 @@ pub fn dpsgd_bracket(
 ) -> Result<(Option<Verdict>, Option<&'static str>)> {
     let mut opts = d.accounting.pld_options();
     let decided = |b: &Bracket| value.and_then(|v| b.decide(v));
-    let (q, s, t, delta) = (&*d.run.rate, &*d.run.sigma, &*d.run.steps, &*d.delta);
+    let (q, s, t, delta) = (&d.run.rate, &d.run.sigma, &d.run.steps, &d.delta);
     let acc = &d.accounting;
     let user_chose = d.run.method == Method::Pld || acc.grid.is_some() || acc.tail.is_some();
     // the PLD accountant first: two-sided, both neighbour directions, no cited result
@@ -375,13 +375,7 @@ pub fn dpsgd_bracket(
     }
     // then the RDP bound, which rests on a cited domination result (the reason says so)
     if d.run.method != Method::Pld {
-        if let Ok((bound, _)) = rdp::dpsgd_rdp_epsilon(
-            &d.run.rate,
-            &d.run.sigma,
-            &d.run.steps,
-            &d.delta,
-            Precision::Auto,
-        ) {
+        if let Ok((bound, _)) = rdp::dpsgd_rdp_epsilon(q, s, t, delta, Precision::Auto) {
             b.meet_upper(bound.upper());
             if let Some(verdict) = decided(b) {
                 return Ok((Some(verdict), bound.rests_on()));

@@ -11,7 +11,8 @@
 //! batch is truncated (a coupling; `proofs-notes/truncated_poisson_epsilon.md`).
 use super::gaussian::{gaussian_composition, gaussian_delta, GaussianMechanism};
 use super::pld_accountant::{
-    dpsgd_balls_and_bins_pld_delta, dpsgd_balls_and_bins_pld_epsilon, dpsgd_pld_epsilon, PldOptions,
+    dpsgd_balls_and_bins_pld_delta, dpsgd_balls_and_bins_pld_epsilon, dpsgd_pld_epsilon_checked,
+    PldOptions,
 };
 use super::sampling::Relation;
 use super::schedule::{dpsgd_pld_delta, Phase};
@@ -407,9 +408,10 @@ fn charge(eta: &Rational, c: &Rational) -> Rational {
 }
 
 /// Two-sided certified ε(δ) of DP-SGD with truncated Poisson sampling (add/remove): the
-/// certified Poisson accountant ([`dpsgd_pld_epsilon`]) at δ moved by the truncation charge
-/// η(1 + e^ε), η from [`truncation_probability`]: δ_T(ε) ≤ δ_P(ε) + η(1 + e^ε) and
-/// δ_T(ε) ≥ δ_P(ε) − η(1 + e^ε).
+/// certified Poisson accountant
+/// ([`dpsgd_pld_epsilon`](super::pld_accountant::dpsgd_pld_epsilon)) at δ moved by the
+/// truncation charge η(1 + e^ε), η from [`truncation_probability`]:
+/// δ_T(ε) ≤ δ_P(ε) + η(1 + e^ε) and δ_T(ε) ≥ δ_P(ε) − η(1 + e^ε).
 ///
 /// # Guarantee
 /// `lower ≤ ε(δ) ≤ upper` of the truncated run. Errors on invalid parameters, or when the
@@ -422,7 +424,8 @@ pub fn truncated_poisson_epsilon(
 ) -> Result<Enclosure> {
     validate::open_unit("delta", delta)?;
     let eta = truncation_probability(run)?;
-    let poisson = |d: &Rational| dpsgd_pld_epsilon(&run.rate, &run.sigma, &run.steps, d, opts);
+    let poisson =
+        |d: &Rational| dpsgd_pld_epsilon_checked(&run.rate, &run.sigma, &run.steps, d, opts);
     let r0 = poisson(delta)?.enclosure;
     if eta == 0 {
         return Ok(r0);

@@ -1,7 +1,7 @@
 //! DP-SGD in phases: each phase its own Poisson rate, noise multiplier and number of steps,
 //! composed in the PLD accountant (Theorem 9), add/remove neighbours.
 use super::pld_accountant::{
-    dpsgd_pld_epsilon, pld_delta_curve, pld_epsilon, Direction, PldMechanism, PldOptions,
+    dpsgd_pld_epsilon_checked, pld_delta_curve, pld_epsilon, Direction, PldMechanism, PldOptions,
     PldReport, PldTerm,
 };
 use crate::num::{Arithmetic, Enclosure};
@@ -72,7 +72,7 @@ pub fn dpsgd_phases_pld_epsilon(
     // one (q, σ) after merging: the run is dpsgd_pld_epsilon's (with its refinement), so a
     // schedule of one phase, or of equal phases, prints the same bracket as the whole run
     if let [one] = &merged[..] {
-        return dpsgd_pld_epsilon(&one.rate, &one.sigma, &one.steps, delta, opts);
+        return dpsgd_pld_epsilon_checked(&one.rate, &one.sigma, &one.steps, delta, opts);
     }
     let rem = pld_epsilon(&terms(&merged, Direction::Remove), delta, opts)?;
     let add = pld_epsilon(&terms(&merged, Direction::Add), delta, opts)?;

@@ -8,6 +8,7 @@ use dpcert::num::{parse_exact, parse_positive_integer, Precision};
 use dpcert::theorems::gaussian::gaussian_delta;
 use dpcert::theorems::pld::gaussian_pld;
 use dpcert::theorems::pld_accountant::{dpsgd_pld_epsilon, PldOptions};
+use dpcert::validated::{Delta, Rate, Sigma, Steps};
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -22,10 +23,10 @@ fn gaussian() -> Result<()> {
 /// ε at δ = 1e-5 of 1000 DP-SGD steps, noise multiplier 1.1, sampling rate 0.01 (PLD).
 fn dpsgd() -> Result<()> {
     let report = dpsgd_pld_epsilon(
-        &parse_exact("0.01")?,
-        &parse_exact("1.1")?,
-        &parse_positive_integer("1000")?,
-        &parse_exact("1e-5")?,
+        &Rate::new("rate", parse_exact("0.01")?)?,
+        &Sigma::new("sigma", parse_exact("1.1")?)?,
+        &Steps::new("steps", parse_positive_integer("1000")?)?,
+        &Delta::new("delta", parse_exact("1e-5")?)?,
         &PldOptions::default(),
     )?;
     println!("DP-SGD q = 0.01, σ = 1.1, 1000 steps, δ = 1e-5: ε ∈ {:.8}", report.enclosure);

@@ -9,7 +9,7 @@ use super::enclose::rational;
 use super::fixed::Side;
 use super::grid::setup;
 use super::query::{epsilon_side, Curve};
-use super::{dpsgd_pld_epsilon, join, report, Direction, PldOptions, PldReport};
+use super::{dpsgd_pld_epsilon_checked, join, report, Direction, PldOptions, PldReport};
 use crate::validate;
 use crate::{Error, Result};
 use rug::{Integer, Rational};
@@ -27,7 +27,7 @@ pub const MAX_GROUP: u32 = 4096;
 /// (D_K, D₀): Σ ε_j with hop j certified at δ_j ≤ θ_j·δ·e^{−(ε₁+…+ε_{j−1})}, Σθ_j = 1, the θ
 /// chosen (in floats) so the ε_j are about equal; the larger direction is reported.
 /// Lower: the add/remove run's certified lower end (a user with one example is allowed).
-/// `k = 1` returns [`dpsgd_pld_epsilon`]'s bracket.
+/// `k = 1` returns [`dpsgd_pld_epsilon`](super::dpsgd_pld_epsilon)'s bracket.
 ///
 /// # Guarantee
 /// `lower ≤ ε ≤ upper` for the exact user-level privacy curve (adversary sees every noisy
@@ -50,7 +50,7 @@ pub fn dpsgd_group_pld_epsilon(
         ));
     }
     if k == 1 {
-        return dpsgd_pld_epsilon(rate, sigma, steps, delta, opts);
+        return dpsgd_pld_epsilon_checked(rate, sigma, steps, delta, opts);
     }
     let term = |direction| super::dpsgd_term(rate, sigma, steps, direction);
     let mut s = setup(&[term(Direction::Remove)], opts, Some(delta))?;

@@ -63,6 +63,7 @@
 )]
 use crate::num::{Arithmetic, Enclosure};
 use crate::validate;
+use crate::validated::{Delta, Rate, Sigma, Steps};
 use crate::{Error, Result};
 // the one interval import of the accountant; submodules reach it as `super::Interval`
 use crate::num::Interval;
@@ -493,9 +494,24 @@ fn refined(
 /// intersection is too).
 ///
 /// # Guarantee
-/// `lower ≤ ε ≤ upper` for the exact add/remove DP-SGD privacy curve. Note:
-/// `proofs-notes/dpsgd_pld_epsilon.md`.
+/// `lower ≤ ε ≤ upper` for the exact add/remove DP-SGD privacy curve; q ∈ (0, 1], σ > 0,
+/// steps ≥ 1, δ ∈ (0, 1) by their types. Note: `proofs-notes/dpsgd_pld_epsilon.md`.
 pub fn dpsgd_pld_epsilon(
+    rate: &Rate,
+    sigma: &Sigma,
+    steps: &Steps,
+    delta: &Delta,
+    opts: &PldOptions,
+) -> Result<PldReport> {
+    // q ∈ (0, 1], σ > 0, T ≥ 1 and δ ∈ (0, 1) by their types (`setup` checks the term again,
+    // as for every mechanism)
+    dpsgd_refined(rate, sigma, steps, delta, opts)
+}
+
+/// [`dpsgd_pld_epsilon`] for the callers that hold exact values not typed (a schedule's
+/// merged phase, a group of one, the truncated-Poisson run, the audit's comparison): δ is
+/// checked here, q, σ, T by `setup`'s check of the term, with the messages they always had.
+pub(crate) fn dpsgd_pld_epsilon_checked(
     rate: &Rational,
     sigma: &Rational,
     steps: &Integer,
@@ -503,6 +519,17 @@ pub fn dpsgd_pld_epsilon(
     opts: &PldOptions,
 ) -> Result<PldReport> {
     validate::open_unit("delta", delta)?;
+    dpsgd_refined(rate, sigma, steps, delta, opts)
+}
+
+/// The DP-SGD accountant with the automatic grid's refinement ([`refined`]).
+fn dpsgd_refined(
+    rate: &Rational,
+    sigma: &Rational,
+    steps: &Integer,
+    delta: &Rational,
+    opts: &PldOptions,
+) -> Result<PldReport> {
     let (lo, hi, s, support) = refined(opts, |o, prev| {
         dpsgd_once(rate, sigma, steps, delta, o, prev)
     })?;
