@@ -39,13 +39,15 @@
 //! ```
 //! use dpcert::num::{parse_exact, parse_positive_integer};
 //! use dpcert::theorems::pld_accountant::{dpsgd_pld_epsilon, PldOptions};
+//! use dpcert::validated::{Delta, Rate, Sigma, Steps};
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! // Poisson sampling rate 0.01, noise multiplier 1, 100 steps, δ = 1e-5
+//! // Poisson sampling rate 0.01, noise multiplier 1, 100 steps, δ = 1e-5 (each value checked
+//! // once, where it is made; the error names the argument)
 //! let report = dpsgd_pld_epsilon(
-//!     &parse_exact("0.01")?,
-//!     &parse_exact("1")?,
-//!     &parse_positive_integer("100")?,
-//!     &parse_exact("1e-5")?,
+//!     &Rate::new("rate", parse_exact("0.01")?)?,
+//!     &Sigma::new("sigma", parse_exact("1")?)?,
+//!     &Steps::new("steps", parse_positive_integer("100")?)?,
+//!     &Delta::new("delta", parse_exact("1e-5")?)?,
 //!     &PldOptions::default(),
 //! )?;
 //! let eps = &report.enclosure; // lower ≤ ε ≤ upper for the exact add/remove DP-SGD curve
