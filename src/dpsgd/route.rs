@@ -216,6 +216,8 @@ pub fn epsilon(run: &Run, delta: &Delta, acc: &Accounting) -> Result<Epsilon> {
     let p = acc.precision;
     let opts = acc.pld_options();
     let sigma = Rational::from(&*run.sigma / &run.group);
+    // σ/K > 0: σ > 0 and K ≥ 1 (the check cannot fail)
+    let user_sigma = Sigma::new("sigma", sigma.clone())?;
     let pld = |r: PldReport, sigma: Rational| Epsilon {
         route,
         accountant: Accountant::Pld,
@@ -236,8 +238,6 @@ pub fn epsilon(run: &Run, delta: &Delta, acc: &Accounting) -> Result<Epsilon> {
     };
     Ok(match route {
         Route::Poisson => {
-            // σ/K > 0: σ > 0 and K ≥ 1 (the check cannot fail)
-            let user_sigma = Sigma::new("sigma", sigma.clone())?;
             let r = pld_unless_rdp(run.method, acc, || {
                 pld_accountant::dpsgd_pld_epsilon(q, &user_sigma, t, delta, &opts)
             })?;
@@ -259,8 +259,6 @@ pub fn epsilon(run: &Run, delta: &Delta, acc: &Accounting) -> Result<Epsilon> {
             pld(r, Rational::from(&*run.sigma))
         }
         Route::PoissonSubstitution => {
-            // σ/K > 0: σ > 0 and K ≥ 1 (the check cannot fail)
-            let user_sigma = Sigma::new("sigma", sigma.clone())?;
             let r =
                 pld_accountant::dpsgd_substitution_pld_epsilon(q, &user_sigma, t, delta, &opts)?;
             pld(r, sigma)
