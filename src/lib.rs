@@ -143,8 +143,6 @@ pub struct DocumentedExamples;
 
 pub mod audit;
 pub mod calibrate;
-#[doc(hidden)]
-pub mod cli;
 pub mod deploy;
 pub mod dp_event;
 pub mod dpsgd;
@@ -156,6 +154,7 @@ pub mod plot;
 #[doc(hidden)]
 pub mod progress;
 pub mod reference;
+pub mod request;
 pub(crate) mod search;
 pub mod theorems;
 pub(crate) mod validate;

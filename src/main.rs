@@ -1,4 +1,7 @@
 //! The `dpcert` command-line tool. See `dpcert --help`.
+#![forbid(unsafe_code)]
+
+mod cli;
 
 fn main() {
     // Defence in depth: a bug must never print a number after a panic; it prints one line.
@@ -9,6 +12,6 @@ fn main() {
             "dpcert: internal error (please report): {info}"
         );
     }));
-    let code = std::panic::catch_unwind(dpcert::cli::run).unwrap_or(101);
+    let code = std::panic::catch_unwind(cli::run).unwrap_or(101);
     std::process::exit(code);
 }

@@ -6,7 +6,7 @@
 //! through `query_envelope_json` (the Python package's path).
 mod common;
 use common::run;
-use dpcert::cli::{check_record_json, query_envelope_json};
+use dpcert::request::{check_record_json, query_envelope_json};
 use serde_json::{json, Value};
 
 /// The request for an argument list, by text rules: the leading words are `command` (and

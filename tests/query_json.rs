@@ -1,9 +1,9 @@
-//! A query as a JSON request (`cli::query_envelope_json`, `cli::calibrate_envelope_json`, what
+//! A query as a JSON request (`request::query_envelope_json`, `request::calibrate_envelope_json`, what
 //! the Python package calls) gives the envelope `dpcert ARGS --json` prints, byte for byte, for
 //! every single-value command and `calibrate`; a bad request is an error naming its key.
 mod common;
 use common::run;
-use dpcert::cli::{calibrate_envelope_json, query_envelope_json, subsample_envelope_json};
+use dpcert::request::{calibrate_envelope_json, query_envelope_json, subsample_envelope_json};
 use dpcert::Error;
 use serde_json::{json, Value};
 
@@ -439,7 +439,7 @@ fn a_sampler_refusal_names_the_same_flag_in_both_faces() {
 }
 
 /// `dpcert subsample` (not a single-value query: two quantities) has a request form of its own,
-/// `cli::subsample_envelope_json`: the command line's envelope byte for byte, and a bad request
+/// `request::subsample_envelope_json`: the command line's envelope byte for byte, and a bad request
 /// names its key.
 #[test]
 fn a_subsample_request_gives_the_command_lines_envelope() {

@@ -213,8 +213,8 @@ def query(args: Union[Sequence[str], Mapping[str, Any]]) -> Bound:
     """
     if isinstance(args, Mapping):
         return _ask(_request_texts(args))
-    args = [str(a) for a in args]
-    return _bound(_result(_loads(_native.query_args(args))))
+    # the argument list becomes its request object (every flag given, its key), asked as any
+    return _ask(_loads(_native.request_of_args([str(a) for a in args])))
 
 
 def _request_texts(request: Mapping[str, Any]) -> dict:

@@ -145,22 +145,24 @@ fn parse_json(what: &str, text: &str) -> dpcert::Result<Value> {
 /// The `dpcert/1` envelope (JSON text) of a single-value query given as a request (JSON text
 /// of an object): `{"command": "gaussian", "subcommand": "delta", "sigma": "1", ...}`, the
 /// flags' long names with underscores as keys and their exact texts as values — the command
-/// line's own typed question (`dpcert::cli::query_envelope_json`), no argument vector.
+/// line's own typed question (`dpcert::request::query_envelope_json`), no argument vector.
 #[pyfunction]
 fn query(py: Python<'_>, request: String) -> PyResult<String> {
     blocking(py, move || {
         let v = parse_json("request", &request)?;
-        dpcert::cli::query_envelope_json(&v).map(|v| v.to_string())
+        dpcert::request::query_envelope_json(&v).map(|v| v.to_string())
     })
 }
 
-/// The `dpcert/1` envelope `dpcert ARGS --json` prints (JSON text), for `dpcert.query(args)`,
-/// whose documented input is the command line's argument list.
+/// The request object (JSON text) of a command line's argument list (without the program
+/// name), for `dpcert.query(args)`, whose documented input is that list: every flag given
+/// becomes its key (`dpcert::request::Request::json_of_args`); the request is then asked as
+/// any other. A list clap refuses raises, naming `query`.
 #[pyfunction]
-fn query_args(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
-    blocking(py, move || {
-        dpcert::cli::query_envelope(&args).map(|v| v.to_string())
-    })
+fn request_of_args(args: Vec<String>) -> PyResult<String> {
+    dpcert::request::Request::json_of_args(&args)
+        .map(|v| v.to_string())
+        .map_err(to_py)
 }
 
 /// The `dpcert/1` envelope (JSON text) of `dpcert calibrate` for a request (JSON text of
@@ -169,7 +171,7 @@ fn query_args(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
 fn calibrate(py: Python<'_>, request: String) -> PyResult<String> {
     blocking(py, move || {
         let v = parse_json("request", &request)?;
-        dpcert::cli::calibrate_envelope_json(&v).map(|v| v.to_string())
+        dpcert::request::calibrate_envelope_json(&v).map(|v| v.to_string())
     })
 }
 
@@ -221,7 +223,7 @@ fn check(py: Python<'_>, records: String) -> PyResult<String> {
             if shown() {
                 eprint!("\rdpcert check: record {}/{} ", i + 1, list.len());
             }
-            out.push(dpcert::cli::check_record_json(i, r));
+            out.push(dpcert::request::check_record_json(i, r));
         }
         if shown() {
             eprintln!();
@@ -325,7 +327,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     dpcert::progress::set_stderr_lines(false);
     m.add("NumericalError", m.py().get_type::<NumericalError>())?;
     m.add_function(wrap_pyfunction!(query, m)?)?;
-    m.add_function(wrap_pyfunction!(query_args, m)?)?;
+    m.add_function(wrap_pyfunction!(request_of_args, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate, m)?)?;
     m.add_function(wrap_pyfunction!(dp_event_mechanisms, m)?)?;

@@ -1,16 +1,16 @@
 //! `dpcert audit FILE`: the audit report of a deployment file, with a one-sentence verdict on
 //! its claim; exit 1 when the claim is refuted, 4 when undecided, 0 when verified or absent.
-use super::calibrate::{evaluation_json, words};
-use super::{fail, flagged, out};
-use crate::audit;
-use crate::calibrate::Calibration;
-use crate::deploy::Deployment;
-use crate::{json as contract, validate, Error};
+use super::{fail, out};
 use clap::Args;
+use dpcert::audit;
+use dpcert::calibrate::Calibration;
+use dpcert::deploy::Deployment;
+use dpcert::request::{calibration_json, calibration_text, digits_arg, flagged};
+use dpcert::{json as contract, Error};
 use serde_json::{json, Value};
 
 #[derive(Args)]
-#[command(after_help = super::EXIT_CODES)]
+#[command(after_help = dpcert::request::EXIT_CODES)]
 pub(super) struct AuditArgs {
     /// The deployment file (`.toml`, or `.json`): mechanisms, counts, and optionally a
     /// budget δ and a claimed (ε, δ) to verify. A DP-SGD run (`subsampled-gaussian`) takes
@@ -47,7 +47,7 @@ fn calibrated(a: &AuditArgs, d: Deployment) -> Result<(Deployment, Option<Calibr
     match a.calibrate.as_deref() {
         None => Ok((d, None)),
         Some("sigma") => {
-            let (c, d) = flagged(crate::calibrate::deployment_sigma(&d))?;
+            let (c, d) = flagged(dpcert::calibrate::deployment_sigma(&d))?;
             Ok((d, Some(c)))
         }
         Some(p) => Err(Error::arg(
@@ -55,39 +55,6 @@ fn calibrated(a: &AuditArgs, d: Deployment) -> Result<(Deployment, Option<Calibr
             format!("`{p}` is not a parameter dpcert calibrates in a deployment (sigma)"),
         )),
     }
-}
-
-/// The calibration as data (as `calibrate dpsgd`'s points).
-fn calibration_json(c: &Calibration) -> Value {
-    json!({
-        "parameter": c.parameter.name(),
-        "value": validate::show(&c.feasible.run.sigma),
-        "target_epsilon": validate::show(&c.target),
-        "delta": validate::show(&c.delta),
-        "feasible": evaluation_json(&c.feasible),
-        "infeasible": c.infeasible.as_ref().map(evaluation_json),
-        "relative_gap": c.relative_gap().as_ref().map(validate::echo),
-        "evaluations": c.evaluations,
-    })
-}
-
-fn calibration_text(c: &Calibration, n: usize) -> String {
-    let mut t = format!(
-        "Calibrated: σ = {} meets the claim's ε ≤ {} at δ = {}: certified {} ({}).\n",
-        validate::show(&c.feasible.run.sigma),
-        validate::show(&c.target),
-        validate::show(&c.delta),
-        words(&c.feasible.epsilon, n),
-        c.feasible.route
-    );
-    match &c.infeasible {
-        Some(i) => t += &format!("  σ = {} does not: certified {}.\n", validate::show(&i.run.sigma), words(&i.epsilon, n)),
-        None if !c.feasible.epsilon.is_two_sided() => {
-            t += "  No infeasibility certificate (the route's bound is an upper bound only).\n"
-        }
-        None => t += "  No infeasibility certificate (the certified bracket is too wide to separate σ from σ(1 − 10⁻³)).\n",
-    }
-    t + "The audit of the deployment at that σ:\n\n"
 }
 
 impl AuditArgs {
@@ -99,10 +66,10 @@ impl AuditArgs {
 
 pub(super) fn run_audit(a: &AuditArgs) -> i32 {
     let report = (|| -> Result<(audit::Report, Option<Calibration>, usize), Error> {
-        let n = super::digits_arg(&a.digits)?;
+        let n = digits_arg(&a.digits)?;
         let d = match a.format.as_str() {
-            "deployment" => crate::deploy::Deployment::load(&a.file)?,
-            "dp-event" => crate::dp_event::load(&a.file)?,
+            "deployment" => dpcert::deploy::Deployment::load(&a.file)?,
+            "dp-event" => dpcert::dp_event::load(&a.file)?,
             f => {
                 return Err(Error::arg(
                     "--format",

@@ -1,13 +1,14 @@
 //! `dpcert check FILE`: judge values printed by another library (the library does the
-//! judging: [`crate::reference::judge`]).
-use super::{fail, out, parse_query_form};
-use crate::json as contract;
-use crate::reference::judge::{check_records, parse_records};
+//! judging: [`dpcert::reference::judge`]).
+use super::{fail, out};
 use clap::Args;
+use dpcert::json as contract;
+use dpcert::reference::judge::{check_records, parse_records};
+use dpcert::request::query_of_form;
 use serde_json::{json, Value};
 
 #[derive(Args)]
-#[command(after_help = super::EXIT_CODES)]
+#[command(after_help = dpcert::request::EXIT_CODES)]
 pub(super) struct CheckArgs {
     /// JSON list of {"query": [...], "value": "..."}: `query` is the argument list one would
     /// pass to dpcert (e.g. ["gaussian", "delta", "--sigma", "1", "--epsilon", "0.5"]) or the
@@ -60,14 +61,14 @@ fn record_line(r: &Value) -> String {
 pub(super) fn run_check(a: &CheckArgs) -> i32 {
     let input = json!({"file": a.file.display().to_string()});
     let name = a.file.display().to_string();
-    let list = crate::input::read_text(&a.file).and_then(|text| parse_records(&text, &name));
+    let list = dpcert::input::read_text(&a.file).and_then(|text| parse_records(&text, &name));
     let list = match list {
         Ok(l) => l,
         Err(e) => return fail("check", input, &e, a.json),
     };
-    let progress = crate::progress::stderr_lines();
+    let progress = dpcert::progress::stderr_lines();
     let started = std::time::Instant::now();
-    let (results, summary) = check_records(&list, &parse_query_form, |i| {
+    let (results, summary) = check_records(&list, &query_of_form, |i| {
         if progress && started.elapsed().as_secs() >= 2 {
             out::progress(&format!("\rdpcert check: record {}/{} ", i + 1, list.len()));
         }
@@ -93,7 +94,7 @@ pub(super) fn run_check(a: &CheckArgs) -> i32 {
     }
     // a file of nothing but invalid records is bad input as a whole
     if !results.is_empty() && summary.invalid == results.len() {
-        return crate::exit::BAD_INPUT;
+        return dpcert::exit::BAD_INPUT;
     }
     summary.exit_code()
 }

@@ -3,17 +3,17 @@
 //! error flag that coreutils check when they exit; [`finish`] flushes and turns a kept error
 //! into the exit code. Standard error goes through [`warn`], whose own errors are ignored
 //! (there is nowhere left to report them): a full or closed stderr changes no exit code.
-//! A chart ([`crate::plot`] draws it as SVG text) goes to standard output or, atomically, to
+//! A chart ([`dpcert::plot`] draws it as SVG text) goes to standard output or, atomically, to
 //! the file its flag names ([`svg_output`], [`write_svg`]).
 //!
 //! Exit codes of an output failure (documented under `--help`):
 //! - the reader closed the pipe (EPIPE, e.g. `dpcert vectors --json | head -c 10`): exit
-//!   [`crate::exit::BROKEN_PIPE`] = 141 = 128 + SIGPIPE, quietly — what a shell reports for a
+//!   [`dpcert::exit::BROKEN_PIPE`] = 141 = 128 + SIGPIPE, quietly — what a shell reports for a
 //!   coreutils program killed by SIGPIPE. (ripgrep exits 0 there; dpcert's exit code carries a
 //!   verdict, and a 0 after truncated output would read as "verified".)
 //! - any other write error (ENOSPC on a full disk, EIO): one line on stderr and exit
-//!   [`crate::exit::OUTPUT`].
-use crate::{exit, Error, Result};
+//!   [`dpcert::exit::OUTPUT`].
+use dpcert::{exit, Error, Result};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -26,7 +26,7 @@ fn failed() -> std::sync::MutexGuard<'static, Option<io::Error>> {
 }
 
 /// Write `text` to standard output (nothing once a write has failed).
-pub(crate) fn print(text: &str) {
+pub(super) fn print(text: &str) {
     let mut kept = failed();
     if kept.is_some() {
         return;
@@ -37,17 +37,17 @@ pub(crate) fn print(text: &str) {
 }
 
 /// [`print`] of `text` and a newline.
-pub(crate) fn println(text: &str) {
+pub(super) fn println(text: &str) {
     print(&format!("{text}\n"));
 }
 
 /// Write `text` and a newline to standard error, ignoring a failure.
-pub(crate) fn warn(text: &str) {
+pub(super) fn warn(text: &str) {
     let _ = writeln!(io::stderr().lock(), "{text}");
 }
 
 /// Write `text` to standard error without a newline (progress lines), ignoring a failure.
-pub(crate) fn progress(text: &str) {
+pub(super) fn progress(text: &str) {
     let mut e = io::stderr().lock();
     let _ = e.write_all(text.as_bytes()).and_then(|()| e.flush());
 }
@@ -55,7 +55,7 @@ pub(crate) fn progress(text: &str) {
 /// Flush standard output and return the process exit code: `code`, unless writing the
 /// output failed (then [`exit::BROKEN_PIPE`] quietly, or [`exit::OUTPUT`] with one line on
 /// stderr).
-pub(crate) fn finish(code: i32) -> i32 {
+pub(super) fn finish(code: i32) -> i32 {
     if failed().is_none() {
         if let Err(e) = io::stdout().lock().flush() {
             *failed() = Some(e);
@@ -73,7 +73,7 @@ pub(crate) fn finish(code: i32) -> i32 {
 
 /// Where a chart goes (`--output` of `dpcert plot`, `--plot` of `dpcert tradeoff`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Output {
+pub(super) enum Output {
     /// Standard output (`-`).
     Stdout,
     /// A file ending in `.svg`.
@@ -82,7 +82,7 @@ pub(crate) enum Output {
 
 /// The chart output a command-line argument names: `-` is standard output, else a path ending
 /// in `.svg` (any case). Any other name is refused (only SVG is written), naming `flag`.
-pub(crate) fn svg_output(path: &Path, flag: &str) -> Result<Output> {
+pub(super) fn svg_output(path: &Path, flag: &str) -> Result<Output> {
     if path.as_os_str() == "-" {
         return Ok(Output::Stdout);
     }
@@ -102,15 +102,15 @@ pub(crate) fn svg_output(path: &Path, flag: &str) -> Result<Output> {
 }
 
 /// Write a chart to its output: standard output through [`print`], or the file by
-/// [`crate::plot::write_atomic`]. Errors name `flag` and the file.
-pub(crate) fn write_svg(out: &Output, svg: &str, flag: &str) -> Result<()> {
+/// [`dpcert::plot::write_atomic`]. Errors name `flag` and the file.
+pub(super) fn write_svg(out: &Output, svg: &str, flag: &str) -> Result<()> {
     match out {
         Output::Stdout => {
             // through the one writer: a closed pipe ends quietly, never a panic
             print(svg);
             Ok(())
         }
-        Output::File(p) => crate::plot::write_atomic(p, svg.as_bytes())
+        Output::File(p) => dpcert::plot::write_atomic(p, svg.as_bytes())
             .map_err(|e| Error::arg(flag, format!("cannot write {}: {e}", p.display()))),
     }
 }

@@ -1,12 +1,12 @@
 //! `dpcert plot FILE -o OUT.svg`: a deployment's privacy profile as SVG, as the audit
-//! certifies it (`crate::plot::profile`).
+//! certifies it (`dpcert::plot::profile`).
 use super::fail;
-use crate::{exit, Error};
 use clap::Args;
+use dpcert::{exit, Error};
 use serde_json::json;
 
 #[derive(Args)]
-#[command(after_help = super::EXIT_CODES)]
+#[command(after_help = dpcert::request::EXIT_CODES)]
 pub(super) struct PlotArgs {
     /// The deployment file (`.toml`, or `.json`).
     file: std::path::PathBuf,
@@ -18,8 +18,8 @@ pub(super) struct PlotArgs {
 
 fn plot(a: &PlotArgs) -> Result<(), Error> {
     let out = super::out::svg_output(&a.output, "--output")?;
-    let d = crate::deploy::Deployment::load(&a.file)?;
-    let svg = crate::plot::profile_svg(&d)?;
+    let d = dpcert::deploy::Deployment::load(&a.file)?;
+    let svg = dpcert::plot::profile_svg(&d)?;
     super::out::write_svg(&out, &svg, "--output")?;
     if out != super::out::Output::Stdout {
         super::out::warn(&format!("dpcert: wrote {}", a.output.display()));

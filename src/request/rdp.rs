@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 /// DP-SGD's three parameters, shared by `rdp subsampled-gaussian` and `dpsgd`.
 #[derive(Args, Debug, Deserialize)]
-pub(super) struct SgmArgs {
+pub struct SgmArgs {
     /// Sampling rate q = batch size / dataset size, in (0, 1] (each example is in a batch
     /// independently with probability q: Poisson sampling).
     #[arg(long, value_name = "Q", allow_hyphen_values = true)]
@@ -29,7 +29,7 @@ pub(super) struct SgmArgs {
 
 #[derive(Subcommand, Debug, Deserialize)]
 #[serde(tag = "subcommand", rename_all = "kebab-case", deny_unknown_fields)]
-pub(super) enum RdpCmd {
+pub enum RdpCmd {
     /// Composed RDP ε(α) of T Poisson-subsampled Gaussian steps (removal direction, MTZ19).
     #[command(after_help = super::EXIT_CODES)]
     SubsampledGaussian {

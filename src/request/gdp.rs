@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 #[derive(Subcommand, Debug, Deserialize)]
 #[serde(tag = "subcommand", rename_all = "kebab-case", deny_unknown_fields)]
-pub(super) enum GdpCmd {
+pub enum GdpCmd {
     /// The exact μ = Δ√K/σ of K compositions of N(0, σ²) noise (μ-GDP holds, and no smaller μ).
     #[command(after_help = super::EXIT_CODES)]
     Gaussian {

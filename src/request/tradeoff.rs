@@ -2,7 +2,7 @@
 //! at a false-positive rate (f-DP, Dong–Roth–Su 2022); `--plot` draws the certified curve.
 use super::gaussian::ShapeArgs;
 use super::rdp::SgmArgs;
-use super::{count, num, Common, QueryCmd};
+use super::{count, num, Common, Failure, QueryCmd, Reply};
 use crate::reference::query::Query;
 use crate::Error;
 use clap::Subcommand;
@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 #[derive(Subcommand, Debug, Deserialize)]
 #[serde(tag = "subcommand", rename_all = "kebab-case", deny_unknown_fields)]
-pub(super) enum TradeoffCmd {
+pub enum TradeoffCmd {
     /// Certified TPR of the best attack at FPR A against K compositions of N(0, σ²) noise:
     /// Φ(Φ⁻¹(A) + Δ√K/σ), exact (two-sided).
     #[command(after_help = super::EXIT_CODES)]
@@ -138,60 +138,51 @@ impl QueryCmd for TradeoffCmd {
     }
 }
 
+/// `tradeoff dpsgd --plot FILE|-`: the certified ROC curve asked for, and where it goes.
+pub struct PlotRequest<'a> {
+    /// The `--plot` argument: a file name, or `-` for standard output.
+    pub path: &'a std::path::Path,
+    /// An `--fpr` was given too: its single-value answer follows the chart.
+    pub then_query: bool,
+    cmd: &'a TradeoffCmd,
+    sgm: &'a SgmArgs,
+    grid: Option<&'a str>,
+    tail: Option<&'a str>,
+}
+
 impl TradeoffCmd {
-    /// `tradeoff dpsgd --plot OUT.svg|-`: draw the certified ROC. Returns the exit code when the
-    /// command is done (an error, or no --fpr to answer), `None` when the single-value query
-    /// at --fpr is still to run (and for every other form).
-    pub(super) fn run_plot(&self) -> Option<i32> {
+    /// The chart `tradeoff dpsgd --plot` asks for (`None` for every other form).
+    pub(super) fn plot_request(&self) -> Option<PlotRequest<'_>> {
         let TradeoffCmd::Dpsgd {
-            plot: Some(out),
+            plot: Some(path),
             fpr,
+            sgm,
+            grid,
+            tail,
             ..
         } = self
         else {
             return None;
         };
-        let json_mode = self.common().json;
-        match self.plot(out, fpr.is_some()) {
-            Ok(Some(points)) => {
-                if json_mode {
-                    let result = json!({"quantity": "tpr_curve", "plot": out.display().to_string(), "points": points});
-                    super::out::println(&format!(
-                        "{}",
-                        crate::json::envelope(self.command(), self.input(), result)
-                    ));
-                } else if out.as_os_str() != "-" {
-                    super::out::println(&format!(
-                        "Wrote the certified tradeoff curve to {}.",
-                        out.display()
-                    ));
-                }
-                Some(crate::exit::OK)
-            }
-            Ok(None) => None,
-            Err(e) => Some(super::fail(self.command(), self.input(), &e, json_mode)),
-        }
+        Some(PlotRequest {
+            path,
+            then_query: fpr.is_some(),
+            cmd: self,
+            sgm,
+            grid: grid.as_deref(),
+            tail: tail.as_deref(),
+        })
     }
+}
 
-    /// Draw the ROC into `out`; the curve's points as JSON when no --fpr query follows
-    /// (`then_query`), else `None`.
-    fn plot(&self, out: &std::path::Path, then_query: bool) -> Result<Option<Value>, Error> {
-        let TradeoffCmd::Dpsgd {
-            sgm, grid, tail, ..
-        } = self
-        else {
-            return Ok(None);
-        };
-        let target = super::out::svg_output(out, "--plot")?;
-        if target == super::out::Output::Stdout && (self.common().json || then_query) {
-            return Err(Error::arg(
-                "--plot",
-                "`--plot -` writes the SVG to standard output, so nothing else can go there: give --plot a file name (FILE.svg) to also get --json or the answer at --fpr",
-            ));
-        }
+impl PlotRequest<'_> {
+    /// The certified ROC curve: its SVG and its points (`[{"fpr", "tpr"}]`, the TPR an
+    /// enclosure).
+    pub fn roc(&self) -> Result<(String, Value), Error> {
+        let sgm = self.sgm;
         let opts = crate::theorems::pld_accountant::PldOptions {
-            grid: grid.as_deref().map(|g| num("--grid", g)).transpose()?,
-            tail: tail.as_deref().map(|t| num("--tail", t)).transpose()?,
+            grid: self.grid.map(|g| num("--grid", g)).transpose()?,
+            tail: self.tail.map(|t| num("--tail", t)).transpose()?,
             ..Default::default()
         };
         let roc = crate::plot::dpsgd_roc(
@@ -202,16 +193,34 @@ impl TradeoffCmd {
             &format!("q = {}, σ = {}, {} steps", sgm.rate, sgm.sigma, sgm.steps),
         )
         .map_err(super::flagged_err)?;
-        super::out::write_svg(&target, &roc.svg(), "--plot")?;
-        if then_query {
-            super::out::warn(&format!("dpcert: wrote {}", out.display()));
-            return Ok(None);
-        }
         let points: Vec<Value> = roc
             .points
             .iter()
             .map(|(a, r)| json!({"fpr": crate::validate::show(a), "tpr": crate::json::enclosure(&r.enclosure)}))
             .collect();
-        Ok(Some(Value::Array(points)))
+        Ok((roc.svg(), Value::Array(points)))
+    }
+
+    /// The answer once the chart is written and no `--fpr` query follows: the curve's points
+    /// in the envelope; in words, where the chart went.
+    pub fn reply(&self, points: Value) -> Reply {
+        Reply {
+            command: self.cmd.command(),
+            input: self.cmd.input(),
+            result: json!({"quantity": "tpr_curve", "plot": self.path.display().to_string(), "points": points}),
+            text: format!(
+                "Wrote the certified tradeoff curve to {}.",
+                self.path.display()
+            ),
+        }
+    }
+
+    /// The chart could not be drawn or written.
+    pub fn failure(&self, error: Error) -> Failure {
+        Failure {
+            command: self.cmd.command(),
+            input: self.cmd.input(),
+            error,
+        }
     }
 }

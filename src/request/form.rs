@@ -8,7 +8,7 @@
 //! The clap command tree is the schema: [`check`] walks it to name the key of any unknown,
 //! missing or mistyped entry before serde reads the object (serde's own messages cannot name
 //! a mistyped key inside a tagged enum).
-use super::{Cli, Cmd};
+use super::{Argv, Request};
 use crate::Error;
 use clap::{ArgAction, CommandFactory};
 use serde::Deserialize;
@@ -43,7 +43,7 @@ pub(super) fn yes() -> bool {
 }
 
 /// The commands a request may name: the single-value queries, `subsample` and `calibrate`
-/// (the variants of `Cmd` serde reads; a test keeps the two in step).
+/// (the variants of [`Request`]; a test keeps the two in step).
 const COMMANDS: [&str; 9] = [
     "gaussian",
     "subsample",
@@ -81,7 +81,7 @@ pub(super) fn keyed(e: Error) -> Error {
 /// The command a request names, read as serde reads it: its `command` (and `subcommand`,
 /// where the command has them) checked against the command line's tree first, every other
 /// key against that command's flags.
-pub(super) fn parse(request: &Value) -> Result<Cmd, Error> {
+pub(super) fn parse(request: &Value) -> Result<Request, Error> {
     let obj = request.as_object().ok_or_else(|| {
         Error::arg(
             "request",
@@ -90,12 +90,12 @@ pub(super) fn parse(request: &Value) -> Result<Cmd, Error> {
     })?;
     let (words, cmd) = command(obj)?;
     check(&words, &cmd, obj)?;
-    Cmd::deserialize(request).map_err(|e| serde_error(&e))
+    Request::deserialize(request).map_err(|e| serde_error(&e))
 }
 
 /// The clap command `command`/`subcommand` name, with its words (`gaussian delta`).
 fn command(obj: &Map<String, Value>) -> Result<(String, clap::Command), Error> {
-    let mut cmd = Cli::command();
+    let mut cmd = Argv::command();
     let mut words = Vec::new();
     for tag in ["command", "subcommand"] {
         let names: Vec<String> = cmd
@@ -177,7 +177,7 @@ fn check(words: &str, cmd: &clap::Command, obj: &Map<String, Value>) -> Result<(
 /// line is not one clap accepts.
 pub(super) fn from_args(args: &[String]) -> Result<Value, Error> {
     let argv = std::iter::once("dpcert".to_string()).chain(args.iter().cloned());
-    let mut cmd = Cli::command();
+    let mut cmd = Argv::command();
     let mut m = cmd
         .try_get_matches_from_mut(argv)
         .map_err(|e| Error::arg("query", super::one_line(&e)))?;
@@ -240,7 +240,7 @@ mod tests {
     /// Every single-value query command and every `calibrate` command, by its words.
     fn leaves() -> Vec<(Vec<String>, clap::Command)> {
         let mut out = Vec::new();
-        for c in Cli::command().get_subcommands() {
+        for c in Argv::command().get_subcommands() {
             let subs: Vec<&clap::Command> = c
                 .get_subcommands()
                 .filter(|s| s.get_name() != "help")
@@ -255,7 +255,7 @@ mod tests {
         }
         // the commands a request can name (the others' variants are not deserialised)
         out.retain(|(w, _)| {
-            !matches!(Cmd::deserialize(&request(w, &[])), Err(e) if e.to_string().contains("unknown variant"))
+            !matches!(Request::deserialize(&request(w, &[])), Err(e) if e.to_string().contains("unknown variant"))
         });
         out
     }
@@ -287,19 +287,18 @@ mod tests {
             }
         }
         argv.push("--json".into());
-        let clap = Cli::try_parse_from(&argv).map(|c| c.cmd);
+        let clap = Argv::try_parse_from(&argv).map(|c| c.request);
         let serde = parse(&request(words, flags));
-        let show = |c: &Cmd| match c {
-            Cmd::Gaussian(x) => format!("{x:?}"),
-            Cmd::Zcdp(x) => format!("{x:?}"),
-            Cmd::Compose(x) => format!("{x:?}"),
-            Cmd::Rdp(x) => format!("{x:?}"),
-            Cmd::Dpsgd(x) => format!("{x:?}"),
-            Cmd::Calibrate(x) => format!("{x:?}"),
-            Cmd::Tradeoff(x) => format!("{x:?}"),
-            Cmd::Gdp(x) => format!("{x:?}"),
-            Cmd::Subsample(x) => format!("{x:?}"),
-            _ => "another command".into(),
+        let show = |c: &Request| match c {
+            Request::Gaussian(x) => format!("{x:?}"),
+            Request::Zcdp(x) => format!("{x:?}"),
+            Request::Compose(x) => format!("{x:?}"),
+            Request::Rdp(x) => format!("{x:?}"),
+            Request::Dpsgd(x) => format!("{x:?}"),
+            Request::Calibrate(x) => format!("{x:?}"),
+            Request::Tradeoff(x) => format!("{x:?}"),
+            Request::Gdp(x) => format!("{x:?}"),
+            Request::Subsample(x) => format!("{x:?}"),
         };
         (
             clap.map(|c| show(&c)).unwrap_or_else(|e| e.to_string()),

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 /// The flags as given (exact strings; `None` when absent).
 #[derive(Args, Clone, Debug, Default, Deserialize)]
-pub(super) struct BatchArgs {
+pub struct BatchArgs {
     /// Sampling rate q = batch size / dataset size, in (0, 1]: each example is in a batch
     /// independently with probability q (Poisson sampling). Or give --batch-size and
     /// --dataset-size.

@@ -2,7 +2,7 @@
 //! or the RDP route; the run given as q/σ/T, in the ML vocabulary (batch size, dataset size,
 //! epochs), or as a schedule of phases.
 use super::batch::{conflict, Batch, BatchArgs};
-use super::{num, request, Common, QueryCmd};
+use super::{form, num, Common, QueryCmd};
 use crate::dpsgd::{
     self, Accounting, Delta, Method, Phase, Rate, Relation, Route, Run, Sampling, Sigma, Steps,
     UserSampling,
@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 #[derive(Args, Debug, Deserialize)]
 #[command(after_help = super::EXIT_CODES)]
 #[serde(deny_unknown_fields)]
-pub(super) struct DpsgdArgs {
+pub struct DpsgdArgs {
     #[command(flatten)]
     #[serde(flatten)]
     batch: BatchArgs,
@@ -59,8 +59,8 @@ pub(super) struct DpsgdArgs {
     /// rdp = Rényi DP (an upper bound resting on a cited result); best = pld, or rdp where
     /// pld cannot run on automatic settings. --sampling fixed-size: best only (it uses RDP for
     /// the upper end and the PLD accountant for the lower end).
-    #[arg(long, value_name = "METHOD", default_value = request::BEST)]
-    #[serde(default = "request::best")]
+    #[arg(long, value_name = "METHOD", default_value = form::BEST)]
+    #[serde(default = "form::best")]
     method: String,
     /// PLD grid width h (privacy losses on the grid i·h; smaller = tighter and slower).
     /// Default: chosen from the composed spread.
@@ -94,8 +94,8 @@ pub(super) struct DpsgdArgs {
     /// amplification) | truncated-poisson: Poisson batches cut at --max-batch-size B (needs
     /// --dataset-size N); the Poisson accountant ± the probability that any batch is cut.
     /// These three: add/remove neighbours, example level; ε at δ, or δ at ε (--epsilon).
-    #[arg(long, value_name = "KIND", default_value = request::POISSON)]
-    #[serde(default = "request::poisson")]
+    #[arg(long, value_name = "KIND", default_value = form::POISSON)]
+    #[serde(default = "form::poisson")]
     sampling: String,
     /// --sampling balls-and-bins / random-allocation: steps per epoch t (an integer ≥ 1).
     #[arg(long = "steps-per-epoch", value_name = "T", allow_hyphen_values = true)]
@@ -113,15 +113,15 @@ pub(super) struct DpsgdArgs {
     /// Poisson + substitution: two-sided, both ends from the certified PLD of the pair
     /// gradient +1 vs −1, which dominates every step and is realised; PLD only. --sampling
     /// fixed-size requires substitution (N is fixed).
-    #[arg(long, value_name = "REL", default_value = request::ADD_REMOVE)]
-    #[serde(default = "request::add_remove")]
+    #[arg(long, value_name = "REL", default_value = form::ADD_REMOVE)]
+    #[serde(default = "form::add_remove")]
     relation: String,
     /// User-level privacy: the privacy unit is a user who contributes up to K examples to the
     /// training set (K ≥ 1 examples per user, at most 4096; 1 = example-level, the default).
     /// δ and ε are then per user. See --user-sampling for how batches draw the users' examples.
     /// Poisson sampling, add/remove neighbours (one user's examples added or removed) only.
-    #[arg(long = "group-size", value_name = "K", default_value = request::ONE)]
-    #[serde(rename = "group_size", default = "request::one")]
+    #[arg(long = "group-size", value_name = "K", default_value = form::ONE)]
+    #[serde(rename = "group_size", default = "form::one")]
     group: String,
     /// With --group-size K > 1, how each batch is drawn: users (default) = each USER is
     /// Poisson-sampled at rate q and brings all of their examples (the user's summed clipped
@@ -129,8 +129,8 @@ pub(super) struct DpsgdArgs {
     /// each EXAMPLE is Poisson-sampled at rate q on its own, as in ordinary DP-SGD (certified
     /// upper bound by group privacy over K add/remove hops of the PLD accountant; the lower
     /// end is one example's, so the bracket is wide). PLD only for examples.
-    #[arg(long = "user-sampling", value_name = "HOW", default_value = request::USERS)]
-    #[serde(default = "request::users")]
+    #[arg(long = "user-sampling", value_name = "HOW", default_value = form::USERS)]
+    #[serde(default = "form::users")]
     user_sampling: String,
     #[command(flatten)]
     #[serde(flatten)]

@@ -2,12 +2,14 @@
 //! certified feasible, with a certificate that a value 10⁻³ beyond is infeasible where the
 //! route is two-sided.
 use super::batch::{Batch, BatchArgs};
-use super::{count, digits, fail, flagged, lower_digits, num, out, request, upper_digits, Common};
+use super::{
+    count, digits, flagged, form, lower_digits, num, upper_digits, Common, Failure, Reply,
+};
 use crate::calibrate::{self, Calibration, Evaluation, Parameter};
 use crate::dpsgd::{Method, Rate, Run, Sigma, Steps};
 use crate::dpsgd::{Relation, Sampling, UserSampling};
 use crate::num::Certified;
-use crate::{exit, json as contract, validate, Error};
+use crate::{json as contract, validate, Error};
 use clap::{Args, Subcommand};
 use rug::{Integer, Rational};
 use serde::Deserialize;
@@ -15,7 +17,7 @@ use serde_json::{json, Value};
 
 #[derive(Subcommand, Debug, Deserialize)]
 #[serde(tag = "subcommand", rename_all = "kebab-case")]
-pub(super) enum CalibrateCmd {
+pub enum CalibrateCmd {
     /// DP-SGD: the smallest σ for ε ≤ target (no --sigma); or, with --sigma, the largest number
     /// of steps (no --steps/--epochs) or the largest rate / batch size (no --rate/--batch-size).
     #[command(after_help = super::EXIT_CODES)]
@@ -27,7 +29,7 @@ pub(super) enum CalibrateCmd {
 
 #[derive(Args, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct DpsgdCal {
+pub struct DpsgdCal {
     /// Target ε (> 0).
     #[arg(long = "target-epsilon", value_name = "E", allow_hyphen_values = true)]
     #[serde(rename = "target_epsilon")]
@@ -51,31 +53,31 @@ pub(super) struct DpsgdCal {
     /// fixed-size (each step draws exactly B of N without replacement; needs --relation
     /// substitution; calibrated on the Rényi DP upper bound of Wang–Balle–Kasiviswanathan 2019
     /// Theorem 9, one-sided, whatever --method).
-    #[arg(long, value_name = "KIND", default_value = request::POISSON)]
-    #[serde(default = "request::poisson")]
+    #[arg(long, value_name = "KIND", default_value = form::POISSON)]
+    #[serde(default = "form::poisson")]
     sampling: String,
     /// Neighbouring datasets: add-remove (default: one example added or removed) | substitution
     /// (one example replaced). Poisson + substitution calibrates on the two-sided bracket of
     /// the dominating pair gradient +1 vs −1 (`dpcert dpsgd --help`); PLD only.
-    #[arg(long, value_name = "REL", default_value = request::ADD_REMOVE)]
-    #[serde(default = "request::add_remove")]
+    #[arg(long, value_name = "REL", default_value = form::ADD_REMOVE)]
+    #[serde(default = "form::add_remove")]
     relation: String,
     /// pld (two-sided, default) | rdp (an upper bound only).
-    #[arg(long, value_name = "METHOD", default_value = request::PLD)]
-    #[serde(default = "request::pld")]
+    #[arg(long, value_name = "METHOD", default_value = form::PLD)]
+    #[serde(default = "form::pld")]
     method: String,
     /// User-level privacy: each user contributes up to K examples (K ≥ 1; 1 = example-level).
     /// See --user-sampling for how batches draw them.
-    #[arg(long = "group-size", value_name = "K", default_value = request::ONE)]
-    #[serde(rename = "group_size", default = "request::one")]
+    #[arg(long = "group-size", value_name = "K", default_value = form::ONE)]
+    #[serde(rename = "group_size", default = "form::one")]
     group: String,
     /// With --group-size K > 1: users (default) = each USER is Poisson-sampled with all of
     /// their examples (exact: noise multiplier σ/K in the add/remove accountant; two-sided) |
     /// examples = each EXAMPLE is Poisson-sampled on its own (upper bound by group privacy over
     /// K add/remove hops of the PLD accountant; one-sided calibration, reported as
     /// bound_exceeds). --sampling poisson --relation add-remove, --method pld only for examples.
-    #[arg(long = "user-sampling", value_name = "HOW", default_value = request::USERS)]
-    #[serde(default = "request::users")]
+    #[arg(long = "user-sampling", value_name = "HOW", default_value = form::USERS)]
+    #[serde(default = "form::users")]
     user_sampling: String,
     #[command(flatten)]
     #[serde(flatten)]
@@ -84,7 +86,7 @@ pub(super) struct DpsgdCal {
 
 #[derive(Args, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct GaussianCal {
+pub struct GaussianCal {
     #[arg(long = "target-epsilon", value_name = "E", allow_hyphen_values = true)]
     #[serde(rename = "target_epsilon")]
     target: String,
@@ -93,18 +95,18 @@ pub(super) struct GaussianCal {
     #[arg(
         long,
         value_name = "D",
-        default_value = request::ONE,
+        default_value = form::ONE,
         allow_hyphen_values = true
     )]
-    #[serde(default = "request::one")]
+    #[serde(default = "form::one")]
     sensitivity: String,
     #[arg(
         long,
         value_name = "K",
-        default_value = request::ONE,
+        default_value = form::ONE,
         allow_hyphen_values = true
     )]
-    #[serde(default = "request::one")]
+    #[serde(default = "form::one")]
     compositions: String,
     #[command(flatten)]
     #[serde(flatten)]
@@ -185,7 +187,7 @@ fn input(c: &DpsgdCal) -> Value {
 }
 
 /// One evaluation as data: the run's parameters (exact), the certified ε, route and grid.
-pub(super) fn evaluation_json(e: &Evaluation) -> Value {
+fn evaluation_json(e: &Evaluation) -> Value {
     json!({
         "rate": validate::show(&e.run.rate),
         "sigma": validate::show(&e.run.sigma),
@@ -215,7 +217,7 @@ fn result_json(c: &Calibration, comparison: Option<&Evaluation>) -> Value {
     })
 }
 
-pub(super) fn words(e: &Certified, n: usize) -> String {
+fn words(e: &Certified, n: usize) -> String {
     match e.lower() {
         Some(l) => format!(
             "ε ∈ [{}, {}]",
@@ -226,11 +228,13 @@ pub(super) fn words(e: &Certified, n: usize) -> String {
     }
 }
 
-fn print_human(c: &Calibration, comparison: Option<&Evaluation>, n: usize) {
+/// The calibration in words, at `n` significant digits.
+fn human(c: &Calibration, comparison: Option<&Evaluation>, n: usize) -> String {
+    let mut lines = Vec::new();
     let p = c.parameter;
     let f = &c.feasible;
     let show = |e: &Evaluation| validate::show(&calibrate::value(&e.run, p));
-    out::println(&format!(
+    lines.push(format!(
         "{} = {} meets ε ≤ {} at δ = {}: certified {} (q = {}, σ = {}, T = {}; {}{}).",
         p.name(),
         show(f),
@@ -251,25 +255,28 @@ fn print_human(c: &Calibration, comparison: Option<&Evaluation>, n: usize) {
             .relative_gap()
             .map(|g| validate::show(&g))
             .unwrap_or_default();
-        out::println(&format!(
+        lines.push(format!(
             "  {} = {} does not: certified {} (relative gap {g}).",
             p.name(),
             show(i),
             words(&i.epsilon, n)
         ));
     } else if let Some(i) = &c.bound_exceeds {
-        out::println(&format!("  At {} = {} this route's bound exceeds the target ({}); it is an upper bound only, so the exact optimum may lie further.", p.name(), show(i), words(&i.epsilon, n)));
+        lines.push(format!("  At {} = {} this route's bound exceeds the target ({}); it is an upper bound only, so the exact optimum may lie further.", p.name(), show(i), words(&i.epsilon, n)));
     } else {
-        out::println("  No infeasibility certificate (end of the range, or none reached).");
+        lines.push(String::from(
+            "  No infeasibility certificate (end of the range, or none reached).",
+        ));
     }
     if let Some(cmp) = comparison {
-        out::println(&format!(
+        lines.push(format!(
             "  For comparison, the same run with Poisson sampling: {} ({}).",
             words(&cmp.epsilon, n),
             cmp.route
         ));
     }
-    out::println(&format!("  [{} accountant evaluations]", c.evaluations));
+    lines.push(format!("  [{} accountant evaluations]", c.evaluations));
+    lines.join("\n")
 }
 
 /// Solve a DP-SGD calibration; a shuffled add/remove run also gets the Poisson figure of
@@ -308,78 +315,89 @@ fn gaussian_result(e: &crate::num::Enclosure) -> Value {
            "theorem": "Corollaries 8 and 10 inverted in σ (exact Gaussian composition)"})
 }
 
-/// The `dpcert/1` envelope `dpcert calibrate … --json` prints (for bindings).
-pub(super) fn envelope(c: &CalibrateCmd) -> Result<Value, Error> {
+impl CalibrateCmd {
+    /// The flags every command shares.
+    pub(super) fn common(&self) -> &Common {
+        match self {
+            CalibrateCmd::Dpsgd(d) => &d.common,
+            CalibrateCmd::Gaussian(g) => &g.common,
+        }
+    }
+}
+
+/// `dpcert calibrate`'s answer: the calibrated parameter, certified feasible, and its
+/// infeasibility certificate where the route has one.
+pub(super) fn reply(c: &CalibrateCmd) -> Result<Reply, Box<Failure>> {
     match c {
         CalibrateCmd::Dpsgd(d) => {
-            let (cal, cmp) = flagged(solve_dpsgd(d))?;
-            Ok(contract::envelope(
-                "calibrate dpsgd",
-                input(d),
-                result_json(&cal, cmp.as_ref()),
-            ))
+            let solved = flagged(digits(&d.common).and_then(|n| solve_dpsgd(d).map(|r| (r, n))));
+            let ((cal, cmp), n) = solved.map_err(|error| {
+                Box::new(Failure {
+                    command: "calibrate dpsgd",
+                    input: input(d),
+                    error,
+                })
+            })?;
+            Ok(Reply {
+                command: "calibrate dpsgd",
+                input: input(d),
+                result: result_json(&cal, cmp.as_ref()),
+                text: human(&cal, cmp.as_ref(), n),
+            })
         }
         CalibrateCmd::Gaussian(g) => {
-            let e = flagged(solve_gaussian(g))?;
-            Ok(contract::envelope(
-                "calibrate gaussian",
-                gaussian_input(g),
-                gaussian_result(&e),
-            ))
-        }
-    }
-}
-
-fn run_dpsgd(c: &DpsgdCal) -> i32 {
-    let json_mode = c.common.json;
-    match flagged(digits(&c.common).and_then(|n| solve_dpsgd(c).map(|r| (r, n)))) {
-        Ok(((cal, cmp), n)) => {
-            if json_mode {
-                out::println(&format!(
-                    "{}",
-                    contract::envelope(
-                        "calibrate dpsgd",
-                        input(c),
-                        result_json(&cal, cmp.as_ref())
-                    )
-                ));
-            } else {
-                print_human(&cal, cmp.as_ref(), n);
-            }
-            exit::OK
-        }
-        Err(e) => fail("calibrate dpsgd", input(c), &e, json_mode),
-    }
-}
-
-fn run_gaussian(c: &GaussianCal) -> i32 {
-    let json_mode = c.common.json;
-    match flagged(digits(&c.common).and_then(|n| solve_gaussian(c).map(|e| (e, n)))) {
-        Ok((e, n)) => {
-            if json_mode {
-                out::println(&format!(
-                    "{}",
-                    contract::envelope(
-                        "calibrate gaussian",
-                        gaussian_input(c),
-                        gaussian_result(&e)
-                    )
-                ));
-            } else {
-                out::println(&format!(
+            let solved = flagged(digits(&g.common).and_then(|n| solve_gaussian(g).map(|e| (e, n))));
+            let (e, n) = solved.map_err(|error| {
+                Box::new(Failure {
+                    command: "calibrate gaussian",
+                    input: gaussian_input(g),
+                    error,
+                })
+            })?;
+            Ok(Reply {
+                command: "calibrate gaussian",
+                input: gaussian_input(g),
+                result: gaussian_result(&e),
+                text: format!(
                     "σ = {} meets (ε, δ) = ({}, {}); σ = {} does not (certified; Corollaries 8 and 10).",
-                    upper_digits(e.upper(), n), c.target, c.delta, lower_digits(e.lower(), n)
-                ));
-            }
-            exit::OK
+                    upper_digits(e.upper(), n), g.target, g.delta, lower_digits(e.lower(), n)
+                ),
+            })
         }
-        Err(e) => fail("calibrate gaussian", gaussian_input(c), &e, json_mode),
     }
 }
 
-pub(super) fn run_calibrate(c: &CalibrateCmd) -> i32 {
-    match c {
-        CalibrateCmd::Dpsgd(d) => run_dpsgd(d),
-        CalibrateCmd::Gaussian(g) => run_gaussian(g),
+/// `audit --calibrate sigma`'s calibration as data (as `calibrate dpsgd`'s points).
+pub fn calibration_json(c: &Calibration) -> Value {
+    json!({
+        "parameter": c.parameter.name(),
+        "value": validate::show(&c.feasible.run.sigma),
+        "target_epsilon": validate::show(&c.target),
+        "delta": validate::show(&c.delta),
+        "feasible": evaluation_json(&c.feasible),
+        "infeasible": c.infeasible.as_ref().map(evaluation_json),
+        "relative_gap": c.relative_gap().as_ref().map(validate::echo),
+        "evaluations": c.evaluations,
+    })
+}
+
+/// `audit --calibrate sigma`'s calibration in words, at `n` significant digits (it precedes
+/// the audit's report).
+pub fn calibration_text(c: &Calibration, n: usize) -> String {
+    let mut t = format!(
+        "Calibrated: σ = {} meets the claim's ε ≤ {} at δ = {}: certified {} ({}).\n",
+        validate::show(&c.feasible.run.sigma),
+        validate::show(&c.target),
+        validate::show(&c.delta),
+        words(&c.feasible.epsilon, n),
+        c.feasible.route
+    );
+    match &c.infeasible {
+        Some(i) => t += &format!("  σ = {} does not: certified {}.\n", validate::show(&i.run.sigma), words(&i.epsilon, n)),
+        None if !c.feasible.epsilon.is_two_sided() => {
+            t += "  No infeasibility certificate (the route's bound is an upper bound only).\n"
+        }
+        None => t += "  No infeasibility certificate (the certified bracket is too wide to separate σ from σ(1 − 10⁻³)).\n",
     }
+    t + "The audit of the deployment at that σ:\n\n"
 }

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 #[derive(Subcommand, Debug, Deserialize)]
 #[serde(tag = "subcommand", rename_all = "kebab-case", deny_unknown_fields)]
-pub(super) enum ComposeCmd {
+pub enum ComposeCmd {
     /// Best certified ε at δ for K mechanisms that are each ε0-DP (optimal composition).
     #[command(after_help = super::EXIT_CODES)]
     Pure {

@@ -1,7 +1,7 @@
 //! `dpcert subsample`: amplification by subsampling of an (ε, δ)-DP mechanism.
-use super::{bracket_words, digits, fail, flagged, num, out, precision, Common};
+use super::{bracket_words, digits, flagged, num, precision, Common, Failure, Reply};
 use crate::reference::subsampling::{Amplification, Relation, Scheme, Subsampling};
-use crate::{exit, json as contract, Error};
+use crate::{json as contract, Error};
 use clap::Args;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 #[derive(Args, Debug, Deserialize)]
 #[command(after_help = super::EXIT_CODES)]
 #[serde(deny_unknown_fields)]
-pub(super) struct SubsampleArgs {
+pub struct SubsampleArgs {
     /// ε of the mechanism run on the subsample (≥ 0).
     #[arg(long, value_name = "E", allow_hyphen_values = true)]
     epsilon: String,
@@ -75,27 +75,21 @@ fn evaluate(a: &SubsampleArgs) -> Result<(Subsampling, Amplification), Error> {
     })())
 }
 
-/// The `dpcert/1` envelope `dpcert subsample … --json` prints (for bindings).
-pub(super) fn envelope(a: &SubsampleArgs) -> Result<Value, Error> {
-    let (s, out) = evaluate(a)?;
-    Ok(contract::envelope(
-        "subsample",
-        a.input(),
-        result_json(&s, &out),
-    ))
-}
-
-pub(super) fn run_subsample(a: &SubsampleArgs) -> i32 {
+/// `dpcert subsample`'s answer: the certified ε and δ after amplification.
+pub(super) fn reply(a: &SubsampleArgs) -> Result<Reply, Box<Failure>> {
     let evaluated = flagged(digits(&a.common)).and_then(|n| Ok((evaluate(a)?, n)));
-    let ((s, out), n) = match evaluated {
-        Ok(x) => x,
-        Err(e) => return fail("subsample", a.input(), &e, a.common.json),
-    };
-    if a.common.json {
-        let env = contract::envelope("subsample", a.input(), result_json(&s, &out));
-        out::println(&env.to_string());
-    } else {
-        out::println(&format!(
+    let ((s, out), n) = evaluated.map_err(|error| {
+        Box::new(Failure {
+            command: "subsample",
+            input: a.input(),
+            error,
+        })
+    })?;
+    Ok(Reply {
+        command: "subsample",
+        input: a.input(),
+        result: result_json(&s, &out),
+        text: format!(
             "Subsampled at rate {} ({}, {}): ε {} and δ {}.\n  [{}]",
             a.rate,
             a.scheme,
@@ -103,7 +97,6 @@ pub(super) fn run_subsample(a: &SubsampleArgs) -> i32 {
             bracket_words(&out.epsilon, n),
             bracket_words(&out.delta, n),
             out.theorem
-        ));
-    }
-    exit::OK
+        ),
+    })
 }

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 #[derive(Subcommand, Debug, Deserialize)]
 #[serde(tag = "subcommand", rename_all = "kebab-case", deny_unknown_fields)]
-pub(super) enum ZcdpCmd {
+pub enum ZcdpCmd {
     /// A valid δ at ε for every ρ-zCDP mechanism (Proposition 14, Remark 15).
     #[command(after_help = super::EXIT_CODES)]
     Delta {

@@ -1,5 +1,5 @@
 //! `dpcert gaussian delta|epsilon|sigma`: the Gaussian mechanism, exactly.
-use super::{count, num, request, Common, QueryCmd};
+use super::{count, form, num, Common, QueryCmd};
 use crate::reference::query::{GaussianShape, Query};
 use crate::Error;
 use clap::{Args, Subcommand};
@@ -7,25 +7,25 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 #[derive(Args, Debug, Deserialize)]
-pub(super) struct ShapeArgs {
+pub struct ShapeArgs {
     /// L2 sensitivity Δ of the query (the clipping norm in DP-SGD), > 0.
     #[arg(
         long,
         value_name = "D",
-        default_value = request::ONE,
+        default_value = form::ONE,
         allow_hyphen_values = true
     )]
-    #[serde(default = "request::one")]
+    #[serde(default = "form::one")]
     pub(super) sensitivity: String,
     /// Number of compositions K: how many times the mechanism is run on the same data
     /// (an integer ≥ 1).
     #[arg(
         long,
         value_name = "K",
-        default_value = request::ONE,
+        default_value = form::ONE,
         allow_hyphen_values = true
     )]
-    #[serde(default = "request::one")]
+    #[serde(default = "form::one")]
     pub(super) compositions: String,
 }
 
@@ -34,7 +34,7 @@ pub(super) const SIGMA_HELP: &str = "Noise standard deviation σ (> 0), in the q
 
 #[derive(Subcommand, Debug, Deserialize)]
 #[serde(tag = "subcommand", rename_all = "kebab-case", deny_unknown_fields)]
-pub(super) enum GaussianCmd {
+pub enum GaussianCmd {
     /// Exact δ(ε) of K compositions of N(0, σ²) noise on a query of L2 sensitivity Δ.
     #[command(after_help = super::EXIT_CODES)]
     Delta {
