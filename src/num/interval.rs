@@ -251,9 +251,9 @@ pub fn exp_point(x: f64) -> Option<Interval> {
         return None;
     }
     let t = exp_tables();
-    let pt = |v: f64| Interval { lo: v, hi: v };
+    let point = |v: f64| Interval { lo: v, hi: v };
     let k = (x * (64.0 / std::f64::consts::LN_2)).round();
-    let r = pt(x) - pt(k * LN2_HI_64) - pt(k) * t.ln2_lo_64;
+    let r = point(x) - point(k * LN2_HI_64) - point(k) * t.ln2_lo_64;
     #[allow(
         clippy::neg_cmp_op_on_partial_ord,
         reason = "written so that NaN takes this branch"
@@ -261,15 +261,15 @@ pub fn exp_point(x: f64) -> Option<Interval> {
     if !(r.mag() <= 1.0 / 128.0) {
         return None;
     }
-    let mut p = pt(1.0) + r * t.e_range / pt(7.0);
+    let mut p = point(1.0) + r * t.e_range / point(7.0);
     for n in (2..=6).rev() {
-        p = pt(1.0) + r * p / pt(n as f64);
+        p = point(1.0) + r * p / point(n as f64);
     }
     let s = r * p;
     let k = k as i64;
     let (m, j) = (k.div_euclid(64), k.rem_euclid(64) as usize);
-    let hi = pt(t.pow2_hi[j]);
-    let y = hi + (hi * s + t.pow2_lo[j] * (pt(1.0) + s));
+    let hi = point(t.pow2_hi[j]);
+    let y = hi + (hi * s + t.pow2_lo[j] * (point(1.0) + s));
     // biased exponent m + 1023 ∈ [13, 2033]: 2^m is a normal f64, and so are y·2^m for y ∈
     // (1/2, 4) (between 2^−1011 and 2^1012), so the products are exact: no rounding
     let two_m = f64::from_bits(((m + 1023) as u64) << 52);
@@ -318,7 +318,7 @@ pub fn expm1_directed(x: f64, up: bool) -> Option<f64> {
         return Some(x); // e^{±0} − 1 = ±0 exactly, the sign kept as MPFR keeps it
     }
     let t = exp_tables();
-    let pt = |v: f64| Interval { lo: v, hi: v };
+    let point = |v: f64| Interval { lo: v, hi: v };
     let k = if x.abs() <= 1.0 / 128.0 {
         0.0
     } else {
@@ -326,12 +326,12 @@ pub fn expm1_directed(x: f64, up: bool) -> Option<f64> {
     };
     let r1 = x - k * LN2_HI_64;
     // exact (Sterbenz), and its rounding error (0) is carried anyway, so nothing rests on it
-    let r2 = pt(two_sum_err(x, -(k * LN2_HI_64), r1)) - pt(k) * t.ln2_lo_64;
+    let r2 = point(two_sum_err(x, -(k * LN2_HI_64), r1)) - point(k) * t.ln2_lo_64;
     let (hi, lo) = if k >= 0.0 {
         (t.pow2_hi[k as usize], t.pow2_lo[k as usize])
     } else {
         let j = (k + 64.0) as usize;
-        (t.pow2_hi[j] * 0.5, t.pow2_lo[j] * pt(0.5))
+        (t.pow2_hi[j] * 0.5, t.pow2_lo[j] * point(0.5))
     };
     let p = hi * r1;
     if p != 0.0 && p.abs() < FMA_SAFE {
@@ -342,13 +342,18 @@ pub fn expm1_directed(x: f64, up: bool) -> Option<f64> {
     let e0 = two_sum_err(hi, -1.0, head); // 0 (Sterbenz), carried likewise
     let sum = head + p;
     let e1 = two_sum_err(head, p, sum);
-    let r = pt(r1) + r2;
-    let mut q = pt(1.0) + r * t.e_range / pt(9.0);
+    let r = point(r1) + r2;
+    let mut q = point(1.0) + r * t.e_range / point(9.0);
     for n in (3..=8).rev() {
-        q = pt(1.0) + r * q / pt(n as f64);
+        q = point(1.0) + r * q / point(n as f64);
     }
-    let r2p = r.sqr() * q / pt(2.0);
-    let rest = pt(e0) + pt(e) + pt(e1) + pt(hi) * r2 + pt(hi) * r2p + lo * (pt(1.0) + r + r2p);
+    let r2p = r.sqr() * q / point(2.0);
+    let rest = point(e0)
+        + point(e)
+        + point(e1)
+        + point(hi) * r2
+        + point(hi) * r2p
+        + lo * (point(1.0) + r + r2p);
     let round = |v: f64| if up { add_up(sum, v) } else { add_dn(sum, v) };
     let (a, b) = (round(rest.lo), round(rest.hi));
     (a == b).then_some(a)
@@ -381,14 +386,14 @@ fn ln_tables() -> &'static LnTables {
 /// |x|^{n−2}/10 for n ≥ 10). x²·S is at most 1/128 of x, so its rounding barely shows: the
 /// result is within about an ulp of the final addition.
 fn ln1p_small(x: Interval) -> Interval {
-    let pt = |v: f64| Interval { lo: v, hi: v };
-    let c = |n: u32| pt(if n.is_multiple_of(2) { -1.0 } else { 1.0 }) / pt(n as f64);
+    let point = |v: f64| Interval { lo: v, hi: v };
+    let c = |n: u32| point(if n.is_multiple_of(2) { -1.0 } else { 1.0 }) / point(n as f64);
     let mut p = c(9);
     for n in (2..=8).rev() {
         p = c(n) + x * p;
     }
-    let a = pt(x.mag());
-    let rho = (a.sqr().sqr().sqr() / (pt(10.0) * (pt(1.0) - a))).sup();
+    let a = point(x.mag());
+    let rho = (a.sqr().sqr().sqr() / (point(10.0) * (point(1.0) - a))).sup();
     x + x.sqr() * (p + Interval { lo: -rho, hi: rho })
 }
 
@@ -413,9 +418,9 @@ pub fn ln1p_point(x: f64) -> Option<Interval> {
     if !(x > -1.0) || x == f64::INFINITY {
         return None;
     }
-    let pt = |v: f64| Interval { lo: v, hi: v };
+    let point = |v: f64| Interval { lo: v, hi: v };
     if x.abs() <= 1.0 / 64.0 {
-        return Some(ln1p_small(pt(x)));
+        return Some(ln1p_small(point(x)));
     }
     let t = ln_tables();
     let s = 1.0 + x;
@@ -434,8 +439,8 @@ pub fn ln1p_point(x: f64) -> Option<Interval> {
     let j = ((f * 64.0).round() as usize).clamp(45, 91);
     let c = j as f64 / 64.0;
     // 2^−m for |m| ≤ 1024 is an exact (possibly subnormal) f64
-    let scaled_r = pt(r) * pt((2f64).powi(-m));
-    let tt = (pt(f - c) + scaled_r) / pt(c);
+    let scaled_r = point(r) * point((2f64).powi(-m));
+    let tt = (point(f - c) + scaled_r) / point(c);
     #[allow(
         clippy::neg_cmp_op_on_partial_ord,
         reason = "written so that NaN takes this branch"
@@ -446,9 +451,11 @@ pub fn ln1p_point(x: f64) -> Option<Interval> {
     // the two large parts summed exactly (TwoSum), then one outward addition of the rest
     let (a, b) = (m as f64 * LN2_HI, t.ln_hi[j - 45]);
     let big = a + b;
-    let small =
-        pt(two_sum_err(a, b, big)) + pt(m as f64) * t.ln2_lo + t.ln_lo[j - 45] + ln1p_small(tt);
-    Some(pt(big) + small)
+    let small = point(two_sum_err(a, b, big))
+        + point(m as f64) * t.ln2_lo
+        + t.ln_lo[j - 45]
+        + ln1p_small(tt);
+    Some(point(big) + small)
 }
 
 impl Interval {
@@ -776,13 +783,13 @@ mod tests {
         }
         iv.inf() <= lo && hi <= iv.sup() && l > hi && h < lo
     }
-    /// `pt(a).exp()` is [`within`] `ulps` of e^a.
+    /// `point(a).exp()` is [`within`] `ulps` of e^a.
     fn exp_within(a: f64, ulps: usize) -> bool {
         within(point(a).exp(), a, Float::exp_round, ulps)
     }
     /// How many ulps `ln1p_point`'s endpoints may lie outside the exact ln(1 + x) (measured: 2).
     const LN1P_ULPS: usize = 2;
-    /// `pt(x).ln1p()` is [`within`] `ulps` of ln(1 + x).
+    /// `point(x).ln1p()` is [`within`] `ulps` of ln(1 + x).
     fn ln1p_within(x: f64, ulps: usize) -> bool {
         within(point(x).ln1p(), x, Float::ln_1p_round, ulps)
     }
