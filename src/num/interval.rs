@@ -195,6 +195,12 @@ fn mpfr53(x: f64, rnd: Round, f: fn(&mut Float, Round) -> std::cmp::Ordering) ->
     v.to_f64_round(rnd)
 }
 
+/// The point interval [v, v] of a value the kernels below know to be finite (no check: their
+/// arguments are reduced, table entries or small integers).
+const fn point(v: f64) -> Interval {
+    Interval { lo: v, hi: v }
+}
+
 /// ln 2's high part (fdlibm's `ln2_hi`, 32 significant bits) over 64, so that k·`LN2_HI_64` is
 /// exact for integers |k| < 2²¹.
 const LN2_HI_64: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000) / 64.0;
@@ -251,7 +257,6 @@ pub fn exp_point(x: f64) -> Option<Interval> {
         return None;
     }
     let t = exp_tables();
-    let point = |v: f64| Interval { lo: v, hi: v };
     let k = (x * (64.0 / std::f64::consts::LN_2)).round();
     let r = point(x) - point(k * LN2_HI_64) - point(k) * t.ln2_lo_64;
     #[allow(
@@ -318,7 +323,6 @@ pub fn expm1_directed(x: f64, up: bool) -> Option<f64> {
         return Some(x); // e^{±0} − 1 = ±0 exactly, the sign kept as MPFR keeps it
     }
     let t = exp_tables();
-    let point = |v: f64| Interval { lo: v, hi: v };
     let k = if x.abs() <= 1.0 / 128.0 {
         0.0
     } else {
@@ -386,7 +390,6 @@ fn ln_tables() -> &'static LnTables {
 /// |x|^{n−2}/10 for n ≥ 10). x²·S is at most 1/128 of x, so its rounding barely shows: the
 /// result is within about an ulp of the final addition.
 fn ln1p_small(x: Interval) -> Interval {
-    let point = |v: f64| Interval { lo: v, hi: v };
     let c = |n: u32| point(if n.is_multiple_of(2) { -1.0 } else { 1.0 }) / point(n as f64);
     let mut p = c(9);
     for n in (2..=8).rev() {
@@ -418,7 +421,6 @@ pub fn ln1p_point(x: f64) -> Option<Interval> {
     if !(x > -1.0) || x == f64::INFINITY {
         return None;
     }
-    let point = |v: f64| Interval { lo: v, hi: v };
     if x.abs() <= 1.0 / 64.0 {
         return Some(ln1p_small(point(x)));
     }
