@@ -312,15 +312,27 @@ fn nearest_k(x: f64) -> f64 {
 /// 5. if S + T.lo and S + T.hi round (in the requested direction) to the same `f64`, every value
 ///    between them does, eˣ − 1 among them: that `f64` is its directed rounding.
 pub fn expm1_directed(x: f64, up: bool) -> Option<f64> {
+    let (down, upper) = expm1_both(x);
+    if up {
+        upper
+    } else {
+        down
+    }
+}
+
+/// [`expm1_directed`] in both directions from one evaluation: (rounded down, rounded up), each
+/// `None` where it cannot decide (one enclosure S + T serves both: step 5 rounds its two ends
+/// down, or up).
+fn expm1_both(x: f64) -> (Option<f64>, Option<f64>) {
     #[allow(
         clippy::neg_cmp_op_on_partial_ord,
         reason = "written so that NaN takes this branch"
     )]
     if !(x.abs() <= 0.5) {
-        return None;
+        return (None, None);
     }
     if x == 0.0 {
-        return Some(x); // e^{±0} − 1 = ±0 exactly, the sign kept as MPFR keeps it
+        return (Some(x), Some(x)); // e^{±0} − 1 = ±0 exactly, the sign kept as MPFR keeps it
     }
     let t = exp_tables();
     let k = if x.abs() <= 1.0 / 128.0 {
@@ -339,7 +351,7 @@ pub fn expm1_directed(x: f64, up: bool) -> Option<f64> {
     };
     let p = hi * r1;
     if p != 0.0 && p.abs() < FMA_SAFE {
-        return None;
+        return (None, None);
     }
     let e = hi.mul_add(r1, -p);
     let head = hi - 1.0;
@@ -358,9 +370,11 @@ pub fn expm1_directed(x: f64, up: bool) -> Option<f64> {
         + point(hi) * r2
         + point(hi) * r2p
         + lo * (point(1.0) + r + r2p);
-    let round = |v: f64| if up { add_up(sum, v) } else { add_dn(sum, v) };
-    let (a, b) = (round(rest.lo), round(rest.hi));
-    (a == b).then_some(a)
+    let decided = |round: fn(f64, f64) -> f64| {
+        let (a, b) = (round(sum, rest.lo), round(sum, rest.hi));
+        (a == b).then_some(a)
+    };
+    (decided(add_dn), decided(add_up))
 }
 
 /// Constants of [`ln1p_point`]: ln 2 − `LN2_HI` enclosed and, for c_j = j/64 (j = 45 … 91),
@@ -571,6 +585,12 @@ impl Interval {
         if self.is_empty() {
             return self;
         }
+        // a point: one evaluation gives both ends (the same kernel call either way)
+        if self.lo == self.hi {
+            if let Some(e) = exp_point(self.lo) {
+                return e;
+            }
+        }
         let lo = exp_point(self.lo)
             .map_or_else(|| mpfr53(self.lo, Round::Down, Float::exp_round), |e| e.lo);
         let hi = exp_point(self.hi)
@@ -584,15 +604,19 @@ impl Interval {
         if self.is_empty() {
             return self;
         }
-        let end = |x: f64, up: bool| {
-            expm1_directed(x, up).unwrap_or_else(|| {
-                let rnd = if up { Round::Up } else { Round::Down };
-                mpfr53(x, rnd, Float::exp_m1_round)
-            })
+        let mpfr = |x: f64, rnd: Round| mpfr53(x, rnd, Float::exp_m1_round);
+        // a point: both directed roundings from one evaluation
+        let (lo, hi) = if self.lo == self.hi {
+            expm1_both(self.lo)
+        } else {
+            (
+                expm1_directed(self.lo, false),
+                expm1_directed(self.hi, true),
+            )
         };
         Interval {
-            lo: end(self.lo, false),
-            hi: end(self.hi, true),
+            lo: lo.unwrap_or_else(|| mpfr(self.lo, Round::Down)),
+            hi: hi.unwrap_or_else(|| mpfr(self.hi, Round::Up)),
         }
     }
     /// { ln(1 + x) : x ∈ self, x > −1 }: [`ln1p_point`] at each end (ln1p is increasing),
@@ -601,6 +625,12 @@ impl Interval {
     pub fn ln1p(self) -> Interval {
         if self.is_empty() || self.hi <= -1.0 {
             return Interval::EMPTY;
+        }
+        // a point: one evaluation gives both ends (the same kernel call either way)
+        if self.lo == self.hi {
+            if let Some(l) = ln1p_point(self.lo) {
+                return l;
+            }
         }
         let lo = if self.lo <= -1.0 {
             f64::NEG_INFINITY

@@ -36,36 +36,33 @@ struct Node {
     e: f64,
 }
 
-/// The table, built once: Q(x_k) from the constants of `normal_table.rs` (MPFR at 256 bits rounded
-/// outward, checked by `normal_table_constants_enclose_q`), φ(x_k) by [`pdf`], the a_n by their
-/// recurrence and e ≥ e^{x + 1/2} by the certified exp, all in outward f64 interval arithmetic.
-fn nodes() -> &'static [Node] {
-    static TABLE: std::sync::OnceLock<Vec<Node>> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        (0..=NODES)
-            .map(|k| {
-                // x = k/32 and x²/2, x + 1/2 are exact in f64
-                let x = k as f64 / NODE_SCALE;
-                let xi = interval_or_entire(x, x);
-                let mut a = [interval_or_entire(0.0, 0.0); TERMS];
-                a[0] = interval_or_entire(1.0, 1.0);
-                a[1] = -xi;
-                for n in 1..TERMS - 1 {
-                    let m = (n + 1) as f64;
-                    a[n + 1] = (-(xi * a[n]) - a[n - 1]) / interval_or_entire(m, m);
-                }
-                let (qlo, qhi) = super::normal_table::Q[k];
-                Node {
-                    q: interval_or_entire(qlo, qhi),
-                    pdf: pdf(xi),
-                    a,
-                    c: std::array::from_fn(|n| {
-                        a[n] / interval_or_entire((n + 1) as f64, (n + 1) as f64)
-                    }),
-                    e: interval_or_entire(x + 0.5, x + 0.5).exp().sup(),
-                }
-            })
-            .collect()
+/// Node k of the table, built on first use (a run touches only the nodes its thresholds reach;
+/// building all 257 up front was ~1 ms on every query's critical path): Q(x_k) from the
+/// constants of `normal_table.rs` (MPFR at 256 bits rounded outward, checked by
+/// `normal_table_constants_enclose_q`), φ(x_k) by [`pdf`], the a_n by their recurrence and
+/// e ≥ e^{x + 1/2} by the certified exp, all in outward f64 interval arithmetic.
+fn node(k: usize) -> &'static Node {
+    static TABLE: [std::sync::OnceLock<Node>; NODES + 1] =
+        [const { std::sync::OnceLock::new() }; NODES + 1];
+    TABLE[k].get_or_init(|| {
+        // x = k/32 and x²/2, x + 1/2 are exact in f64
+        let x = k as f64 / NODE_SCALE;
+        let xi = interval_or_entire(x, x);
+        let mut a = [interval_or_entire(0.0, 0.0); TERMS];
+        a[0] = interval_or_entire(1.0, 1.0);
+        a[1] = -xi;
+        for n in 1..TERMS - 1 {
+            let m = (n + 1) as f64;
+            a[n + 1] = (-(xi * a[n]) - a[n - 1]) / interval_or_entire(m, m);
+        }
+        let (qlo, qhi) = super::normal_table::Q[k];
+        Node {
+            q: interval_or_entire(qlo, qhi),
+            pdf: pdf(xi),
+            a,
+            c: std::array::from_fn(|n| a[n] / interval_or_entire((n + 1) as f64, (n + 1) as f64)),
+            e: interval_or_entire(x + 0.5, x + 0.5).exp().sup(),
+        }
     })
 }
 
@@ -74,7 +71,7 @@ fn nodes() -> &'static [Node] {
 /// and g(d) = Σ_{n<N} a_n d^n ± e·|d|^N/(1 − |d|) (Horner, outward).
 fn from_table(t: Interval) -> (Interval, Interval, Interval) {
     let k = ((0.5 * (t.inf() + t.sup()) * NODE_SCALE).round() as usize).min(NODES);
-    let nd = &nodes()[k];
+    let nd = node(k);
     let d = t - interval_or_entire(k as f64 / NODE_SCALE, k as f64 / NODE_SCALE);
     let ad = interval_or_entire(d.mag(), d.mag());
     let geo = interval_or_entire(1.0, 1.0) / (interval_or_entire(1.0, 1.0) - ad);
