@@ -12,7 +12,7 @@ use super::interval::{interval_or_entire, Interval};
 /// Taylor table: nodes x_k = k/NODE_SCALE, k = 0 … NODES (up to 8), TERMS coefficients each.
 const NODE_SCALE: f64 = 32.0;
 const NODES: usize = 256;
-const TERMS: usize = 13;
+const TERMS: usize = 11;
 /// Largest t the table serves (the last node plus half a node spacing).
 const TABLE_LIMIT: f64 = 8.0 + 1.0 / 64.0;
 /// Continued-fraction terms ≈ K_COEF/x² + 8 (a width heuristic, never a soundness one).
@@ -25,13 +25,12 @@ fn pdf(t: Interval) -> Interval {
     (-(t.sqr()) * interval_or_entire(0.5, 0.5)).exp() * frac_1_sqrt_2pi
 }
 
-/// One node of the Taylor table: enclosures of Q(x) = Φ(−x) and φ(x) at x = x_k, of the Taylor
-/// coefficients a_n of g(s) = e^{−xs − s²/2} (a_0 = 1, a_1 = −x, (n + 1)a_{n+1} = −x·a_n − a_{n−1})
-/// and of a_n/(n + 1), and e ≥ e^{x + 1/2} (Cauchy: |a_n| ≤ max_{|s|=1}|g(s)| ≤ e^{x + 1/2}).
+/// One node of the Taylor table: enclosures of Q(x) = Φ(−x) and φ(x) at x = x_k, of a_n/(n + 1)
+/// for the Taylor coefficients a_n of g(s) = e^{−xs − s²/2} (a_0 = 1, a_1 = −x,
+/// (n + 1)a_{n+1} = −x·a_n − a_{n−1}), and e ≥ e^{x + 1/2} (Cauchy: |a_n| ≤ max_{|s|=1}|g(s)| ≤ e^{x + 1/2}).
 struct Node {
     q: Interval,
     pdf: Interval,
-    a: [Interval; TERMS],
     c: [Interval; TERMS],
     e: f64,
 }
@@ -59,43 +58,44 @@ fn node(k: usize) -> &'static Node {
         Node {
             q: interval_or_entire(qlo, qhi),
             pdf: pdf(xi),
-            a,
             c: std::array::from_fn(|n| a[n] / interval_or_entire((n + 1) as f64, (n + 1) as f64)),
             e: interval_or_entire(x + 0.5, x + 0.5).exp().sup(),
         }
     })
 }
 
-/// Q(t), 1 − Q(t) and φ(t) for 0 ≤ t ≤ TABLE_LIMIT from the nearest node: with d = t − x_k,
-/// Q(t) = Q(x_k) − φ(x_k)·I, φ(t) = φ(x_k)·g(d), I = ∫_0^d g = Σ_{n<N} a_n d^{n+1}/(n + 1) ± e·|d|^{N+1}/(1 − |d|)
-/// and g(d) = Σ_{n<N} a_n d^n ± e·|d|^N/(1 − |d|) (Horner, outward).
+/// Q(t), 1 − Q(t) and an enclosure of φ(t) for 0 ≤ t ≤ TABLE_LIMIT from the nearest node: with
+/// d = t − x_k, Q(t) = Q(x_k) − φ(x_k)·I, I = ∫_0^d g = Σ_{n<N} a_n d^{n+1}/(n + 1) ± e·|d|^{N+1}/(1 − |d|)
+/// (Horner, outward; |d|^{N+1} by repeated squaring, rounded up), and φ(t) = φ(x_k)·e^y with
+/// y = −x_k·d − d²/2, |y| ≤ 1/8 + 1/8192: 1 + y ≤ e^y ≤ 1 + y + y² (y ≤ 1) — an enclosure within
+/// 1 % (its one use, `phi_pair`'s spread over a few ulps of x, needs only an upper bound).
 fn from_table(t: Interval) -> (Interval, Interval, Interval) {
+    let one = interval_or_entire(1.0, 1.0);
     let k = ((0.5 * (t.inf() + t.sup()) * NODE_SCALE).round() as usize).min(NODES);
     let nd = node(k);
-    let d = t - interval_or_entire(k as f64 / NODE_SCALE, k as f64 / NODE_SCALE);
+    let xk = interval_or_entire(k as f64 / NODE_SCALE, k as f64 / NODE_SCALE);
+    let d = t - xk;
     let ad = interval_or_entire(d.mag(), d.mag());
-    let geo = interval_or_entire(1.0, 1.0) / (interval_or_entire(1.0, 1.0) - ad);
+    let geo = one / (one - ad);
     let mut p = nd.c[TERMS - 1];
-    let mut g = nd.a[TERMS - 1];
     for n in (0..TERMS - 1).rev() {
         p = nd.c[n] + d * p;
-        g = nd.a[n] + d * g;
     }
-    let mut pow = ad;
-    for _ in 1..TERMS {
-        pow = pow * ad;
-    }
-    // pow ≥ |d|^N; the remainders
-    let rg = (interval_or_entire(nd.e, nd.e) * pow * geo).sup();
-    let ri = (interval_or_entire(nd.e, nd.e) * pow * ad * geo).sup();
+    // |d|^{N+1} = |d|^{12} with N = 11: ((|d|²)²)² · (|d|²)², every product rounded up
+    const _: () = assert!(TERMS == 11, "the power below is |d|^(TERMS + 1)");
+    let a2 = ad.sqr();
+    let a4 = a2.sqr();
+    let pow = a4.sqr() * a4;
+    let ri = (interval_or_entire(nd.e, nd.e) * pow * geo).sup();
     let integral = d * p + interval_or_entire(-ri, ri);
-    let g = g + interval_or_entire(-rg, rg);
     let q = nd.q - nd.pdf * integral;
+    let y = -(xk * d) - d.sqr() * interval_or_entire(0.5, 0.5);
+    let ey = interval_or_entire((one + y).inf(), (one + y + y.sqr()).sup());
     let unit = interval_or_entire(0.0, 1.0);
     (
         q.intersection(unit),
-        (interval_or_entire(1.0, 1.0) - q).intersection(unit),
-        nd.pdf * g,
+        (one - q).intersection(unit),
+        nd.pdf * ey,
     )
 }
 
