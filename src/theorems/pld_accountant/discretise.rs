@@ -19,7 +19,7 @@ pub(super) const SWEEP_WINDOW: usize = 4;
 /// tail costs 2–6 µs (two Φ, one ln1p, one expm1 in interval arithmetic), a thread ~30 µs to
 /// start, so from ~0.5 ms of work on the split pays (q = 0.01, σ = 4: 1325 points, ~7 ms, which
 /// ran on one thread below the former 8192 while the table is the query's critical path).
-pub(super) const TAILS_SPLIT: usize = 256;
+const TAILS_SPLIT: usize = 256;
 
 /// Largest |loss| a grid may reach (e^{700} is still a finite f64).
 pub(super) const MAX_LOSS: f64 = 700.0;
@@ -339,7 +339,7 @@ fn half_grid_tails(
         js.map(|j| known(j).unwrap_or_else(|| t(sh + ctx.point(i0) + point(j as f64) * half)))
             .collect()
     };
-    // a table of more than TAILS_SPLIT points in two halves, the second on another thread
+    // a table of at least TAILS_SPLIT points in two halves, the second on another thread
     // (`join`): the same evaluations, so the same enclosures
     if nb >= TAILS_SPLIT {
         let (mut a, b) = super::join(|| eval(0..nb / 2), || eval(nb / 2..nb))?;
