@@ -6,7 +6,7 @@ use super::discretise::{discretize, Table};
 use super::fft;
 use super::fixed::Setup;
 use super::fixed::{
-    add_mass, carry_round, new_ctx, round_mass, shr_round, shr_split, Ctx, GridPld, Side,
+    add_mass, carry_round, carry_round_units, new_ctx, shr_round, shr_split, Ctx, GridPld, Side,
 };
 use super::grid::MAX_SUPPORT;
 use super::power::{power_compose, POWER_MIN};
@@ -62,8 +62,9 @@ fn fft_masses(
     let scale = (2f64).powi(-(ctx.f as i32));
     let k_hi = (1.0 + (2f64).powi(-51)) * scale;
     let k_lo = (1.0 - (2f64).powi(-52)) * scale;
-    // what the widening by E can move: 2E per entry and the rounding to integers (a width figure)
-    let moved = |e: f64| ((2.0 * e * k_hi).next_up().ceil() + 2.0) * n as f64;
+    // what the widening by E can move: 2E per entry, and the rounding to integers, one unit in
+    // all (`carry_round_units`): a width figure
+    let moved = |e: f64| (fft::ulp_up((2.0 * e * k_hi).next_up() * n as f64) + 1.0).ceil();
     if !(moved(bound.prior()) * copies.to_f64() <= ctx.fft_budget as f64) {
         return Ok(None);
     }
@@ -74,18 +75,18 @@ fn fft_masses(
         fft::recycle(y);
     }
     let moved = moved(e);
-    let mut mass = Vec::with_capacity(n);
+    let mut ends = Vec::with_capacity(n);
     for &v in &c {
         if !v.is_finite() {
             return Err(Error::Numerical("PLD FFT estimate not finite".into()));
         }
-        let x = match ctx.side {
+        ends.push(match ctx.side {
             Side::Upper => ((v + e).next_up().max(0.0) * k_hi).next_up(),
             Side::Lower => ((v - e).next_down().max(0.0) * k_lo).next_down().max(0.0),
-        };
-        mass.push(round_mass(x, ctx.side)?);
+        });
     }
     fft::recycle(c);
+    let mass = carry_round_units(&ends, ctx.f, ctx.side)?;
     Ok(Some((mass, moved as u128)))
 }
 
@@ -141,9 +142,8 @@ pub(super) fn convolve(
 /// that no carry crosses them), each slot rescaled by `shr_round`.
 fn exact_masses(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<Vec<u128>> {
     let f = ctx.f;
-    let shorter = a.mass.len().min(b.mass.len()) as u64;
-    let bits = 2 * f + 4 + (64 - shorter.leading_zeros()) + 1;
-    let l = bits.div_ceil(64) as usize;
+    // at least two limbs: `pack` writes each mass's two halves
+    let l = (slot_bits(&a.mass, &b.mass, f).div_ceil(64) as usize).max(2);
     let pack = |m: &[u128]| {
         let mut d = vec![0u64; m.len() * l];
         for (i, &v) in m.iter().enumerate() {
@@ -176,6 +176,25 @@ fn exact_masses(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<Vec<u128>> {
         return Err(Error::Numerical("PLD convolution overflow".into()));
     }
     Ok(mass)
+}
+
+/// Bits of one slot of [`exact_masses`]' packed product: every slot Σ_{i+j=k} a_i·b_j must stay
+/// below 2^bits, so that no carry crosses into the next. Each mass is < 2^{F+2} (`convolve`
+/// checks), so a slot sums at most min(n_a, n_b) products < 2^{2F+4}; a slot is also at most
+/// max(a)·Σb and Σa·max(b) — with measures of total mass about 1 (2^F units) that is 2F + 2
+/// bits, so F ≤ 63 packs two limbs per slot, where the count bound asks for three.
+fn slot_bits(a: &[u128], b: &[u128], f: u32) -> u32 {
+    let shorter = a.len().min(b.len()) as u64;
+    let by_count = 2 * f + 4 + (64 - shorter.leading_zeros()) + 1;
+    let bits = |v: u128| 128 - v.leading_zeros();
+    // Σ as u128: None on overflow (then the count bound stands)
+    let sum = |m: &[u128]| m.iter().try_fold(0u128, |s, &v| s.checked_add(v));
+    let max = |m: &[u128]| m.iter().copied().max().unwrap_or(0);
+    let by_mass = |x: &[u128], y: &[u128]| sum(y).map(|s| bits(max(x)) + bits(s));
+    [by_mass(a, b), by_mass(b, a)]
+        .into_iter()
+        .flatten()
+        .fold(by_count, u32::min)
 }
 
 /// Cut tails of mass ≤ tau: Upper moves the left tail up to the first kept point and the right
@@ -389,7 +408,8 @@ mod tests {
     #[test]
     fn convolution_equals_naive_exact_convolution() {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-        for f in [64u32, 100, 124] {
+        // 48 and 63: the two-limb slots of probability vectors (`slot_bits`)
+        for f in [48u32, 63, 64, 100, 124] {
             let mut returned = 0;
             // kind 0: masses just below 4 (the largest the slot width admits); 1: any below 4;
             // 2: probability vectors (total ≤ 1), as in every real run
@@ -477,6 +497,27 @@ mod tests {
                     }
                 }
                 s
+            })
+            .collect()
+    }
+
+    /// The exact convolution at scale 2^{2F} by one GMP product with 8 limbs (512 bits) per
+    /// slot — room for any masses < 2^126 and any length — independent of `slot_bits`.
+    fn packed_exact_convolution(a: &[u128], b: &[u128]) -> Vec<Integer> {
+        let pack = |m: &[u128]| {
+            let mut d = vec![0u64; m.len() * 8];
+            for (i, &v) in m.iter().enumerate() {
+                d[i * 8] = v as u64;
+                d[i * 8 + 1] = (v >> 64) as u64;
+            }
+            Integer::from_digits(&d, Order::Lsf)
+        };
+        let digits = (pack(a) * pack(b)).to_digits::<u64>(Order::Lsf);
+        (0..a.len() + b.len() - 1)
+            .map(|k| {
+                let lo = (k * 8).min(digits.len());
+                let hi = (k * 8 + 8).min(digits.len());
+                Integer::from_digits(&digits[lo..hi], Order::Lsf)
             })
             .collect()
     }
@@ -646,6 +687,7 @@ mod tests {
                     inf: 0,
                 };
                 let bref = if same { &a } else { &b };
+                let wide = packed_exact_convolution(&a.mass, &bref.mass);
                 for side in [Side::Upper, Side::Lower] {
                     let mut c = ctx("1/64", f, 0, side);
                     c.fft_budget = 1u128 << (f - 10);
@@ -655,21 +697,30 @@ mod tests {
                         .expect("within the budget");
                     let per = moved / got.len() as u128;
                     eprintln!("F={f} {na} {side:?} per={per}");
-                    let mut inside = 0;
-                    for (k, (&g, &e)) in got.iter().zip(&exact).enumerate() {
-                        let slack = per + (e >> 48) + 1;
+                    // against the unrounded exact product S (scale 2^{2F}): each point within
+                    // the widening per point, the conversion factor and two units (the carry
+                    // moves at most one unit into and one out of a point), and every suffix
+                    // (the mass at or above a loss) on the side's side of S's — the carried
+                    // rounding moves mass to larger losses (Upper) or smaller ones (Lower),
+                    // never the other way
+                    let unit = Integer::from(1) << f;
+                    let (mut sg, mut se) = (Integer::new(), Integer::new());
+                    for (k, (&g, s)) in got.iter().zip(&wide).enumerate().rev() {
+                        let slack = per + (Integer::from(s >> (f + 48))).to_u128().unwrap() + 2;
+                        let d = Integer::from(g) * &unit - s;
+                        assert!(
+                            d.clone().abs() <= Integer::from(slack) * &unit,
+                            "F = {f}, {na}·{nb} {side:?}, k = {k}: {g} vs exact {}",
+                            Rational::from((s.clone(), unit.clone())).to_f64()
+                        );
+                        sg += Integer::from(g) * &unit;
+                        se += s;
                         match side {
-                            Side::Upper => assert!(
-                                g >= e && g - e <= slack,
-                                "F = {f}, {na}·{nb} up, k = {k}: {g} vs exact {e}"
-                            ),
-                            Side::Lower => assert!(
-                                g <= e && e - g <= slack,
-                                "F = {f}, {na}·{nb} down, k = {k}: {g} vs exact {e}"
-                            ),
+                            Side::Upper => assert!(sg >= se, "F = {f}, {na}·{nb} up, suffix {k}"),
+                            Side::Lower => assert!(sg <= se, "F = {f}, {na}·{nb} down, suffix {k}"),
                         }
-                        inside += usize::from(g != e);
                     }
+                    let inside = got.iter().zip(&exact).filter(|(g, e)| g != e).count();
                     // at F = 64 one unit 2^−64 exceeds E: the widening is then mostly invisible
                     assert!(
                         f == 64 || inside > got.len() / 2,

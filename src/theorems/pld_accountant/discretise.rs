@@ -197,8 +197,7 @@ fn grid_exp(shift: &Rational, i0: i64, n: usize, ctx: &Ctx) -> Vec<Interval> {
 /// grid 2h with the same offset, whose tails at its half-grid points (every other half-grid point
 /// here) are taken instead of evaluated again (they enclose the tails at the same exact points).
 pub(super) fn table(pr: &Profile, ctx: &Ctx, prev: Option<&Table>) -> Result<Table> {
-    let tau_f = ctx.tau as f64 / (2f64).powi(ctx.f as i32);
-    let (i0, i1) = range(pr, ctx, tau_f)?;
+    let (i0, i1) = range(pr, ctx, ctx.tau_f)?;
     let shift = grid_shift(pr, &ctx.h);
     // i0 < i1 (from `range`); the width in i128 cannot overflow and is range-checked before the cast
     let width = i1 as i128 - i0 as i128 + 1;

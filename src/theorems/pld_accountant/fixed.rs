@@ -42,6 +42,11 @@ pub(super) struct Ctx {
     pub(super) hf: Interval,
     pub(super) f: u32,
     pub(super) tau: u128,
+    /// τ itself as an f64 (at least one unit), for the tables' range search (`range`: a choice
+    /// only). Not `tau` over 2^F: with 5 guard bits that floor moves with F by up to 3 %, and the range — and
+    /// with it the lower side's sweep pattern — moved with it (one step of the substitution
+    /// pair at q = 0.01, σ = 1: δ's lower end 10⁻⁷ lower at F = 70 and 75 than at 73 or 94).
+    pub(super) tau_f: f64,
     /// `Setup::fft_budget` at scale 2^F, rounded down (0: exact products only).
     pub(super) fft_budget: u128,
     pub(super) side: Side,
@@ -67,13 +72,22 @@ pub(super) fn add_mass(a: &mut u128, b: u128) -> Result<()> {
 /// and drops the last remainder (mass moved down, then dropped). The whole measure is rounded by
 /// less than one unit, where rounding each point on its own cost up to one unit per point.
 pub(super) fn carry_round(parts: &[(u128, u128)], f: u32, side: Side) -> Result<Vec<u128>> {
+    carry_round_with(parts.len(), |k| Ok(parts[k]), f, side)
+}
+
+/// [`carry_round`] of the parts `part(k)`, k < n, made as the carry visits them.
+fn carry_round_with(
+    n: usize,
+    part: impl Fn(usize) -> Result<(u128, u128)>,
+    f: u32,
+    side: Side,
+) -> Result<Vec<u128>> {
     let mask = (1u128 << f) - 1; // F ≤ 124
-    let n = parts.len();
     let mut out = vec![0u128; n];
     let mut carry = 0u128;
     for j in 0..n {
         let k = if side == Side::Upper { j } else { n - 1 - j };
-        let (q, r) = parts[k];
+        let (q, r) = part(k)?;
         // r, carry < 2^F ≤ 2^124: no overflow
         let s = r + carry;
         out[k] = q;
@@ -132,31 +146,51 @@ impl Pending {
     /// product by 2^F; that product is rounded to an integer on the side), then [`carry_round`].
     pub(super) fn round(self) -> Result<Vec<u128>> {
         let (f, side, scale) = (self.f, self.side, self.scale);
-        let parts = self
-            .v
-            .iter()
-            .map(|&(q, x)| {
-                let whole = x.floor();
-                let r = (x - whole) * scale;
-                let r = if side == Side::Upper {
-                    r.ceil()
-                } else {
-                    r.floor()
-                };
-                // x is below the number of additions at the point (each fraction < 1, each sum
-                // rounded by an ulp), far below 2^53, and r ≤ 2^F: the casts are exact
-                let mut q = q;
-                add_mass(&mut q, whole as u128)?;
-                Ok(if r >= scale {
-                    add_mass(&mut q, 1)?;
-                    (q, 0)
-                } else {
-                    (q, r as u128)
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        carry_round(&parts, f, side)
+        let v = &self.v;
+        carry_round_with(
+            v.len(),
+            |k| split_units(v[k].0, v[k].1, scale, side),
+            f,
+            side,
+        )
     }
+}
+
+/// q + x units of 2^−F (x ≥ 0 an f64 below 2^126) as (integer part, remainder at scale 2^F):
+/// for 0 ≤ x < 2^126 `x as u128` is ⌊x⌋, an f64, so x − ⌊x⌋ is exact, and so is its product r
+/// by `scale` = 2^F; r is rounded to an integer on the side by the same cast and an exact
+/// comparison (no libm call: portable builds have no rounding instruction). x ≥ 2^126 or NaN
+/// is an overflow error.
+fn split_units(q: u128, x: f64, scale: f64, side: Side) -> Result<(u128, u128)> {
+    if !(x < (2f64).powi(126)) {
+        return Err(Error::Numerical("PLD convolution overflow".into()));
+    }
+    let x = x.max(0.0);
+    let whole = x as u128;
+    let r = (x - whole as f64) * scale;
+    // r < 2^F ≤ 2^124: the cast is ⌊r⌋
+    let mut rest = r as u128;
+    if side == Side::Upper && (rest as f64) < r {
+        rest += 1;
+    }
+    let mut q = q;
+    add_mass(&mut q, whole)?;
+    // a remainder rounded up to 2^F (`scale` = 2^F ≤ 2^124: its cast is exact) is one unit
+    Ok(if rest == scale as u128 {
+        add_mass(&mut q, 1)?;
+        (q, 0)
+    } else {
+        (q, rest)
+    })
+}
+
+/// Non-negative f64 masses in units of 2^−F, each already this side's end of its enclosure,
+/// rounded to integers with one carry through the measure (Lemma One-carry, via
+/// [`split_units`] and [`carry_round`]): less than one unit in all, where rounding each point
+/// on its own cost up to one unit per point.
+pub(super) fn carry_round_units(xs: &[f64], f: u32, side: Side) -> Result<Vec<u128>> {
+    let scale = (2f64).powi(f as i32);
+    carry_round_with(xs.len(), |k| split_units(0, xs[k], scale, side), f, side)
 }
 
 /// This side's end of a mass enclosure: the sup (Upper) or the inf (Lower), a negative end
@@ -261,21 +295,6 @@ fn shr_floor(limbs: &[u64], f: u32) -> Option<u128> {
     Some(q)
 }
 
-/// ⌈x⌉ (Upper) or ⌊x⌋ (Lower) of a non-negative f64 as a fixed-point mass; x ≥ 2^126 (or NaN)
-/// is an overflow error. For 0 ≤ x < 2^126 `x as u128` is ⌊x⌋, and ⌊x⌋ is an f64, so the
-/// comparison is exact (no libm call: portable builds have no rounding instruction).
-pub(super) fn round_mass(x: f64, side: Side) -> Result<u128> {
-    if !(x < (2f64).powi(126)) {
-        return Err(Error::Numerical("PLD convolution overflow".into()));
-    }
-    let t = x as u128;
-    Ok(if side == Side::Upper && (t as f64) < x {
-        t + 1
-    } else {
-        t
-    })
-}
-
 /// Enclosure of a fixed-point mass m·2^−F. (`lo ≤ hi` by construction, so the ENTIRE
 /// fallback below is unreachable; it would be a widening anyway.)
 pub(super) fn fixed_iv(m: u128, f: u32) -> Interval {
@@ -322,6 +341,8 @@ pub(super) fn new_ctx(s: &Setup, side: Side, progress: bool) -> Result<Ctx> {
         hf: rational(&s.h),
         f: s.f,
         tau,
+        // at least one unit, as `tau` (a τ below 2^−124 truncates one unit)
+        tau_f: s.tau.to_f64().max((2f64).powi(-(s.f as i32))),
         fft_budget,
         side,
         progress,

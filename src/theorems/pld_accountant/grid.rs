@@ -51,8 +51,14 @@ pub(super) fn setup(
         None => auto_grid(&merged, &profiles),
     };
     let tau = choose_tail(terms, opts, delta_hint)?;
-    // rounding to 2^−F costs less than 2^−F per measure and per product (Lemma One-carry): far below τ
-    let f = ((-tau.to_f64().log2()).ceil() as i64 + 24).clamp(64, 124) as u32;
+    // rounding to 2^−F costs less than 2^−F per measure and per product (Lemma One-carry): far
+    // below τ. With a continuous part (brackets ~10⁻⁴ wide) 2^−F ≤ τ/32 and F ≥ 63, which costs no
+    // more: the exact products' slots of probability vectors are 2F + 2 ≤ 128 bits, two limbs
+    // (`slot_bits`), where F = 64 needs three; atoms only (brackets ~10⁻¹³ wide, few products)
+    // keep 24 guard bits and F ≥ 64
+    let continuous = profiles.iter().any(|p| p.tails.is_some());
+    let (guard, least) = if continuous { (5, 63) } else { (24, 64) };
+    let f = ((-tau.to_f64().log2()).ceil() as i64 + guard).clamp(least, 124) as u32;
     let finest = finest_detail(&merged, &profiles);
     let mut h = h;
     if opts.grid.is_none() {
@@ -88,7 +94,6 @@ pub(super) fn setup(
             },
         ));
     }
-    let continuous = profiles.iter().any(|p| p.tails.is_some());
     let mut fft_budget = choose_fft_budget(&merged, delta_hint, continuous);
     if opts.tight {
         // the tight preset's brackets are 25× narrower: a fifth of the widening (q = 0.005,
@@ -195,10 +200,9 @@ fn widest_table(h: &Rational, tau: &Rational, f: u32, profiles: &[Profile]) -> R
         Side::Upper,
         false,
     )?;
-    let tau_f = probe.tau as f64 / (2f64).powi(f as i32);
     Ok(profiles
         .iter()
-        .filter_map(|p| range(p, &probe, tau_f).ok())
+        .filter_map(|p| range(p, &probe, probe.tau_f).ok())
         .map(|(a, b)| (b - a) as usize)
         .max()
         .unwrap_or(0))

@@ -34,7 +34,7 @@
 //! entry points [`pld_delta`], [`pld_epsilon`], [`dpsgd_pld_epsilon`]. `fixed.rs` holds the
 //! grid measure `GridPld`, the side (`Side::Upper`/`Side::Lower`), the chosen grid `Setup`, the
 //! fixed-point context every stage rounds through and the directed re-scalings to 2^F
-//! (`shr_round`, `round_mass`); `enclose.rs` how a number enters the interval arithmetic (a
+//! (`shr_round`, `carry_round_units`); `enclose.rs` how a number enters the interval arithmetic (a
 //! chosen float as a `point`, an exact rational as the tightest interval, `rational`). No two
 //! files import each other, directly or in a loop: `enclose` and `fixed` lie at the bottom, then
 //! `mechanisms`, `discretise`, `grid`, the composition (`power`, `convolve`), the queries. The

@@ -15,6 +15,7 @@ pub(super) fn ctx(h: &str, f: u32, tau: u128, side: Side) -> Ctx {
         h,
         f,
         tau,
+        tau_f: tau as f64 / (2f64).powi(f as i32),
         fft_budget: 0,
         side,
         progress: false,
