@@ -31,8 +31,8 @@ const FFT_MAX_LOG2: u32 = 22;
 /// The finite masses of a ∗ b from the FFT (Lemma FFT-bound): with x, y the masses as f64 (rounded to
 /// nearest: within a factor 1 ± u of the integers), ĉ the FFT estimate of x ∗ y and E its error
 /// bound, the exact integer convolution c_k lies in [max(0, ĉ_k − E), ĉ_k + E]·[(1 + u)^−2,
-/// (1 − u)^−2]; Upper takes ⌈upper end·2^−F⌉, Lower ⌊lower end·2^−F⌋ (every operation pushed
-/// one ulp outward). Also returns a bound on the mass the widening adds or drops in all. None
+/// (1 − u)^−2]; Upper takes upper end·2^−F, Lower lower end·2^−F (every operation pushed one
+/// ulp outward), rounded to integers with one carry (`carry_round_units`). Also returns a bound on the mass the widening adds or drops in all. None
 /// (exact products instead) for short measures, huge transforms, or when that mass, with E's
 /// prior value, times `copies` would exceed the budget.
 fn fft_masses(
@@ -662,9 +662,10 @@ mod tests {
             .collect()
     }
 
-    /// Lemma FFT-bound at the fixed-point level: against the exact product, the FFT's Upper masses are
-    /// never lower and its Lower masses never higher, each within the per-entry widening it
-    /// reports; on both sides some entries sit strictly inside (the widening is in use).
+    /// Lemma FFT-bound at the fixed-point level: against the unrounded exact product, the FFT's
+    /// Upper mass at or above every point is never lower and its Lower mass never higher, each
+    /// point within the per-entry widening it reports and the carry; on both sides most entries
+    /// differ from the exact products' (the widening is in use).
     #[test]
     fn fft_masses_bracket_the_exact_masses() {
         let mut rng = Rng(0x0123_4567_89AB_CDEF);

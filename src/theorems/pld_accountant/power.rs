@@ -287,7 +287,8 @@ fn factor_bounds(k: u32) -> (f64, f64) {
 }
 
 /// The window's fixed-point masses from the spectral power's values `c` (error ≤ `e` each), the
-/// window starting at index `w.s`, rounded to the side, and (Lower) the folded mass taken off.
+/// window starting at index `w.s`, rounded to the side with one carry (`carry_round_units`), and
+/// (Lower) the folded mass taken off.
 /// The mass folded onto window point j: from the right, ≤ W_R·e^{−λ_r·j}; from the left,
 /// ≤ W_L·e^{−|λ_l|·(N − 1 − j)} (Chernoff at the same λ, from further out); both bounds by
 /// recurrences with every product rounded up.
@@ -404,8 +405,8 @@ mod tests {
     /// the lemmas Spectral-power and Window against exact integer arithmetic: x^{∗m} ∗ a computed exactly (at scale
     /// 2^{F(m+1)}), on windows that wrap (the linear support is several times N) and that do
     /// not. Upper's mass at or above every window point is ≥ the exact one, its +∞ mass ≥ the
-    /// exact +∞ mass plus everything right of the window; Lower's are ≤ at every point and at
-    /// +∞. Each side's excess over the exact measure stays within the mass it reports as moved
+    /// exact +∞ mass plus everything right of the window; Lower's are ≤ above every point and
+    /// at +∞. Each side's excess over the exact measure stays within the mass it reports as moved
     /// (plus its own carried rounding, two units per entry) — so a widening taken on the wrong side, a
     /// dropped E or W, or a window that loses mass is caught.
     #[test]
