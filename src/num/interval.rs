@@ -30,6 +30,7 @@
 //! `f64` steps per endpoint beyond the tightest (= inari's) result: 0 for `neg`, `+`, `−`, `ln`,
 //! `min`, `max`, hull and intersection; 1 for `×`, `sqr`, `÷` and `√` (the one-ulp widening
 //! near underflow); 2 for `exp` and `ln1p` (measured 1 there; 2 in this module's seam test).
+use super::horner::Poly;
 use rug::float::Round;
 use rug::Float;
 use std::ops::{Add, Div, Mul, Neg, Sub};
@@ -80,7 +81,7 @@ fn two_sum_err(a: f64, b: f64, s: f64) -> f64 {
 }
 
 /// a + b rounded down (exact directed rounding).
-fn add_dn(a: f64, b: f64) -> f64 {
+pub(super) fn add_dn(a: f64, b: f64) -> f64 {
     let s = a + b;
     if !s.is_finite() {
         // overflow of finite operands: the exact sum is finite (RD(+big) = MAX); an infinite
@@ -99,12 +100,12 @@ fn add_dn(a: f64, b: f64) -> f64 {
 }
 
 /// a + b rounded up.
-fn add_up(a: f64, b: f64) -> f64 {
+pub(super) fn add_up(a: f64, b: f64) -> f64 {
     -add_dn(-a, -b)
 }
 
 /// a · b with 0·(±∞) = 0, rounded down (`up = false`) or up.
-fn mul_dir(a: f64, b: f64, up: bool) -> f64 {
+pub(super) fn mul_dir(a: f64, b: f64, up: bool) -> f64 {
     if a == 0.0 || b == 0.0 {
         return 0.0;
     }
@@ -215,6 +216,8 @@ struct ExpTables {
     pow2_hi: [f64; 64],
     pow2_lo: [Interval; 64],
     e_range: Interval,
+    /// P(r) = Σ_{n≤5} rⁿ/(n + 1)! + r⁶·e^ξ/7!, e^ξ ∈ `e_range`, for |r| ≤ 1/128 ([`exp_point`]).
+    taylor: Poly<7>,
 }
 
 /// An interval from a constant pair (lo, hi).
@@ -230,6 +233,17 @@ fn exp_tables() -> &'static ExpTables {
         pow2_hi: c::POW2_HI,
         pow2_lo: c::POW2_LO.map(pair),
         e_range: pair(c::E_RANGE),
+        taylor: {
+            // 1/(n + 1)! by directed divisions, the last coefficient times [e^{−1/128}, e^{1/128}]
+            let mut f = point(1.0);
+            let mut cs = [point(1.0); 7];
+            for (n, cn) in cs.iter_mut().enumerate().skip(1) {
+                f = f / point((n + 1) as f64);
+                *cn = f;
+            }
+            cs[6] = (f / point(7.0)) * pair(c::E_RANGE);
+            Poly::new(cs.map(|v| (v.lo, v.hi)), 1.0 / 128.0)
+        },
     })
 }
 
@@ -241,7 +255,9 @@ fn exp_tables() -> &'static ExpTables {
 ///    |r| ≤ 1/128 (it is ≤ (ln 2)/128 + a few ulps);
 /// 3. e^r − 1 = r(1 + r/2(1 + r/3(… (1 + r/6(1 + r/7·e^ξ))))) for some ξ between 0 and r
 ///    (Taylor with Lagrange's remainder, nested), with e^ξ enclosed by [e^{−1/128}, e^{1/128}]:
-///    evaluated in interval arithmetic, this encloses s = e^r − 1;
+///    with the polynomial's coefficients enclosed (1/(n + 1)!, and e^ξ/7! for r⁶) and P(r) enclosed
+///    by [`Poly::enclose`] (one f64 evaluation and its proven error bound, `horner.rs`), r·P(r)
+///    encloses s = e^r − 1;
 /// 4. with k = 64m + j (0 ≤ j < 64): 2^{j/64}·e^r = hi + (hi·s + lo·(1 + s)) for the table's
 ///    hi + lo = 2^{j/64}: the small correction is enclosed, then added to hi with one directed
 ///    rounding, so the result is at most about an ulp outside the exact value;
@@ -266,11 +282,7 @@ pub fn exp_point(x: f64) -> Option<Interval> {
     if !(r.mag() <= 1.0 / 128.0) {
         return None;
     }
-    let mut p = point(1.0) + r * t.e_range / point(7.0);
-    for n in (2..=6).rev() {
-        p = point(1.0) + r * p / point(n as f64);
-    }
-    let s = r * p;
+    let s = r * pair(t.taylor.enclose(r.lo, r.hi)?);
     let k = k as i64;
     let (m, j) = (k.div_euclid(64), k.rem_euclid(64) as usize);
     let hi = point(t.pow2_hi[j]);
@@ -384,6 +396,8 @@ struct LnTables {
     ln2_lo: Interval,
     ln_hi: [f64; 47],
     ln_lo: [Interval; 47],
+    /// S(x) − ρ = Σ_{n=2}^{9} (−1)^{n+1}x^{n−2}/n for |x| ≤ 1/64 ([`ln1p_small`]).
+    series: Poly<8>,
 }
 
 /// ln 2's high part (fdlibm's `ln2_hi`, 32 significant bits): m·`LN2_HI` is exact for |m| < 2²¹.
@@ -396,19 +410,37 @@ fn ln_tables() -> &'static LnTables {
         ln2_lo: pair(c::LN2_LO),
         ln_hi: c::LN_HI,
         ln_lo: c::LN_LO.map(pair),
+        series: Poly::new(
+            std::array::from_fn(|k| {
+                let n = k + 2;
+                let c = point(if n % 2 == 0 { -1.0 } else { 1.0 }) / point(n as f64);
+                (c.lo, c.hi)
+            }),
+            1.0 / 64.0,
+        ),
     })
 }
 
 /// ln(1 + x) for x ∈ X with |x| ≤ 1/64, enclosed: ln(1 + x) = x + x²·S, S = Σ_{n≥2} (−1)^{n+1}x^{n−2}/n
 /// = −1/2 + x/3 − … + x⁷/9 + ρ with |ρ| ≤ |x|⁸/(10(1 − |x|)) (the terms' magnitudes are at most
-/// |x|^{n−2}/10 for n ≥ 10). x²·S is at most 1/128 of x, so its rounding barely shows: the
-/// result is within about an ulp of the final addition.
+/// |x|^{n−2}/10 for n ≥ 10); the polynomial by [`Poly::enclose`] (one f64 evaluation and its
+/// proven error bound, `horner.rs`). x²·S is at most 1/128 of x, so its rounding barely shows:
+/// the result is within about an ulp of the final addition.
 fn ln1p_small(x: Interval) -> Interval {
     let c = |n: u32| point(if n.is_multiple_of(2) { -1.0 } else { 1.0 }) / point(n as f64);
-    let mut p = c(9);
-    for n in (2..=8).rev() {
-        p = c(n) + x * p;
-    }
+    // the series' polynomial from one f64 evaluation with its error bound; Horner's rule in
+    // interval arithmetic where the argument lies beyond its radius (never, from ln1p_point)
+    let p = ln_tables()
+        .series
+        .enclose(x.lo, x.hi)
+        .map(pair)
+        .unwrap_or_else(|| {
+            let mut p = c(9);
+            for n in (2..=8).rev() {
+                p = c(n) + x * p;
+            }
+            p
+        });
     let a = point(x.mag());
     let rho = (a.sqr().sqr().sqr() / (point(10.0) * (point(1.0) - a))).sup();
     x + x.sqr() * (p + Interval { lo: -rho, hi: rho })

@@ -15,6 +15,7 @@
 mod elementary_table;
 mod enclosure;
 mod fast;
+mod horner;
 mod interval;
 pub mod mills;
 mod mpfr;

@@ -7,6 +7,7 @@
 //! R(t) = 1/(t + 1/(t + 2/(t + 3/(t + …)))). Its elements are positive, so consecutive
 //! truncations bracket R(t); we enclose two consecutive truncations and take their hull.
 //! The number of terms only affects width, never soundness. See proofs-notes/normal_cdf.md.
+use super::horner::Poly;
 use super::interval::{interval_or_entire, Interval};
 
 /// Taylor table: nodes x_k = k/NODE_SCALE, k = 0 … NODES (up to 8), TERMS coefficients each.
@@ -32,8 +33,16 @@ struct Node {
     q: Interval,
     pdf: Interval,
     c: [Interval; TERMS],
+    /// Σ c_n dⁿ for |d| ≤ `D_RADIUS`, from one f64 evaluation (`horner::Poly`).
+    poly: Poly<TERMS>,
     e: f64,
+    /// The Taylor remainder's bound at |d| = `D_RADIUS` ([`remainder`]).
+    rem: f64,
 }
+
+/// The largest |d| = |t − x_k| the nodes' polynomials are prepared for: half a node spacing,
+/// plus room for a narrow t's own width (a wider d falls back to interval Horner).
+const D_RADIUS: f64 = 1.0 / 64.0 + 1.0 / 1024.0;
 
 /// Node k of the table, built on first use (a run touches only the nodes its thresholds reach;
 /// building all 257 up front was ~1 ms on every query's critical path): Q(x_k) from the
@@ -55,18 +64,33 @@ fn node(k: usize) -> &'static Node {
             a[n + 1] = (-(xi * a[n]) - a[n - 1]) / interval_or_entire(m, m);
         }
         let (qlo, qhi) = super::normal_table::Q[k];
+        let e = interval_or_entire(x + 0.5, x + 0.5).exp().sup();
+        let c = std::array::from_fn(|n| a[n] / interval_or_entire((n + 1) as f64, (n + 1) as f64));
         Node {
             q: interval_or_entire(qlo, qhi),
             pdf: pdf(xi),
-            c: std::array::from_fn(|n| a[n] / interval_or_entire((n + 1) as f64, (n + 1) as f64)),
-            e: interval_or_entire(x + 0.5, x + 0.5).exp().sup(),
+            c,
+            poly: Poly::new(c.map(|v| (v.inf(), v.sup())), D_RADIUS),
+            e,
+            rem: remainder(e, D_RADIUS),
         }
     })
 }
 
+/// e·r^{N+1}/(1 − r) rounded up (r < 1): the Taylor remainder of the integral at |d| ≤ r, for
+/// e ≥ e^{x_k + 1/2}; r^{12} = ((r²)²)²·(r²)², every product rounded up.
+fn remainder(e: f64, r: f64) -> f64 {
+    const _: () = assert!(TERMS == 11, "the power below is r^(TERMS + 1)");
+    let one = interval_or_entire(1.0, 1.0);
+    let ar = interval_or_entire(r, r);
+    let a4 = ar.sqr().sqr();
+    (interval_or_entire(e, e) * (a4.sqr() * a4) / (one - ar)).sup()
+}
+
 /// Q(t), 1 − Q(t) and an enclosure of φ(t) for 0 ≤ t ≤ TABLE_LIMIT from the nearest node: with
-/// d = t − x_k, Q(t) = Q(x_k) − φ(x_k)·I, I = ∫_0^d g = Σ_{n<N} a_n d^{n+1}/(n + 1) ± e·|d|^{N+1}/(1 − |d|)
-/// (Horner, outward; |d|^{N+1} by repeated squaring, rounded up), and φ(t) = φ(x_k)·e^y with
+/// d = t − x_k, Q(t) = Q(x_k) − φ(x_k)·I, I = ∫_0^d g = Σ_{n<N} a_n d^{n+1}/(n + 1) ± e·r^{N+1}/(1 − r)
+/// for |d| ≤ r (the sum by [`Poly::enclose`] and r = `D_RADIUS`, both bounds per node; beyond,
+/// Horner in interval arithmetic and r = |d|), and φ(t) = φ(x_k)·e^y with
 /// y = −x_k·d − d²/2, |y| ≤ 1/8 + 1/8192: 1 + y ≤ e^y ≤ 1 + y + y² (y ≤ 1) — an enclosure within
 /// 1 % (its one use, `phi_pair`'s spread over a few ulps of x, needs only an upper bound).
 fn from_table(t: Interval) -> (Interval, Interval, Interval) {
@@ -75,18 +99,18 @@ fn from_table(t: Interval) -> (Interval, Interval, Interval) {
     let nd = node(k);
     let xk = interval_or_entire(k as f64 / NODE_SCALE, k as f64 / NODE_SCALE);
     let d = t - xk;
-    let ad = interval_or_entire(d.mag(), d.mag());
-    let geo = one / (one - ad);
-    let mut p = nd.c[TERMS - 1];
-    for n in (0..TERMS - 1).rev() {
-        p = nd.c[n] + d * p;
-    }
-    // |d|^{N+1} = |d|^{12} with N = 11: ((|d|²)²)² · (|d|²)², every product rounded up
-    const _: () = assert!(TERMS == 11, "the power below is |d|^(TERMS + 1)");
-    let a2 = ad.sqr();
-    let a4 = a2.sqr();
-    let pow = a4.sqr() * a4;
-    let ri = (interval_or_entire(nd.e, nd.e) * pow * geo).sup();
+    // the sum from one f64 evaluation, with the remainder bound at |d| ≤ D_RADIUS (both per
+    // node); interval Horner and the remainder at |d| where d lies beyond that radius
+    let (p, ri) = match nd.poly.enclose(d.inf(), d.sup()) {
+        Some((lo, hi)) => (interval_or_entire(lo, hi), nd.rem),
+        None => {
+            let mut p = nd.c[TERMS - 1];
+            for n in (0..TERMS - 1).rev() {
+                p = nd.c[n] + d * p;
+            }
+            (p, remainder(nd.e, d.mag()))
+        }
+    };
     let integral = d * p + interval_or_entire(-ri, ri);
     let q = nd.q - nd.pdf * integral;
     let y = -(xk * d) - d.sqr() * interval_or_entire(0.5, 0.5);
