@@ -6,7 +6,8 @@ use super::discretise::{discretize, Table};
 use super::fft;
 use super::fixed::Setup;
 use super::fixed::{
-    add_mass, carry_round, carry_round_units, new_ctx, shr_round, shr_split, Ctx, GridPld, Side,
+    add_mass, carry_round, carry_round_units, new_ctx, shr_round, shr_split, to_f64, Ctx, GridPld,
+    Side,
 };
 use super::grid::MAX_SUPPORT;
 use super::power::{power_compose, POWER_MIN};
@@ -50,7 +51,7 @@ fn fft_masses(
     let load = |m: &[u128]| {
         let mut v = fft::zeros(m.len());
         for (v, &m) in v.iter_mut().zip(m) {
-            *v = m as f64;
+            *v = to_f64(m);
         }
         v
     };

@@ -156,6 +156,27 @@ impl Pending {
     }
 }
 
+/// `m as f64` (round to nearest), through `u64` when m < 2⁶⁴ — the same value: the hardware
+/// conversion instead of the 128-bit library call (masses at F ≤ 63 are below 2⁶⁴).
+#[inline]
+pub(super) fn to_f64(m: u128) -> f64 {
+    match u64::try_from(m) {
+        Ok(v) => v as f64,
+        Err(_) => m as f64,
+    }
+}
+
+/// `x as u128` (⌊x⌋ for 0 ≤ x < 2¹²⁸; 0 for NaN and x < 0), through `u64` when x < 2⁶⁴ — the
+/// same value, by the hardware conversion.
+#[inline]
+pub(super) fn to_u128(x: f64) -> u128 {
+    if x < 18_446_744_073_709_551_616.0 {
+        x as u64 as u128
+    } else {
+        x as u128
+    }
+}
+
 /// q + x units of 2^−F (x ≥ 0 an f64 below 2^126) as (integer part, remainder at scale 2^F):
 /// for 0 ≤ x < 2^126 `x as u128` is ⌊x⌋, an f64, so x − ⌊x⌋ is exact, and so is its product r
 /// by `scale` = 2^F; r is rounded to an integer on the side by the same cast and an exact
@@ -166,11 +187,11 @@ fn split_units(q: u128, x: f64, scale: f64, side: Side) -> Result<(u128, u128)> 
         return Err(Error::Numerical("PLD convolution overflow".into()));
     }
     let x = x.max(0.0);
-    let whole = x as u128;
-    let r = (x - whole as f64) * scale;
+    let whole = to_u128(x);
+    let r = (x - to_f64(whole)) * scale;
     // r < 2^F ≤ 2^124: the cast is ⌊r⌋
-    let mut rest = r as u128;
-    if side == Side::Upper && (rest as f64) < r {
+    let mut rest = to_u128(r);
+    if side == Side::Upper && to_f64(rest) < r {
         rest += 1;
     }
     let mut q = q;
@@ -298,7 +319,7 @@ fn shr_floor(limbs: &[u64], f: u32) -> Option<u128> {
 /// Enclosure of a fixed-point mass m·2^−F. (`lo ≤ hi` by construction, so the ENTIRE
 /// fallback below is unreachable; it would be a widening anyway.)
 pub(super) fn fixed_iv(m: u128, f: u32) -> Interval {
-    let x = m as f64;
+    let x = to_f64(m);
     let back = if x >= 2f64.powi(128) {
         u128::MAX
     } else {

@@ -5,7 +5,7 @@
 //! at every doubling; this transforms once, at the final length.
 use super::enclose::point;
 use super::fft::{self, close_sum, ulp_up};
-use super::fixed::{carry_round_units, shr_round, Ctx, GridPld, Side};
+use super::fixed::{carry_round_units, shr_round, to_f64, Ctx, GridPld, Side};
 use crate::{Error, Result};
 use rug::integer::Order;
 use rug::ops::Pow;
@@ -19,7 +19,7 @@ pub(super) const POWER_MIN: u32 = 128;
 /// The masses m·2^−F as f64: fl(m) (within a factor 1 ± u of m) times the exact 2^−F.
 fn load(g: &GridPld, f: u32) -> Vec<f64> {
     let s = (2f64).powi(-(f as i32));
-    g.mass.iter().map(|&m| m as f64 * s).collect()
+    g.mass.iter().map(|&m| to_f64(m) * s).collect()
 }
 
 /// Float mean and variance of the index under v (a heuristic: it centres the exponentials).
