@@ -605,11 +605,10 @@ fn dpsgd_once(
         let progress = opts.progress && d == Direction::Remove;
         side_epsilon(&[term(d)], tabs, &s, side, delta, progress)
     };
-    // the remove direction's table; the add direction's is its mirror (the reversed pair), then
-    // independent jobs (on threads of their own unless DPCERT_THREADS=1): the add direction's
-    // upper side; the remove direction's upper and lower sides
+    // the remove direction's table, then independent jobs (on threads of their own unless
+    // DPCERT_THREADS=1): the remove direction's upper and lower sides; the add direction's table,
+    // the remove table's mirror (the reversed pair), and its upper side
     let rem = tables(&[term(Direction::Remove)], &s, prev)?;
-    let add = mirror_tables(&rem, &s)?;
     // the add direction's upper side first on a grid ADD_COARSE times coarser (its table read
     // off the fine one): enough whenever it stays below the remove direction's upper bound
     // (any upper bound of the smaller direction will do); otherwise on the fine grid
@@ -620,20 +619,22 @@ fn dpsgd_once(
         fft_budget: s.fft_budget.clone(),
         terms: s.terms.clone(),
     };
-    let cctx = new_ctx(&coarse, Side::Upper, false)?;
-    let coarse_add: Vec<Table> = add
-        .iter()
-        .map(|t| coarsen(t, ADD_COARSE, &cctx))
-        .collect::<Result<_>>()?;
-    let add_job = || {
-        side_epsilon(
+    let add_job = || -> Result<_> {
+        let add = mirror_tables(&rem, &s)?;
+        let cctx = new_ctx(&coarse, Side::Upper, false)?;
+        let coarse_add: Vec<Table> = add
+            .iter()
+            .map(|t| coarsen(t, ADD_COARSE, &cctx))
+            .collect::<Result<_>>()?;
+        let r = side_epsilon(
             &[term(Direction::Add)],
             &coarse_add,
             &coarse,
             Side::Upper,
             delta,
             false,
-        )
+        );
+        Ok((add, r))
     };
     let rem_job = || -> Result<_> {
         let (up, lo) = join(
@@ -643,6 +644,8 @@ fn dpsgd_once(
         Ok((up?, lo?))
     };
     let (rem_r, add_r) = join(rem_job, add_job)?;
+    // the add table's errors first (they came before the remove sides' when it was read first)
+    let (add, add_r) = add_r?;
     let (up_rem, lo_rem) = rem_r?;
     // the fine run when the coarse one is not below the remove direction's bound — or failed
     // (a coarse grid's +∞ mass can exceed δ where the fine one's does not)
