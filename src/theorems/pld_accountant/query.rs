@@ -1,7 +1,7 @@
 //! Curve queries on a composed grid measure: certified δ(ε) (`Curve::delta`) and the certified
 //! extreme ε(δ) on each side (`epsilon_side`) (`proofs-notes/pld_epsilon.md`, Lemma Query).
 use super::enclose::{point, rational};
-use super::fixed::{fixed_iv, Ctx, GridPld, Side};
+use super::fixed::{fixed_iv, to_f64, Ctx, GridPld, Side};
 use super::Interval;
 use crate::num::{F64Interval, Real};
 use crate::{Error, Result};
@@ -121,7 +121,7 @@ pub(super) fn epsilon_of(p: &GridPld, ctx: &Ctx, delta: &Rational) -> Result<Rat
     let target = 4.0 * delta.to_f64() - p.inf as f64 * scale;
     let (mut s, mut d, mut cut) = (0.0, 0.0, 0);
     for k in (0..p.mass.len()).rev() {
-        s += p.mass[k] as f64 * scale;
+        s += to_f64(p.mass[k]) * scale;
         d = one_r * s + r * d;
         if d > target {
             cut = k.saturating_sub(16);
