@@ -225,6 +225,30 @@ fn pair(p: (f64, f64)) -> Interval {
     Interval { lo: p.0, hi: p.1 }
 }
 
+/// The coefficients of [`exp_point`]'s P(r), enclosed: 1/(n + 1)! for n ≤ 5 (directed
+/// divisions), and 1/7! times [e^{−1/128}, e^{1/128}] ∋ e^ξ for r⁶ (Lagrange's remainder).
+fn exp_taylor() -> [Interval; 7] {
+    let mut f = point(1.0);
+    let mut cs = [point(1.0); 7];
+    for (n, cn) in cs.iter_mut().enumerate().skip(1) {
+        // f = 1/(n + 1)!
+        f = f / point((n + 1) as f64);
+        *cn = f;
+    }
+    // f = 1/7! after the loop
+    cs[6] = f * pair(super::elementary_table::E_RANGE);
+    cs
+}
+
+/// The coefficients of [`ln1p_small`]'s S(x) − ρ, enclosed: (−1)^{n+1}/n for n = 2 … 9 (entry
+/// n − 2), by directed divisions.
+fn ln1p_series() -> [Interval; 8] {
+    std::array::from_fn(|k| {
+        let n = k + 2;
+        point(if n % 2 == 0 { -1.0 } else { 1.0 }) / point(n as f64)
+    })
+}
+
 fn exp_tables() -> &'static ExpTables {
     use super::elementary_table as c;
     static T: std::sync::OnceLock<ExpTables> = std::sync::OnceLock::new();
@@ -233,17 +257,7 @@ fn exp_tables() -> &'static ExpTables {
         pow2_hi: c::POW2_HI,
         pow2_lo: c::POW2_LO.map(pair),
         e_range: pair(c::E_RANGE),
-        taylor: {
-            // 1/(n + 1)! by directed divisions, the last coefficient times [e^{−1/128}, e^{1/128}]
-            let mut f = point(1.0);
-            let mut cs = [point(1.0); 7];
-            for (n, cn) in cs.iter_mut().enumerate().skip(1) {
-                f = f / point((n + 1) as f64);
-                *cn = f;
-            }
-            cs[6] = (f / point(7.0)) * pair(c::E_RANGE);
-            Poly::new(cs.map(|v| (v.lo, v.hi)), 1.0 / 128.0)
-        },
+        taylor: Poly::new(exp_taylor().map(|v| (v.lo, v.hi)), 1.0 / 128.0),
     })
 }
 
@@ -410,14 +424,7 @@ fn ln_tables() -> &'static LnTables {
         ln2_lo: pair(c::LN2_LO),
         ln_hi: c::LN_HI,
         ln_lo: c::LN_LO.map(pair),
-        series: Poly::new(
-            std::array::from_fn(|k| {
-                let n = k + 2;
-                let c = point(if n % 2 == 0 { -1.0 } else { 1.0 }) / point(n as f64);
-                (c.lo, c.hi)
-            }),
-            1.0 / 64.0,
-        ),
+        series: Poly::new(ln1p_series().map(|v| (v.lo, v.hi)), 1.0 / 64.0),
     })
 }
 
@@ -953,6 +960,43 @@ mod tests {
         v.exp_m1_round(rnd);
         v.to_f64_round(rnd)
     }
+    /// The Taylor kernels' coefficients enclose the exact ones (a wrong factorial or sign fails):
+    /// exp's 1/(n + 1)! for n ≤ 5 and, for r⁶, every e^ξ/7! with |ξ| ≤ 1/128 (the interval holds
+    /// e^{±1/128}/7! rounded outward at 256 bits); ln1p's (−1)^{n+1}/n.
+    #[test]
+    fn taylor_coefficients_enclose_the_exact_ones() {
+        let contains = |v: Interval, x: &Float| v.inf() <= *x && *x <= v.sup();
+        let e = exp_taylor();
+        let mut fact = Float::with_val(256, 1);
+        for (n, c) in e.iter().enumerate().take(6) {
+            fact *= (n + 1) as u32;
+            assert!(
+                contains(*c, &Float::with_val(256, 1 / &fact)),
+                "exp coefficient {n}: {c:?}"
+            );
+        }
+        fact *= 7u32;
+        for sign in [-1i32, 1] {
+            let mut x = Float::with_val(256, sign);
+            x /= 128u32;
+            for rnd in [Round::Down, Round::Up] {
+                let mut v = x.clone();
+                v.exp_round(rnd);
+                v /= &fact;
+                assert!(
+                    contains(e[6], &v),
+                    "exp remainder coefficient at ξ = {sign}/128: {:?}",
+                    e[6]
+                );
+            }
+        }
+        for (k, c) in ln1p_series().iter().enumerate() {
+            let n = k as i32 + 2;
+            let want = Float::with_val(256, if n % 2 == 0 { -1 } else { 1 }) / n;
+            assert!(contains(*c, &want), "ln1p coefficient 1/{n}: {c:?}");
+        }
+    }
+
     /// The fast path decides nearly always: of 10⁵ points over |x| ≤ 1/2 (uniform, near the
     /// reduction's seams, tiny), fewer than 1 % fall back to MPFR, and every decided end is
     /// MPFR's bit for bit.
