@@ -123,9 +123,10 @@ class Bound:
     decimal strings, which ``lower_text`` / ``upper_text`` keep as printed (``Decimal``'s
     ``str()`` may spell them differently, e.g. ``1e-2`` as ``0.01``); ``lower`` is ``None``
     for an upper bound. ``kind`` is ``"two-sided"`` or ``"upper-bound"``. ``float(b)`` and
-    ``b.upper_float`` are the CLI's ``upper_f64``: the nearest float at or above the certified
-    upper end (the binary one; ``upper`` is that end rounded up to 20 digits, so both are
-    upper bounds, within one ulp of each other). ``theorem`` names the result, ``rests_on`` a
+    ``b.upper_float`` are the CLI's ``upper_f64``: the nearest float at or above ``upper``
+    (the certified upper end rounded up to 20 digits; when that end is itself a float, the
+    decimal lies above it, and ``upper_f64`` above both), so both are upper bounds, within
+    one ulp of each other. ``theorem`` names the result, ``rests_on`` a
     cited result the number relies on (or ``None``); ``raw`` is the CLI's JSON object
     (a query's ``result``).
     """

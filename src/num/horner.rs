@@ -1,6 +1,7 @@
 //! A polynomial with interval coefficients enclosed over a narrow interval argument from one
 //! evaluation in plain `f64` and a proven error bound (the Taylor kernels of `exp`, `ln1p` and
-//! Φ: the same enclosures as Horner's rule in interval arithmetic, about four times cheaper).
+//! Φ: enclosures within an ulp or two of Horner's rule in interval arithmetic, at a fraction of
+//! its cost — with this file, the PLD tables of MNIST took 564 → 339 M instructions, callgrind).
 //!
 //! For p(x) = Σ_{n<N} c_n xⁿ with c_n ∈ C_n = [m_n, m_n + ρ_n] and x ∈ X = [a, b] ⊆ [−R, R] (R ≤ 1),
 //! let ŷ be Horner's rule in round-to-nearest at x̃ = a with the coefficients m_n (one product and
