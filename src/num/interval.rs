@@ -434,7 +434,6 @@ fn ln_tables() -> &'static LnTables {
 /// proven error bound, `horner.rs`). x²·S is at most 1/128 of x, so its rounding barely shows:
 /// the result is within about an ulp of the final addition.
 fn ln1p_small(x: Interval) -> Interval {
-    let c = |n: u32| point(if n.is_multiple_of(2) { -1.0 } else { 1.0 }) / point(n as f64);
     // the series' polynomial from one f64 evaluation with its error bound; Horner's rule in
     // interval arithmetic where the argument lies beyond its radius (never, from ln1p_point)
     let p = ln_tables()
@@ -442,11 +441,8 @@ fn ln1p_small(x: Interval) -> Interval {
         .enclose(x.lo, x.hi)
         .map(pair)
         .unwrap_or_else(|| {
-            let mut p = c(9);
-            for n in (2..=8).rev() {
-                p = c(n) + x * p;
-            }
-            p
+            let c = ln1p_series();
+            c[..7].iter().rev().fold(c[7], |p, &cn| cn + x * p)
         });
     let a = point(x.mag());
     let rho = (a.sqr().sqr().sqr() / (point(10.0) * (point(1.0) - a))).sup();
@@ -994,6 +990,18 @@ mod tests {
             let n = k as i32 + 2;
             let want = Float::with_val(256, if n % 2 == 0 { -1 } else { 1 }) / n;
             assert!(contains(*c, &want), "ln1p coefficient 1/{n}: {c:?}");
+        }
+    }
+
+    /// `ln1p_small` beyond its polynomial's radius (never reached from `ln1p_point`) falls back to
+    /// interval Horner on the same coefficients and still encloses ln(1 + x) tightly.
+    #[test]
+    fn ln1p_small_beyond_the_radius_encloses() {
+        for x in [0.02, -0.02, 1.0 / 64.0 + 1e-9] {
+            assert!(
+                within(ln1p_small(point(x)), x, Float::ln_1p_round, LN1P_ULPS),
+                "{x}"
+            );
         }
     }
 

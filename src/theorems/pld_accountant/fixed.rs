@@ -137,7 +137,7 @@ impl Pending {
         let whole = e.floor();
         let (q, fr) = &mut self.v[i];
         // e < 2^126: the cast is exact
-        add_mass(q, whole as u128)?;
+        add_mass(q, to_u128(whole))?;
         *fr = side_end(point(*fr) + point(e - whole), self.side);
         Ok(())
     }
@@ -197,7 +197,7 @@ fn split_units(q: u128, x: f64, scale: f64, side: Side) -> Result<(u128, u128)> 
     let mut q = q;
     add_mass(&mut q, whole)?;
     // a remainder rounded up to 2^F (`scale` = 2^F ≤ 2^124: its cast is exact) is one unit
-    Ok(if rest == scale as u128 {
+    Ok(if rest == to_u128(scale) {
         add_mass(&mut q, 1)?;
         (q, 0)
     } else {
@@ -260,7 +260,7 @@ impl Ctx {
                 "PLD mass enclosure not finite or above the fixed-point range".into(),
             ));
         }
-        Ok(v as u128)
+        Ok(to_u128(v))
     }
     /// Grid point i·h, enclosed. (`i as f64` is exact for |i| ≤ 2^53, which every table
     /// respects by far; beyond that the enclosure comes from the exact rational i·h instead of
@@ -323,7 +323,7 @@ pub(super) fn fixed_iv(m: u128, f: u32) -> Interval {
     let back = if x >= 2f64.powi(128) {
         u128::MAX
     } else {
-        x as u128
+        to_u128(x)
     };
     let (lo, hi) = if back == m {
         (x, x)
