@@ -11,6 +11,7 @@ use super::fixed::{
 };
 use super::grid::MAX_SUPPORT;
 use super::power::{power_compose, POWER_MIN};
+use super::reach;
 use super::PldTerm;
 use crate::{Error, Result};
 use rug::integer::Order;
@@ -29,19 +30,29 @@ const FFT_MIN_LEN: usize = 256;
 /// at this length; longer products use GMP, as compact as before).
 const FFT_MAX_LOG2: u32 = 22;
 
+/// An FFT product's masses and what its widening may move.
+struct FftMasses {
+    mass: Vec<u128>,
+    /// A bound on the mass the widening adds or drops in all, and the rounding (units).
+    moved: u128,
+    /// Upper's mass at and beyond the right cut, moved to +∞ (units; 0 without a cut).
+    cut: u128,
+    /// Accepted by the reach-weighted budget: truncate the right tail at τ alone.
+    weighted: bool,
+}
+
 /// The finite masses of a ∗ b from the FFT (Lemma FFT-bound): with x, y the masses as f64 (rounded to
 /// nearest: within a factor 1 ± u of the integers), ĉ the FFT estimate of x ∗ y and E its error
 /// bound, the exact integer convolution c_k lies in [max(0, ĉ_k − E), ĉ_k + E]·[(1 + u)^−2,
 /// (1 − u)^−2]; Upper takes upper end·2^−F, Lower lower end·2^−F (every operation pushed one
 /// ulp outward), rounded to integers with one carry (`carry_round_units`). Also returns a bound on the mass the widening adds or drops in all. None
 /// (exact products instead) for short measures, huge transforms, or when that mass, with E's
-/// prior value, times `copies` would exceed the budget.
-fn fft_masses(
-    a: &GridPld,
-    b: &GridPld,
-    ctx: &Ctx,
-    copies: &Integer,
-) -> Result<Option<(Vec<u128>, u128)>> {
+/// prior value, times `copies` would exceed the budget — unless, for a one-term composition,
+/// the same mass weighted by how far each entry still reaches δ (`reach.rs`, a choice) stays
+/// within it; then Upper cuts the right tail where its exact mass is ≤ τ (Lemma Tail-cut:
+/// beyond the true tail the widening would leave E on every entry, which no truncation at τ
+/// could move).
+fn fft_masses(a: &GridPld, b: &GridPld, ctx: &Ctx, copies: &Integer) -> Result<Option<FftMasses>> {
     let (na, nb) = (a.mass.len(), b.mass.len());
     if ctx.fft_budget == 0 || na.min(nb) < FFT_MIN_LEN || fft::log2_len(na, nb) > FFT_MAX_LOG2 {
         return Ok(None);
@@ -66,9 +77,29 @@ fn fft_masses(
     // what the widening by E can move: 2E per entry, and the rounding to integers, one unit in
     // all (`carry_round_units`): a width figure
     let moved = |e: f64| (fft::ulp_up((2.0 * e * k_hi).next_up() * n as f64) + 1.0).ceil();
-    if !(moved(bound.prior()) * copies.to_f64() <= ctx.fft_budget as f64) {
-        return Ok(None);
-    }
+    let budget = ctx.fft_budget as f64;
+    let mut keep = (n, 0);
+    let weighted = if moved(bound.prior()) * copies.to_f64() <= budget {
+        false
+    } else {
+        // the weighted route: only entries below the product's τ-tail count (beyond it Upper
+        // cuts exactly and Lower's entries, ĉ − E clamped at 0, lose at most their true mass)
+        let Some(tails) = ctx.target.and_then(|_| Tails::new(a, b)) else {
+            return Ok(None);
+        };
+        let tau_f = ctx.tau as f64 * (2f64).powi(ctx.f as i32);
+        let k = tails.least_below(tau_f / 2.0, n);
+        if !(reach_moved(a, b, ctx, bound.prior() * k_hi, k) * copies.to_f64() <= budget) {
+            return Ok(None);
+        }
+        if ctx.side == Side::Upper {
+            match tail_cut(&tails, k, n, ctx.tau, ctx.f) {
+                Some(cut) => keep = cut,
+                None => return Ok(None),
+            }
+        }
+        true
+    };
     // E from the computed spectrum: at most the prior one
     let (c, e) = fft::convolve(&x, y.as_deref(), &bound);
     fft::recycle(x);
@@ -76,8 +107,8 @@ fn fft_masses(
         fft::recycle(y);
     }
     let moved = moved(e);
-    let mut ends = Vec::with_capacity(n);
-    for &v in &c {
+    let mut ends = Vec::with_capacity(keep.0);
+    for &v in &c[..keep.0] {
         if !v.is_finite() {
             return Err(Error::Numerical("PLD FFT estimate not finite".into()));
         }
@@ -88,9 +119,117 @@ fn fft_masses(
     }
     fft::recycle(c);
     let mass = carry_round_units(&ends, ctx.f, ctx.side)?;
-    Ok(Some((mass, moved as u128)))
+    Ok(Some(FftMasses {
+        mass,
+        moved: moved as u128,
+        cut: keep.1,
+        weighted,
+    }))
 }
 
+/// The widening's mass `e_units` per entry of a ∗ b weighted by how far each entry still
+/// reaches δ (`reach::reach_weight`), times 2 (either side), plus one unit of rounding; +∞
+/// (no weighted route) without a one-term model. A choice only.
+fn reach_moved(a: &GridPld, b: &GridPld, ctx: &Ctx, e_units: f64, n: usize) -> f64 {
+    let Some(t) = ctx.target else {
+        return f64::INFINITY;
+    };
+    let h = ctx.h.to_f64();
+    let first = |g: &GridPld| g.shift.to_f64() + g.off as f64 * h;
+    let (ma, va) = reach::loss_moments(a, first(a), h);
+    let (mb, vb) = reach::loss_moments(b, first(b), h);
+    let w = reach::reach_weight(&t, first(a) + first(b), h, n, ma + mb, va + vb);
+    2.0 * e_units * w + 1.0
+}
+
+/// Σ_{k ≥ K} (a ∗ b)_k = Σ_i a_i·S_b(K − i), S_b the suffix sums of b: in floats ([`Tails::float`],
+/// to choose K) and exactly ([`Tails::exact`], units of 2^−2F, u128 with every operation
+/// checked; None on overflow).
+struct Tails<'a> {
+    a: &'a [u128],
+    af: Vec<f64>,
+    suf: Vec<u128>,
+    suf_f: Vec<f64>,
+}
+
+impl<'a> Tails<'a> {
+    fn new(a: &'a GridPld, b: &GridPld) -> Option<Tails<'a>> {
+        let nb = b.mass.len();
+        let mut suf = vec![0u128; nb + 1];
+        for j in (0..nb).rev() {
+            suf[j] = suf[j + 1].checked_add(b.mass[j])?;
+        }
+        Some(Tails {
+            a: &a.mass,
+            af: a.mass.iter().map(|&v| to_f64(v)).collect(),
+            suf_f: suf.iter().map(|&v| to_f64(v)).collect(),
+            suf,
+        })
+    }
+    /// S_b's index for k − i (clamped to 0 ..= n_b, where S_b is the total and 0).
+    fn at(&self, k: usize, i: usize) -> usize {
+        k.saturating_sub(i).min(self.suf.len() - 1)
+    }
+    /// The first a-index that reaches k: i ≥ k − (n_b − 1).
+    fn from(&self, k: usize) -> usize {
+        (k + 2).saturating_sub(self.suf.len())
+    }
+    fn float(&self, k: usize) -> f64 {
+        (self.from(k)..self.a.len())
+            .map(|i| self.af[i] * self.suf_f[self.at(k, i)])
+            .sum()
+    }
+    fn exact(&self, k: usize) -> Integer {
+        let terms = self.from(k)..self.a.len();
+        // u128 where no product or sum overflows, else in `Integer`
+        terms
+            .clone()
+            .try_fold(0u128, |acc, i| {
+                acc.checked_add(self.a[i].checked_mul(self.suf[self.at(k, i)])?)
+            })
+            .map_or_else(
+                || {
+                    terms
+                        .map(|i| Integer::from(self.a[i]) * self.suf[self.at(k, i)])
+                        .sum()
+                },
+                Integer::from,
+            )
+    }
+    /// The least K whose float tail is at most `thr` (the tail falls with K), ≤ n.
+    fn least_below(&self, thr: f64, n: usize) -> usize {
+        let (mut lo, mut hi) = (0usize, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.float(mid) <= thr {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        lo
+    }
+}
+
+/// Upper's right cut of a ∗ b (Lemma Tail-cut): from the float guess `k`, the first of a few
+/// candidates whose exact tail T(K) is ≤ τ·2^F, and ⌈T(K)/2^F⌉ units, the mass moved to +∞.
+/// None when no candidate verifies or a sum overflows (then exact products).
+fn tail_cut(t: &Tails, k: usize, n: usize, tau: u128, f: u32) -> Option<(usize, u128)> {
+    let thr = Integer::from(tau) << f;
+    let mut k = k;
+    for _ in 0..4 {
+        let tail = t.exact(k);
+        if tail <= thr {
+            // ⌈T/2^F⌉ ≤ τ
+            let units = -((-tail) >> f);
+            return units.to_u128().map(|u| (k, u));
+        }
+        k += (n - k).div_ceil(8);
+    }
+    None
+}
+
+#[cfg(test)]
 /// (a ∗ b) with masses rescaled to 2^F in the side's direction — exact, or by [`fft_masses`] —
 /// and the mass the FFT's widening may have moved (0 if exact); +∞ mass
 /// P[A = ∞]·P[B any] + P[A finite]·P[B = ∞], all terms non-negative.
@@ -100,6 +239,17 @@ pub(super) fn convolve(
     ctx: &Ctx,
     copies: &Integer,
 ) -> Result<(GridPld, u128)> {
+    convolve_flagged(a, b, ctx, copies).map(|(c, moved, _)| (c, moved))
+}
+
+/// [`convolve`], and whether the reach-weighted budget admitted its FFT (then the right tail
+/// is truncated at τ alone: see [`compose_pair`]).
+fn convolve_flagged(
+    a: &GridPld,
+    b: &GridPld,
+    ctx: &Ctx,
+    copies: &Integer,
+) -> Result<(GridPld, u128, bool)> {
     let f = ctx.f;
     if a.mass.is_empty() || b.mass.is_empty() {
         return Err(Error::Numerical(
@@ -119,14 +269,15 @@ pub(super) fn convolve(
             "PLD mass above 4 (fixed-point range)".into(),
         ));
     }
-    let (mass, moved) = match fft_masses(a, b, ctx, copies)? {
-        Some(r) => r,
-        None => (exact_masses(a, b, ctx)?, 0),
+    let (mass, moved, cut, weighted) = match fft_masses(a, b, ctx, copies)? {
+        Some(r) => (r.mass, r.moved, r.cut, r.weighted),
+        None => (exact_masses(a, b, ctx)?, 0, 0, false),
     };
     let (ta, tb) = (total(&a.mass)?, total(&b.mass)?);
     let inf_exact = Integer::from(a.inf) * (Integer::from(tb) + b.inf) + Integer::from(ta) * b.inf;
-    let inf = shr_round(&inf_exact.to_digits::<u64>(Order::Lsf), f, ctx.side)
+    let mut inf = shr_round(&inf_exact.to_digits::<u64>(Order::Lsf), f, ctx.side)
         .ok_or_else(|| Error::Numerical("PLD convolution overflow".into()))?;
+    add_mass(&mut inf, cut)?;
     let c = GridPld {
         shift: Rational::from(&a.shift + &b.shift),
         off: a
@@ -136,7 +287,7 @@ pub(super) fn convolve(
         mass,
         inf,
     };
-    Ok((c, moved))
+    Ok((c, moved, weighted))
 }
 
 /// The finite masses of a ∗ b exactly: one GMP product of the packed masses (slots wide enough
@@ -202,6 +353,11 @@ fn slot_bits(a: &[u128], b: &[u128], f: u32) -> u32 {
 /// tail to +∞; Lower drops the left tail and moves the right tail down to the last kept point.
 /// (Any tau is sound; it is τ, plus what an FFT's widening moved.)
 pub(super) fn truncate(p: &mut GridPld, ctx: &Ctx, tau: u128) -> Result<()> {
+    truncate_sides(p, ctx, tau, tau)
+}
+
+/// [`truncate`] with its own allowance for each tail.
+fn truncate_sides(p: &mut GridPld, ctx: &Ctx, tau_left: u128, tau_right: u128) -> Result<()> {
     let m = &p.mass;
     if m.is_empty() {
         return Err(Error::Numerical(
@@ -210,12 +366,12 @@ pub(super) fn truncate(p: &mut GridPld, ctx: &Ctx, tau: u128) -> Result<()> {
     }
     // tail sums stay ≤ τ; the tests saturate, so a huge mass is never taken for a small one
     let (mut lo, mut left) = (0usize, 0u128);
-    while lo + 1 < m.len() && left.saturating_add(m[lo]) <= tau {
+    while lo + 1 < m.len() && left.saturating_add(m[lo]) <= tau_left {
         left += m[lo];
         lo += 1;
     }
     let (mut hi, mut right) = (m.len() - 1, 0u128);
-    while hi > lo && right.saturating_add(m[hi]) <= tau {
+    while hi > lo && right.saturating_add(m[hi]) <= tau_right {
         right += m[hi];
         hi -= 1;
     }
@@ -256,8 +412,12 @@ pub(super) fn compose_pair(
             format!("a composed PLD would exceed {MAX_SUPPORT} grid points; use a coarser --grid"),
         ));
     }
-    let (mut c, moved) = convolve(a, b, ctx, copies)?;
-    truncate(&mut c, ctx, ctx.tau.saturating_add(moved))?;
+    let (mut c, moved, weighted) = convolve_flagged(a, b, ctx, copies)?;
+    // a product the reach-weighted budget admitted carries E on entries far beyond its true
+    // support: those on the left may move up (Upper) or be dropped (Lower) at little cost in
+    // δ, those on the right were cut exactly (Upper) or are 0 (Lower), so τ alone there
+    let left = ctx.tau.saturating_add(moved);
+    truncate_sides(&mut c, ctx, left, if weighted { ctx.tau } else { left })?;
     ctx.support = ctx.support.max(c.mass.len());
     if moved > 0 {
         ctx.fft_products += 1;
@@ -330,6 +490,13 @@ pub(super) fn compose_side(
     let mut acc: Option<GridPld> = None;
     for (n, (t, tb)) in terms.iter().zip(tabs).enumerate() {
         let base = discretize(tb, &ctx)?;
+        // a one-term ε(δ) composition has a float model: the FFT may then weigh its widening
+        // by where it still reaches δ (`reach.rs`; a choice only)
+        if terms.len() == 1 && ctx.delta > 0.0 && ctx.fft_budget > 0 {
+            let h = ctx.h.to_f64();
+            let first = base.shift.to_f64() + base.off as f64 * h;
+            ctx.target = Some(reach::target(&base, first, h, t.count.to_f64(), ctx.delta));
+        }
         let label = format!(
             "{} side, term {}/{}",
             if side == Side::Upper {
@@ -353,6 +520,7 @@ pub(super) fn compose_side(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::theorems::pld_accountant::fixed::Target;
     use crate::theorems::pld_accountant::test_util::*;
 
     /// ⌊v/2^f⌋ or ⌈v/2^f⌉ of an exact integer.
@@ -694,9 +862,11 @@ mod tests {
                     let mut c = ctx("1/64", f, 0, side);
                     c.fft_budget = 1u128 << (f - 10);
                     let exact = exact_masses(&a, bref, &c).unwrap();
-                    let (got, moved) = fft_masses(&a, bref, &c, Integer::ONE)
+                    let r = fft_masses(&a, bref, &c, Integer::ONE)
                         .unwrap()
                         .expect("within the budget");
+                    assert!(!r.weighted && r.cut == 0);
+                    let (got, moved) = (r.mass, r.moved);
                     let per = moved / got.len() as u128;
                     eprintln!("F={f} {na} {side:?} per={per}");
                     // against the unrounded exact product S (scale 2^{2F}): each point within
@@ -728,6 +898,101 @@ mod tests {
                         f == 64 || inside > got.len() / 2,
                         "F = {f}: the widening changed only {inside} entries"
                     );
+                }
+            }
+        }
+    }
+
+    /// Lemma Tail-cut's sums: `Tails::exact(K)` is the exact product's mass at and above K
+    /// (suffix sums of the naive convolution in `Integer`), for every K, on squares and on
+    /// products of different lengths; `Tails::float` within 10⁻¹² of it relative.
+    #[test]
+    fn tail_sums_are_the_exact_suffix_sums() {
+        let mut rng = Rng(0x7A11_5EED_0000_0001);
+        // F = 124: products overflow u128, so `exact` sums in `Integer`
+        for (f, na, nb, same) in [
+            (64, 40usize, 40usize, true),
+            (64, 57, 23, false),
+            (124, 9, 64, false),
+            (124, 30, 30, true),
+        ] {
+            let g = |rng: &mut Rng, n| GridPld {
+                shift: Rational::new(),
+                off: 0,
+                mass: pld_like(rng, n, f),
+                inf: 0,
+            };
+            let a = g(&mut rng, na);
+            let b = if same { a.clone() } else { g(&mut rng, nb) };
+            let naive = naive_exact_convolution(&a.mass, &b.mass);
+            let t = Tails::new(&a, &b).unwrap();
+            let mut suffix = Integer::new();
+            for k in (0..=naive.len()).rev() {
+                if k < naive.len() {
+                    suffix += &naive[k];
+                }
+                assert_eq!(t.exact(k), suffix, "{na}·{nb}, K = {k}");
+                let rel = (t.float(k) - suffix.to_f64()).abs() / suffix.to_f64().max(1.0);
+                assert!(rel < 1e-12, "{na}·{nb}, K = {k}: float tail off by {rel}");
+            }
+        }
+    }
+
+    /// The reach-weighted route (Lemma Tail-cut with Lemma FFT-bound): with a budget the plain
+    /// rule refuses and a model that puts ε far above the product, the FFT is used; Upper's
+    /// kept masses plus its cut at +∞ have at least the exact mass at or above every point,
+    /// the cut holds at least the exact mass beyond the kept points and at most τ; Lower's
+    /// masses at or above every point are at most the exact ones. A cut that dropped or
+    /// under-counted the tail, or a Lower that kept E, fails.
+    #[test]
+    fn weighted_fft_cuts_the_upper_tail_exactly() {
+        let mut rng = Rng(0x0BAD_CAFE_1234_5678);
+        for f in [64u32, 100] {
+            for (na, nb, same) in [(600usize, 600usize, true), (3000, 900, false)] {
+                let g = |rng: &mut Rng, n| GridPld {
+                    shift: Rational::new(),
+                    off: 0,
+                    mass: pld_like(rng, n, f),
+                    inf: 0,
+                };
+                let a = g(&mut rng, na);
+                let b = if same { a.clone() } else { g(&mut rng, nb) };
+                let bref = if same { &a } else { &b };
+                let wide = packed_exact_convolution(&a.mass, &bref.mass);
+                let unit = Integer::from(1) << f;
+                for side in [Side::Upper, Side::Lower] {
+                    let tau = 1u128 << (f - 56);
+                    let mut c = ctx("1/64", f, tau, side);
+                    c.fft_budget = 1;
+                    c.target = Some(Target {
+                        eps: 1e6,
+                        mean: 0.0,
+                        var: 1.0,
+                    });
+                    let r = fft_masses(&a, bref, &c, Integer::ONE)
+                        .unwrap()
+                        .expect("the weighted route");
+                    assert!(r.weighted);
+                    let kept = r.mass.len();
+                    // the exact mass beyond the kept points (scale 2^{2F})
+                    let beyond: Integer = wide[kept..].iter().sum();
+                    match side {
+                        Side::Upper => {
+                            assert!(kept < wide.len(), "F = {f}, {na}·{nb}: no cut");
+                            assert!(Integer::from(r.cut) * &unit >= beyond, "cut below the tail");
+                            assert!(r.cut <= tau, "cut {} above τ = {tau}", r.cut);
+                        }
+                        Side::Lower => assert_eq!((kept, r.cut), (wide.len(), 0)),
+                    }
+                    let (mut sg, mut se) = (Integer::from(r.cut) * &unit, beyond);
+                    for k in (0..kept).rev() {
+                        sg += Integer::from(r.mass[k]) * &unit;
+                        se += &wide[k];
+                        match side {
+                            Side::Upper => assert!(sg >= se, "F = {f}, {na}·{nb} up, suffix {k}"),
+                            Side::Lower => assert!(sg <= se, "F = {f}, {na}·{nb} down, suffix {k}"),
+                        }
+                    }
                 }
             }
         }

@@ -18,6 +18,17 @@ pub(super) struct Setup {
     pub(super) fft_budget: Rational,
     /// The terms as composed (Gaussians merged).
     pub(super) terms: Vec<PldTerm>,
+    /// The δ of an ε(δ) query (0: none), for choices only (`reach.rs`).
+    pub(super) delta: f64,
+}
+
+/// A float model of a one-term composition — loss mean and variance, and the ε its FFT
+/// widenings are weighed at (`reach.rs`): a choice only, never part of a certified number.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Target {
+    pub(super) eps: f64,
+    pub(super) mean: f64,
+    pub(super) var: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,6 +65,10 @@ pub(super) struct Ctx {
     pub(super) support: usize,
     /// How many convolutions went through the FFT (a record for tests and reports).
     pub(super) fft_products: usize,
+    /// `Setup::delta` (0: none).
+    pub(super) delta: f64,
+    /// The composition's float model, when it has one term (`reach.rs`; choices only).
+    pub(super) target: Option<Target>,
 }
 
 /// `a += b` on fixed-point masses, refusing an overflow (masses stay far below 2^126, so this
@@ -369,6 +384,8 @@ pub(super) fn new_ctx(s: &Setup, side: Side, progress: bool) -> Result<Ctx> {
         progress,
         support: 0,
         fft_products: 0,
+        delta: s.delta,
+        target: None,
     })
 }
 
@@ -542,6 +559,7 @@ mod tests {
             f: 124,
             fft_budget: Rational::new(),
             terms: vec![],
+            delta: 0.0,
         };
         assert!(new_ctx(&s, Side::Upper, false).is_err());
         let s = Setup {
@@ -550,6 +568,7 @@ mod tests {
             f: 124,
             fft_budget: Rational::new(),
             terms: vec![],
+            delta: 0.0,
         };
         assert!(new_ctx(&s, Side::Upper, false).is_ok());
     }

@@ -107,6 +107,7 @@ pub(super) fn setup(
         f,
         fft_budget,
         terms: merged,
+        delta: delta_hint.map_or(0.0, Rational::to_f64),
     })
 }
 
@@ -196,6 +197,7 @@ fn widest_table(h: &Rational, tau: &Rational, f: u32, profiles: &[Profile]) -> R
             f,
             fft_budget: Rational::new(),
             terms: vec![],
+            delta: 0.0,
         },
         Side::Upper,
         false,

@@ -81,6 +81,7 @@ mod mechanisms;
 mod power;
 mod query;
 mod random_allocation;
+mod reach;
 mod substitution;
 mod tradeoff;
 #[allow(
@@ -618,6 +619,7 @@ fn dpsgd_once(
         f: s.f,
         fft_budget: s.fft_budget.clone(),
         terms: s.terms.clone(),
+        delta: s.delta,
     };
     let add_job = || -> Result<_> {
         let add = mirror_tables(&rem, &s)?;

@@ -21,6 +21,8 @@ pub(super) fn ctx(h: &str, f: u32, tau: u128, side: Side) -> Ctx {
         progress: false,
         support: 0,
         fft_products: 0,
+        delta: 0.0,
+        target: None,
     }
 }
 /// xorshift64*: a fixed pseudo-random stream (no dependence on the code under test).
