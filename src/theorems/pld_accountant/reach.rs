@@ -143,48 +143,65 @@ mod tests {
     /// The weights are a float model; where it is wrong (its ε above the true one) they
     /// under-state the reach and the bracket widens (the CI of b48e993: two Add steps at
     /// δ = 10⁻³⁰, 2·10⁻³ wide instead of 4·10⁻⁴). The same run (grid, tail, F) with and without
-    /// the model (`Setup::delta` = 0: the plain budget alone), both directions, 2 to 20 000
-    /// steps, δ down to 10⁻³⁰: the weighted bracket is at most 10⁻⁵ relative wider. Without
-    /// the Cornish–Fisher lowering the first Add case fails (6.56·10⁻³ against 5.74·10⁻³ on this
-    /// first grid).
+    /// the model (`Setup::delta` = 0: the plain budget alone) — subsampled Gaussians in both
+    /// directions, 2 to 20 000 steps, δ down to 10⁻³⁰, and Laplace, randomized response and
+    /// Gaussian terms: the weighted bracket is at most 10⁻⁵ relative wider. Without the
+    /// Cornish–Fisher lowering the two-step Add case fails (6.56·10⁻³ against 5.74·10⁻³ on
+    /// this first grid).
     #[test]
     fn weights_never_widen_the_bracket_beyond_the_plain_budget() {
         let r = |s: &str| crate::num::parse_exact(s).unwrap();
-        for (q, sigma, t, delta) in [
-            ("0.2", "1", 2u32, "1e-30"),
-            ("0.2", "1", 3, "1e-10"),
-            ("0.5", "2", 50, "1e-20"),
-            ("0.05", "0.8", 100, "1e-12"),
-            ("0.01", "1", 1000, "1e-5"),
-            ("0.001", "1", 20000, "1e-30"),
-        ] {
-            for direction in [Direction::Remove, Direction::Add] {
-                let terms = [PldTerm {
-                    mechanism: PldMechanism::SubsampledGaussian {
-                        sigma: r(sigma),
-                        rate: r(q),
-                        direction,
-                    },
-                    count: Integer::from(t),
-                }];
-                let d = r(delta);
-                let mut s = setup(&terms, &PldOptions::default(), Some(&d)).unwrap();
-                let width = |s: &Setup| {
-                    let (lo, hi, _, _) =
-                        both_sides(s, false, |p, c| epsilon_of(p, c, &d), None).unwrap();
-                    (Float::with_val(64, rug::Rational::from(&hi - &lo)) / Float::with_val(64, &hi))
-                        .to_f64()
-                };
-                let weighted = width(&s);
-                s.delta = 0.0;
-                let plain = width(&s);
-                let what = format!("q = {q}, σ = {sigma}, T = {t}, δ = {delta}, {direction:?}");
-                eprintln!("{what}: width {weighted:e}, plain {plain:e}");
-                assert!(
-                    weighted <= plain + 1e-5,
-                    "{what}: width {weighted:e}, plain {plain:e}"
-                );
-            }
+        let sgm = |q: &str, sigma: &str, direction| PldMechanism::SubsampledGaussian {
+            sigma: r(sigma),
+            rate: r(q),
+            direction,
+        };
+        let (rm, add) = (Direction::Remove, Direction::Add);
+        let cases = [
+            (sgm("0.2", "1", rm), 2u32, "1e-30"),
+            (sgm("0.2", "1", add), 2, "1e-30"),
+            (sgm("0.2", "1", rm), 3, "1e-10"),
+            (sgm("0.2", "1", add), 3, "1e-10"),
+            (sgm("0.5", "2", rm), 50, "1e-20"),
+            (sgm("0.5", "2", add), 50, "1e-20"),
+            (sgm("0.05", "0.8", rm), 100, "1e-12"),
+            (sgm("0.05", "0.8", add), 100, "1e-12"),
+            (sgm("0.01", "1", rm), 1000, "1e-5"),
+            (sgm("0.01", "1", add), 1000, "1e-5"),
+            (sgm("0.001", "1", rm), 20000, "1e-30"),
+            (sgm("0.001", "1", add), 20000, "1e-30"),
+            (PldMechanism::Laplace { eps: r("1") }, 2, "1e-30"),
+            (PldMechanism::Laplace { eps: r("0.1") }, 64, "1e-12"),
+            (PldMechanism::Laplace { eps: r("0.1") }, 300, "1e-12"),
+            (
+                PldMechanism::RandomizedResponse { eps: r("0.5") },
+                16,
+                "1e-30",
+            ),
+            (PldMechanism::Gaussian { rho: r("0.01") }, 1000, "1e-30"),
+        ];
+        for (mechanism, t, delta) in cases {
+            let what = format!("{mechanism:?}, T = {t}, δ = {delta}");
+            let terms = [PldTerm {
+                mechanism,
+                count: Integer::from(t),
+            }];
+            let d = r(delta);
+            let mut s = setup(&terms, &PldOptions::default(), Some(&d)).unwrap();
+            let width = |s: &Setup| {
+                let (lo, hi, _, _) =
+                    both_sides(s, false, |p, c| epsilon_of(p, c, &d), None).unwrap();
+                (Float::with_val(64, rug::Rational::from(&hi - &lo)) / Float::with_val(64, &hi))
+                    .to_f64()
+            };
+            let weighted = width(&s);
+            s.delta = 0.0;
+            let plain = width(&s);
+            eprintln!("{what}: width {weighted:e}, plain {plain:e}");
+            assert!(
+                weighted <= plain + 1e-5,
+                "{what}: width {weighted:e}, plain {plain:e}"
+            );
         }
     }
 
