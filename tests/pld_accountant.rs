@@ -1167,6 +1167,64 @@ fn two_laplace_mechanisms_bracket_the_convolution_quadrature() {
 /// Documented (pld_delta.md): two Laplace mechanisms, automatic grid.
 const LAPLACE2_REL: f64 = 1e-5;
 
+/// Laplace at tiny δ: the continuous part's tails beyond ±ε0 are exactly 0, not the ~2⁻⁵⁴ a
+/// rounded closed form leaves there, which each copy carried to +∞ (two copies at δ = 10⁻²⁰
+/// and 64 at 10⁻²⁰ or 10⁻³⁰ had no answer: "more mass at +∞ than δ"). Two steps against the
+/// quadrature at the bracket's ends (δ₂(lower) ≥ δ ≥ δ₂(upper), δ₂ falls in ε), within 10⁻³;
+/// 64 steps of ε0 = 0.1: finite, within 10⁻³, below 64·ε0 (where δ = 0).
+#[test]
+fn laplace_at_tiny_delta_is_answered() {
+    for (e0, d) in [("1", "1e-20"), ("0.3", "1e-30")] {
+        let r = pld_epsilon(
+            &[term(PldMechanism::Laplace { eps: rational(e0) }, 2)],
+            &rational(d),
+            &grid(None),
+        )
+        .unwrap();
+        let at = |e: &Float| laplace_delta2(&rational(e0), &e.to_rational().unwrap());
+        let (dl, dh) = (at(lo(&r)), at(hi(&r)));
+        let w = Float::with_val(64, hi(&r) - lo(&r)) / hi(&r);
+        eprintln!(
+            "2 Laplace ε0 = {e0}, δ = {d}: [{}, {}], δ₂ at the ends {} {}, width {w:.3e}",
+            show(lo(&r)),
+            show(hi(&r)),
+            show(&dl),
+            show(&dh)
+        );
+        let dq = Float::with_val(QP, &rational(d));
+        assert!(
+            dl >= dq && dh <= dq,
+            "ε0 = {e0}, δ = {d}: δ₂ {} and {} at the ends",
+            show(&dl),
+            show(&dh)
+        );
+        assert!(w <= 1e-3, "ε0 = {e0}, δ = {d}: width {w}");
+    }
+    for d in ["1e-20", "1e-30"] {
+        let r = pld_epsilon(
+            &[term(
+                PldMechanism::Laplace {
+                    eps: rational("0.1"),
+                },
+                64,
+            )],
+            &rational(d),
+            &grid(None),
+        )
+        .unwrap();
+        let w = Float::with_val(64, hi(&r) - lo(&r)) / hi(&r);
+        eprintln!(
+            "64 Laplace ε0 = 0.1, δ = {d}: [{}, {}], width {w:.3e}",
+            show(lo(&r)),
+            show(hi(&r))
+        );
+        assert!(
+            *hi(&r) <= 6.4 && w <= 1e-3,
+            "64 Laplace, δ = {d}: width {w}"
+        );
+    }
+}
+
 /// Different mechanisms composed (`compose_side` convolving different terms, atoms and a continuous
 /// part, the grid chosen for both): k-fold ε0-randomized response then one subsampled-Gaussian step.
 /// The RR loss is (k − 2j)ε0 with P-probability C(k, j)e^{(k−j)ε0}/(1 + e^{ε0})^k, so

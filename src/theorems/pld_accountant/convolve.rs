@@ -495,7 +495,7 @@ pub(super) fn compose_side(
         if terms.len() == 1 && ctx.delta > 0.0 && ctx.fft_budget > 0 {
             let h = ctx.h.to_f64();
             let first = base.shift.to_f64() + base.off as f64 * h;
-            ctx.target = Some(reach::target(&base, first, h, t.count.to_f64(), ctx.delta));
+            ctx.target = reach::target(&base, first, h, t.count.to_f64(), ctx.delta);
         }
         let label = format!(
             "{} side, term {}/{}",
