@@ -831,6 +831,16 @@ mod tests {
             .collect()
     }
 
+    /// A [`pld_like`] grid PLD at loss 0, without +∞ mass.
+    fn pld_grid(rng: &mut Rng, n: usize, f: u32) -> GridPld {
+        GridPld {
+            shift: Rational::new(),
+            off: 0,
+            mass: pld_like(rng, n, f),
+            inf: 0,
+        }
+    }
+
     /// Lemma FFT-bound at the fixed-point level: against the unrounded exact product, the FFT's
     /// Upper mass at or above every point is never lower and its Lower mass never higher, each
     /// point within the per-entry widening it reports and the carry; on both sides most entries
@@ -844,18 +854,8 @@ mod tests {
                 (2000, 700, false),
                 (5000, 5000, true),
             ] {
-                let a = GridPld {
-                    shift: Rational::new(),
-                    off: 0,
-                    mass: pld_like(&mut rng, na, f),
-                    inf: 0,
-                };
-                let b = GridPld {
-                    shift: Rational::new(),
-                    off: 0,
-                    mass: pld_like(&mut rng, nb, f),
-                    inf: 0,
-                };
+                let a = pld_grid(&mut rng, na, f);
+                let b = pld_grid(&mut rng, nb, f);
                 let bref = if same { &a } else { &b };
                 let wide = packed_exact_convolution(&a.mass, &bref.mass);
                 for side in [Side::Upper, Side::Lower] {
@@ -916,14 +916,12 @@ mod tests {
             (124, 9, 64, false),
             (124, 30, 30, true),
         ] {
-            let g = |rng: &mut Rng, n| GridPld {
-                shift: Rational::new(),
-                off: 0,
-                mass: pld_like(rng, n, f),
-                inf: 0,
+            let a = pld_grid(&mut rng, na, f);
+            let b = if same {
+                a.clone()
+            } else {
+                pld_grid(&mut rng, nb, f)
             };
-            let a = g(&mut rng, na);
-            let b = if same { a.clone() } else { g(&mut rng, nb) };
             let naive = naive_exact_convolution(&a.mass, &b.mass);
             let t = Tails::new(&a, &b).unwrap();
             let mut suffix = Integer::new();
@@ -949,15 +947,9 @@ mod tests {
         let mut rng = Rng(0x0BAD_CAFE_1234_5678);
         for f in [64u32, 100] {
             for (na, nb, same) in [(600usize, 600usize, true), (3000, 900, false)] {
-                let g = |rng: &mut Rng, n| GridPld {
-                    shift: Rational::new(),
-                    off: 0,
-                    mass: pld_like(rng, n, f),
-                    inf: 0,
-                };
-                let a = g(&mut rng, na);
-                let b = if same { a.clone() } else { g(&mut rng, nb) };
-                let bref = if same { &a } else { &b };
+                let a = pld_grid(&mut rng, na, f);
+                let b = (!same).then(|| pld_grid(&mut rng, nb, f));
+                let bref = b.as_ref().unwrap_or(&a);
                 let wide = packed_exact_convolution(&a.mass, &bref.mass);
                 let unit = Integer::from(1) << f;
                 for side in [Side::Upper, Side::Lower] {
