@@ -137,7 +137,12 @@ fn reach_moved(a: &GridPld, b: &GridPld, ctx: &Ctx, e_units: f64, n: usize) -> f
     let h = ctx.h.to_f64();
     let first = |g: &GridPld| g.shift.to_f64() + g.off as f64 * h;
     let (ma, va) = reach::loss_moments(a, first(a), h);
-    let (mb, vb) = reach::loss_moments(b, first(b), h);
+    // a squaring's two operands are one measure: its moments once
+    let (mb, vb) = if std::ptr::eq(a, b) {
+        (ma, va)
+    } else {
+        reach::loss_moments(b, first(b), h)
+    };
     let w = reach::reach_weight(&t, first(a) + first(b), h, n, ma + mb, va + vb);
     2.0 * e_units * w + 1.0
 }
