@@ -1225,6 +1225,64 @@ fn laplace_at_tiny_delta_is_answered() {
     }
 }
 
+/// Pure DP throughout (Lemma Pure-cap of pld_epsilon.md): basic composition makes the run
+/// (Σ count·ε0, 0)-DP, so no upper end exceeds Σ count·ε0 and δ there is 0. Two Laplace steps
+/// (ε0 = 1) at δ = 10⁻²⁰ lie 3·10⁻¹³ below 2ε0 — the 192-bit quadrature at the lower end is still
+/// ≥ δ — and the grid alone put the upper end a grid step (6.5·10⁻⁴) above 2; a Laplace step with
+/// four randomized-response steps (cap 1/2 + 4·1/4 = 3/2, the top loss's P-mass ≥ 0.05, so the
+/// true ε at δ = 10⁻³⁰ is within 10⁻²⁷ of 3/2) likewise; δ(3/2) is 0 on both ends.
+#[test]
+fn pure_dp_compositions_are_capped_at_basic_composition() {
+    let two = [term(PldMechanism::Laplace { eps: rational("1") }, 2)];
+    let r = pld_epsilon(&two, &rational("1e-20"), &grid(None)).unwrap();
+    let at_lo = laplace_delta2(&rational("1"), &lo(&r).to_rational().unwrap());
+    eprintln!(
+        "2 Laplace ε0 = 1, δ = 1e-20: [{}, {}], δ₂ at the lower end {}",
+        show(lo(&r)),
+        show(hi(&r)),
+        show(&at_lo)
+    );
+    assert!(
+        *hi(&r) <= 2 && at_lo >= Float::with_val(QP, &rational("1e-20")) && *lo(&r) >= 2.0 - 1e-9,
+        "two Laplace steps, δ = 1e-20: [{}, {}]",
+        show(lo(&r)),
+        show(hi(&r))
+    );
+    let mixed = [
+        term(
+            PldMechanism::Laplace {
+                eps: rational("1/2"),
+            },
+            1,
+        ),
+        term(
+            PldMechanism::RandomizedResponse {
+                eps: rational("1/4"),
+            },
+            4,
+        ),
+    ];
+    let r = pld_epsilon(&mixed, &rational("1e-30"), &grid(None)).unwrap();
+    eprintln!(
+        "Laplace + 4 RR, δ = 1e-30: [{}, {}]",
+        show(lo(&r)),
+        show(hi(&r))
+    );
+    assert!(
+        *hi(&r) <= 1.5 && *lo(&r) >= 1.5 - 1e-9,
+        "Laplace + 4 RR, δ = 1e-30: [{}, {}]",
+        show(lo(&r)),
+        show(hi(&r))
+    );
+    let r = pld_delta(&mixed, &rational("3/2"), &grid(None)).unwrap();
+    assert!(
+        *lo(&r) == 0 && *hi(&r) == 0,
+        "δ(3/2) of Laplace + 4 RR: [{}, {}]",
+        show(lo(&r)),
+        show(hi(&r))
+    );
+}
+
 /// Different mechanisms composed (`compose_side` convolving different terms, atoms and a continuous
 /// part, the grid chosen for both): k-fold ε0-randomized response then one subsampled-Gaussian step.
 /// The RR loss is (k − 2j)ε0 with P-probability C(k, j)e^{(k−j)ε0}/(1 + e^{ε0})^k, so

@@ -66,7 +66,7 @@ pub struct DpsgdArgs {
     /// Default: chosen from the composed spread.
     #[arg(long, value_name = "H", allow_hyphen_values = true)]
     grid: Option<String>,
-    /// PLD tail mass one truncation may move, in (0, 1e-3]. Default: δ·10⁻⁶/(2·steps).
+    /// PLD tail mass one truncation may move, in (0, 1e-3]. Default: δ·10⁻⁴/(2·steps) (δ·10⁻⁶/(2·steps) with --tight).
     #[arg(long, value_name = "TAU", allow_hyphen_values = true)]
     tail: Option<String>,
     /// The PLD accountant's tight preset: refine the automatic grid (one step to the grid the

@@ -12,7 +12,8 @@ use rug::{Integer, Rational};
 /// Smallest tail mass per truncation, as a power of two. The fixed point has at most 124
 /// fraction bits, so a τ below 2⁻¹²⁴ truncates one unit (`new_ctx`); one unit per copy, and
 /// one per product (the carried rounding, Lemma One-carry), still leave δ = 10⁻³⁰ at 10⁴ copies
-/// within 10⁻³ of itself. 2⁻¹⁴⁰ admits δ down to about 10⁻³² at 10⁴ copies (τ = 10⁻⁶·δ/2k).
+/// within 10⁻³ of itself. 2⁻¹⁴⁰ admits δ down to about 10⁻³³ at 10⁴ copies (τ = 10⁻⁴·δ/2k;
+/// 10⁻³¹ with the tight preset's 10⁻⁶·δ/2k).
 pub(super) const MIN_TAIL_BITS: u32 = 140;
 
 /// Points per mechanism table the automatic grid aims to stay under (about half a second).
@@ -35,6 +36,18 @@ pub(super) fn setup(
     opts: &PldOptions,
     delta_hint: Option<&Rational>,
 ) -> Result<Setup> {
+    setup_with(terms, opts, delta_hint, opts.tight)
+}
+
+/// [`setup`], the default tail taking [`TIGHT_TAIL_SHARE`] of δ when `fine_tail` (the tight
+/// preset; the group chain, which reads each hop's +∞ atom at a fraction of δ amplified by
+/// e^{ε} of the hops before it).
+pub(super) fn setup_with(
+    terms: &[PldTerm],
+    opts: &PldOptions,
+    delta_hint: Option<&Rational>,
+    fine_tail: bool,
+) -> Result<Setup> {
     validate::nonempty("terms", terms)?;
     for t in terms {
         validate_term(t)?;
@@ -50,13 +63,19 @@ pub(super) fn setup(
         }
         None => auto_grid(&merged, &profiles),
     };
-    let tau = choose_tail(terms, opts, delta_hint)?;
+    let continuous = profiles.iter().any(|p| p.tails.is_some());
+    // atoms only: no table to shorten, and brackets ~10⁻¹³ wide, so the fine share
+    let share = if fine_tail || !continuous {
+        TIGHT_TAIL_SHARE
+    } else {
+        TAIL_SHARE
+    };
+    let tau = choose_tail(terms, opts, delta_hint, share)?;
     // rounding to 2^−F costs less than 2^−F per measure and per product (Lemma One-carry): far
     // below τ. With a continuous part (brackets ~10⁻⁴ wide) 2^−F ≤ τ/32 and F ≥ 63, which costs no
     // more: the exact products' slots of probability vectors are 2F + 2 ≤ 128 bits, two limbs
     // (`slot_bits`), where F = 64 needs three; atoms only (brackets ~10⁻¹³ wide, few products)
     // keep 24 guard bits and F ≥ 64
-    let continuous = profiles.iter().any(|p| p.tails.is_some());
     let (guard, least) = if continuous { (5, 63) } else { (24, 64) };
     let f = ((-tau.to_f64().log2()).ceil() as i64 + guard).clamp(least, 124) as u32;
     let finest = finest_detail(&merged, &profiles);
@@ -111,13 +130,31 @@ pub(super) fn setup(
     })
 }
 
-/// The tail mass τ per truncation: the user's (in (0, 10⁻³]) or, for ε(δ), a 10⁻⁶ fraction of
-/// δ over 2Σk truncations; for δ(ε) an absolute 10⁻²⁰ (rounded down to a power of ten). At
-/// least 2^−MIN_TAIL_BITS.
+/// The share of δ the default truncations may cost: [`TAIL_SHARE`], or [`TIGHT_TAIL_SHARE`]
+/// with [`PldOptions::tight`], for atoms-only compositions and for the group chain.
+///
+/// Why 10⁻⁴: a table reaches out to the loss where its tail falls below τ, and a subsampled
+/// Gaussian's right tail is long (q = 0.001, σ = 1: loss 2.5 at τ = 10⁻¹⁸, 1.1 at 10⁻¹⁶, the
+/// bulk within 10⁻² of 0), so each factor of 100 in τ cuts the table and the early products by
+/// about half: T = 10⁶ steps 0.49–0.56 → 0.37–0.41 s, q = 10⁻⁴, σ = 0.5 at 10⁶ steps 1.83 →
+/// 1.21 s, MNIST 0.129 → 0.109 s (2 threads, min of 3, against 10⁻⁶), while the upper ends rose
+/// by ≤ 6·10⁻⁶ relative (q = 4096/50000, σ = 10; 5·10⁻⁷ at T = 10⁶), ≤ 2 % of the brackets'
+/// widths. The tight preset, whose brackets are 25× narrower, keeps 10⁻⁶, and so do compositions
+/// of atoms only (no table to shorten; brackets ~10⁻¹³ wide: 50 steps of 0.1-randomized response
+/// at δ = 10⁻³ were 3·10⁻⁹ wide at 10⁻⁴) and the group chain (`group.rs`).
+pub(super) const TAIL_SHARE: f64 = 1e-4;
+
+/// [`TAIL_SHARE`] of the tight preset.
+pub(super) const TIGHT_TAIL_SHARE: f64 = 1e-6;
+
+/// The tail mass τ per truncation: the user's (in (0, 10⁻³]) or, for ε(δ), a `share` of δ
+/// ([`TAIL_SHARE`] or [`TIGHT_TAIL_SHARE`]) over 2Σk truncations; for δ(ε) an absolute 10⁻²⁰
+/// (rounded down to a power of ten). At least 2^−MIN_TAIL_BITS.
 fn choose_tail(
     terms: &[PldTerm],
     opts: &PldOptions,
     delta_hint: Option<&Rational>,
+    share: f64,
 ) -> Result<Rational> {
     let k_total: f64 = terms.iter().map(|t| t.count.to_f64()).sum();
     let tau = match &opts.tail {
@@ -128,9 +165,9 @@ fn choose_tail(
             }
             t.clone()
         }
-        // ε(δ): truncations may cost a 10⁻⁶ fraction of δ; δ(ε): an absolute 10⁻²⁰
+        // ε(δ): truncations may cost a TAIL_SHARE of δ; δ(ε): an absolute 10⁻²⁰
         None => {
-            let budget = delta_hint.map(|d| d.to_f64() * 1e-6).unwrap_or(1e-20);
+            let budget = delta_hint.map(|d| d.to_f64() * share).unwrap_or(1e-20);
             let t = budget / (2.0 * k_total);
             let m = (-t.log10()).ceil().clamp(3.0, 300.0) as u32;
             Rational::from((1, Integer::from(10u32).pow(m)))
@@ -511,30 +548,65 @@ mod tests {
             )
         };
         let opts = PldOptions::default();
-        // δ·10⁻⁶/(2·1000) = 5·10⁻¹⁵ → 10⁻¹⁵; δ(ε) queries: 10⁻²⁰/2000 = 5·10⁻²⁴ → 10⁻²⁴
+        // δ·10⁻⁴/(2·1000) = 5·10⁻¹³ → 10⁻¹³ (tight: δ·10⁻⁶/2000 → 10⁻¹⁵); δ(ε) queries:
+        // 10⁻²⁰/2000 = 5·10⁻²⁴ → 10⁻²⁴
         assert_eq!(
-            choose_tail(&[sg(1000)], &opts, Some(&rational("1e-5"))).unwrap(),
+            choose_tail(&[sg(1000)], &opts, Some(&rational("1e-5")), TAIL_SHARE).unwrap(),
+            rational("1e-13")
+        );
+        let tight = PldOptions {
+            tight: true,
+            ..Default::default()
+        };
+        let d = rational("1e-5");
+        assert_eq!(
+            setup(&[sg(1000)], &opts, Some(&d)).unwrap().tau,
+            rational("1e-13")
+        );
+        assert_eq!(
+            setup(&[sg(1000)], &tight, Some(&d)).unwrap().tau,
             rational("1e-15")
         );
         assert_eq!(
-            choose_tail(&[sg(1000)], &opts, None).unwrap(),
+            setup_with(&[sg(1000)], &opts, Some(&d), true).unwrap().tau,
+            rational("1e-15")
+        );
+        // atoms only (50 steps of randomized response): the fine share, 10⁻³·10⁻⁶/100 → 10⁻¹¹
+        let rr = term(
+            PldMechanism::RandomizedResponse {
+                eps: rational("1/10"),
+            },
+            50,
+        );
+        assert_eq!(
+            setup(&[rr], &opts, Some(&rational("1e-3"))).unwrap().tau,
+            rational("1e-11")
+        );
+        assert_eq!(
+            choose_tail(&[sg(1000)], &opts, None, TAIL_SHARE).unwrap(),
             rational("1e-24")
         );
-        // 10⁻³⁰·10⁻⁶/(2·10⁴) = 5·10⁻⁴¹ → 10⁻⁴¹ ≥ 2⁻¹⁴⁰ (7·10⁻⁴³): taken (issue 13: δ down to
-        // 10⁻³⁰); 10⁻³⁰·10⁻⁶/(2·10⁶) < 2⁻¹⁴⁰: refused, naming δ (the default tail) or the
+        // 10⁻³⁰·10⁻⁴/(2·10⁴) = 5·10⁻³⁹ → 10⁻³⁹ ≥ 2⁻¹⁴⁰ (7·10⁻⁴³): taken (issue 13: δ down to
+        // 10⁻³⁰); 10⁻³⁰·10⁻⁴/(2·10⁸) < 2⁻¹⁴⁰: refused, naming δ (the default tail) or the
         // user's tail
         assert_eq!(
-            choose_tail(&[sg(10_000)], &opts, Some(&rational("1e-30"))).unwrap(),
-            rational("1e-41")
+            choose_tail(&[sg(10_000)], &opts, Some(&rational("1e-30")), TAIL_SHARE).unwrap(),
+            rational("1e-39")
         );
-        let e = choose_tail(&[sg(1_000_000)], &opts, Some(&rational("1e-30"))).unwrap_err();
+        let e = choose_tail(
+            &[sg(100_000_000)],
+            &opts,
+            Some(&rational("1e-30")),
+            TAIL_SHARE,
+        )
+        .unwrap_err();
         assert_eq!(arg_name(e), "delta");
         for bad in ["1e-43", "2/1000", "0", "-1"] {
             let opts = PldOptions {
                 tail: Some(rational(bad)),
                 ..Default::default()
             };
-            let e = choose_tail(&[sg(1)], &opts, Some(&rational("1e-5"))).unwrap_err();
+            let e = choose_tail(&[sg(1)], &opts, Some(&rational("1e-5")), TAIL_SHARE).unwrap_err();
             assert_eq!(arg_name(e), "tail", "tail {bad}");
         }
     }

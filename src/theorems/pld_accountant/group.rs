@@ -7,7 +7,7 @@ use super::convolve::compose_side;
 use super::discretise::{mirror_tables, tables, Table};
 use super::enclose::rational;
 use super::fixed::Side;
-use super::grid::setup;
+use super::grid::setup_with;
 use super::query::{epsilon_side, Curve};
 use super::{dpsgd_pld_epsilon_checked, join, report, Direction, PldOptions, PldReport};
 use crate::validate;
@@ -53,7 +53,9 @@ pub fn dpsgd_group_pld_epsilon(
         return dpsgd_pld_epsilon_checked(rate, sigma, steps, delta, opts);
     }
     let term = |direction| super::dpsgd_term(rate, sigma, steps, direction);
-    let mut s = setup(&[term(Direction::Remove)], opts, Some(delta))?;
+    // the fine tail share: each hop's +∞ atom is read at a fraction of δ, amplified by e^{ε} of
+    // the hops before it (q = 1, σ = 4, K = 2 had no certifiable split at the default share)
+    let mut s = setup_with(&[term(Direction::Remove)], opts, Some(delta), true)?;
     // exact products only: the chain reads each hop's +∞ atom at a fraction of δ, and an FFT's
     // widened tails, truncated to +∞, would inflate it
     s.fft_budget = Rational::new();

@@ -386,9 +386,15 @@ pub fn pld_delta_curve(
         },
         None,
     )?;
+    // pure DP throughout: δ(ε) = 0 from Σ count·ε0 on (Lemma Pure-cap)
+    let cap = pure_cap(terms);
     lo.into_iter()
         .zip(hi)
-        .map(|(l, h)| report(l, h, &s, support))
+        .zip(eps)
+        .map(|((l, h), e)| match &cap {
+            Some(c) if e >= c => report(l, Rational::new(), &s, support),
+            _ => report(l, h, &s, support),
+        })
         .collect()
 }
 
@@ -408,7 +414,23 @@ pub fn pld_epsilon(terms: &[PldTerm], delta: &Rational, opts: &PldOptions) -> Re
         Ok(((lo, hi, s, support), tabs))
     };
     let (lo, hi, s, support) = refined(opts, once)?;
+    // pure DP throughout: ε(δ) ≤ Σ count·ε0 for every δ (Lemma Pure-cap)
+    let hi = match pure_cap(terms) {
+        Some(cap) => hi.min(cap),
+        None => hi,
+    };
     report(lo, hi, &s, support)
+}
+
+/// Σ count·ε0 when every term is ε0-DP at δ = 0 (`mechanisms::pure_epsilon`), else `None`: by
+/// basic composition the composition is then (Σ count·ε0, 0)-DP, so δ(ε) = 0 from there on and
+/// ε(δ) ≤ Σ count·ε0 for every δ > 0 (`pld_epsilon.md`, Lemma Pure-cap). It closes what the grid
+/// leaves above a bounded loss (two Laplace steps at δ = 10⁻²⁰: 2ε0 − 3·10⁻¹³ ≤ ε, the grid's
+/// upper end a grid step above 2ε0).
+fn pure_cap(terms: &[PldTerm]) -> Option<Rational> {
+    terms.iter().try_fold(Rational::new(), |sum, t| {
+        mechanisms::pure_epsilon(&t.mechanism).map(|e| sum + e * &t.count)
+    })
 }
 
 /// One accountant run: (lower, upper, its setup, composed support).

@@ -110,7 +110,7 @@ pub fn dpsgd_tradeoff_tpr(
         check_rate("fpr", a)?;
     }
     let term = |direction| super::dpsgd_term(rate, sigma, steps, direction);
-    // tail hint: the smallest positive α (TPR ≥ α, so a 10⁻⁶ fraction of it is negligible)
+    // tail hint: the smallest positive α (TPR ≥ α, so a 10⁻⁴ fraction of it is negligible)
     let hint = fprs
         .iter()
         .filter(|a| **a > 0)

@@ -150,6 +150,24 @@ pub(super) fn profile(m: &PldMechanism) -> Profile {
     }
 }
 
+/// ε0 with `m` ε0-DP at δ = 0 (its loss lies in [−ε0, ε0], no mass at +∞), exactly, where the
+/// mechanism is pure DP with a rational ε0: Laplace (ε0), randomized response and an ε-DP black
+/// box (ε0), the discrete Laplace (its largest loss aΔ). `None` otherwise (unbounded losses, mass
+/// at +∞, or an irrational ε0 as k-ary randomized response's).
+pub(super) fn pure_epsilon(m: &PldMechanism) -> Option<Rational> {
+    match m {
+        PldMechanism::Laplace { eps } | PldMechanism::RandomizedResponse { eps } => {
+            Some(eps.clone())
+        }
+        PldMechanism::ApproxDp { eps, delta } if *delta == 0 => Some(eps.clone()),
+        PldMechanism::DiscreteLaplace {
+            parameter,
+            sensitivity,
+        } => Some(Rational::from(parameter * sensitivity)),
+        _ => None,
+    }
+}
+
 /// The exact loss unit of `m`'s atoms when every atom's finite loss is an integer multiple of
 /// it (the grid choice then tries to hold them exactly); `None` for mechanisms without atoms.
 pub(super) fn atom_unit(m: &PldMechanism) -> Option<Rational> {
