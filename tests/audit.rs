@@ -157,7 +157,8 @@ fn surprising_answers_are_explained() {
 
 #[test]
 fn bad_files_name_the_problem() {
-    let dir = std::env::temp_dir().join(format!("dpcert-bad-{}", std::process::id()));
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("dpcert-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (name, text, needle) in [
         ("syntax.toml", "[budget]\ndelta = 1e-6\n[[mechanism]]\ntype = \"gaussian\"\nsigma = = 2\n", "line 5"),
@@ -287,7 +288,8 @@ fn check_decides_near_misses() {
     );
     // a malformed record next to a valid one is judged `invalid` (exit 1), not a reason to
     // abort the run; a file of nothing but invalid records is bad input (exit 2)
-    let p = std::env::temp_dir().join(format!("dpcert-check-{}.json", std::process::id()));
+    let p = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("dpcert-check-{}.json", std::process::id()));
     std::fs::write(&p, "[{\"query\": [\"gaussian\"], \"value\": \"1\"}, {\"query\": [\"zcdp\", \"delta\", \"--rho\", \"0.5\", \"--epsilon\", \"2\"], \"value\": \"1\"}]").unwrap();
     let (code, out, err) = run(&["check", p.to_str().unwrap()]);
     assert_eq!(code, 1, "{err}");
@@ -508,7 +510,8 @@ fn cited_rdp_route_is_marked_and_not_preferred() {
 #[test]
 fn no_route_is_null_not_inf() {
     let text = "[budget]\ndelta = \"1e-5\"\n[[mechanism]]\ntype = \"approx\"\nepsilon = 65537\ndelta = \"1e-9\"\n[[mechanism]]\ntype = \"subsampled-gaussian\"\nsigma = 1\nrate = \"0.01\"\nsteps = 100\n";
-    let p = std::env::temp_dir().join(format!("dpcert-noroute-{}.toml", std::process::id()));
+    let p = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("dpcert-noroute-{}.toml", std::process::id()));
     std::fs::write(&p, text).unwrap();
     let (code, out, err) = run(&["audit", p.to_str().unwrap(), "--json"]);
     assert_eq!(code, 0, "{err}");

@@ -13,7 +13,7 @@ use dpcert::event::Event;
 use serde_json::{json, Value};
 
 fn temp(name: &str, ext: &str, text: &str) -> String {
-    let p = std::env::temp_dir().join(format!(
+    let p = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
         "dpcert-samplers-{name}-{}.{ext}",
         std::process::id()
     ));
@@ -239,7 +239,8 @@ fn refusals_name_the_entry_or_field() {
         &["field `relation`", "add/remove"],
     );
     // no δ(ε) curve to plot for a substitution run: bad input, not an empty chart
-    let svg = std::env::temp_dir().join(format!("dpcert-samplers-{}.svg", std::process::id()));
+    let svg = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("dpcert-samplers-{}.svg", std::process::id()));
     let (code, _, err) = run(&[
         "plot",
         &temp("plot", "toml", &format!("{BUDGET}{RUN}")),

@@ -11,7 +11,8 @@ use rug::Rational;
 use serde_json::Value;
 
 fn temp(name: &str, text: &str) -> String {
-    let p = std::env::temp_dir().join(format!("dpcert-sched-{name}-{}.toml", std::process::id()));
+    let p = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("dpcert-sched-{name}-{}.toml", std::process::id()));
     std::fs::write(&p, text).unwrap();
     p.to_str().unwrap().to_string()
 }

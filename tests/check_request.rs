@@ -153,7 +153,8 @@ fn a_malformed_request_is_an_invalid_record_naming_its_key() {
 
 #[test]
 fn the_command_line_check_reads_a_file_mixing_both_forms() {
-    let dir = std::env::temp_dir().join(format!("dpcert-check-request-{}", std::process::id()));
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("dpcert-check-request-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("mixed.json");
     let text = r#"[

@@ -366,7 +366,8 @@ fn scaled(x: &rug::Float, rel: f64) -> rug::Float {
 }
 
 fn write_temp(name: &str, text: &str) -> std::path::PathBuf {
-    let p = std::env::temp_dir().join(format!("dpcert-{name}-{}.json", std::process::id()));
+    let p = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("dpcert-{name}-{}.json", std::process::id()));
     std::fs::write(&p, text).unwrap();
     p
 }
@@ -818,8 +819,8 @@ fn hostile_deployments_are_refused() {
         ("many", many.as_str(), "[[mechanism]]"),
         ("bogus", bogus, "[budget] bogus"),
     ] {
-        let p =
-            std::env::temp_dir().join(format!("dpcert-deploy-{name}-{}.toml", std::process::id()));
+        let p = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("dpcert-deploy-{name}-{}.toml", std::process::id()));
         std::fs::write(&p, text).unwrap();
         let (code, out, err) = run(&["audit", p.to_str().unwrap()]);
         assert_eq!(code, 2, "{name}: {err}");

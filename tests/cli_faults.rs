@@ -14,7 +14,8 @@ fn bin() -> Command {
 }
 
 fn temp(name: &str, bytes: &[u8]) -> String {
-    let p = std::env::temp_dir().join(format!("dpcert-faults-{}-{name}", std::process::id()));
+    let p = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("dpcert-faults-{}-{name}", std::process::id()));
     std::fs::write(&p, bytes).unwrap();
     p.to_str().unwrap().to_string()
 }

@@ -214,7 +214,8 @@ fn file_errors_name_the_section() {
 
 #[test]
 fn cli_audits_a_dp_event_file() {
-    let dir = std::env::temp_dir().join(format!("dpcert-dp-event-{}", std::process::id()));
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("dpcert-dp-event-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("events.json");
     let file = json!({"budget": {"epsilon": "1"}, "claim": {"epsilon": "1", "delta": "0.5"},

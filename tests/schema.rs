@@ -13,7 +13,8 @@ fn example(name: &str) -> String {
 }
 
 fn temp(name: &str, text: &str) -> String {
-    let p = std::env::temp_dir().join(format!("dpcert-schema-{name}-{}", std::process::id()));
+    let p = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("dpcert-schema-{name}-{}", std::process::id()));
     std::fs::write(&p, text).unwrap();
     p.to_str().unwrap().to_string()
 }

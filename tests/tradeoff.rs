@@ -199,7 +199,8 @@ fn tradeoff_cli_and_check() {
     let lo = rational(v["result"]["value"]["lower"].as_str().unwrap());
     let hi = rational(v["result"]["value"]["upper"].as_str().unwrap());
     assert!(lo <= reference && reference <= hi);
-    let dir = std::env::temp_dir().join(format!("dpcert-fdp-{}", std::process::id()));
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("dpcert-fdp-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("claims.json");
     std::fs::write(

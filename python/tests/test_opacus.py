@@ -4,7 +4,6 @@ epochs reports dpcert's certified ε — the same bracket as `dpcert dpsgd` for 
 histories stay compact, mixed schedules compose exactly, bad input raises ValueError before a
 step is counted, and make_private_with_epsilon's σ is certified within 1 % of the minimum."""
 import math
-import time
 import warnings
 from decimal import Decimal
 
@@ -111,14 +110,13 @@ def test_checkpoint_round_trip(tmp_path):
         bad.load_state_dict({"history": [("1.1", "2", 5)], "mechanism": "dpcert"})
 
 
-def test_mnist_history_is_one_entry_and_costs_milliseconds(cli):
+def test_mnist_history_is_one_entry(cli):
+    # 14 063 equal steps are one run-length entry (so a step costs O(1), whatever the run's
+    # length; no timing here: speed is the benchmarks' business)
     acc = CertifiedAccountant()
-    t0 = time.perf_counter()
     for _ in range(14063):
         acc.step(noise_multiplier=1.1, sample_rate=256 / 60000)
-    took = time.perf_counter() - t0
     assert acc.history == [("1.1", "0.004266666666666667", 14063)]
-    assert took < 0.5, f"14 063 steps took {took:.3f} s"
     q = _cli_upper(cli, "0.004266666666666667", "1.1", 14063)
     assert acc.get_epsilon(DELTA) == q["upper_f64"]
 
