@@ -142,8 +142,9 @@ pub fn run(args: &[&str]) -> (i32, String, String) {
 /// `dpcert check FILE --json` on `records` (JSON text, written to a temporary file named after
 /// `name`): (exit code, each record's verdict, stdout, stderr).
 pub fn check_verdicts(name: &str, records: &str) -> (i32, Vec<String>, String, String) {
-    let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("dpcert-{name}-{}.json", std::process::id()));
+    // (std::env::temp_dir: this module is also compiled into the library's unit tests, where
+    // CARGO_TARGET_TMPDIR is not set; the file is removed below)
+    let path = std::env::temp_dir().join(format!("dpcert-{name}-{}.json", std::process::id()));
     std::fs::write(&path, records).unwrap();
     let (code, out, err) = run(&["check", path.to_str().unwrap(), "--json"]);
     let _ = std::fs::remove_file(&path);
