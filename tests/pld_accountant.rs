@@ -1229,7 +1229,7 @@ fn laplace_at_tiny_delta_is_answered() {
 /// (Σ count·ε0, 0)-DP, so no upper end exceeds Σ count·ε0 and δ there is 0. Two Laplace steps
 /// (ε0 = 1) at δ = 10⁻²⁰ lie 3·10⁻¹³ below 2ε0 — the 192-bit quadrature at the lower end is still
 /// ≥ δ — and the grid alone put the upper end a grid step (6.5·10⁻⁴) above 2; a Laplace step with
-/// four randomized-response steps (cap 1/2 + 4·1/4 = 3/2, the top loss's P-mass ≥ 0.05, so the
+/// four randomized-response steps (cap 1/2 + 4·1/4 = 3/2, the top loss's P-mass ½·0.562⁴ ≈ 0.0499, so the
 /// true ε at δ = 10⁻³⁰ is within 10⁻²⁷ of 3/2) likewise; δ(3/2) is 0 on both ends.
 #[test]
 fn pure_dp_compositions_are_capped_at_basic_composition() {
