@@ -59,7 +59,11 @@ pub(super) fn grid_shift(pr: &Profile, h: &Rational) -> Rational {
 
 /// Grid index range [i_min, i_max] (grid point i at loss shift + i·h) outside which the
 /// continuous part has P-mass ≤ τ/4 on each side, and for a mixture-first pair Q-mass ≤ τ/4
-/// below (a search: any range is sound, tails are charged to the side's rule).
+/// below (a search: any range is sound, tails are charged to the side's rule). The Q-mass: a
+/// mixture-first pair is the DP-SGD remove direction, whose table [`mirror`] turns into the add
+/// direction's, that mass becoming its mass at +∞ (q = 1, σ = 0.8, 3 steps, δ = 10⁻³, τ = 10⁻⁸:
+/// Q-mass 2.4·10⁻⁶ there, the upper end 3.5·10⁻⁴ too high; for q < 1 the support's end
+/// ln(1 − q) usually comes first).
 pub(super) fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
     let hf = ctx.h.to_f64();
     let shift = grid_shift(pr, &ctx.h);
@@ -109,10 +113,6 @@ pub(super) fn range(pr: &Profile, ctx: &Ctx, tau: f64) -> Result<(i64, i64)> {
             0.0
         };
         let r = find(start - shf, 1.0, &|i| mid(eval(i).p_gt) <= tau / 4.0);
-        // a mixture-first pair (the DP-SGD remove direction) also keeps its Q-mass below the
-        // left end within τ/4: [`mirror`] turns that mass into the add direction's mass at +∞
-        // (q = 1, σ = 0.8, 3 steps, δ = 10⁻³, τ = 10⁻⁸: Q-mass 2.4·10⁻⁶ there, the upper end
-        // 3.5·10⁻⁴ too high; for q < 1 the support's end ln(1 − q) usually comes first)
         let q_too = pr.mix.as_ref().is_some_and(|m| m.p_is_mix);
         let l = find(start - shf, -1.0, &|i| {
             let t = eval(i);

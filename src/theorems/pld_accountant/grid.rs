@@ -64,20 +64,7 @@ pub(super) fn setup_with(
         None => auto_grid(&merged, &profiles),
     };
     let continuous = profiles.iter().any(|p| p.tails.is_some());
-    // atoms only: no table to shorten, and brackets ~10⁻¹³ wide, so the fine share
-    let share = if fine_tail || !continuous {
-        TIGHT_TAIL_SHARE
-    } else {
-        TAIL_SHARE
-    };
-    let tau = choose_tail(terms, opts, delta_hint, share)?;
-    // rounding to 2^−F costs less than 2^−F per measure and per product (Lemma One-carry): far
-    // below τ. With a continuous part (brackets ~10⁻⁴ wide) 2^−F ≤ τ/32 and F ≥ 63, which costs no
-    // more: the exact products' slots of probability vectors are 2F + 2 ≤ 128 bits, two limbs
-    // (`slot_bits`), where F = 64 needs three; atoms only (brackets ~10⁻¹³ wide, few products)
-    // keep 24 guard bits and F ≥ 64
-    let (guard, least) = if continuous { (5, 63) } else { (24, 64) };
-    let f = ((-tau.to_f64().log2()).ceil() as i64 + guard).clamp(least, 124) as u32;
+    let (tau, f) = resolution(terms, opts, delta_hint, fine_tail, continuous)?;
     let finest = finest_detail(&merged, &profiles);
     let mut h = h;
     if opts.grid.is_none() {
@@ -128,6 +115,32 @@ pub(super) fn setup_with(
         terms: merged,
         delta: delta_hint.map_or(0.0, Rational::to_f64),
     })
+}
+
+/// The tail τ per truncation ([`choose_tail`], its share of δ [`TIGHT_TAIL_SHARE`] when
+/// `fine_tail` or for atoms only, else [`TAIL_SHARE`]) and the fixed-point fraction bits F.
+fn resolution(
+    terms: &[PldTerm],
+    opts: &PldOptions,
+    delta_hint: Option<&Rational>,
+    fine_tail: bool,
+    continuous: bool,
+) -> Result<(Rational, u32)> {
+    // atoms only: no table to shorten, and brackets ~10⁻¹³ wide, so the fine share
+    let share = if fine_tail || !continuous {
+        TIGHT_TAIL_SHARE
+    } else {
+        TAIL_SHARE
+    };
+    let tau = choose_tail(terms, opts, delta_hint, share)?;
+    // rounding to 2^−F costs less than 2^−F per measure and per product (Lemma One-carry): far
+    // below τ. With a continuous part (brackets ~10⁻⁴ wide) 2^−F ≤ τ/32 and F ≥ 63, which costs no
+    // more: the exact products' slots of probability vectors are 2F + 2 ≤ 128 bits, two limbs
+    // (`slot_bits`), where F = 64 needs three; atoms only (brackets ~10⁻¹³ wide, few products)
+    // keep 24 guard bits and F ≥ 64
+    let (guard, least) = if continuous { (5, 63) } else { (24, 64) };
+    let f = ((-tau.to_f64().log2()).ceil() as i64 + guard).clamp(least, 124) as u32;
+    Ok((tau, f))
 }
 
 /// The share of δ the default truncations may cost: [`TAIL_SHARE`], or [`TIGHT_TAIL_SHARE`]

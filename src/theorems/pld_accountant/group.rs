@@ -53,11 +53,11 @@ pub fn dpsgd_group_pld_epsilon(
         return dpsgd_pld_epsilon_checked(rate, sigma, steps, delta, opts);
     }
     let term = |direction| super::dpsgd_term(rate, sigma, steps, direction);
-    // the fine tail share: each hop's +∞ atom is read at a fraction of δ, amplified by e^{ε} of
-    // the hops before it (q = 1, σ = 4, K = 2 had no certifiable split at the default share)
+    // the chain reads each hop's +∞ atom at a fraction of δ, amplified by e^{ε} of the hops
+    // before it: so the fine tail share (q = 1, σ = 4, K = 2 had no certifiable split at the
+    // default one) and exact products only (an FFT's widened tails, truncated to +∞, would
+    // inflate that atom)
     let mut s = setup_with(&[term(Direction::Remove)], opts, Some(delta), true)?;
-    // exact products only: the chain reads each hop's +∞ atom at a fraction of δ, and an FFT's
-    // widened tails, truncated to +∞, would inflate it
     s.fft_budget = Rational::new();
     // one direction: (upper chain, lower ε at δ, support)
     // the add direction's table is the remove direction's mirrored (Lemma Reversed-pair)
