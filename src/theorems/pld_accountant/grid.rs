@@ -260,13 +260,18 @@ fn widest_table(h: &Rational, tau: &Rational, f: u32, profiles: &[Profile]) -> R
         .unwrap_or(0))
 }
 
-/// The automatic grid halved while the run on the finer grid stays cheap: composed support
-/// estimate × squarings of the longest count at most [`CHEAP_WORK`], and every table within
-/// [`TABLE_TARGET`]: one step, a few Gaussians, a few hundred steps get a narrower bracket for
-/// at most a few tenths of a second. The terms are the merged ones (`setup`). A width choice only.
+/// The automatic grid divided by the largest integer k ≥ 2 for which the run on h/k stays cheap:
+/// composed support estimate × squarings of the longest count at most [`CHEAP_WORK`], and the
+/// widest table (k times its points on h) within half of [`TABLE_TARGET`], so that a refinement
+/// of the run (`refined`) stays cheap too: one step, a few Gaussians, a
+/// few hundred steps get a narrower bracket for at most a few tenths of a second. An integer
+/// divisor keeps atoms that lie on h on the grid. (Halving while cheap, the rule before, left the
+/// work anywhere in a factor 2 below the limit, so a finer h₀ could end on a coarser grid: q = 1,
+/// σ = 5, 100 steps went from 9·2⁻¹² to 7·2⁻¹¹ when h₀ moved from /24 to /32.) The terms are the
+/// merged ones (`setup`). A width choice only.
 fn finer_while_cheap(
     terms: &[PldTerm],
-    mut h: Rational,
+    h: Rational,
     tau: &Rational,
     f: u32,
     profiles: &[Profile],
@@ -278,18 +283,24 @@ fn finer_while_cheap(
         .unwrap_or(1)
         .max(1);
     let var = composed_variance(terms, profiles);
-    while h.to_f64() > 2e-7 {
-        let estimate = composed_estimate(var, &h);
-        if !(2.0 * estimate * f64::from(bits) <= CHEAP_WORK) {
-            break;
-        }
-        // (a probe that fails only stops the refinement)
-        match widest_table(&h, tau, f, profiles) {
-            Ok(w) if 2 * w <= TABLE_TARGET => h /= 2u32,
-            _ => break,
-        }
+    let work = composed_estimate(var, &h) * f64::from(bits);
+    // the divisors the work and the finest grid allow (a NaN work allows none)
+    let by_work = (CHEAP_WORK / work).min(h.to_f64() / 2e-7).min(1024.0);
+    if !(by_work >= 2.0) {
+        return h;
     }
-    h
+    // (a probe that fails only stops the refinement)
+    let Ok(w) = widest_table(&h, tau, f, profiles) else {
+        return h;
+    };
+    // half the table target: a refinement of the run (`refined`, twice the points) stays cheap
+    let by_tables = TABLE_TARGET as f64 / 2.0 / (w.max(1) as f64);
+    let k = by_work.min(by_tables).floor();
+    if k >= 2.0 {
+        h / (k as u32)
+    } else {
+        h
+    }
 }
 
 /// The composed loss variance V = Σ count·spread² of the terms (`Profile::spread`; a grid
@@ -339,22 +350,29 @@ fn finest_detail(terms: &[PldTerm], profiles: &[Profile]) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// Composed support (estimate) up to which the automatic grid aims at 2·10⁻⁴ relative width
+/// (h₀ = √(V/n)/32) instead of 3·10⁻⁴ (√(V/n)/24): every setting of the seven (≤ 5·10⁴ points)
+/// but not the 10⁶-step runs, whose time is the composition's length (q = 0.001, σ = 1:
+/// 2.8·10⁵ → 3.9·10⁵ points, 0.28 → 0.33 s).
+const NARROW_SUPPORT: f64 = 131_072.0;
+
 /// How far above h₀ the automatic grid may lie (it is the largest dyadic m·2^e, 8 ≤ m ≤ 15, at
 /// most GRID_SLACK·h₀: between 0.96 and 1.1 times h₀).
 const GRID_SLACK: f64 = 1.1;
 
-/// Automatic grid: the largest four-bit dyadic m·2^e (8 ≤ m ≤ 15) at most 1.1·h₀, h₀ = √(V/n)/24,
-/// V the composed loss variance and n the number of discretised copies (the Gaussian terms count
+/// Automatic grid: the largest four-bit dyadic m·2^e (8 ≤ m ≤ 15) at most 1.1·h₀, h₀ = √(V/n)/32
+/// (√(V/n)/24 where the composed support would exceed [`NARROW_SUPPORT`]), V the composed loss variance and n the number of discretised copies (the Gaussian terms count
 /// once: they are merged, see [`merge_gaussians`]); where a quarter of the finest non-Gaussian
-/// detail is smaller than h₀, the power of two nearest that quarter; refined to divide the
-/// atoms' gcd when there are atoms.
+/// detail is smaller than √(V/n)/24, the power of two nearest that quarter; refined to divide
+/// the atoms' gcd when there are atoms.
 ///
 /// Why √(V/n): rounding one copy's loss to a grid of width h adds about h²/4 to the variance
 /// of the composed loss, so the bracket's relative width grows like n·h²/V; measured on the
-/// seven DP-SGD settings of `scripts/bench-pld-vs-dp-accounting` it is 0.07–0.18·n·h²/V, so h₀
-/// aims at about 3·10⁻⁴ (refinement, see `refined`, catches the rest). The nearest power of two
-/// (the rule before) was up to √2 off h₀, twice the width: MNIST's upper end was then 2.3·10⁻⁴
-/// above the truth (issue 13 asks for 2·10⁻⁴), now 1.8·10⁻⁴. A grid heuristic only.
+/// seven DP-SGD settings of `scripts/bench-pld-vs-dp-accounting` it is 0.07–0.18·n·h²/V at
+/// h₀ = √(V/n)/24 (3.2–3.5·10⁻⁴), so /32 aims below the 2·10⁻⁴ of issue 29 (measured
+/// 0.7·10⁻⁶–1.8·10⁻⁴ on the seven; refinement, see `refined`, catches the rest). The nearest
+/// power of two (the rule before the dyadic) was up to √2 off h₀, twice the width. A grid
+/// heuristic only.
 pub(super) fn auto_grid(terms: &[PldTerm], profiles: &[Profile]) -> Rational {
     let var = composed_variance(terms, profiles);
     // discretised copies: every non-Gaussian copy, and the Gaussians' one merged term
@@ -367,23 +385,31 @@ pub(super) fn auto_grid(terms: &[PldTerm], profiles: &[Profile]) -> Rational {
         }
     }
     let n = (n + f64::from(u8::from(gauss))).max(1.0);
-    let h0 = (var / n).sqrt() / 24.0;
+    // the 3·10⁻⁴ aim, and the 2·10⁻⁴ one where its composed support stays small
+    let wide = (var / n).sqrt() / 24.0;
+    let narrow = wide * 0.75;
+    let h0 = if 20.0 * var.sqrt() / narrow <= NARROW_SUPPORT {
+        narrow
+    } else {
+        wide
+    };
     // each copy's own detail too (a copy much narrower than the grid is smeared over two grid
     // points, an error that then grows with the count; Gaussian copies are merged instead)
     let finest = finest_detail(terms, profiles);
     let target = h0.min(finest / 4.0).clamp(1e-7, 0.05);
     // a dyadic with four significant bits at most GRID_SLACK·target: within 1/8 of it, where
-    // the nearest power of two was up to √2 off (the width goes like h²)
-    // (where a copy's detail sets the grid — the unsampled bulk of a subsampled Gaussian at
-    // ln(1 − q) — the nearest power of two, as before: there the bracket depends on where the
-    // grid points fall relative to that bulk, and the old choice is the measured one)
-    let dyadic = if h0 <= finest / 4.0 {
+    // the nearest power of two was up to √2 off (the width goes like h²); where a copy's detail
+    // sets the grid — the unsampled bulk of a subsampled Gaussian at ln(1 − q) — the nearest
+    // power of two: there the bracket depends on where the grid points fall relative to that
+    // bulk, and that choice is the measured one
+    let dyadic = if wide <= finest / 4.0 {
         let t = target * GRID_SLACK;
         let e = t.log2().floor() as i32;
         let m = (t * (2f64).powi(3 - e)).floor().clamp(8.0, 15.0);
         Rational::from_f64(m * (2f64).powi(e - 3)).unwrap()
     } else {
-        Rational::from_f64((2f64).powi(target.log2().round() as i32)).unwrap()
+        let quarter = (finest / 4.0).clamp(1e-7, 0.05);
+        Rational::from_f64((2f64).powi(quarter.log2().round() as i32)).unwrap()
     };
     match atom_gcd(terms) {
         // atoms on the grid when that costs at most 8× the points; else they are split/merged
@@ -473,12 +499,14 @@ mod tests {
         assert_eq!(atom_gcd(&terms[1..2]), None);
     }
 
-    /// The rule by hand: one subsampled-Gaussian term has V = T·s², n = T, so h₀ = s/24 for every
-    /// T, with s = q·√(e^{1/σ²} − 1) (q = 0.01, σ = 4: s = 2.54·10⁻³, h₀ = 1.057·10⁻⁴, 1.1·h₀ =
-    /// 15.24·2⁻¹⁷ → 15·2⁻¹⁷; the nearest power of two gave 2⁻¹³, the rule √V/1500 2⁻¹² at T = 10⁴
-    /// and 2⁻¹⁵ at 10²); Gaussians count once (100 copies of ρ = 1/200 merge into ρ = 1/2, loss
-    /// N(ρ, 2ρ), spread 1: V = 1, n = 1, h₀ = 1/24, 1.1·h₀ = 11.73·2⁻⁸ → 11/256); mixed with 10
-    /// Laplace copies of ε = 1/10 (spread 1/10): n = 11, V = 1.1, h₀ = √0.1/24 = 0.0132.
+    /// The rule by hand: one subsampled-Gaussian term has V = T·s², n = T, so h₀ = s/32 while the
+    /// support estimate 20·√V/h₀ = 640·√T is ≤ 2¹⁷ (T ≤ 41 943), s/24 beyond, with
+    /// s = q·√(e^{1/σ²} − 1) (q = 0.01, σ = 4: s = 2.54·10⁻³; T = 10², 10⁴: h₀ = 7.93·10⁻⁵, 1.1·h₀ =
+    /// 11.43·2⁻¹⁷ → 11·2⁻¹⁷; T = 10⁶: h₀ = 1.057·10⁻⁴, 1.1·h₀ = 15.24·2⁻¹⁷ → 15·2⁻¹⁷; the nearest
+    /// power of two gave 2⁻¹³, the rule √V/1500 2⁻¹² at T = 10⁴ and 2⁻¹⁵ at 10²); Gaussians count
+    /// once (100 copies of ρ = 1/200 merge into ρ = 1/2, loss N(ρ, 2ρ), spread 1: V = 1, n = 1,
+    /// h₀ = 1/32, 1.1·h₀ = 8.8·2⁻⁸ → 8/256); mixed with 10 Laplace copies of ε = 1/10 (spread
+    /// 1/10): n = 11, V = 1.1, h₀ = √0.1/32 = 0.00988.
     #[test]
     fn auto_grid_resolves_the_spread_per_copy() {
         let sg = |count| {
@@ -495,8 +523,12 @@ mod tests {
             let profiles: Vec<Profile> = terms.iter().map(|t| profile(&t.mechanism)).collect();
             auto_grid(terms, &profiles)
         };
-        for count in [100, 10_000, 1_000_000] {
-            assert_eq!(grid(&[sg(count)]), rational("15/131072"), "{count} steps");
+        for (count, h) in [
+            (100, "11/131072"),
+            (10_000, "11/131072"),
+            (1_000_000, "15/131072"),
+        ] {
+            assert_eq!(grid(&[sg(count)]), rational(h), "{count} steps");
         }
         let g = term(
             PldMechanism::Gaussian {
@@ -504,15 +536,15 @@ mod tests {
             },
             100,
         );
-        assert_eq!(grid(std::slice::from_ref(&g)), rational("11/256"));
+        assert_eq!(grid(std::slice::from_ref(&g)), rational("1/32"));
         let lap = term(
             PldMechanism::Laplace {
                 eps: rational("1/10"),
             },
             10,
         );
-        // the Laplace atoms at ±1/10 have gcd 1/10 ≥ h₀/8: the grid is 1/(10m), m = ⌈0.1/h₀⌉ = 8
-        assert_eq!(grid(&[g, lap]), rational("1/80"));
+        // the Laplace atoms at ±1/10 have gcd 1/10 ≥ h₀/8: the grid is 1/(10m), m = ⌈0.1/h₀⌉ = 11
+        assert_eq!(grid(&[g, lap]), rational("1/110"));
     }
 
     #[test]
@@ -654,13 +686,15 @@ mod tests {
             panic!("an oversized composition was accepted")
         };
         assert_eq!(arg_name(e), "grid");
-        // the automatic grid is a four-bit dyadic, and divides the atoms' gcd when there are atoms
+        // the automatic grid is a four-bit dyadic, which a cheap run divides by an integer
+        // (`finer_while_cheap`), and divides the atoms' gcd when there are atoms
+        let merged = merge_gaussians(&[g(10)]);
+        let profiles: Vec<Profile> = merged.iter().map(|t| profile(&t.mechanism)).collect();
+        let a = auto_grid(&merged, &profiles);
+        assert!(a.denom().is_power_of_two() && *a.numer() <= 15, "h = {a}");
         let s = setup(&[g(10)], &PldOptions::default(), Some(&rational("1e-5"))).unwrap();
-        assert!(
-            s.h.denom().is_power_of_two() && *s.h.numer() <= 15,
-            "h = {}",
-            s.h
-        );
+        let k = Rational::from(&a / &s.h);
+        assert!(k.is_integer() && k >= 2, "h = {} from {a}", s.h);
         let rr = term(
             PldMechanism::RandomizedResponse {
                 eps: rational("1/2"),
