@@ -262,8 +262,7 @@ fn widest_table(h: &Rational, tau: &Rational, f: u32, profiles: &[Profile]) -> R
 
 /// The automatic grid divided by the largest integer k ≥ 2 for which the run on h/k stays cheap:
 /// composed support estimate × squarings of the longest count at most [`CHEAP_WORK`], and the
-/// widest table (k times its points on h) within half of [`TABLE_TARGET`], so that a refinement
-/// of the run (`refined`) stays cheap too: one step, a few Gaussians, a
+/// widest table (k times its points on h) within [`TABLE_TARGET`]: one step, a few Gaussians, a
 /// few hundred steps get a narrower bracket for at most a few tenths of a second. An integer
 /// divisor keeps atoms that lie on h on the grid. (Halving while cheap, the rule before, left the
 /// work anywhere in a factor 2 below the limit, so a finer h₀ could end on a coarser grid: q = 1,
@@ -293,8 +292,7 @@ fn finer_while_cheap(
     let Ok(w) = widest_table(&h, tau, f, profiles) else {
         return h;
     };
-    // half the table target: a refinement of the run (`refined`, twice the points) stays cheap
-    let by_tables = TABLE_TARGET as f64 / 2.0 / (w.max(1) as f64);
+    let by_tables = TABLE_TARGET as f64 / (w.max(1) as f64);
     let k = by_work.min(by_tables).floor();
     if k >= 2.0 {
         h / (k as u32)

@@ -441,7 +441,9 @@ type Run = (Rational, Rational, Setup, usize);
 /// TABLE_WORK per point of its tables (two certified tail evaluations each, ~17 µs, against
 /// ~0.7 µs per unit of the first term: a 69 000-point table, q = 10⁻⁴, σ = 0.5, once made a
 /// 10⁶-step run refine for 6 s).
-fn run_work(s: &Setup, support: usize, tabs: &[Table]) -> f64 {
+/// Returned as its two parts, (composition, tables), which a refinement scales differently
+/// ([`finer_work`]).
+fn run_work(s: &Setup, support: usize, tabs: &[Table]) -> (f64, f64) {
     let bits = s
         .terms
         .iter()
@@ -449,14 +451,29 @@ fn run_work(s: &Setup, support: usize, tabs: &[Table]) -> f64 {
         .max()
         .unwrap_or(1);
     let points: usize = tabs.iter().map(|t| t.n).sum();
-    support as f64 * f64::from(bits.max(1)) + TABLE_WORK * points as f64
+    (
+        support as f64 * f64::from(bits.max(1)),
+        TABLE_WORK * points as f64,
+    )
+}
+
+/// The work of a run on a grid k times finer than one with these parts: k times the
+/// composition, and the tables' new points only when k = 2 (the finer run reuses the tails at
+/// the shared points, every other one), k times the tables otherwise.
+fn finer_work((composition, tables): (f64, f64), k: u32) -> f64 {
+    let new_tables = if k == 2 {
+        tables
+    } else {
+        tables * f64::from(k)
+    };
+    composition * f64::from(k) + new_tables
 }
 
 /// [`run_work`]'s weight of one table point.
 const TABLE_WORK: f64 = 24.0;
 
-/// `once` on the options' grid; with the automatic grid, a cheap run (work ≤ 2²¹, see
-/// [`run_work`]; 2²³ and at most three times with [`PldOptions::tight`]) whose bracket is wider
+/// `once` on the options' grid; with the automatic grid, a run whose finer run is cheap
+/// ([`finer_work`] ≤ 2²²; 2²⁴ and at most three times with [`PldOptions::tight`]) and whose bracket is wider
 /// than 5·10⁻⁴ relative (2·10⁻⁵) is repeated on a grid twice as fine, and the brackets are
 /// intersected (each is certified, so their intersection is too).
 fn refined(
@@ -487,7 +504,7 @@ fn refined(
             } else {
                 budget
             };
-            if w <= width || work * f64::from(k) > budget {
+            if w <= width || finer_work(work, k) > budget {
                 break;
             }
             let finer = PldOptions {
@@ -511,8 +528,9 @@ fn refined(
 /// bound of the direction whose upper bound is larger (any one direction's lower bound is a
 /// lower bound on the maximum).
 ///
-/// With the automatic grid, a cheap run (support × squarings ≤ 2²¹; 2²³ and at most three
-/// times with [`PldOptions::tight`]) whose bracket is wider than 5·10⁻⁴ relative (2·10⁻⁵) is
+/// With the automatic grid, a run whose finer run is cheap (support × squarings plus table
+/// points, see `finer_work`, ≤ 2²²; 2²⁴ and at most three times with [`PldOptions::tight`]) and
+/// whose bracket is wider than 5·10⁻⁴ relative (2·10⁻⁵) is
 /// repeated on a grid twice as fine, and the brackets are intersected (each is certified, so their
 /// intersection is too).
 ///
