@@ -6,6 +6,7 @@ use super::super::enclose::{point, rational};
 use super::super::Interval;
 use super::subsampled_gaussian::em1;
 use super::{phi2, Profile, Tails};
+use crate::num::{F64Interval, Real};
 use rug::Rational;
 
 /// With y = e^{x/σ²}, c = q·e^{−1/(2σ²)} and k = 1 − q the loss is
@@ -35,9 +36,14 @@ pub(super) fn substitution_gaussian_profile(sigma: &Rational, rate: &Rational) -
     }
 }
 
-/// The output threshold x(a) with L(x) > a ⟺ x > x(a), enclosed. With m = e^a − 1 and
-/// r = √(k²m² + 4c²e^a) the positive root is y = (km + r)/(2c) = 2c·e^a/(r − km): the first
-/// form for m ≥ 0, the second for m < 0, so neither subtracts nearly equal numbers.
+/// The output threshold x(a) with L(x) > a ⟺ x > x(a), enclosed. y = e^{x/σ²} is the positive
+/// root of c·y² − km·y − c·e^a = 0 (m = e^a − 1); near y = 1 the threshold is σ²·ln1p(d) with
+/// d = y − 1 computed directly: y = 1 + d turns the quadratic into c·d² + (2c − km)·d − m(k + c)
+/// = 0, whose discriminant is r² = k²m² + 4c²e^a, so d = 2m(k + c)/(r + 2c − km) where km ≤ 2c
+/// and d = (km − 2c + r)/(2c) where km ≥ 2c: neither subtracts nearly equal numbers. (Through
+/// y, ln y near 1 lost the few ulps of y relative to y − 1 ≈ x/σ²: at σ = 700 the threshold came
+/// out 10⁻⁹ wide, each tail 5·10⁻¹³, which the cell split divides by e^h − 1.) Where d < −½, y
+/// itself, 2c·e^a/(r − km), keeps its relative precision and ln y is taken instead (1 + d would not).
 fn threshold(s: Interval, q: Interval, a: Interval) -> Interval {
     let (one, two) = (point(1.0), point(2.0));
     let k = one - q;
@@ -45,15 +51,23 @@ fn threshold(s: Interval, q: Interval, a: Interval) -> Interval {
     let (m, ea) = (em1(a), a.exp());
     let km = k * m;
     let r = (km.sqr() + point(4.0) * c.sqr() * ea).sqrt();
-    let y = if m.inf() >= 0.0 {
-        (km + r) / (two * c)
-    } else if m.sup() < 0.0 {
-        two * c * ea / (r - km)
+    let gap = two * c - km;
+    let rationalised = || two * m * (k + c) / (r + gap);
+    let direct = || (r - gap) / (two * c);
+    let d = if gap.inf() >= 0.0 {
+        rationalised()
+    } else if gap.sup() <= 0.0 {
+        direct()
     } else {
-        // m straddles 0: both forms are enclosures; take their intersection
-        ((km + r) / (two * c)).intersection(two * c * ea / (r - km))
+        // km straddles 2c: both forms are enclosures; take their intersection
+        rationalised().intersection(direct())
     };
-    s.sqr() * y.ln()
+    if d.sup() < -0.5 {
+        // here m < 0 (d has m's sign), so r − km has no cancellation
+        s.sqr() * (two * c * ea / (r - km)).ln()
+    } else {
+        s.sqr() * F64Interval(d).ln1p().0
+    }
 }
 
 /// Tails at loss a: Z > a ⟺ x > x(a); P = (1−q)N(0,σ²) + qN(1,σ²), Q = (1−q)N(0,σ²) + qN(−1,σ²).
