@@ -896,7 +896,7 @@ fn a_cheap_wide_dpsgd_bracket_is_refined_and_still_contains_corollary_8() {
 /// subsampled-Gaussian steps within 3·10⁻⁵ relative plus 10⁻⁹ absolute, except for the add
 /// direction within 3 grid steps of its support end T·|ln(1 − q)| (there see SGM_EPS_STEPS);
 /// ε(δ) at q = 1 within 10⁻⁴ relative (dpsgd_pld_epsilon.md; measured ≤ 6.8·10⁻⁵ at T = 100:
-/// the automatic grid aims at about 3·10⁻⁴ and is finer only where that is cheap, see `setup`).
+/// the automatic grid aims at about 2·10⁻⁴ and is finer only where that is cheap, see `setup`).
 const SGM_REL: f64 = 3e-5;
 const SGM_ABS: f64 = 1e-9;
 const Q_ONE_REL: f64 = 1e-4;

@@ -72,7 +72,7 @@ pub(super) fn setup_with(
         h = fit_tables(h, &tau, f, &profiles, finest)?;
     }
     let var = composed_variance(&merged, &profiles);
-    let mut estimate = composed_estimate(var, &h);
+    let mut estimate = composed_estimate(var, h.to_f64());
     // automatic grid: also keep the composed support near COMPOSED_TARGET, so that huge counts
     // (10⁹ steps, a Laplace release repeated 10⁹ times) cost seconds and a wider bracket instead
     // of minutes of squarings of a 10⁷-point grid (the grid is a width choice only)
@@ -86,7 +86,7 @@ pub(super) fn setup_with(
                 break;
             }
             h *= 2u32;
-            estimate = composed_estimate(var, &h);
+            estimate = composed_estimate(var, h.to_f64());
         }
     }
     // refuse up front what the support guard would refuse after minutes of work
@@ -275,14 +275,8 @@ fn finer_while_cheap(
     f: u32,
     profiles: &[Profile],
 ) -> Rational {
-    let bits = terms
-        .iter()
-        .map(|t| t.count.significant_bits())
-        .max()
-        .unwrap_or(1)
-        .max(1);
     let var = composed_variance(terms, profiles);
-    let work = composed_estimate(var, &h) * f64::from(bits);
+    let work = composed_estimate(var, h.to_f64()) * f64::from(squarings(terms));
     // the divisors the work and the finest grid allow (a NaN work allows none)
     let by_work = (CHEAP_WORK / work).min(h.to_f64() / 2e-7).min(1024.0);
     if !(by_work >= 2.0) {
@@ -311,9 +305,20 @@ fn composed_variance(terms: &[PldTerm], profiles: &[Profile]) -> f64 {
         .sum()
 }
 
+/// The significant bits of the longest count (≥ 1): the squarings of its self-composition, a
+/// work figure.
+pub(super) fn squarings(terms: &[PldTerm]) -> u32 {
+    terms
+        .iter()
+        .map(|t| t.count.significant_bits())
+        .max()
+        .unwrap_or(1)
+        .max(1)
+}
+
 /// The composed support estimate: 20 spreads √V of the composition over h.
-fn composed_estimate(var: f64, h: &Rational) -> f64 {
-    20.0 * var.sqrt() / h.to_f64()
+fn composed_estimate(var: f64, h: f64) -> f64 {
+    20.0 * var.sqrt() / h
 }
 
 /// Rational gcd of the atoms' losses (so a grid dividing it holds them exactly).
@@ -359,8 +364,9 @@ const NARROW_SUPPORT: f64 = 131_072.0;
 const GRID_SLACK: f64 = 1.1;
 
 /// Automatic grid: the largest four-bit dyadic m·2^e (8 ≤ m ≤ 15) at most 1.1·h₀, h₀ = √(V/n)/32
-/// (√(V/n)/24 where the composed support would exceed [`NARROW_SUPPORT`]), V the composed loss variance and n the number of discretised copies (the Gaussian terms count
-/// once: they are merged, see [`merge_gaussians`]); where a quarter of the finest non-Gaussian
+/// (√(V/n)/24 where the composed support would exceed [`NARROW_SUPPORT`]), V the composed loss
+/// variance and n the number of discretised copies (the Gaussian terms count once: they are
+/// merged, see [`merge_gaussians`]); where a quarter of the finest non-Gaussian
 /// detail is smaller than √(V/n)/24, the power of two nearest that quarter; refined to divide
 /// the atoms' gcd when there are atoms.
 ///
@@ -386,7 +392,7 @@ pub(super) fn auto_grid(terms: &[PldTerm], profiles: &[Profile]) -> Rational {
     // the 3·10⁻⁴ aim, and the 2·10⁻⁴ one where its composed support stays small
     let wide = (var / n).sqrt() / 24.0;
     let narrow = wide * 0.75;
-    let h0 = if 20.0 * var.sqrt() / narrow <= NARROW_SUPPORT {
+    let h0 = if composed_estimate(var, narrow) <= NARROW_SUPPORT {
         narrow
     } else {
         wide

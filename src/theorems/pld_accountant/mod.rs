@@ -444,15 +444,9 @@ type Run = (Rational, Rational, Setup, usize);
 /// Returned as its two parts, (composition, tables), which a refinement scales differently
 /// ([`finer_work`]).
 fn run_work(s: &Setup, support: usize, tabs: &[Table]) -> (f64, f64) {
-    let bits = s
-        .terms
-        .iter()
-        .map(|t| t.count.significant_bits())
-        .max()
-        .unwrap_or(1);
     let points: usize = tabs.iter().map(|t| t.n).sum();
     (
-        support as f64 * f64::from(bits.max(1)),
+        support as f64 * f64::from(grid::squarings(&s.terms)),
         TABLE_WORK * points as f64,
     )
 }
