@@ -488,14 +488,20 @@ def dpsgd_tradeoff_tpr(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber
                   _opt_texts(grid=grid, tail=tail), _precision(precision))
 
 
-def set_progress(enabled: Optional[bool]) -> None:
-    """Progress bars of long calls (drawn after a call has run 1 s, ``tqdm.auto`` when
-    installed, else one line on stderr): ``None`` (the default) draws them where someone
-    watches — stderr is a terminal, or the code runs in a Jupyter kernel — and never into
-    pipes, files or CI logs; ``True`` always; ``False`` never."""
+def set_progress(enabled: Optional[bool], delay: Optional[float] = None) -> None:
+    """Progress bars of long calls (``tqdm.auto`` when installed, else one line on stderr):
+    ``None`` (the default) draws them where someone watches — stderr is a terminal, or the
+    code runs in a Jupyter kernel — and never into pipes, files or CI logs; ``True`` always;
+    ``False`` never. ``delay`` (seconds, tqdm's name; 1 unless set, kept when omitted): how
+    long a call runs before its bar may appear."""
     from . import _progress
     if enabled is not None and not isinstance(enabled, bool):
         raise ValueError(f"invalid enabled: expected True, False or None, got {enabled!r}")
+    if delay is not None:
+        if isinstance(delay, bool) or not isinstance(delay, (int, float)) \
+                or not math.isfinite(delay) or delay < 0:
+            raise ValueError(f"invalid delay: expected a finite number of seconds ≥ 0, got {delay!r}")
+        _progress.delay = float(delay)
     _progress.enabled = enabled
 
 

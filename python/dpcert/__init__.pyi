@@ -90,8 +90,8 @@ def tradeoff_tpr(sigma: ExactNumber, fpr: ExactNumber, sensitivity: Optional[Exa
     """Best attack's TPR at the FPR against the (composed) Gaussian mechanism: two-sided."""
 def dpsgd_tradeoff_tpr(rate: ExactNumber, sigma: ExactNumber, steps: ExactNumber, fpr: ExactNumber, grid: Optional[ExactNumber] = ..., tail: Optional[ExactNumber] = ..., precision: Optional[int] = ...) -> Bound:
     """Certified bracket of the best attack's TPR at the FPR against DP-SGD."""
-def set_progress(enabled: Optional[bool]) -> None:
-    """Progress bars: None (default) where someone watches (a terminal, a notebook), True always, False never."""
+def set_progress(enabled: Optional[bool], delay: Optional[float] = ...) -> None:
+    """Progress bars: None (default) where someone watches (a terminal, a notebook), True always, False never; delay: seconds before a bar may appear (1)."""
 
 class Calibration:
     parameter: str

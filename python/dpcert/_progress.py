@@ -1,7 +1,7 @@
 """The progress bar of long calls (the PLD accountant's repeated squarings).
 
-The native layer calls :func:`update` when a call has run for a second and its progress
-changes, and :func:`close` when it ends. Where it draws follows tqdm's conventions: by default
+The native layer calls :func:`update` when a call has run :data:`delay` seconds (1 by
+default; tqdm's ``delay``) and its progress changes, and :func:`close` when it ends. Where it draws follows tqdm's conventions: by default
 (``enabled = None``) only where someone watches — ``sys.stderr`` is a terminal, or the code runs
 in a Jupyter kernel (a notebook widget via ``tqdm.auto``) — and never into a pipe, a file or a
 CI log. :func:`dpcert.set_progress` forces it on (``True``) or off (``False``). With ``tqdm``
@@ -11,6 +11,7 @@ Display only: no number comes from here.
 import sys
 
 enabled = None  # None: auto (a terminal or a notebook); True: always; False: never
+delay = 1.0  # seconds a call runs before its bar may appear (read by the native layer)
 _bar = None
 
 

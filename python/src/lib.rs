@@ -41,12 +41,15 @@ fn to_py(e: dpcert::Error) -> PyErr {
     }
 }
 
-/// The progress bar (`dpcert/_progress.py`): after a call has run 1 s, each change of the
-/// accountant's progress ([`dpcert::progress`]) is passed to `update(done, total)`, and
-/// `close()` ends the bar. Display only: a failure to draw is ignored — except a Ctrl-C that
-/// Python delivers while the bar's own code runs, which is the user's and is passed on.
+/// The progress bar (`dpcert/_progress.py`): after a call has run `_progress.delay` seconds
+/// (1 unless `set_progress` changed it), each change of the accountant's progress
+/// ([`dpcert::progress`]) is passed to `update(done, total)`, and `close()` ends the bar.
+/// Display only: a failure to draw is ignored — except a Ctrl-C that Python delivers while the
+/// bar's own code runs, which is the user's and is passed on.
 struct Bar {
     started: std::time::Instant,
+    /// read from `_progress.delay` at the first change of progress
+    delay: Option<Duration>,
     last: (u64, u64),
     shown: bool,
 }
@@ -56,13 +59,25 @@ impl Bar {
         dpcert::progress::reset();
         Bar {
             started: std::time::Instant::now(),
+            delay: None,
             last: (0, 0),
             shown: false,
         }
     }
     fn tick(&mut self, py: Python<'_>) -> PyResult<()> {
         let now = dpcert::progress::get();
-        if now.1 == 0 || now == self.last || self.started.elapsed() < Duration::from_secs(1) {
+        if now.1 == 0 || now == self.last {
+            return Ok(());
+        }
+        let delay = *self.delay.get_or_insert_with(|| {
+            py.import("dpcert._progress")
+                .and_then(|m| m.getattr("delay"))
+                .and_then(|d| d.extract::<f64>())
+                .ok()
+                .and_then(|d| Duration::try_from_secs_f64(d).ok())
+                .unwrap_or(Duration::from_secs(1))
+        });
+        if self.started.elapsed() < delay {
             return Ok(());
         }
         self.last = now;
