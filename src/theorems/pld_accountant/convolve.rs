@@ -107,18 +107,20 @@ fn fft_masses(a: &GridPld, b: &GridPld, ctx: &Ctx, copies: &Integer) -> Result<O
         fft::recycle(y);
     }
     let moved = moved(e);
-    let mut ends = Vec::with_capacity(keep.0);
-    for &v in &c[..keep.0] {
+    // in place (c's buffer, from the pool, goes back to it)
+    let mut ends = c;
+    ends.truncate(keep.0);
+    for v in ends.iter_mut() {
         if !v.is_finite() {
             return Err(Error::Numerical("PLD FFT estimate not finite".into()));
         }
-        ends.push(match ctx.side {
-            Side::Upper => ((v + e).next_up().max(0.0) * k_hi).next_up(),
-            Side::Lower => ((v - e).next_down().max(0.0) * k_lo).next_down().max(0.0),
-        });
+        *v = match ctx.side {
+            Side::Upper => ((*v + e).next_up().max(0.0) * k_hi).next_up(),
+            Side::Lower => ((*v - e).next_down().max(0.0) * k_lo).next_down().max(0.0),
+        };
     }
-    fft::recycle(c);
     let mass = carry_round_units(&ends, ctx.f, ctx.side)?;
+    fft::recycle(ends);
     Ok(Some(FftMasses {
         mass,
         moved: moved as u128,

@@ -19,7 +19,11 @@ pub(super) const POWER_MIN: u32 = 128;
 /// The masses m·2^−F as f64: fl(m) (within a factor 1 ± u of m) times the exact 2^−F.
 fn load(g: &GridPld, f: u32) -> Vec<f64> {
     let s = (2f64).powi(-(f as i32));
-    g.mass.iter().map(|&m| to_f64(m) * s).collect()
+    let mut v = fft::zeros(g.mass.len());
+    for (v, &m) in v.iter_mut().zip(&g.mass) {
+        *v = to_f64(m) * s;
+    }
+    v
 }
 
 /// Float mean and variance of the index under v (a heuristic: it centres the exponentials).
@@ -49,28 +53,45 @@ fn centre(v: &[f64], mean: f64) -> usize {
 /// bound (every factor e^{±λ} from its enclosure's upper end, every product and the sum
 /// rounded up). +∞ on overflow.
 fn mgf(v: &[f64], c: usize, lam: f64, upper: bool) -> f64 {
-    let (ep, em) = if upper {
-        (point(lam).exp().sup(), point(-lam).exp().sup())
-    } else {
-        (lam.exp(), (-lam).exp())
-    };
-    let mul = |a: f64, b: f64| if upper { ulp_up(a * b) } else { a * b };
+    if !upper {
+        return mgf_estimate(v, c, lam);
+    }
+    let (ep, em) = (point(lam).exp().sup(), point(-lam).exp().sup());
     let mut s = v[c];
     let mut w = 1.0;
     for &x in &v[c + 1..] {
-        w = mul(w, ep);
-        s += mul(x, w);
+        w = ulp_up(w * ep);
+        s += ulp_up(x * w);
     }
     w = 1.0;
     for &x in v[..c].iter().rev() {
-        w = mul(w, em);
-        s += mul(x, w);
+        w = ulp_up(w * em);
+        s += ulp_up(x * w);
     }
-    if upper {
-        close_sum(s, v.len())
-    } else {
-        s
+    close_sum(s, v.len())
+}
+
+/// [`mgf`]'s float estimate (a choice only: it steers the search for λ).
+fn mgf_estimate(v: &[f64], c: usize, lam: f64) -> f64 {
+    v[c] + geometric(v[c + 1..].iter().copied(), lam.exp())
+        + geometric(v[..c].iter().rev().copied(), (-lam).exp())
+}
+
+/// Σ_i x_i r^{i+1} in floats, as four interleaved geometric sequences (so that the products do
+/// not wait on one another).
+fn geometric(xs: impl Iterator<Item = f64>, r: f64) -> f64 {
+    let r4 = r * r * r * r;
+    let (mut w, mut s) = ([r, r * r, r * r * r, r4], [0.0f64; 4]);
+    let mut xs = xs.peekable();
+    while xs.peek().is_some() {
+        for k in 0..4 {
+            if let Some(x) = xs.next() {
+                s[k] += x * w[k];
+                w[k] *= r4;
+            }
+        }
     }
+    (s[0] + s[1]) + (s[2] + s[3])
 }
 
 /// Upper bound on e^{m·ln M_x + ln M_a − |λ|·d}: Chernoff's bound on the mass of x^{∗m} ∗ a at
@@ -229,10 +250,11 @@ pub(super) fn power_compose(
     // the budget of the `share` convolutions this one replaces
     let budget_fixed = ctx.fft_budget.saturating_mul(u128::from(share));
     let budget = budget_fixed as f64 * (2f64).powi(-(f as i32));
-    let Some(w) = window(&xv, &av, m, budget) else {
-        return Ok(None);
-    };
-    let Some((c, e)) = fft::power(&xv, m, a.map(|_| av.as_slice()), w.t) else {
+    let spectral = window(&xv, &av, m, budget)
+        .and_then(|w| fft::power(&xv, m, a.map(|_| av.as_slice()), w.t).map(|r| (w, r)));
+    fft::recycle(xv);
+    fft::recycle(av);
+    let Some((w, (c, e))) = spectral else {
         return Ok(None);
     };
     let k = factor_bounds(m + u32::from(a.is_some()));
@@ -310,9 +332,12 @@ fn window_masses(
         ulp_up(w.wl * fft::pow_up(point(-w.ll.abs()).exp().sup(), n as u32 - 1)),
     );
     let mut folded = 0.0f64;
-    let mut ends = Vec::with_capacity(n);
+    // a pooled buffer (fresh pages cost a fault each: ~1.5 µs here)
+    let mut ends = fft::zeros(n);
+    // n = 2^t: the cyclic index (s + i) mod n is a mask
+    let (s0, mask) = (w.s as usize, n - 1);
     for i in 0..n {
-        let v = c[(w.s as usize + i) % n];
+        let v = c[(s0.wrapping_add(i)) & mask];
         if !v.is_finite() {
             return Err(Error::Numerical("PLD FFT estimate not finite".into()));
         }
@@ -321,16 +346,24 @@ fn window_masses(
             Side::Lower => {
                 let sub = ulp_up(fr + fl);
                 folded += sub;
-                ((((v - e).next_down() - sub).next_down().max(0.0) * k_lo).next_down() * scale)
-                    .next_down()
-                    .max(0.0)
+                fr = ulp_up(fr * rr);
+                fl = ulp_up(fl * rl_inv);
+                let z = ((v - e).next_down() - sub).next_down().max(0.0);
+                // z = 0 gives 0 either way; skipping the products keeps a subnormal (the
+                // next_down of 0) out of a multiplication, which costs a microcode assist on
+                // x86 — most of the window's far entries are 0 here
+                if z == 0.0 {
+                    0.0
+                } else {
+                    ((z * k_lo).next_down() * scale).next_down().max(0.0)
+                }
             }
         };
-        fr = ulp_up(fr * rr);
-        fl = ulp_up(fl * rl_inv);
-        ends.push(y);
+        ends[i] = y;
     }
-    Ok((carry_round_units(&ends, ctx.f, ctx.side)?, folded))
+    let mass = carry_round_units(&ends, ctx.f, ctx.side)?;
+    fft::recycle(ends);
+    Ok((mass, folded))
 }
 
 /// The +∞ mass of x^{∗m} ∗ a: every outcome with some copy at +∞, exact at scale 2^{F(k)},
