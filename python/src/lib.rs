@@ -70,12 +70,15 @@ impl Bar {
             return Ok(());
         }
         let delay = *self.delay.get_or_insert_with(|| {
-            py.import("dpcert._progress")
+            // `set_progress` admits finite delays ≥ 0; one beyond Duration's range means never
+            match py
+                .import("dpcert._progress")
                 .and_then(|m| m.getattr("delay"))
                 .and_then(|d| d.extract::<f64>())
-                .ok()
-                .and_then(|d| Duration::try_from_secs_f64(d).ok())
-                .unwrap_or(Duration::from_secs(1))
+            {
+                Ok(d) if d >= 0.0 => Duration::try_from_secs_f64(d).unwrap_or(Duration::MAX),
+                _ => Duration::from_secs(1),
+            }
         });
         if self.started.elapsed() < delay {
             return Ok(());
