@@ -462,18 +462,22 @@ fn mirror(p: usize) -> usize {
     }
 }
 
-/// The cyclic convolution x^{⊛m} ⊛ a (a = None: the unit) of length N = 2^t by one forward
-/// transform, the pointwise power X̂^m·Â and one inverse transform (Lemma Spectral-power of
-/// `proofs-notes/pld_accountant/4-power.md`): with a, the two real inputs share one transform of
-/// z = x + i·a, X̂ and Â read off it as (Ẑ_k + conj Ẑ_{−k})/2 and (Ẑ_k − conj Ẑ_{−k})/(2i).
-/// Returns ĉ (length N) and E with |ĉ_k − c′_k| ≤ E for the exact cyclic convolution c′ of the
-/// f64 inputs, every k; None when some |X̂_k|'s bound raised to m exceeds [`POWER_GROWTH`].
-/// x, a: non-negative, finite, at most N long, m ≥ 2.
-pub(super) fn power(x: &[f64], m: u32, a: Option<&[f64]>, t: u32) -> Option<(Vec<f64>, f64)> {
+/// What [`packed_spectrum`] returns.
+struct Packed {
+    zr: Vec<f64>,
+    zi: Vec<f64>,
+    hx: f64,
+    ha: Option<f64>,
+    dx: f64,
+    da: f64,
+}
+
+/// [`power`]'s one forward transform and its read-off error (Lemma Spectral-power, step 2): the
+/// spectrum Ẑ of c_x·x + i·c_a·a (bit-reversed order, `zr`, `zi`), the read-off factors
+/// `hx` = 1/(2c_x) and `ha` = 1/(2c_a) (None without a), and `dx`, `da` ≥ ‖X̂ − X‖₂, ‖Â − A‖₂;
+/// (nx, na) = (‖x‖₂, ‖a‖₂) rounded up.
+fn packed_spectrum(x: &[f64], a: Option<&[f64]>, (nx, na): (f64, f64), m: u32, t: u32) -> Packed {
     let n = 1usize << t;
-    debug_assert!(m >= 2 && x.len() <= n && a.is_none_or(|a| a.len() <= n));
-    let nx = norms(x).1;
-    let na = a.map_or(0.0, |a| norms(a).1);
     // one input is scaled up by a power of two (exact: the masses are ≤ 4, |k| ≤ 200) so that
     // the read-offs' errors, d/c_x and d/c_a with d ∝ ‖z‖₂, weigh least in E: X̂'s error enters it
     // about m times as heavily as Â's, and c_x/c_a = (m‖a‖₂²/‖x‖₂²)^{1/3} minimises
@@ -506,12 +510,40 @@ pub(super) fn power(x: &[f64], m: u32, a: Option<&[f64]>, t: u32) -> Option<(Vec
     let c = ulp_up(r + ulp_up(U * ulp_up(1.0 + r)));
     let d = ulp_up(ulp_up(c * sqrt_n) * ulp_up(nz2.sqrt()));
     let tiny = (2f64).powi(-1040);
-    let dx = ulp_up(d / cx + tiny);
-    let da = if a.is_some() {
-        ulp_up(d / ca + tiny)
-    } else {
-        0.0
-    };
+    Packed {
+        zr,
+        zi,
+        hx: 0.5 / cx,
+        ha: a.map(|_| 0.5 / ca),
+        dx: ulp_up(d / cx + tiny),
+        da: if a.is_some() {
+            ulp_up(d / ca + tiny)
+        } else {
+            0.0
+        },
+    }
+}
+
+/// The cyclic convolution x^{⊛m} ⊛ a (a = None: the unit) of length N = 2^t by one forward
+/// transform, the pointwise power X̂^m·Â and one inverse transform (Lemma Spectral-power of
+/// `proofs-notes/pld_accountant/4-power.md`): with a, the two real inputs share one transform of
+/// z = x + i·a, X̂ and Â read off it as (Ẑ_k + conj Ẑ_{−k})/2 and (Ẑ_k − conj Ẑ_{−k})/(2i).
+/// Returns ĉ (length N) and E with |ĉ_k − c′_k| ≤ E for the exact cyclic convolution c′ of the
+/// f64 inputs, every k; None when some |X̂_k|'s bound raised to m exceeds [`POWER_GROWTH`].
+/// x, a: non-negative, finite, at most N long, m ≥ 2.
+pub(super) fn power(x: &[f64], m: u32, a: Option<&[f64]>, t: u32) -> Option<(Vec<f64>, f64)> {
+    let n = 1usize << t;
+    debug_assert!(m >= 2 && x.len() <= n && a.is_none_or(|a| a.len() <= n));
+    let nx = norms(x).1;
+    let (a_l1, na) = a.map_or((1.0, 0.0), norms);
+    let Packed {
+        mut zr,
+        mut zi,
+        hx,
+        ha,
+        dx,
+        da,
+    } = packed_spectrum(x, a, (nx, na), m, t);
     // the chain's rounding factors, the product by Â one more
     let s = cpow(Complex { re: 1.0, im: 0.0 }, m).1 + u32::from(a.is_some());
     let g = pow_minus_one(ulp_up(1.0 + ulp_up(1.4143 * gamma2())), s);
@@ -524,14 +556,13 @@ pub(super) fn power(x: &[f64], m: u32, a: Option<&[f64]>, t: u32) -> Option<(Vec
     } else {
         -1.0
     };
-    let a_l1 = a.map_or(1.0, |a| norms(a).0);
     let Some(PowerSums {
         s1,
         s2,
         s3,
         zs,
         zeroed,
-    }) = raise(&mut zr, &mut zi, 0.5 / cx, a.map(|_| 0.5 / ca), m, dx, cut)
+    }) = raise(&mut zr, &mut zi, hx, ha, m, dx, cut)
     else {
         recycle(zr);
         recycle(zi);

@@ -160,14 +160,9 @@ impl Pending {
     /// its integer part and its remainder at scale 2^F (exact: x − ⌊x⌋ is an f64, and so is its
     /// product by 2^F; that product is rounded to an integer on the side), then [`carry_round`].
     pub(super) fn round(self) -> Result<Vec<u128>> {
-        let (f, side, scale) = (self.f, self.side, self.scale);
+        let (f, side) = (self.f, self.side);
         let v = &self.v;
-        carry_round_with(
-            v.len(),
-            |k| split_units(v[k].0, v[k].1, scale, 1u128 << f, side),
-            f,
-            side,
-        )
+        carry_round_with(v.len(), |k| split_units(v[k].0, v[k].1, f, side), f, side)
     }
 }
 
@@ -199,10 +194,11 @@ pub(super) fn to_u128(x: f64) -> u128 {
 
 /// q + x units of 2^−F (x ≥ 0 an f64 below 2^126) as (integer part, remainder at scale 2^F):
 /// for 0 ≤ x < 2^126 `x as u128` is ⌊x⌋, an f64, so x − ⌊x⌋ is exact, and so is its product r
-/// by `scale` = 2^F (`unit` is 2^F as an integer); r is rounded to an integer on the side by the
-/// same cast and an exact comparison (no libm call: portable builds have no rounding
+/// by 2^F (F ≤ 124: built from its exponent bits, exact); r is rounded to an integer on the side
+/// by the same cast and an exact comparison (no libm call: portable builds have no rounding
 /// instruction). x ≥ 2^126 or NaN is an overflow error.
-fn split_units(q: u128, x: f64, scale: f64, unit: u128, side: Side) -> Result<(u128, u128)> {
+fn split_units(q: u128, x: f64, f: u32, side: Side) -> Result<(u128, u128)> {
+    let scale = f64::from_bits(u64::from(1023 + f) << 52);
     if !(x < (2f64).powi(126)) {
         return Err(Error::Numerical("PLD convolution overflow".into()));
     }
@@ -216,8 +212,8 @@ fn split_units(q: u128, x: f64, scale: f64, unit: u128, side: Side) -> Result<(u
     }
     let mut q = q;
     add_mass(&mut q, whole)?;
-    // a remainder rounded up to 2^F (`unit` = 2^F = `scale`, F ≤ 124) is one unit
-    Ok(if rest == unit {
+    // a remainder rounded up to 2^F is one unit
+    Ok(if rest == 1u128 << f {
         add_mass(&mut q, 1)?;
         (q, 0)
     } else {
@@ -230,13 +226,7 @@ fn split_units(q: u128, x: f64, scale: f64, unit: u128, side: Side) -> Result<(u
 /// [`split_units`] and [`carry_round`]): less than one unit in all, where rounding each point
 /// on its own cost up to one unit per point.
 pub(super) fn carry_round_units(xs: &[f64], f: u32, side: Side) -> Result<Vec<u128>> {
-    let scale = (2f64).powi(f as i32);
-    carry_round_with(
-        xs.len(),
-        |k| split_units(0, xs[k], scale, 1u128 << f, side),
-        f,
-        side,
-    )
+    carry_round_with(xs.len(), |k| split_units(0, xs[k], f, side), f, side)
 }
 
 /// This side's end of a mass enclosure: the sup (Upper) or the inf (Lower), a negative end

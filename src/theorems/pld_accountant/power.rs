@@ -253,7 +253,9 @@ pub(super) fn power_compose(
     let spectral = window(&xv, &av, m, budget)
         .and_then(|w| fft::power(&xv, m, a.map(|_| av.as_slice()), w.t).map(|r| (w, r)));
     fft::recycle(xv);
-    fft::recycle(av);
+    if a.is_some() {
+        fft::recycle(av); // (without a, av is the one-entry unit, not a pool buffer)
+    }
     let Some((w, (c, e))) = spectral else {
         return Ok(None);
     };
