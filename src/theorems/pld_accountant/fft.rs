@@ -6,8 +6,7 @@
 use rug::float::Constant;
 use rug::Float;
 use std::cell::RefCell;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::OnceLock;
 
 /// Unit roundoff of f64, 2^−53.
 const U: f64 = 1.0 / 9_007_199_254_740_992.0;
@@ -64,61 +63,56 @@ fn twiddle_levels(t: u32) -> (Vec<Complex>, Vec<Complex>) {
 }
 
 /// e^{−2πi·k/n} for n = 2^t, k < n/2, each within µ = 5u of the exact value (two-level: the
-/// products of two MPFR-derived tables, [`twiddle_levels`]).
-fn twiddles(t: u32) -> Vec<Complex> {
-    let n = 1usize << t;
-    let half = n / 2;
+/// products of two MPFR-derived tables, [`twiddle_levels`]), written to `re` and `im`.
+fn twiddles_into(t: u32, re: &mut [f64], im: &mut [f64]) {
     // k = hi·L + lo; each table entry within u (MPFR at 128 bits, rounded to nearest f64)
     let l_bits = t.div_ceil(2);
     let l = 1usize << l_bits;
     let (lo, hi) = twiddle_levels(t);
-    let w: Vec<Complex> = (0..half)
-        .map(|k| {
-            let (kh, kl) = (k >> l_bits, k & (l - 1));
-            if kh == 0 {
-                lo[kl]
-            } else if kl == 0 {
-                hi[kh]
-            } else {
-                hi[kh].mul(lo[kl])
-            }
-        })
-        .collect();
-    w
+    for (k, (r, i)) in re.iter_mut().zip(im.iter_mut()).enumerate() {
+        let (kh, kl) = (k >> l_bits, k & (l - 1));
+        let w = if kh == 0 {
+            lo[kl]
+        } else if kl == 0 {
+            hi[kh]
+        } else {
+            hi[kh].mul(lo[kl])
+        };
+        (*r, *i) = (w.re, w.im);
+    }
 }
 
 /// The twiddles of every stage of a transform of length 2^t, contiguous per stage: the stage
-/// of half-length h (butterflies x_k, x_{k+h}) uses e^{−2πik/(2h)} = [`twiddles`]`(T)[k·2^{T−1}/h]`,
-/// k < h, stored at offset h − 1 (real and imaginary parts apart), with T = max(t, 16) — a
-/// stage's twiddles depend on h only, so the table for T = 16 serves every t ≤ 16 (its prefix).
-/// Copies of the table's values (so within µ of the exact ones). Cached per T; T is a function of
-/// t alone, so every transform of a given length uses the same values whatever ran before (a
-/// result never depends on the process's history). At most 2^T·16 bytes each.
-fn stage_twiddles(t: u32) -> Arc<(Vec<f64>, Vec<f64>)> {
-    type Tab = Arc<(Vec<f64>, Vec<f64>)>;
-    static CACHE: OnceLock<Mutex<HashMap<u32, Tab>>> = OnceLock::new();
+/// of half-length h (butterflies x_k, x_{k+h}) uses e^{−2πik/(2h)} = w_{k·2^{T−1}/h}, k < h,
+/// stored at offset h − 1 (real and imaginary parts apart), where w_j (j < 2^{T−1}) are the
+/// twiddles of length 2^T ([`twiddles_into`], the top stage's own entries) and T = max(t, 16) —
+/// a stage's twiddles depend on h only, so the table for T = 16 serves every t ≤ 16 (its prefix).
+/// Copies of the table's values (so within µ of the exact ones). Built once per T (a thread
+/// asking while another builds it waits: both used to build it, ~0.4 ms and 1.5 MiB of fresh
+/// pages each); T is a function of t alone, so every transform of a given length uses the same
+/// values whatever ran before (a result never depends on the process's history). 2^T·16 bytes each.
+fn stage_twiddles(t: u32) -> &'static (Vec<f64>, Vec<f64>) {
+    static CACHE: [OnceLock<(Vec<f64>, Vec<f64>)>; 64] = [const { OnceLock::new() }; 64];
     let big = t.max(16);
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    if let Some(w) = cache.lock().ok().and_then(|c| c.get(&big).cloned()) {
-        return w;
-    }
-    let n = 1usize << big;
-    let tw = twiddles(big);
-    let (mut wr, mut wi) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    let mut h = 1;
-    while h < n {
-        for k in 0..h {
-            let w = tw[k * (n / 2 / h)];
-            wr.push(w.re);
-            wi.push(w.im);
+    CACHE[big as usize].get_or_init(|| {
+        let n = 1usize << big;
+        let (mut wr, mut wi) = (vec![0.0; n], vec![0.0; n]);
+        let top = n / 2 - 1;
+        {
+            let (tr, ti) = (&mut wr[top..n - 1], &mut wi[top..n - 1]);
+            twiddles_into(big, tr, ti);
         }
-        h <<= 1;
-    }
-    let w = Arc::new((wr, wi));
-    if let Ok(mut c) = cache.lock() {
-        c.insert(big, w.clone());
-    }
-    w
+        let mut h = 1;
+        while h < n / 2 {
+            let stride = n / 2 / h;
+            for k in 0..h {
+                wr[h - 1 + k] = wr[top + k * stride];
+                wi[h - 1 + k] = wi[top + k * stride];
+            }
+            h <<= 1;
+        }
+        (wr, wi)
+    })
 }
 
 /// The stages of a radix-2 transform of length 2^t in place, of half-lengths `hs` in order:
@@ -726,8 +720,15 @@ mod tests {
     #[test]
     fn twiddles_are_within_mu_of_mpfr() {
         for t in [1u32, 2, 5, 10, 13, 16] {
-            let w = twiddles(t);
-            for (k, z) in w.iter().enumerate() {
+            let half = (1usize << t) / 2;
+            let (mut re, mut im) = (vec![0.0; half], vec![0.0; half]);
+            twiddles_into(t, &mut re, &mut im);
+            for (k, z) in re
+                .iter()
+                .zip(&im)
+                .map(|(&re, &im)| Complex { re, im })
+                .enumerate()
+            {
                 let mut a = Float::with_val(256, Constant::Pi);
                 a *= 2u32 * k as u32;
                 a >>= t;
