@@ -9,12 +9,14 @@ use rug::Rational;
 
 /// Suffix sums S_j = Σ_{i>j} ν_i and D_j = Σ_{i>j} ν_i (1 − e^{−(i−j)h}) for j = −1 … n−1
 /// (index shifted by one), by D_j = (1 − e^{−h}) S_j + e^{−h} D_{j+1}: non-negative terms only.
+/// `s` and `d` hold this side's bounds only (Upper: ≥ the exact value, Lower: ≤ it and ≥ 0), the
+/// only end a side reads; [`Curve::enclosure`] turns one into an interval.
 pub(super) struct Curve {
     /// Grid index j sits at loss a_j = shift + j·h (exact).
     pub(super) shift: Rational,
     pub(super) off: i64,
-    pub(super) s: Vec<Interval>,
-    pub(super) d: Vec<Interval>,
+    pub(super) s: Vec<f64>,
+    pub(super) d: Vec<f64>,
     pub(super) inf: Interval,
     pub(super) side: Side,
     pub(super) h: Rational,
@@ -43,15 +45,31 @@ impl Curve {
         };
         let mass = &p.mass[cut..];
         let n = mass.len();
-        let r = (-ctx.hf).exp();
-        let one_r = -F64Interval(-ctx.hf).expm1().0;
-        let mut s = vec![point(0.0); n + 1];
-        let mut d = vec![point(0.0); n + 1];
+        let side = ctx.side;
+        // this side's end of an enclosure, and of a round-to-nearest result of non-negative
+        // bounds (the exact value lies within half a spacing of it: its neighbour bounds it)
+        let end = |x: Interval| match side {
+            Side::Upper => x.sup(),
+            Side::Lower => x.inf().max(0.0),
+        };
+        let step = |v: f64| match side {
+            Side::Upper => v.next_up(),
+            Side::Lower => v.next_down().max(0.0),
+        };
+        let (r, one_r) = (end((-ctx.hf).exp()), end(-F64Interval(-ctx.hf).expm1().0));
+        let (mut s, mut d) = (vec![0.0; n + 1], vec![0.0; n + 1]);
+        // S exactly in units of 2^−F (a sum beyond u128 — never: masses are below 4 — saturates
+        // upwards, or keeps the smaller partial sum, on the side's side)
+        let mut sum = 0u128;
         // slot k ↔ grid index off + cut + k − 1
         for k in (0..n).rev() {
             let m = if k == 0 { lump } else { mass[k] };
-            s[k] = s[k + 1] + fixed_iv(m, ctx.f);
-            d[k] = one_r * s[k] + r * d[k + 1];
+            sum = match side {
+                Side::Upper => sum.saturating_add(m),
+                Side::Lower => sum.checked_add(m).unwrap_or(sum),
+            };
+            s[k] = end(fixed_iv(sum, ctx.f));
+            d[k] = step(step(one_r * s[k]) + step(r * d[k + 1]));
         }
         Curve {
             shift: p.shift.clone(),
@@ -62,6 +80,15 @@ impl Curve {
             side: ctx.side,
             h: ctx.h.clone(),
         }
+    }
+    /// An enclosure of the exact value a side bound `v` of `s` or `d` bounds: [0, v] (Upper) or
+    /// [v, +∞] (Lower) — the exact value is ≥ 0, and ≤ v or ≥ v.
+    fn enclosure(&self, v: f64) -> Interval {
+        let (lo, hi) = match self.side {
+            Side::Upper => (0.0, v),
+            Side::Lower => (v, f64::INFINITY),
+        };
+        Interval::try_from((lo, hi)).unwrap_or(Interval::ENTIRE)
     }
     /// This side's end of an enclosure of a δ: the sup (Upper) or the inf (Lower; δ ≥ 0, so a
     /// negative inf is raised to 0, still a lower bound). An empty enclosure is an error: its
@@ -102,12 +129,14 @@ impl Curve {
         // parts of the enclosures outside the exact values' range
         let c = rational(&t).exp().min(point(1.0));
         let one_c = -F64Interval(rational(&t)).expm1().0;
-        let v = self.inf + one_c.max(point(0.0)) * self.s[k] + c * self.d[k + 1];
+        let v = self.inf
+            + one_c.max(point(0.0)) * self.enclosure(self.s[k])
+            + c * self.enclosure(self.d[k + 1]);
         self.pick(v)
     }
     /// δ at grid slot k (grid index off + k − 1), this side.
     pub(super) fn at_slot(&self, k: usize) -> Result<f64> {
-        self.pick(self.inf + self.d[k])
+        self.pick(self.inf + self.enclosure(self.d[k]))
     }
 }
 
@@ -190,8 +219,7 @@ fn within_cell(
     // j + 1 = off + first − 1, in rationals (no i64 overflow)
     let j1 = Rational::from(first) + c.off - 1u32;
     let a1 = &c.shift + Rational::from(&j1 * &c.h);
-    let s = c.pick(c.s[first - 1])?;
-    let dv = c.pick(c.d[first])?;
+    let (s, dv) = (c.s[first - 1], c.d[first]);
     let cc = if s > dv {
         ((s + c.pick(c.inf)? - df) / (s - dv)).clamp(1e-300, 1.0)
     } else {
