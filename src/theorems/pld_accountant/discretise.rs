@@ -8,6 +8,7 @@ use super::{Interval, PldMechanism, PldTerm};
 use crate::num::{F64Interval, Real};
 use crate::{Error, Result};
 use rug::Rational;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// How many grid steps above its target the lower sweep looks for balancing material before
 /// it moves a pool down instead (a width choice: a mass accumulating just below a grid point,
@@ -15,11 +16,13 @@ use rug::Rational;
 /// everything above it).
 pub(super) const SWEEP_WINDOW: usize = 4;
 
-/// Half-grid points from which a table's tails are evaluated in two halves on two threads: a
+/// Half-grid points from which a table's tails are evaluated on two threads: a
 /// tail costs 2–6 µs (two Φ, one ln1p, one expm1 in interval arithmetic), a thread ~30 µs to
 /// start, so from ~0.5 ms of work on the split pays (q = 0.01, σ = 4: 1325 points, ~7 ms, which
 /// ran on one thread below the former 8192 while the table is the query's critical path).
 const TAILS_SPLIT: usize = 256;
+/// The points one thread takes at a time in a split table (~0.2 ms of tail evaluations).
+const TAILS_CHUNK: usize = 64;
 
 /// Largest |loss| a grid may reach (e^{700} is still a finite f64).
 pub(super) const MAX_LOSS: f64 = 700.0;
@@ -346,12 +349,26 @@ fn half_grid_tails(
         js.map(|j| known(j).unwrap_or_else(|| t(sh + ctx.point(i0) + point(j as f64) * half)))
             .collect()
     };
-    // a table of at least TAILS_SPLIT points in two halves, the second on another thread
-    // (`join`): the same evaluations, so the same enclosures
+    // a table of at least TAILS_SPLIT points on two threads (`join`), each taking the next
+    // TAILS_CHUNK points until none are left — a thread that starts late (a new thread can wait
+    // milliseconds on its parent's CPU here: the table once ran serially for that) takes fewer;
+    // the same evaluations, so the same enclosures, put back in order
     if nb >= TAILS_SPLIT {
-        let (mut a, b) = super::join(|| eval(0..nb / 2), || eval(nb / 2..nb))?;
+        let next = AtomicUsize::new(0);
+        let work = || {
+            let mut done = Vec::new();
+            loop {
+                let start = next.fetch_add(TAILS_CHUNK, Ordering::Relaxed);
+                if start >= nb {
+                    return done;
+                }
+                done.push((start, eval(start..(start + TAILS_CHUNK).min(nb))));
+            }
+        };
+        let (mut a, b) = super::join(work, work)?;
         a.extend(b);
-        Ok(a)
+        a.sort_unstable_by_key(|c| c.0);
+        Ok(a.into_iter().flat_map(|c| c.1).collect())
     } else {
         Ok(eval(0..nb))
     }
