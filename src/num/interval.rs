@@ -228,33 +228,23 @@ fn pair(p: (f64, f64)) -> Interval {
     Interval { lo: p.0, hi: p.1 }
 }
 
-/// The coefficients of [`exp_point`]'s P(r), enclosed: 1/(n + 1)! for n ≤ 5 (directed
-/// divisions), and 1/7! times [e^{−1/128}, e^{1/128}] ∋ e^ξ for r⁶ (Lagrange's remainder).
-fn exp_taylor() -> [Interval; 7] {
+/// Taylor coefficients with Lagrange's remainder, enclosed: 1/(n + k)! for n < N − 1 (directed
+/// divisions) and 1/(N − 1 + k)! times [e^{−1/128}, e^{1/128}] ∋ e^ξ for the last (the remainder
+/// at |r| ≤ 1/128). k = 1: [`exp_point`]'s P(r) = (eʳ − 1)/r; k = 2: [`expm1_both`]'s
+/// P(r) = (eʳ − 1 − r)/r².
+fn exp_taylor<const N: usize>(k: usize) -> [Interval; N] {
     let mut f = point(1.0);
-    let mut cs = [point(1.0); 7];
+    for j in 2..=k {
+        f = f / point(j as f64);
+    }
+    let mut cs = [f; N];
     for (n, cn) in cs.iter_mut().enumerate().skip(1) {
-        // f = 1/(n + 1)!
-        f = f / point((n + 1) as f64);
+        // f = 1/(n + k)!
+        f = f / point((n + k) as f64);
         *cn = f;
     }
-    // f = 1/7! after the loop
-    cs[6] = f * pair(super::elementary_table::E_RANGE);
-    cs
-}
-
-/// The coefficients of [`expm1_both`]'s P(r), enclosed: 1/(n + 2)! for n ≤ 6 (directed
-/// divisions), and 1/9! times [e^{−1/128}, e^{1/128}] ∋ e^ξ for r⁷ (Lagrange's remainder).
-fn expm1_taylor() -> [Interval; 8] {
-    let mut f = point(0.5);
-    let mut cs = [f; 8];
-    for (n, cn) in cs.iter_mut().enumerate().skip(1) {
-        // f = 1/(n + 2)!
-        f = f / point((n + 2) as f64);
-        *cn = f;
-    }
-    // f = 1/9! after the loop
-    cs[7] = f * pair(super::elementary_table::E_RANGE);
+    // f = 1/(N − 1 + k)! after the loop
+    cs[N - 1] = f * pair(super::elementary_table::E_RANGE);
     cs
 }
 
@@ -274,8 +264,8 @@ fn exp_tables() -> &'static ExpTables {
         ln2_lo_64: pair(c::LN2_LO_64),
         pow2_hi: c::POW2_HI,
         pow2_lo: c::POW2_LO.map(pair),
-        taylor: Poly::new(exp_taylor().map(|v| (v.lo, v.hi)), 1.0 / 128.0),
-        expm1_taylor: Poly::new(expm1_taylor().map(|v| (v.lo, v.hi)), 1.0 / 128.0),
+        taylor: Poly::new(exp_taylor::<7>(1).map(|v| (v.lo, v.hi)), 1.0 / 128.0),
+        expm1_taylor: Poly::new(exp_taylor::<8>(2).map(|v| (v.lo, v.hi)), 1.0 / 128.0),
     })
 }
 
@@ -977,34 +967,43 @@ mod tests {
     }
     /// The Taylor kernels' coefficients enclose the exact ones (a wrong factorial or sign fails):
     /// exp's 1/(n + 1)! for n ≤ 5 and, for r⁶, every e^ξ/7! with |ξ| ≤ 1/128 (the interval holds
-    /// e^{±1/128}/7! rounded outward at 256 bits); ln1p's (−1)^{n+1}/n.
+    /// e^{±1/128}/7! rounded outward at 256 bits); expm1's 1/(n + 2)! for n ≤ 6 and e^ξ/9! for r⁷;
+    /// ln1p's (−1)^{n+1}/n.
     #[test]
     fn taylor_coefficients_enclose_the_exact_ones() {
         let contains = |v: Interval, x: &Float| v.inf() <= *x && *x <= v.sup();
-        let e = exp_taylor();
-        let mut fact = Float::with_val(256, 1);
-        for (n, c) in e.iter().enumerate().take(6) {
-            fact *= (n + 1) as u32;
-            assert!(
-                contains(*c, &Float::with_val(256, 1 / &fact)),
-                "exp coefficient {n}: {c:?}"
-            );
-        }
-        fact *= 7u32;
-        for sign in [-1i32, 1] {
-            let mut x = Float::with_val(256, sign);
-            x /= 128u32;
-            for rnd in [Round::Down, Round::Up] {
-                let mut v = x.clone();
-                v.exp_round(rnd);
-                v /= &fact;
+        let check = |e: &[Interval], k: u32| {
+            let last = e.len() - 1;
+            // 1/(k − 1)!, then 1/(n + k)! as n goes up
+            let mut fact = Float::with_val(256, 1);
+            for j in 2..k {
+                fact *= j;
+            }
+            for (n, c) in e.iter().enumerate().take(last) {
+                fact *= n as u32 + k;
                 assert!(
-                    contains(e[6], &v),
-                    "exp remainder coefficient at ξ = {sign}/128: {:?}",
-                    e[6]
+                    contains(*c, &Float::with_val(256, 1 / &fact)),
+                    "k = {k}: coefficient {n}: {c:?}"
                 );
             }
-        }
+            fact *= last as u32 + k;
+            for sign in [-1i32, 1] {
+                let mut x = Float::with_val(256, sign);
+                x /= 128u32;
+                for rnd in [Round::Down, Round::Up] {
+                    let mut v = x.clone();
+                    v.exp_round(rnd);
+                    v /= &fact;
+                    assert!(
+                        contains(e[last], &v),
+                        "k = {k}: remainder coefficient at ξ = {sign}/128: {:?}",
+                        e[last]
+                    );
+                }
+            }
+        };
+        check(&exp_taylor::<7>(1), 1);
+        check(&exp_taylor::<8>(2), 2);
         for (k, c) in ln1p_series().iter().enumerate() {
             let n = k as i32 + 2;
             let want = Float::with_val(256, if n % 2 == 0 { -1 } else { 1 }) / n;
