@@ -314,6 +314,38 @@ fn tight_preset_meets_its_width_where_the_default_does_not() {
     contains(&r, &exact, 2e-5, 0.0, "tight q = 1, σ = 20, T = 1000");
 }
 
+/// The fixed point's resolution at tiny δ: each product's and truncation's unit 2^−F, copied
+/// about T times through the composition, lands at +∞ on the upper side, a floor under the
+/// upper end that no finer grid removes. q = 1 (T Gaussian steps, Corollary 8's ε* at 1024 bits
+/// as the reference), δ = 10⁻³³, a fixed grid: measured 4.2·10⁻⁴ wide at F = 126 (1.2·10⁻³ at
+/// the former largest F = 124, where the upper end sat 0.11 % above ε*, now 0.034 %; h/4 gives
+/// 2.5·10⁻⁴ against 1.0·10⁻³), so the width assertion fails with four times the unit.
+#[test]
+fn fixed_point_floor_at_tiny_delta() {
+    let (qr, s, t, d) = (
+        rational("1"),
+        rational("20"),
+        Integer::from(1000),
+        rational("1e-33"),
+    );
+    let rho = Rational::from(&t) / (Rational::from(2) * &s * &s);
+    let exact = common::gaussian_epsilon_star(&rho, &d);
+    let opts = PldOptions {
+        grid: Some(rational("0.001708984375")),
+        ..PldOptions::default()
+    };
+    let r = dpsgd_pld_epsilon(
+        &typed::rate(&qr),
+        &typed::sigma(&s),
+        &typed::steps(&t),
+        &typed::delta(&d),
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(r.fixed_bits, 126);
+    contains(&r, &exact, 6e-4, 0.0, "q = 1, σ = 20, T = 1000, δ = 1e-33");
+}
+
 #[test]
 fn both_directions_are_accounted() {
     // ε_DPSGD = max(ε_add, ε_rem) lies in [max of the lower ends, max of the upper ends] of the

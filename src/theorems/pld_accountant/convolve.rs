@@ -6,8 +6,8 @@ use super::discretise::{discretize, Table};
 use super::fft;
 use super::fixed::Setup;
 use super::fixed::{
-    add_mass, carry_round, carry_round_units, new_ctx, shr_round, shr_split, to_f64, Ctx, GridPld,
-    Side,
+    add_mass, carry_round, carry_round_units, mass_limit, new_ctx, shr_round, shr_split, to_f64,
+    Ctx, GridPld, Side, MASS_BITS,
 };
 use super::grid::MAX_SUPPORT;
 use super::power::{power_compose, POWER_MIN};
@@ -70,7 +70,7 @@ fn fft_masses(a: &GridPld, b: &GridPld, ctx: &Ctx, copies: &Integer) -> Result<O
     let y = (!same).then(|| load(&b.mass));
     let bound = fft::error_bound(&x, y.as_deref());
     // (1 − u)^−2 ≤ 1 + 4u = 1 + 2^−51 and (1 + u)^−2 ≥ 1 − 2u = 1 − 2^−52, both exact in f64;
-    // the factor 2^−F is exact too (F ≤ 124)
+    // the factor 2^−F is exact too (F ≤ 126)
     let scale = (2f64).powi(-(ctx.f as i32));
     let k_hi = (1.0 + (2f64).powi(-51)) * scale;
     let k_lo = (1.0 - (2f64).powi(-52)) * scale;
@@ -263,9 +263,10 @@ fn convolve_flagged(
             "PLD grid measure with no grid points".into(),
         ));
     }
-    // every mass below 4 (value < 2^{F+2}) keeps each slot of the packed product below
-    // 2^{2F+4+log₂ n}: the slot width below then rules out carries between slots
-    let limit = 1u128 << (f + 2);
+    // every mass below 4 (value < 2^{F+2}; below 2 at F = 126, `mass_limit`) keeps each slot
+    // of the packed product below 2^{2F+4+log₂ n}: the slot width below then rules out carries
+    // between slots
+    let limit = mass_limit(f);
     if a.mass
         .iter()
         .chain(&b.mass)
@@ -273,7 +274,7 @@ fn convolve_flagged(
         .any(|&m| m >= limit)
     {
         return Err(Error::Numerical(
-            "PLD mass above 4 (fixed-point range)".into(),
+            "PLD mass above the fixed-point range (4, or 2 at 126 fraction bits)".into(),
         ));
     }
     let (mass, moved, cut, weighted) = match fft_masses(a, b, ctx, copies)? {
@@ -331,7 +332,7 @@ fn exact_masses(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<Vec<u128>> {
     }
     // one carry through the product (Lemma One-carry): less than one unit of rounding in all
     let mass = carry_round(&parts, f, ctx.side)?;
-    if mass.iter().any(|&m| m >= 1u128 << 126) {
+    if mass.iter().any(|&m| m >= 1u128 << MASS_BITS) {
         return Err(Error::Numerical("PLD convolution overflow".into()));
     }
     Ok(mass)
@@ -339,7 +340,7 @@ fn exact_masses(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<Vec<u128>> {
 
 /// Bits of one slot of [`exact_masses`]' packed product: every slot Σ_{i+j=k} a_i·b_j must stay
 /// below 2^bits, so that no carry crosses into the next. Each mass is < 2^{F+2} (`convolve`
-/// checks), so a slot sums at most min(n_a, n_b) products < 2^{2F+4}; a slot is also at most
+/// checks `mass_limit`), so a slot sums at most min(n_a, n_b) products < 2^{2F+4}; a slot is also at most
 /// max(a)·Σb and Σa·max(b) — with measures of total mass about 1 (2^F units) that is 2F + 2
 /// bits, so F ≤ 63 packs two limbs per slot, where the count bound asks for three.
 fn slot_bits(a: &[u128], b: &[u128], f: u32) -> u32 {
@@ -527,7 +528,7 @@ pub(super) fn compose_side(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::theorems::pld_accountant::fixed::Target;
+    use crate::theorems::pld_accountant::fixed::{Target, MAX_F};
     use crate::theorems::pld_accountant::test_util::*;
 
     /// ⌊v/2^f⌋ or ⌈v/2^f⌉ of an exact integer.
@@ -541,8 +542,8 @@ mod tests {
 
     #[test]
     fn shr_round_divides_exactly_and_refuses_overflow() {
-        // F ≤ 124 for masses; the +∞ mass of a spectral power divides by 2^{F·m}
-        for f in [64u32, 100, 124, 200, 1000] {
+        // F ≤ MAX_F for masses; the +∞ mass of a spectral power divides by 2^{F·m}
+        for f in [64u32, 100, 124, MAX_F, 200, 1000] {
             for (v, lo, hi) in [
                 (Integer::from(0), 0u128, 0u128),
                 (Integer::from(1), 0, 1),
@@ -560,17 +561,27 @@ mod tests {
                     1 << 125,
                     (1 << 125) + 1,
                 ),
+                // the largest quotients (masses below 2^127 units)
+                (
+                    (Integer::from(3) << (f + 125)) + 3u32,
+                    3 << 125,
+                    (3 << 125) + 1,
+                ),
             ] {
                 let d = v.to_digits::<u64>(Order::Lsf);
                 assert_eq!(shr_round(&d, f, Side::Lower), Some(lo), "{v} >> {f} down");
                 assert_eq!(shr_round(&d, f, Side::Upper), Some(hi), "{v} >> {f} up");
                 // quotient and remainder, exactly; only for a fixed point's F
                 let rem = &v - (Integer::from(lo) << f);
-                let want = (f <= 124).then(|| (lo, rem.to_u128().unwrap()));
+                let want = (f <= MAX_F).then(|| (lo, rem.to_u128().unwrap()));
                 assert_eq!(shr_split(&d, f), want, "{v} split at {f}");
             }
-            // quotients ≥ 2^126 are refused, also when the excess sits in a higher limb
-            for v in [Integer::from(1) << (f + 126), Integer::from(1) << (f + 200)] {
+            // quotients ≥ 2^127 are refused, also when the excess sits in a higher limb
+            for v in [
+                Integer::from(1) << (f + MASS_BITS),
+                (Integer::from(1) << (f + MASS_BITS)) - 1u32 + (Integer::from(1) << f),
+                Integer::from(1) << (f + 200),
+            ] {
                 let d = v.to_digits::<u64>(Order::Lsf);
                 assert_eq!(shr_round(&d, f, Side::Lower), None);
                 assert_eq!(shr_round(&d, f, Side::Upper), None);
@@ -579,13 +590,13 @@ mod tests {
     }
 
     /// The packed product against the naive O(n·m) exact convolution, masses up to just below 4
-    /// (the largest the slot width admits), vectors of length 1 (single atoms) to 300, rounded
+    /// (the largest the slot width admits; 2 at F = 126), vectors of length 1 (single atoms) to 300, rounded
     /// by the carry (checked against its own definition in `fixed.rs`) in the prefix-sum form.
     #[test]
     fn convolution_equals_naive_exact_convolution() {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         // 48 and 63: the two-limb slots of probability vectors (`slot_bits`)
-        for f in [48u32, 63, 64, 100, 124] {
+        for f in [48u32, 63, 64, 100, 124, MAX_F] {
             let mut returned = 0;
             // kind 0: masses just below 4 (the largest the slot width admits); 1: any below 4;
             // 2: probability vectors (total ≤ 1), as in every real run
@@ -622,8 +633,8 @@ mod tests {
                 for side in [Side::Upper, Side::Lower] {
                     let c = ctx("1/64", f, 0, side);
                     let want = carried_exact_convolution(&a, &b, f, side);
-                    // a result mass ≥ 2^126 (possible only for total masses far above 1) is refused
-                    let fits = want.iter().all(|w| *w < Integer::from(1) << 126);
+                    // a result mass ≥ 2^127 (possible only for total masses far above 1) is refused
+                    let fits = want.iter().all(|w| *w < Integer::from(1) << MASS_BITS);
                     match convolve(&a, &b, &c, Integer::ONE) {
                         Ok((got, moved)) => {
                             assert_eq!(moved, 0, "exact products move nothing");
@@ -649,9 +660,10 @@ mod tests {
     }
 
     /// `n` random fixed-point masses at scale 2^f of one kind: 0, just below 4 (the largest
-    /// the slot width admits); 1, any below 4; 2, each below 1/n (a probability vector).
+    /// the slot width admits; 2 at F = 126); 1, any below that; 2, each below 1/n (a
+    /// probability vector).
     fn draw_masses(rng: &mut Rng, n: usize, kind: u32, f: u32) -> Vec<u128> {
-        let limit = 1u128 << (f + 2);
+        let limit = mass_limit(f);
         (0..n)
             .map(|_| match kind {
                 0 => limit - 1 - rng.below(3),
@@ -678,7 +690,7 @@ mod tests {
     }
 
     /// The exact convolution at scale 2^{2F} by one GMP product with 8 limbs (512 bits) per
-    /// slot — room for any masses < 2^126 and any length — independent of `slot_bits`.
+    /// slot — room for any masses < 2^127 and any length — independent of `slot_bits`.
     fn packed_exact_convolution(a: &[u128], b: &[u128]) -> Vec<Integer> {
         let pack = |m: &[u128]| {
             let mut d = vec![0u64; m.len() * 8];
@@ -855,7 +867,7 @@ mod tests {
     #[test]
     fn fft_masses_bracket_the_exact_masses() {
         let mut rng = Rng(0x0123_4567_89AB_CDEF);
-        for f in [64u32, 100, 124] {
+        for f in [64u32, 100, 124, MAX_F] {
             for (na, nb, same) in [
                 (300usize, 300usize, true),
                 (2000, 700, false),
@@ -916,12 +928,13 @@ mod tests {
     #[test]
     fn tail_sums_are_the_exact_suffix_sums() {
         let mut rng = Rng(0x7A11_5EED_0000_0001);
-        // F = 124: products overflow u128, so `exact` sums in `Integer`
+        // F = 124, 126: products overflow u128, so `exact` sums in `Integer`
         for (f, na, nb, same) in [
             (64, 40usize, 40usize, true),
             (64, 57, 23, false),
             (124, 9, 64, false),
             (124, 30, 30, true),
+            (MAX_F, 30, 30, true),
         ] {
             let a = pld_grid(&mut rng, na, f);
             let b = if same {

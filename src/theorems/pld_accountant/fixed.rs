@@ -53,10 +53,11 @@ pub(super) struct Ctx {
     pub(super) hf: Interval,
     pub(super) f: u32,
     pub(super) tau: u128,
-    /// τ itself as an f64 (at least one unit), for the tables' range search (`range`: a choice
-    /// only). Not `tau` over 2^F: with 5 guard bits that floor moves with F by up to 3 %, and the range — and
-    /// with it the lower side's sweep pattern — moved with it (one step of the substitution
-    /// pair at q = 0.01, σ = 1: δ's lower end 10⁻⁷ lower at F = 70 and 75 than at 73 or 94).
+    /// τ itself as an f64, at least [`RANGE_TAIL_FLOOR`], for the tables' range search
+    /// (`range`: a choice only). Not `tau` over 2^F: with 5 guard bits that floor moves with F
+    /// by up to 3 %, and the range — and with it the lower side's sweep pattern — moved with it
+    /// (one step of the substitution pair at q = 0.01, σ = 1: δ's lower end 10⁻⁷ lower at F = 70
+    /// and 75 than at 73 or 94).
     pub(super) tau_f: f64,
     /// `Setup::fft_budget` at scale 2^F, rounded down (0: exact products only).
     pub(super) fft_budget: u128,
@@ -71,7 +72,33 @@ pub(super) struct Ctx {
     pub(super) target: Option<Target>,
 }
 
-/// `a += b` on fixed-point masses, refusing an overflow (masses stay far below 2^126, so this
+/// Largest fixed-point fraction count F. Masses are u128 integers below 2^[`MASS_BITS`] units,
+/// so at F = 126 a mass is below 2 — room for a probability measure's masses and their upward
+/// rounding (a measure's total is 1 up to its widths and roundings, far below 2) — and F + 2 ≤ 128. It was 124 (masses
+/// below 4) until 2026-12-07: each product's and truncation's unit, copied about T times through
+/// a composition, set a floor on the upper end at δ = 10⁻³⁰ (`pld_epsilon.md`, Tightness).
+pub(super) const MAX_F: u32 = 126;
+
+/// The smallest tail the tables' range search aims at (`Ctx::tau_f`): 2^−124, one unit of the
+/// former largest F, and no longer tied to F. With F = 126 and that floor at one unit, 2^−126, the
+/// range of q = 0.001, σ = 1 (add) reached 629 grid points further left, and the lower sweep —
+/// which pools material upwards from the range's left end (Lemma Merging-sweep) — then emitted
+/// the step's bulk, six grid points below −ln(1 − q), one point lower: after 20 000 steps at
+/// δ = 10⁻³⁰ the lower end fell from 1.883 to 1.235 (`reach.rs`' test). A choice only.
+pub(super) const RANGE_TAIL_FLOOR: f64 = f64::from_bits((1023 - 124) << 52);
+
+/// Every fixed-point mass (a point's, a +∞ mass, a slot's quotient) is below 2^MASS_BITS units:
+/// the sum of two still fits u128, and a remainder plus a carry (each below 2^F) too.
+pub(super) const MASS_BITS: u32 = 127;
+
+/// The largest-plus-one mass a convolution accepts: 2^{F+2} units (masses below 4, which keeps
+/// every slot of a packed product below 2^{2F+4+log₂ n}, `slot_bits`), capped at 2^[`MASS_BITS`]
+/// (masses below 2 at F = 126).
+pub(super) fn mass_limit(f: u32) -> u128 {
+    1u128 << (f + 2).min(MASS_BITS)
+}
+
+/// `a += b` on fixed-point masses, refusing an overflow (masses stay below 2^127, so this
 /// never fires on a valid run; a wrapped sum would drop mass from the upper side).
 pub(super) fn add_mass(a: &mut u128, b: u128) -> Result<()> {
     *a = a
@@ -97,13 +124,13 @@ fn carry_round_with(
     f: u32,
     side: Side,
 ) -> Result<Vec<u128>> {
-    let mask = (1u128 << f) - 1; // F ≤ 124
+    let mask = (1u128 << f) - 1; // F ≤ 126
     let mut out = vec![0u128; n];
     let mut carry = 0u128;
     for j in 0..n {
         let k = if side == Side::Upper { j } else { n - 1 - j };
         let (q, r) = part(k)?;
-        // r, carry < 2^F ≤ 2^124: no overflow
+        // r, carry < 2^F ≤ 2^126: no overflow
         let s = r + carry;
         out[k] = q;
         add_mass(&mut out[k], s >> f)?;
@@ -140,18 +167,18 @@ impl Pending {
         }
     }
     /// Add the enclosed mass `x` at point i. As [`Ctx::fixed`]: an empty or NaN enclosure, or
-    /// an end at or above 2^126 units, is an error; scaling by 2^F is exact, and so is the split
+    /// an end at or above 2^127 units, is an error; scaling by 2^F is exact, and so is the split
     /// of the scaled end e into ⌊e⌋ and e − ⌊e⌋.
     pub(super) fn add(&mut self, i: usize, x: Interval) -> Result<()> {
         let e = side_scaled(x, self.side, self.scale)?;
-        if !(e < 2f64.powi(126)) {
+        if !(e < 2f64.powi(MASS_BITS as i32)) {
             return Err(Error::Numerical(
                 "PLD mass enclosure not finite or above the fixed-point range".into(),
             ));
         }
         let whole = e.floor();
         let (q, fr) = &mut self.v[i];
-        // e < 2^126: the cast is exact
+        // e < 2^127: the cast is exact
         add_mass(q, to_u128(whole))?;
         *fr = side_end(point(*fr) + point(e - whole), self.side);
         Ok(())
@@ -192,20 +219,20 @@ pub(super) fn to_u128(x: f64) -> u128 {
     }
 }
 
-/// q + x units of 2^−F (x ≥ 0 an f64 below 2^126) as (integer part, remainder at scale 2^F):
-/// for 0 ≤ x < 2^126 `x as u128` is ⌊x⌋, an f64, so x − ⌊x⌋ is exact, and so is its product r
-/// by 2^F (F ≤ 124: built from its exponent bits, exact); r is rounded to an integer on the side
+/// q + x units of 2^−F (x ≥ 0 an f64 below 2^127) as (integer part, remainder at scale 2^F):
+/// for 0 ≤ x < 2^127 `x as u128` is ⌊x⌋, an f64, so x − ⌊x⌋ is exact, and so is its product r
+/// by 2^F (F ≤ 126: built from its exponent bits, exact); r is rounded to an integer on the side
 /// by the same cast and an exact comparison (no libm call: portable builds have no rounding
-/// instruction). x ≥ 2^126 or NaN is an overflow error.
+/// instruction). x ≥ 2^127 or NaN is an overflow error.
 fn split_units(q: u128, x: f64, f: u32, side: Side) -> Result<(u128, u128)> {
     let scale = f64::from_bits(u64::from(1023 + f) << 52);
-    if !(x < (2f64).powi(126)) {
+    if !(x < (2f64).powi(MASS_BITS as i32)) {
         return Err(Error::Numerical("PLD convolution overflow".into()));
     }
     let x = x.max(0.0);
     let whole = to_u128(x);
     let r = (x - to_f64(whole)) * scale;
-    // r < 2^F ≤ 2^124: the cast is ⌊r⌋
+    // r < 2^F ≤ 2^126: the cast is ⌊r⌋
     let mut rest = to_u128(r);
     if side == Side::Upper && to_f64(rest) < r {
         rest += 1;
@@ -266,7 +293,7 @@ pub(super) fn carry_round_units(xs: &[f64], f: u32, side: Side) -> Result<Vec<u1
         } else if x == 0.0 {
             continue;
         } else {
-            // ≥ 2^63, negative (0 there), NaN or ≥ 2^126 (errors): the general split
+            // ≥ 2^63, negative (0 there), NaN or ≥ 2^127 (errors): the general split
             let (q, r) = split_units(0, x, f, side)?;
             out[k] = q;
             (0, r as u64)
@@ -316,15 +343,15 @@ impl Ctx {
     /// Fixed-point value of an enclosed non-negative mass, rounded to this side: ⌈sup·2^F⌉
     /// (Upper) or ⌊inf·2^F⌋ (Lower). The exact mass is ≥ 0, so a negative end is replaced by 0
     /// (still a bound on the right side). Scaling by 2^F is exact in f64 and the result is an
-    /// integer below 2^126 before the cast, so the cast is exact. An empty or unbounded
-    /// enclosure, or one at or above 2^126·2^−F, is an error on both sides.
+    /// integer below 2^127 before the cast, so the cast is exact. An empty or unbounded
+    /// enclosure, or one at or above 2^127·2^−F, is an error on both sides.
     pub(super) fn fixed(&self, x: Interval) -> Result<u128> {
         let e = side_scaled(x, self.side, (2f64).powi(self.f as i32))?;
         let v = match self.side {
             Side::Upper => e.ceil(),
             Side::Lower => e.floor(),
         };
-        if !(v < 2f64.powi(126)) {
+        if !(v < 2f64.powi(MASS_BITS as i32)) {
             return Err(Error::Numerical(
                 "PLD mass enclosure not finite or above the fixed-point range".into(),
             ));
@@ -345,7 +372,7 @@ impl Ctx {
 }
 
 /// ⌊v / 2^f⌋ (Lower) or ⌈v / 2^f⌉ (Upper) for v given by little-endian limbs, any f (the +∞
-/// masses divide by 2^{F·m}); None if the quotient does not fit in 126 bits.
+/// masses divide by 2^{F·m}); None if the quotient is not below 2^[`MASS_BITS`].
 pub(super) fn shr_round(limbs: &[u64], f: u32, side: Side) -> Option<u128> {
     let q = shr_floor(limbs, f)?;
     let (w, s) = ((f / 64) as usize, f % 64);
@@ -354,10 +381,10 @@ pub(super) fn shr_round(limbs: &[u64], f: u32, side: Side) -> Option<u128> {
     Some(if side == Side::Upper && rem { q + 1 } else { q })
 }
 
-/// (⌊v / 2^f⌋, v mod 2^f) for v given by little-endian limbs, f ≤ 124 (the fixed point's F);
-/// None if the quotient does not fit in 126 bits, or for a larger f.
+/// (⌊v / 2^f⌋, v mod 2^f) for v given by little-endian limbs, f ≤ [`MAX_F`] (the fixed point's
+/// F); None if the quotient is not below 2^[`MASS_BITS`], or for a larger f.
 pub(super) fn shr_split(limbs: &[u64], f: u32) -> Option<(u128, u128)> {
-    if f > 124 {
+    if f > MAX_F {
         return None;
     }
     let q = shr_floor(limbs, f)?;
@@ -366,7 +393,7 @@ pub(super) fn shr_split(limbs: &[u64], f: u32) -> Option<(u128, u128)> {
     Some((q, r))
 }
 
-/// ⌊v / 2^f⌋ for v given by little-endian limbs; None if it does not fit in 126 bits.
+/// ⌊v / 2^f⌋ for v given by little-endian limbs; None if it is not below 2^[`MASS_BITS`].
 fn shr_floor(limbs: &[u64], f: u32) -> Option<u128> {
     // limbs past the end of the slice are the value's zero high limbs (GMP strips them)
     let get = |i: usize| limbs.get(i).copied().unwrap_or(0);
@@ -379,7 +406,7 @@ fn shr_floor(limbs: &[u64], f: u32) -> Option<u128> {
     };
     let high = if s == 0 { w + 2 } else { w + 3 };
     let spill = s != 0 && get(w + 2) >> s != 0;
-    if spill || limbs.iter().skip(high).any(|&l| l != 0) || q >= 1u128 << 126 {
+    if spill || limbs.iter().skip(high).any(|&l| l != 0) || q >= 1u128 << MASS_BITS {
         return None;
     }
     Some(q)
@@ -408,7 +435,7 @@ pub(super) fn fixed_iv(m: u128, f: u32) -> Interval {
 pub(super) fn new_ctx(s: &Setup, side: Side, progress: bool) -> Result<Ctx> {
     // one progress line: the upper side reports, the lower side (on another thread) is silent
     let progress = progress && side == Side::Upper;
-    // τ ≤ 10⁻³ and F ≤ 124, so ⌊τ·2^F⌋ < 2^115 fits; a τ that did not would be refused, not
+    // τ ≤ 10⁻³ and F ≤ 126, so ⌊τ·2^F⌋ < 2^117 fits; a τ that did not would be refused, not
     // replaced (a huge τ would truncate whole measures); a τ below one unit truncates one unit
     // (any τ is sound; zero would keep every far tail a product's rounding leaves)
     let tau = Rational::from(&s.tau << s.f)
@@ -431,8 +458,8 @@ pub(super) fn new_ctx(s: &Setup, side: Side, progress: bool) -> Result<Ctx> {
         hf: rational(&s.h),
         f: s.f,
         tau,
-        // at least one unit, as `tau` (a τ below 2^−124 truncates one unit)
-        tau_f: s.tau.to_f64().max((2f64).powi(-(s.f as i32))),
+        // at least one unit, as `tau` (a τ below 2^−F truncates one unit)
+        tau_f: s.tau.to_f64().max(RANGE_TAIL_FLOOR),
         fft_budget,
         side,
         progress,
@@ -456,13 +483,13 @@ mod tests {
     /// negative entry counts 0), then one running carry of the part below 2^F in the side's order
     /// and, on the upper side, a last remainder rounded up into the last point. Entries of every
     /// scale — zeros, −1, subnormals, around 2^63 (the fast path's end), up to 2^100 — at F from 0
-    /// to 124. A path that dropped a remainder, rounded it the wrong way or skipped the carry over
+    /// to 126 ([`MAX_F`]). A path that dropped a remainder, rounded it the wrong way or skipped the carry over
     /// a zero differs here.
     #[test]
     fn carry_round_units_is_the_exact_carry() {
         let mut rng = Rng(0x5DEE_CE66_D1CE_4E5B);
-        for case in 0..400 {
-            let f = [0u32, 1, 30, 52, 62, 63, 64, 100, 124][case % 9];
+        for case in 0..440 {
+            let f = [0u32, 1, 30, 52, 62, 63, 64, 100, 124, 125, MAX_F][case % 11];
             let n = 1 + (rng.next() % 300) as usize;
             let xs: Vec<f64> = (0..n)
                 .map(|_| {
@@ -477,7 +504,7 @@ mod tests {
                     }
                 })
                 .collect();
-            // keep entries below 2^126 (larger ones are an overflow error)
+            // keep entries below 2^127 (larger ones are an overflow error)
             for side in [Side::Upper, Side::Lower] {
                 let got = carry_round_units(&xs, f, side).unwrap();
                 let mut want = vec![Integer::new(); n];
@@ -556,6 +583,10 @@ mod tests {
             // a mass of 2^30 at F = 100 would need 130 bits: both sides refuse (the lower side
             // once clamped it to 2^126 silently)
             assert!(c.fixed(point(2f64.powi(30))).is_err());
+            // at F = 126 masses are below 2 (2^127 units): 1.5 is kept, 2 refused
+            let c126 = ctx("1", MAX_F, 0, side);
+            assert_eq!(c126.fixed(point(1.5)).unwrap(), 3u128 << 125);
+            assert!(c126.fixed(point(2.0)).is_err());
             assert_eq!(c.fixed(point(0.5)).unwrap(), 1u128 << 99);
             assert_eq!(c.fixed(point(-0.5)).unwrap(), 0);
             // masses between fixed-point steps round to this side: 2^−101 and 3·2^−101 at F = 100
@@ -595,7 +626,7 @@ mod tests {
     fn carried_rounding_keeps_the_order_within_one_unit() {
         use rug::Integer;
         let mut rng = Rng(0x2545_F491_4F6C_DD1D);
-        for f in [64u32, 100, 124] {
+        for f in [64u32, 100, 124, MAX_F] {
             for n in [1usize, 2, 7, 300] {
                 let parts: Vec<(u128, u128)> = (0..n)
                     .map(|i| {

@@ -1,7 +1,7 @@
 //! Grid choice: validation of the terms, the grid width h, the tail τ and the fixed-point
 //! fraction bits F (`Setup`). Only widths and costs depend on these choices, never soundness.
 use super::discretise::range;
-use super::fixed::{new_ctx, Setup, Side};
+use super::fixed::{new_ctx, Setup, Side, MAX_F};
 use super::mechanisms::{atom_unit, profile, validate_term, Profile};
 use super::{PldMechanism, PldOptions, PldTerm};
 use crate::validate;
@@ -9,11 +9,11 @@ use crate::{Error, Result};
 use rug::ops::Pow;
 use rug::{Integer, Rational};
 
-/// Smallest tail mass per truncation, as a power of two. The fixed point has at most 124
-/// fraction bits, so a τ below 2⁻¹²⁴ truncates one unit (`new_ctx`); one unit per copy, and
-/// one per product (the carried rounding, Lemma One-carry), still leave δ = 10⁻³⁰ at 10⁴ copies
-/// within 10⁻³ of itself. 2⁻¹⁴⁰ admits δ down to about 10⁻³³ at 10⁴ copies (τ = 10⁻⁴·δ/2k;
-/// 10⁻³¹ with the tight preset's 10⁻⁶·δ/2k).
+/// Smallest tail mass per truncation, as a power of two. The fixed point has at most 126
+/// fraction bits (`fixed::MAX_F`), so a τ below 2⁻¹²⁶ truncates one unit (`new_ctx`); one unit
+/// per copy, and one per product (the carried rounding, Lemma One-carry), still leave
+/// δ = 10⁻³⁰ at 10⁴ copies within 2.5·10⁻⁴ of itself. 2⁻¹⁴⁰ admits δ down to about 10⁻³³ at
+/// 10⁴ copies (τ = 10⁻⁴·δ/2k; 10⁻³¹ with the tight preset's 10⁻⁶·δ/2k).
 pub(super) const MIN_TAIL_BITS: u32 = 140;
 
 /// Points per mechanism table the automatic grid aims to stay under (about half a second).
@@ -139,7 +139,7 @@ fn resolution(
     // (`slot_bits`), where F = 64 needs three; atoms only (brackets ~10⁻¹³ wide, few products)
     // keep 24 guard bits and F ≥ 64
     let (guard, least) = if continuous { (5, 63) } else { (24, 64) };
-    let f = ((-tau.to_f64().log2()).ceil() as i64 + guard).clamp(least, 124) as u32;
+    let f = ((-tau.to_f64().log2()).ceil() as i64 + guard).clamp(least, i64::from(MAX_F)) as u32;
     Ok((tau, f))
 }
 

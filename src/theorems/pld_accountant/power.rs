@@ -5,7 +5,7 @@
 //! at every doubling; this transforms once, at the final length.
 use super::enclose::point;
 use super::fft::{self, close_sum, ulp_up};
-use super::fixed::{carry_round_units, shr_round, to_f64, Ctx, GridPld, Side};
+use super::fixed::{carry_round_units, mass_limit, shr_round, to_f64, Ctx, GridPld, Side};
 use crate::{Error, Result};
 use rug::integer::Order;
 use rug::ops::Pow;
@@ -233,7 +233,7 @@ pub(super) fn power_compose(
     share: u32,
 ) -> Result<Option<(GridPld, u128)>> {
     let f = ctx.f;
-    let limit = 1u128 << (f + 2);
+    let limit = mass_limit(f);
     if m < 2
         || ctx.fft_budget == 0
         || x.mass.is_empty()
