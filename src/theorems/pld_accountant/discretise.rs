@@ -176,7 +176,7 @@ pub(super) struct Table {
     /// The grid width h.
     pub(super) h: Rational,
     /// The continuous part's tails at the half-grid points (empty for tables read off another
-    /// table): what a table on the grid h/2 may reuse ([`table`]).
+    /// table): what a table on the grid h/m (m ≥ 2 an integer) may reuse ([`table`]).
     pub(super) tails: Vec<Tails>,
     /// The mechanism, when [`tables`] made the table (a table is reused only for the same one).
     pub(super) mechanism: Option<PldMechanism>,
@@ -205,8 +205,9 @@ fn grid_exp(shift: &Rational, i0: i64, n: usize, ctx: &Ctx) -> Vec<Interval> {
 }
 
 /// The table of one mechanism on the grid of `ctx`. `prev`: a table of the same mechanism on the
-/// grid 2h with the same offset, whose tails at its half-grid points (every other half-grid point
-/// here) are taken instead of evaluated again (they enclose the tails at the same exact points).
+/// grid m·h (m ≥ 2 an integer) with the same offset, whose tails at its half-grid points (every
+/// m-th half-grid point here) are taken instead of evaluated again (they enclose the tails at the
+/// same exact points); a table on any other grid is not read.
 pub(super) fn table(pr: &Profile, ctx: &Ctx, prev: Option<&Table>) -> Result<Table> {
     let (i0, i1) = range(pr, ctx, ctx.tau_f)?;
     let shift = grid_shift(pr, &ctx.h);
@@ -330,17 +331,22 @@ fn half_grid_tails(
     };
     let half = point(0.5) * ctx.hf;
     let sh = rational(shift);
-    // the previous table's half-grid point k is this table's half-grid point 2(k − d),
-    // d = i0 − 2·i0_prev (both at loss shift + (2·i0_prev + k)·h)
-    let reuse = prev.filter(|p| {
-        !p.tails.is_empty() && p.shift == *shift && p.h == Rational::from(&ctx.h * 2u32)
+    // a previous table on a grid m times as coarse (m ≥ 2 an integer): its half-grid point k
+    // lies at loss shift + (2·i0_prev + k)·m·h/2, this table's half-grid point j at
+    // shift + (2·i0 + j)·h/2, so they coincide when 2·i0 + j = m·(2·i0_prev + k)
+    let reuse = prev.and_then(|p| {
+        let m = Rational::from(&p.h / &ctx.h);
+        let m = (!p.tails.is_empty() && p.shift == *shift && m.denom() == &1u32 && m >= 2)
+            .then(|| m.numer().to_i64())??;
+        Some((p, m))
     });
     let known = |j: usize| -> Option<Tails> {
-        let p = reuse?;
-        if !j.is_multiple_of(2) {
+        let (p, m) = reuse?;
+        let at = i0.checked_mul(2)?.checked_add(i64::try_from(j).ok()?)?;
+        if at.rem_euclid(m) != 0 {
             return None;
         }
-        let k = (j / 2) as i64 + i0.checked_sub(p.i0.checked_mul(2)?)?;
+        let k = at.div_euclid(m).checked_sub(p.i0.checked_mul(2)?)?;
         usize::try_from(k)
             .ok()
             .and_then(|k| p.tails.get(k).copied())
@@ -491,8 +497,8 @@ pub(super) fn coarsen(tb: &Table, factor: u32, ctx: &Ctx) -> Result<Table> {
     })
 }
 
-/// The table of each term on the grid of `s`; `prev`: the same terms' tables on the grid 2h, if
-/// any (their tails are reused, see [`table`]).
+/// The table of each term on the grid of `s`; `prev`: the same terms' tables on a grid m·h (m ≥ 2
+/// an integer), if any (their tails are reused, see [`table`]).
 pub(super) fn tables(terms: &[PldTerm], s: &Setup, prev: Option<&[Table]>) -> Result<Vec<Table>> {
     let ctx = new_ctx(s, Side::Upper, false)?;
     terms
@@ -863,17 +869,20 @@ mod tests {
         assert!(coarsen(&tb, 4, &ctx("1", 100, 0, Side::Upper)).is_err());
     }
 
-    /// A table on the grid h/2 that reuses the h table's tails against one evaluated afresh:
-    /// at least a third of its tails are the h table's (bitwise), and every half-cell's P- and
-    /// Q-mass enclosures overlap the fresh ones and are no wider than twice theirs. Reusing the
-    /// tails of a shifted point (k one off) fails; a table of another grid is not reused.
+    /// A table on the grid h/m (m = 2, 3, 4) that reuses the h table's tails against one
+    /// evaluated afresh: at least 1/(m + 1) of its tails are the h table's (bitwise), and every
+    /// half-cell's P- and Q-mass enclosures overlap the fresh ones and are no wider than twice
+    /// theirs. Reusing the tails of a shifted point (k one off, or m·k for k) fails; a table of
+    /// the same grid, or of a grid 3/2 times as coarse, is not read (the result is the fresh one).
     #[test]
     fn a_finer_table_reuses_the_coarser_tails() {
         use super::super::Direction;
         use crate::theorems::pld_accountant::mechanisms::profile;
-        for (q, sg, h, h2, dir) in [
-            ("1/100", "4/5", "1/1024", "1/2048", Direction::Remove),
-            ("3/10", "2", "1/512", "1/1024", Direction::Add),
+        for (q, sg, h, h2, m, dir) in [
+            ("1/100", "4/5", "1/1024", "1/2048", 2, Direction::Remove),
+            ("3/10", "2", "1/512", "1/1024", 2, Direction::Add),
+            ("1/100", "4/5", "1/1024", "1/4096", 4, Direction::Remove),
+            ("3/10", "2", "1/512", "1/1536", 3, Direction::Add),
         ] {
             let (c, c2) = (
                 ctx(h, 100, 1 << 40, Side::Upper),
@@ -898,7 +907,10 @@ mod tests {
                         .any(|u| u.p_gt == t.p_gt && u.q_le == t.q_le)
                 })
                 .count();
-            assert!(3 * same >= reused.tails.len(), "only {same} tails reused");
+            assert!(
+                (m + 1) * same >= reused.tails.len(),
+                "h/{m}: only {same} tails reused"
+            );
             for (j, (&(pr_, qr), &(pf, qf))) in
                 reused.half_cells.iter().zip(&fresh.half_cells).enumerate()
             {
@@ -906,9 +918,25 @@ mod tests {
                     same_value(a, b, 2.0, &format!("q = {q}: half-cell {j}"));
                 }
             }
-            // a table of the same grid is not reused (only h/2 reuses h)
+            // a table of the same grid is not reused (only h/m reuses h)
             let again = table(&pr, &c, Some(&coarse)).unwrap();
             assert_eq!(again.half_cells.len(), coarse.half_cells.len());
+            // nor on a grid 2h/3: a non-integer ratio reads nothing (the fresh table, bitwise)
+            let c23 = ctx(
+                &format!("{}", rational(h) * Rational::from((2, 3))),
+                100,
+                1 << 40,
+                Side::Upper,
+            );
+            let (f23, r23) = (
+                table(&pr, &c23, None).unwrap(),
+                table(&pr, &c23, Some(&coarse)).unwrap(),
+            );
+            assert!(f23
+                .half_cells
+                .iter()
+                .zip(&r23.half_cells)
+                .all(|(a, b)| a.0 == b.0 && a.1 == b.1));
         }
     }
 

@@ -220,9 +220,9 @@ pub struct PldOptions {
     pub tail: Option<Rational>,
     /// Print progress to stderr.
     pub progress: bool,
-    /// The tight preset (`dpsgd_pld_epsilon` with the automatic grid): refine the grid — first
-    /// to h/k, k from the first run's width (`tight_divisor`), then halving —, at most three
-    /// times, until the bracket is within 2·10⁻⁵ relative or the next run's work (support ×
+    /// The tight preset (`dpsgd_pld_epsilon` with the automatic grid): a first run on twice the
+    /// automatic grid h (a probe, [`TIGHT_PROBE`]), then refine the grid — first to 2h/k, k from
+    /// the probe's width (`tight_divisor`), then halving —, at most three times, until the bracket is within 2·10⁻⁵ relative or the next run's work (support ×
     /// squarings) would pass 2²⁴ (the default halves, stopping at 5·10⁻⁴ or 2²²), at a fifth of
     /// the default FFT widening budget. Only the width and the time change.
     pub tight: bool,
@@ -269,11 +269,14 @@ const REFINE_WIDTH: f64 = 5e-4;
 /// 7·10⁴ × 20, refined once, 1.4 % → 0.29 %; q = 10⁻⁴, σ = 0.5, 10⁶ steps: 2.7 s — twice the budget
 /// refined it once more, 2.6·10⁻³ → 2.2·10⁻³ in 7 s).
 const REFINE_WORK: f64 = 4_194_304.0;
-/// The same two limits under [`PldOptions::tight`], which also stops after three halvings
-/// (runs at h, h/2, h/4, h/8: about 10–15× the time of one run at h).
+/// The same two limits under [`PldOptions::tight`], which also stops after three refinements
+/// (the probe at 2h, then 2h/k, then halvings; see [`tight_divisor`]).
 pub(crate) const TIGHT_WIDTH: f64 = 2e-5;
 const TIGHT_WORK: f64 = 16_777_216.0;
 const TIGHT_HALVINGS: u32 = 3;
+/// How much coarser than the automatic grid the tight preset's first run (the probe) is: it
+/// only chooses the refinement's grid (`tight_divisor`), at about half the automatic grid's cost.
+const TIGHT_PROBE: u32 = 2;
 /// A bracket wider than this (relative) is refined while the next run's work stays within
 /// RESCUE_WORK (3·2²⁵), whatever the preset: with 10⁹ steps the automatic grid is coarse (it
 /// keeps the composed support near COMPOSED_TARGET) and the lower end fell to 0 (q = 0.01,
@@ -467,7 +470,7 @@ pub fn pld_epsilon(terms: &[PldTerm], delta: &Rational, opts: &PldOptions) -> Re
             both_sides(&s, o.progress, |p, c| epsilon_of(p, c, delta), prev)?;
         Ok(((lo, hi, s, support), tabs))
     };
-    let (lo, hi, s, support) = refined(opts, once)?;
+    let (lo, hi, s, support) = refined(opts, None, once)?;
     // pure DP throughout: ε(δ) ≤ Σ count·ε0 for every δ (Lemma Pure-cap)
     let hi = match pure_cap(terms) {
         Some(cap) => hi.min(cap),
@@ -506,15 +509,10 @@ fn run_work(s: &Setup, support: usize, tabs: &[Table]) -> (f64, f64) {
 }
 
 /// The work of a run on a grid k times finer than one with these parts: k times the
-/// composition, and the tables' new points only when k = 2 (the finer run reuses the tails at
-/// the shared points, every other one), k times the tables otherwise.
+/// composition, and the tables' new points, k − 1 times the tables (the finer run reuses the
+/// tails at the shared points, every k-th one).
 fn finer_work((composition, tables): (f64, f64), k: u32) -> f64 {
-    let new_tables = if k == 2 {
-        tables
-    } else {
-        tables * f64::from(k)
-    };
-    composition * f64::from(k) + new_tables
+    composition * f64::from(k) + tables * f64::from(k - 1)
 }
 
 /// [`run_work`]'s weight of one table point.
@@ -524,11 +522,26 @@ const TABLE_WORK: f64 = 24.0;
 /// ([`finer_work`] ≤ 2²²; 2²⁴ and at most three times with [`PldOptions::tight`]) and whose bracket is wider
 /// than 5·10⁻⁴ relative (2·10⁻⁵) is repeated on a grid twice as fine, and the brackets are
 /// intersected (each is certified, so their intersection is too).
+///
+/// `probe`: the first run's grid instead of the automatic one (the tight preset's probe, which
+/// costs about half the automatic grid's run and only chooses the refinement — its bracket is
+/// intersected too); if that run fails, the first run is the automatic grid's.
 fn refined(
     opts: &PldOptions,
+    probe: Option<Rational>,
     once: impl Fn(&PldOptions, Option<&[Table]>) -> Result<(Run, Vec<Table>)>,
 ) -> Result<Run> {
-    let ((mut lo, mut hi, mut s, mut support), mut tabs) = once(opts, None)?;
+    let first = match probe.filter(|_| opts.grid.is_none()) {
+        Some(g) => {
+            let o = PldOptions {
+                grid: Some(g),
+                ..opts.clone()
+            };
+            once(&o, None).or_else(|_| once(opts, None))
+        }
+        None => once(opts, None),
+    };
+    let ((mut lo, mut hi, mut s, mut support), mut tabs) = first?;
     let mut work = run_work(&s, support, &tabs);
     let (width, budget, halvings) = if opts.tight {
         (TIGHT_WIDTH, TIGHT_WORK, TIGHT_HALVINGS)
@@ -619,7 +632,18 @@ fn dpsgd_refined(
     delta: &Rational,
     opts: &PldOptions,
 ) -> Result<PldReport> {
-    let (lo, hi, s, support) = refined(opts, |o, prev| {
+    // the tight preset's first run: a probe on TIGHT_PROBE times the automatic grid
+    let probe = if opts.tight && opts.grid.is_none() {
+        let s = setup(
+            &[dpsgd_term(rate, sigma, steps, Direction::Remove)],
+            opts,
+            Some(delta),
+        )?;
+        Some(Rational::from(&s.h * TIGHT_PROBE))
+    } else {
+        None
+    };
+    let (lo, hi, s, support) = refined(opts, probe, |o, prev| {
         dpsgd_once(rate, sigma, steps, delta, o, prev)
     })?;
     report(lo, hi, &s, support)
@@ -628,16 +652,18 @@ fn dpsgd_refined(
 /// The divisor k of the tight preset's first refinement (grid h → h/k), from the first run's
 /// relative width w: on the DP-SGD benchmark settings the bracket narrows like h^1.9 (h → h/4:
 /// 3.4·10⁻⁴ → 2.0·10⁻⁵ on MNIST, 3.3·10⁻⁴ → 2.4·10⁻⁵ on q = 0.01, 3.5·10⁻⁴ → 2.5·10⁻⁵ at
-/// σ = 0.7), so k = ⌈(w/(0.85·2·10⁻⁵))^{1/1.9}⌉, between 2 and 8 (5 on five of the six that refine,
-/// 3 on q = 0.005: 1.0–1.5·10⁻⁵). One run at h/k instead of runs at h/2, h/4, h/8: about 1 + k times the
-/// default's time, not 15. An integer k keeps on the grid the atoms h holds. A width heuristic
+/// σ = 0.7), so k = ⌈(w/(0.85·2·10⁻⁵))^{1/1.9}⌉, between 2 and 16. The first run is the probe on
+/// twice the automatic grid ([`TIGHT_PROBE`]), so k counts in halves of the automatic grid
+/// (q = 0.00033, σ = 4, δ = 10⁻³⁰: 7, the grid h/3.5 where h/4 followed a run at h). One run at
+/// h/k instead of runs at h/2, h/4, h/8: about 1 + k times the probe's time, not 15. An integer
+/// k keeps on the grid the atoms h holds, and the tails the probe evaluated. A width heuristic
 /// only; any grid is sound.
 fn tight_divisor(w: f64) -> u32 {
     let k = (w / (0.85 * TIGHT_WIDTH)).powf(1.0 / 1.9).ceil();
     if k.is_finite() {
-        k.clamp(2.0, 8.0) as u32
+        k.clamp(2.0, 16.0) as u32
     } else {
-        8
+        16
     }
 }
 
