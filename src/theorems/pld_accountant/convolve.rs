@@ -340,9 +340,9 @@ fn exact_masses(a: &GridPld, b: &GridPld, ctx: &Ctx) -> Result<Vec<u128>> {
 
 /// Bits of one slot of [`exact_masses`]' packed product: every slot Σ_{i+j=k} a_i·b_j must stay
 /// below 2^bits, so that no carry crosses into the next. Each mass is < 2^{F+2} (`convolve`
-/// checks `mass_limit`), so a slot sums at most min(n_a, n_b) products < 2^{2F+4}; a slot is also at most
-/// max(a)·Σb and Σa·max(b) — with measures of total mass about 1 (2^F units) that is 2F + 2
-/// bits, so F ≤ 63 packs two limbs per slot, where the count bound asks for three.
+/// checks `mass_limit`), so a slot sums at most min(n_a, n_b) products < 2^{2F+4}; a slot is
+/// also at most max(a)·Σb and Σa·max(b) — with measures of total mass about 1 (2^F units) that
+/// is 2F + 2 bits, so F ≤ 63 packs two limbs per slot, where the count bound asks for three.
 fn slot_bits(a: &[u128], b: &[u128], f: u32) -> u32 {
     let shorter = a.len().min(b.len()) as u64;
     let by_count = 2 * f + 4 + (64 - shorter.leading_zeros()) + 1;
@@ -590,7 +590,8 @@ mod tests {
     }
 
     /// The packed product against the naive O(n·m) exact convolution, masses up to just below 4
-    /// (the largest the slot width admits; 2 at F = 126), vectors of length 1 (single atoms) to 300, rounded
+    /// (the largest the slot width admits; 2 at F = 126), vectors of length 1 (single atoms) to
+    /// 300, rounded
     /// by the carry (checked against its own definition in `fixed.rs`) in the prefix-sum form.
     #[test]
     fn convolution_equals_naive_exact_convolution() {

@@ -872,8 +872,8 @@ mod tests {
     /// A table on the grid h/m (m = 2, 3, 4) that reuses the h table's tails against one
     /// evaluated afresh: at least 1/(m + 1) of its tails are the h table's (bitwise), and every
     /// half-cell's P- and Q-mass enclosures overlap the fresh ones and are no wider than twice
-    /// theirs. Reusing the tails of a shifted point (k one off, or m·k for k) fails; a table of
-    /// the same grid, or of a grid 3/2 times as coarse, is not read (the result is the fresh one).
+    /// theirs. Reusing the tails of a shifted point (k one off) fails; a table of the same grid,
+    /// or of a grid 3/2 times as coarse, is not read (the result is the fresh one).
     #[test]
     fn a_finer_table_reuses_the_coarser_tails() {
         use super::super::Direction;

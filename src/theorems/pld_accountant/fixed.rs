@@ -74,9 +74,10 @@ pub(super) struct Ctx {
 
 /// Largest fixed-point fraction count F. Masses are u128 integers below 2^[`MASS_BITS`] units,
 /// so at F = 126 a mass is below 2 — room for a probability measure's masses and their upward
-/// rounding (a measure's total is 1 up to its widths and roundings, far below 2) — and F + 2 ≤ 128. It was 124 (masses
-/// below 4) until 2026-12-07: each product's and truncation's unit, copied about T times through
-/// a composition, set a floor on the upper end at δ = 10⁻³⁰ (`pld_epsilon.md`, Tightness).
+/// rounding (a measure's total is 1 up to its widths and roundings, far below 2) — and
+/// F + 2 ≤ 128. It was 124 (masses below 4) until 2026-12-07: each product's and truncation's
+/// unit, copied about T times through a composition, set a floor on the upper end at
+/// δ = 10⁻³⁰ (`pld_epsilon.md`, Tightness).
 pub(super) const MAX_F: u32 = 126;
 
 /// The smallest tail the tables' range search aims at (`Ctx::tau_f`): 2^−124, one unit of the
