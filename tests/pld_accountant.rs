@@ -263,38 +263,36 @@ fn dpsgd_pld_is_inside_the_rdp_bound_and_two_sided() {
     assert!(w < 3e-4, "bracket {w}");
 }
 
-#[test]
-fn tight_preset_meets_its_width_where_the_default_does_not() {
-    // q = 1: T steps of N(0, σ²) noise are one Gaussian of zCDP ρ = T/(2σ²) (reference:
-    // Corollary 8 at 1024 bits, inverted by bisection — common::gaussian_epsilon_star)
+/// DP-SGD with q = 1 and σ = 20 over 1000 steps at δ, and its exact ε: T steps of N(0, σ²)
+/// noise are one Gaussian of zCDP ρ = T/(2σ²) (reference: Corollary 8 at 1024 bits, inverted
+/// by bisection — common::gaussian_epsilon_star).
+fn full_batch_sigma_20(delta: &str, opts: &PldOptions) -> (PldReport, Float) {
     let (qr, s, t, d) = (
         rational("1"),
         rational("20"),
         Integer::from(1000),
-        rational("1e-5"),
+        rational(delta),
     );
     let rho = Rational::from(&t) / (Rational::from(2) * &s * &s);
-    let exact = common::gaussian_epsilon_star(&rho, &d);
-    let default = dpsgd_pld_epsilon(
-        &typed::rate(&qr),
-        &typed::sigma(&s),
-        &typed::steps(&t),
-        &typed::delta(&d),
-        &PldOptions::default(),
-    )
-    .unwrap();
-    let tight = PldOptions {
-        tight: true,
-        ..PldOptions::default()
-    };
     let r = dpsgd_pld_epsilon(
         &typed::rate(&qr),
         &typed::sigma(&s),
         &typed::steps(&t),
         &typed::delta(&d),
-        &tight,
+        opts,
     )
     .unwrap();
+    (r, common::gaussian_epsilon_star(&rho, &d))
+}
+
+#[test]
+fn tight_preset_meets_its_width_where_the_default_does_not() {
+    let (default, exact) = full_batch_sigma_20("1e-5", &PldOptions::default());
+    let tight = PldOptions {
+        tight: true,
+        ..PldOptions::default()
+    };
+    let (r, _) = full_batch_sigma_20("1e-5", &tight);
     // documented (PldOptions::tight): ≤ 2·10⁻⁵ relative; measured 1.8·10⁻⁵ (default 6.9·10⁻⁵,
     // so the first assertion fails if the preset stops refining)
     contains(
@@ -322,26 +320,11 @@ fn tight_preset_meets_its_width_where_the_default_does_not() {
 /// 2.5·10⁻⁴ against 1.0·10⁻³), so the width assertion fails with four times the unit.
 #[test]
 fn fixed_point_floor_at_tiny_delta() {
-    let (qr, s, t, d) = (
-        rational("1"),
-        rational("20"),
-        Integer::from(1000),
-        rational("1e-33"),
-    );
-    let rho = Rational::from(&t) / (Rational::from(2) * &s * &s);
-    let exact = common::gaussian_epsilon_star(&rho, &d);
     let opts = PldOptions {
         grid: Some(rational("0.001708984375")),
         ..PldOptions::default()
     };
-    let r = dpsgd_pld_epsilon(
-        &typed::rate(&qr),
-        &typed::sigma(&s),
-        &typed::steps(&t),
-        &typed::delta(&d),
-        &opts,
-    )
-    .unwrap();
+    let (r, exact) = full_batch_sigma_20("1e-33", &opts);
     assert_eq!(r.fixed_bits, 126);
     contains(&r, &exact, 6e-4, 0.0, "q = 1, σ = 20, T = 1000, δ = 1e-33");
 }
