@@ -222,9 +222,11 @@ pub struct PldOptions {
     pub progress: bool,
     /// The tight preset (`dpsgd_pld_epsilon` with the automatic grid): a first run on twice the
     /// automatic grid h (a probe, `TIGHT_PROBE`), then refine the grid — first to 2h/k, k from
-    /// the probe's width (`tight_divisor`), then halving —, at most three times, until the bracket is within 2·10⁻⁵ relative or the next run's work (support ×
-    /// squarings) would pass 2²⁴ (the default halves, stopping at 5·10⁻⁴ or 2²²), at a fifth of
-    /// the default FFT widening budget. Only the width and the time change.
+    /// the probe's width (`tight_divisor`), then halving —, at most three times, until the
+    /// bracket is within 2·10⁻⁵ relative or the next run's work (support × squarings) would
+    /// pass 2²⁴ (the default halves, stopping at 5·10⁻⁴ or 2²²), at a fifth of the default FFT
+    /// widening budget; never ending on a grid coarser than h. Only the width and the time
+    /// change.
     pub tight: bool,
 }
 
