@@ -19,7 +19,10 @@ worst case over the family, and which pairs the family's maximum uses.
 Measured 2026-12-07 (h = 0.02): T = 3000, 24 angles (623 pairs): eps 7.50 / 7.54 / 7.54, delta at
 the remove run's eps 9.905e-6 / 1.0500e-5 / 1.0506e-5 (certified bracket [7.3533625, 8.3056424]);
 T = 14063, 12 angles (167 pairs): 15.18 / 15.22 / 15.22 (certified [14.713922, 18.454952]; this grid's
-bias is about +0.47). The truth is near the lower end (proofs-notes/dpsgd_fixed_size_pld_epsilon.md).
+bias is about +0.47). T = 3000, delta over the family vs over {R, R^-1}: +0.21 % (h = 0.04, 12 angles),
++0.06 % (h = 0.02, 24 angles), +0.02 % (h = 0.01, 12 angles): the grid's, it seems (near-identical pairs, whose
+losses are below h, are spread to +-h). The truth is near the lower end (proofs-notes/
+dpsgd_fixed_size_pld_epsilon.md, Tightness).
 Usage: [T=14063] [h=0.02] [angles=12]; needs numpy; T = 14063: ~20 min, T = 3000 with 24 angles: ~10 min."""
 import numpy as np, sys
 g = 256/60000; s = 1.1
